@@ -85,13 +85,14 @@ func (w *ImportWrite) Empty() bool {
 	return len(w.Sessions) == 0 && len(w.Changes) == 0 && len(w.Files) == 0 && len(w.Calls) == 0 && len(w.Originals) == 0
 }
 
-// WriteImport writes w to st: in one transaction when st is an
-// ImportApplier, else as separate writes, the sessions, then the
+// WriteImport writes w to st: in one transaction when st's engine
+// provides an ImportApplier, else as separate writes, the sessions, then the
 // changes, then the records of the files (a crash between them only
 // makes the files be read again, and found stored).
-func WriteImport(ctx context.Context, st Store, w *ImportWrite) error {
-	if a, ok := st.(ImportApplier); ok {
-		return a.ApplyImport(ctx, w)
+func WriteImport(ctx context.Context, st Engine, w *ImportWrite) error {
+	svc := st.Services()
+	if svc.ImportApplier != nil {
+		return svc.ImportApplier.ApplyImport(ctx, w)
 	}
 	if len(w.Sessions) > 0 {
 		if err := st.Import(ctx, w.Sessions); err != nil {
@@ -114,9 +115,9 @@ func WriteImport(ctx context.Context, st Store, w *ImportWrite) error {
 			return err
 		}
 	}
-	if k, ok := StoreAs[OriginalsKeeper](st); ok {
+	if svc.Originals != nil {
 		for _, c := range w.Originals {
-			if err := k.KeepOriginal(ctx, c); err != nil && ErrorCode(err) != EINVALID {
+			if err := svc.Originals.KeepOriginal(ctx, c); err != nil && ErrorCode(err) != EINVALID {
 				return err
 			}
 		}

@@ -129,27 +129,6 @@ type Store interface {
 	io.Closer
 }
 
-// StoreAs is the innermost of st and the stores it wraps that is a T: a
-// store that wraps another (as secrets' gate does)
-// returns it from Unwrap() Store. It finds what only an engine's store
-// provides (the edit index, tokens, sync) under the wrappers; with T
-// Store it is the engine's store itself.
-func StoreAs[T any](st Store) (T, bool) {
-	var found T
-	ok := false
-	for st != nil {
-		if t, is := st.(T); is {
-			found, ok = t, true
-		}
-		w, is := st.(interface{ Unwrap() Store })
-		if !is {
-			break
-		}
-		st = w.Unwrap()
-	}
-	return found, ok
-}
-
 // SessionData is a session with its messages: the unit of export and
 // import.
 type SessionData struct {

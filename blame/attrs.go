@@ -275,16 +275,12 @@ func (e *attrEntry) keptLines(lines []blamed) []Line {
 
 // editVersion is the version of the store's edit index, "" when it
 // names none (and no answer is kept): a team's stores read with one's
-// own are matched each time.
+// own (a Union, which has no version) are matched each time.
 func (b *Blamer) editVersion(ctx context.Context) string {
-	if _, ok := b.Store.(*Union); ok {
+	if b.Versions == nil {
 		return ""
 	}
-	ev, ok := b.Store.(loom.EditVersioner)
-	if !ok {
-		return ""
-	}
-	v, err := ev.EditVersion(ctx)
+	v, err := b.Versions.EditVersion(ctx)
 	if err != nil {
 		return ""
 	}

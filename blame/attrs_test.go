@@ -113,7 +113,7 @@ func TestKeptAnswerDamaged(t *testing.T) {
 	cache := t.TempDir()
 	blame := func() (*Result, int) {
 		t.Helper()
-		b := &Blamer{Store: r.st, UserID: "local", Cache: cache}
+		b := &Blamer{Store: r.st, Roots: r.st, Versions: r.st, UserID: "local", Cache: cache}
 		res, err := b.File(ctx, filepath.Join(r.dir, "a.go"), "")
 		if err != nil {
 			t.Fatal(err)
@@ -199,7 +199,7 @@ func gittestInit(t *testing.T, dir string) {
 func (r *repo) keptBlame(cache, rel, what string, wantKept bool) *Result {
 	r.t.Helper()
 	ctx := context.Background()
-	b := &Blamer{Store: r.st, UserID: "local", Cache: cache}
+	b := &Blamer{Store: r.st, Roots: r.st, Versions: r.st, UserID: "local", Cache: cache}
 	res, err := b.File(ctx, filepath.Join(r.dir, rel), "")
 	if err != nil {
 		r.t.Fatal(err)
@@ -207,7 +207,7 @@ func (r *repo) keptBlame(cache, rel, what string, wantKept bool) *Result {
 	if kept := b.ages.used.kept == 1; kept != wantKept {
 		r.t.Errorf("%s: the answer kept given again = %v, want %v", what, kept, wantKept)
 	}
-	fresh, err := (&Blamer{Store: r.st, UserID: "local"}).File(ctx, filepath.Join(r.dir, rel), "")
+	fresh, err := (&Blamer{Store: r.st, Roots: r.st, Versions: r.st, UserID: "local"}).File(ctx, filepath.Join(r.dir, rel), "")
 	if err != nil {
 		r.t.Fatal(err)
 	}

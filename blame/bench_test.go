@@ -212,7 +212,7 @@ func BenchmarkBlame(b *testing.B) {
 	// blame blames big.go with the cache in dir; agents is how many of
 	// its lines must be found an agent's.
 	blame := func(b *testing.B, cache string, agents int) *Result {
-		bl := &Blamer{Store: w.st, UserID: "local", Cache: cache}
+		bl := &Blamer{Store: w.st, Roots: w.st, Versions: w.st, UserID: "local", Cache: cache}
 		res, err := bl.File(ctx, file, "")
 		if err != nil {
 			b.Fatal(err)
@@ -268,7 +268,7 @@ func BenchmarkBlame(b *testing.B) {
 		// changed it), put back before each blame.
 		since := b.TempDir()
 		git(b, "checkout", "-q", "main~50")
-		bl := &Blamer{Store: w.st, UserID: "local", Cache: since}
+		bl := &Blamer{Store: w.st, Roots: w.st, Versions: w.st, UserID: "local", Cache: since}
 		_, err := bl.File(ctx, file, "")
 		git(b, "checkout", "-q", "main")
 		if err != nil {

@@ -107,8 +107,14 @@ func (r *Result) Counts() map[string]int {
 
 // Blamer blames files against one user's sessions in a store.
 type Blamer struct {
-	Store  loom.EditStore
-	UserID string
+	Store loom.EditStore
+	// Roots lists the roots the store's sessions recorded (a clone
+	// elsewhere); nil looks only at the project's own roots.
+	Roots loom.RootLister
+	// Versions names the version of Store's edit index, under which
+	// answers are kept; nil keeps none.
+	Versions loom.EditVersioner
+	UserID   string
 	// Git is the git program ("git" when empty); Now the clock (the
 	// time of the Agent Trace records it writes).
 	Git string
@@ -446,11 +452,10 @@ func (b *Blamer) roots(ctx context.Context, g Git) (roots []string, elsewhere in
 			}
 		}
 	}
-	lister, ok := b.Store.(loom.RootLister)
-	if !ok {
+	if b.Roots == nil {
 		return roots, 0, facts
 	}
-	recorded, err := lister.RecordedRoots(ctx, b.UserID)
+	recorded, err := b.Roots.RecordedRoots(ctx, b.UserID)
 	if err != nil {
 		return roots, 0, facts
 	}

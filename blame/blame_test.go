@@ -136,7 +136,7 @@ func (r *repo) blame(rel string) *Result {
 	}
 	var res [2]*Result
 	for i, cache := range []string{r.cache, ""} {
-		b := &Blamer{Store: r.st, UserID: "local", Now: func() time.Time { return r.clock.Add(time.Hour) }, Cache: cache}
+		b := &Blamer{Store: r.st, Roots: r.st, Versions: r.st, UserID: "local", Now: func() time.Time { return r.clock.Add(time.Hour) }, Cache: cache}
 		var err error
 		if res[i], err = b.File(context.Background(), filepath.Join(r.dir, rel), ""); err != nil {
 			r.t.Fatal(err)

@@ -28,7 +28,7 @@ func TestNotesRoundTrip(t *testing.T) {
 	r.commit("sub")
 	want := r.blame("calc.go")
 
-	b := &Blamer{Store: r.st, UserID: "local"}
+	b := &Blamer{Store: r.st, Roots: r.st, Versions: r.st, UserID: "local"}
 	n, err := b.Notes(context.Background(), Git{Dir: r.dir}, AllCommits, "test")
 	if err != nil || n != 3 {
 		t.Fatalf("notes written: %d, %v; want 3 (add, human's mixed line, sub)", n, err)
@@ -46,7 +46,7 @@ func TestNotesRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer empty.Close()
-	got, err := (&Blamer{Store: empty, UserID: "local"}).File(context.Background(), filepath.Join(clone, "calc.go"), "")
+	got, err := (&Blamer{Store: empty, Roots: empty, Versions: empty, UserID: "local"}).File(context.Background(), filepath.Join(clone, "calc.go"), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ src/lib.rs
 		t.Fatal(err)
 	}
 	defer empty.Close()
-	b := &Blamer{Store: empty, UserID: "local"}
+	b := &Blamer{Store: empty, Roots: empty, Versions: empty, UserID: "local"}
 	res, err := b.File(context.Background(), filepath.Join(r.dir, "src/main.rs"), "")
 	if err != nil {
 		t.Fatal(err)

@@ -29,7 +29,7 @@ func TestPullRequest(t *testing.T) {
 	r.write("README.md", r.read("README.md")+"\nTotals include shipping.\n")
 	r.commit("shipping")
 
-	b := &Blamer{Store: r.st, UserID: "local"}
+	b := &Blamer{Store: r.st, Roots: r.st, Versions: r.st, UserID: "local"}
 	pr, err := b.PullRequest(context.Background(), Git{Dir: r.dir}, "main..feature")
 	if err != nil {
 		t.Fatal(err)

@@ -62,7 +62,7 @@ func TestTraceRecordsValidate(t *testing.T) {
 	r.write("a.go", strings.Replace(r.read("a.go"), "return 42 // the answer", "return 42 // the answer, checked", 1)+"\n// by hand\n")
 	r.agentEdit("s2", "codex", "a.go", "// by hand\n", "// by hand\n\nfunc B() string {\n\treturn \"bee\"\n}\n")
 	r.commit("b")
-	b := &Blamer{Store: r.st, UserID: "local", Now: func() time.Time { return r.clock }}
+	b := &Blamer{Store: r.st, Roots: r.st, Versions: r.st, UserID: "local", Now: func() time.Time { return r.clock }}
 	g := Git{Dir: r.dir}
 	for _, spec := range []string{"HEAD", "HEAD~1..HEAD"} {
 		recs, err := b.Export(context.Background(), g, spec, "1.2.3")
@@ -178,7 +178,7 @@ func TestForeignTraceKeepsItsTool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &Blamer{Store: r.st, UserID: "local", Traces: recs}
+	b := &Blamer{Store: r.st, Roots: r.st, Versions: r.st, UserID: "local", Traces: recs}
 	res, err := b.File(context.Background(), r.dir+"/app.ts", "")
 	if err != nil {
 		t.Fatal(err)

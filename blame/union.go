@@ -14,6 +14,8 @@ import (
 // team's on this machine (its members' shared sessions).
 type Source struct {
 	Store loom.EditStore
+	// Roots lists the roots Store's sessions recorded (nil: none).
+	Roots loom.RootLister
 	// Member names the member whose session an id of Store is ("" for
 	// none: the user's own without a team).
 	Member func(sessionID string) string
@@ -119,11 +121,10 @@ func (u *Union) RecordedRoots(ctx context.Context, userID string) ([]loom.Record
 	var out []loom.RecordedRoot
 	at := map[string]int{}
 	for _, s := range u.Sources {
-		l, ok := s.Store.(loom.RootLister)
-		if !ok {
+		if s.Roots == nil {
 			continue
 		}
-		rs, err := l.RecordedRoots(ctx, userID)
+		rs, err := s.Roots.RecordedRoots(ctx, userID)
 		if err != nil {
 			return nil, err
 		}

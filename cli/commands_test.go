@@ -196,7 +196,7 @@ func TestPanicIsOneLine(t *testing.T) {
 		IO:    ios,
 		Env:   func(k string) string { return map[string]string{"LOOM_HOME": home}[k] },
 		Getwd: func() (string, error) { return home, nil },
-		OpenStore: func(ctx context.Context, url string, access cli.Access, _ ...sessionstore.Option) (loom.Store, error) {
+		OpenStore: func(ctx context.Context, url string, access cli.Access, _ ...sessionstore.Option) (loom.Engine, error) {
 			var m map[string]int
 			m["boom"]++ // a nil map write: a runtime panic
 			return nil, nil

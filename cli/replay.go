@@ -21,7 +21,7 @@ type ReplayOptions struct {
 	IO *term.IOStreams
 	// ReadSession opens the store to read the session ref names, and
 	// finds it.
-	ReadSession func(ctx context.Context, ref string) (loom.Store, *loom.Session, error)
+	ReadSession func(ctx context.Context, ref string) (loom.Engine, *loom.Session, error)
 	Now         func() time.Time
 
 	Ref          string

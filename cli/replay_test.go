@@ -56,7 +56,7 @@ func TestReplayRun(t *testing.T) {
 		waits = nil
 		ios, _, _, _ := term.Test()
 		return &ReplayOptions{IO: ios, Now: func() time.Time { return replayBase.Add(time.Hour) }, Ref: ref, Speed: 2,
-			ReadSession: func(ctx context.Context, ref string) (loom.Store, *loom.Session, error) {
+			ReadSession: func(ctx context.Context, ref string) (loom.Engine, *loom.Session, error) {
 				s, err := st.Session(ctx, ref)
 				return st, s, err
 			},

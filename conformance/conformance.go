@@ -19,7 +19,7 @@ import (
 
 // Opener opens a new handle on the same database each time it is called:
 // two handles behave like two processes sharing the store.
-type Opener func(t *testing.T) loom.Store
+type Opener func(t *testing.T) loom.Engine
 
 // Factory creates a fresh, empty database for one test and returns how to
 // open handles on it.
@@ -48,6 +48,7 @@ func Run(t *testing.T, factory Factory, orphan Orphan) {
 		name string
 		fn   func(t *testing.T, open Opener)
 	}{
+		{"Services", testServices},
 		{"LazyCreation", testLazyCreation},
 		{"AtomicAppend", testAtomicAppend},
 		{"NewestN", testNewestN},

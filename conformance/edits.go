@@ -17,12 +17,9 @@ func editCall(id, name, input string) loom.Part {
 }
 
 // editsOf brings st's edit index up to date and reads what q selects.
-func editsOf(t *testing.T, st loom.Store, q loom.EditQuery) []loom.FileEdit {
+func editsOf(t *testing.T, st loom.Engine, q loom.EditQuery) []loom.FileEdit {
 	t.Helper()
-	es, ok := st.(loom.EditStore)
-	if !ok {
-		t.Fatalf("%T keeps no edit index", st)
-	}
+	es := service(t, st, "Edits", st.Services().Edits)
 	if _, err := fileedit.Index(ctx(t), es); err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +95,7 @@ func testEditIndex(t *testing.T, open Opener) {
 	if n := len(editsOf(t, st, loom.EditQuery{UserID: "bob", Under: "/src"})); n != 0 {
 		t.Errorf("bob sees %d of alice's edits", n)
 	}
-	if _, err := st.(loom.EditStore).Edits(ctx(t), loom.EditQuery{UserID: "alice"}); loom.ErrorCode(err) != loom.EINVALID {
+	if _, err := st.Services().Edits.Edits(ctx(t), loom.EditQuery{UserID: "alice"}); loom.ErrorCode(err) != loom.EINVALID {
 		t.Errorf("a query of nothing: %v", err)
 	}
 
@@ -151,7 +148,7 @@ func testEditIndex(t *testing.T, open Opener) {
 	if n := len(editsOf(t, st, loom.EditQuery{UserID: "alice", Paths: []string{"/src/api/web/x.ts"}, Trashed: true})); n != 0 {
 		t.Errorf("%d edits of a purged session", n)
 	}
-	roots, err := st.(loom.EditStore).ProjectRoots(ctx(t), "alice", "0123456789abcdef")
+	roots, err := st.Services().Edits.ProjectRoots(ctx(t), "alice", "0123456789abcdef")
 	if err != nil || !slices.Equal(roots, []string{"/src/api"}) {
 		t.Errorf("ProjectRoots = %q, %v", roots, err)
 	}
@@ -190,11 +187,8 @@ func importPatch(t *testing.T, st loom.Store) (imp *loom.Session, at time.Time) 
 // title.
 func testEditVersion(t *testing.T, open Opener) {
 	st := open(t)
-	ev, ok := st.(loom.EditVersioner)
-	if !ok {
-		t.Fatalf("%T names no version of its edit index", st)
-	}
-	es := st.(loom.EditStore)
+	ev := service(t, st, "EditVersions", st.Services().EditVersions)
+	es := service(t, st, "Edits", st.Services().Edits)
 	version := func() string {
 		t.Helper()
 		if _, err := fileedit.Index(ctx(t), es); err != nil {

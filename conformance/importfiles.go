@@ -175,11 +175,7 @@ func testSourceLocks(t *testing.T, open Opener) {
 	l.Release(ctx(t))
 }
 
-func sourceLocker(t *testing.T, st loom.Store) loom.SourceLocker {
+func sourceLocker(t *testing.T, st loom.Engine) loom.SourceLocker {
 	t.Helper()
-	l, ok := st.(loom.SourceLocker)
-	if !ok {
-		t.Skipf("%T keeps no source locks", st)
-	}
-	return l
+	return service(t, st, "SourceLocks", st.Services().SourceLocks)
 }

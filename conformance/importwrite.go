@@ -14,10 +14,7 @@ import (
 // that a file is never recorded as read without what it held.
 func testImportWrite(t *testing.T, open Opener) {
 	st := open(t)
-	a, ok := st.(loom.ImportApplier)
-	if !ok {
-		t.Fatalf("%T does not write an import with its files in one transaction (loom.ImportApplier)", st)
-	}
+	a := service(t, st, "ImportApplier", st.Services().ImportApplier)
 	at := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	msg := func(id, role, s string, k int) *loom.Message {
 		m := text(role, s)

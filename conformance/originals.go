@@ -15,10 +15,7 @@ import (
 // those of sessions the store no longer holds) removes them.
 func testOriginals(t *testing.T, open Opener) {
 	st := open(t)
-	k, ok := loom.StoreAs[loom.OriginalsKeeper](st)
-	if !ok {
-		t.Fatal("the store keeps no originals")
-	}
+	k := service(t, st, "Originals", st.Services().Originals)
 	s := newSession("alice", "claude-code:s")
 	s.Source = &loom.Source{Tool: "claude-code"}
 	mustAppend(t, st, s, text(loom.RoleUser, "hi"))

@@ -11,13 +11,9 @@ import (
 )
 
 // projectMover is the loom.ProjectMover of st; every engine is one.
-func projectMover(t *testing.T, st loom.Store) loom.ProjectMover {
+func projectMover(t *testing.T, st loom.Engine) loom.ProjectMover {
 	t.Helper()
-	m, ok := st.(loom.ProjectMover)
-	if !ok {
-		t.Fatalf("%T does not move a project's sessions in one transaction (loom.ProjectMover)", st)
-	}
-	return m
+	return service(t, st, "ProjectMover", st.Services().ProjectMover)
 }
 
 // importAt imports a session of user keyed key in project p, made at
@@ -195,7 +191,7 @@ type syncLogger interface {
 // testMoveProjectSyncLog: on a store that keeps a sync log, a move
 // records, for each session it moves, the record updating it alone
 // records.
-func testMoveProjectSyncLog(t *testing.T, st loom.Store) {
+func testMoveProjectSyncLog(t *testing.T, st loom.Engine) {
 	sl, ok := st.(syncLogger)
 	if !ok {
 		t.Logf("%T keeps no sync log", st)

@@ -18,11 +18,8 @@ import (
 // has one.
 func syncStore(t *testing.T, open Opener) loom.SyncStore {
 	t.Helper()
-	st, ok := open(t).(loom.SyncStore)
-	if !ok {
-		t.Fatal("the store is not a loom.SyncStore")
-	}
-	return st
+	st := open(t)
+	return service(t, st, "Sync", st.Services().Sync)
 }
 
 // syncRec is record i of host, its body saying so.

@@ -24,7 +24,7 @@ func (im *Importer) countOnce(ctx context.Context, id string, msgs []*loom.Messa
 			calls = append(calls, m.Call)
 		}
 	}
-	if cc, ok := im.Store.(loom.CallCounter); ok && len(calls) > 0 {
+	if cc := im.Store.Services().Calls; cc != nil && len(calls) > 0 {
 		stored, err := cc.CountingSessions(ctx, im.UserID, calls)
 		if err != nil {
 			return nil, err

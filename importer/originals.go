@@ -65,11 +65,7 @@ func (im *Importer) keeper() loom.OriginalsKeeper {
 	if im.DryRun || im.NoOriginals {
 		return nil
 	}
-	k, ok := loom.StoreAs[loom.OriginalsKeeper](im.Store)
-	if !ok {
-		return nil
-	}
-	return k
+	return im.Store.Services().Originals
 }
 
 // keepOriginals keeps the bytes of the files of stats (a bundle just

@@ -46,7 +46,7 @@ func TestImportersRace(t *testing.T) {
 // on one fresh database.
 var testEngines = []struct {
 	name string
-	open func(t *testing.T) func() loom.Store
+	open func(t *testing.T) func() loom.Engine
 }{
 	{"sqlite", sqliteOpener},
 	{"postgres", postgresOpener},
@@ -69,7 +69,7 @@ var raceSources = []raceSource{
 	{"opencode", opencode.Format{}, opencodeGrowing},
 }
 
-func raceImport(t *testing.T, open func() loom.Store, src raceSource, n int) {
+func raceImport(t *testing.T, open func() loom.Engine, src raceSource, n int) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	dir := t.TempDir()
@@ -176,7 +176,7 @@ func raceImport(t *testing.T, open func() loom.Store, src raceSource, n int) {
 }
 
 // cleanImport is a new store holding one import of targets.
-func cleanImport(ctx context.Context, t *testing.T, targets []importer.Target) loom.Store {
+func cleanImport(ctx context.Context, t *testing.T, targets []importer.Target) loom.Engine {
 	t.Helper()
 	ref, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "ref.db"))
 	if err != nil {
@@ -215,9 +215,9 @@ func storedSessions(t *testing.T, st loom.Store) map[string][]string {
 	return out
 }
 
-func sqliteOpener(t *testing.T) func() loom.Store {
+func sqliteOpener(t *testing.T) func() loom.Engine {
 	path := filepath.Join(t.TempDir(), "loom.db")
-	return func() loom.Store {
+	return func() loom.Engine {
 		st, err := sqlite.Open(context.Background(), path)
 		if err != nil {
 			t.Fatal(err)
@@ -238,7 +238,7 @@ var pgAdmin struct {
 // postgresOpener opens stores on a schema of their own on the test
 // server ($LOOM_TEST_POSTGRES, else the local one); without a server
 // the test is skipped, except in CI.
-func postgresOpener(t *testing.T) func() loom.Store {
+func postgresOpener(t *testing.T) func() loom.Engine {
 	pgAdmin.once.Do(func() {
 		pgAdmin.url = os.Getenv("LOOM_TEST_POSTGRES")
 		if pgAdmin.url == "" {
@@ -273,7 +273,7 @@ func postgresOpener(t *testing.T) func() loom.Store {
 	q.Set("search_path", name)
 	u.RawQuery = q.Encode()
 	dsn := u.String()
-	return func() loom.Store {
+	return func() loom.Engine {
 		st, err := postgres.Open(context.Background(), dsn)
 		if err != nil {
 			t.Fatal(err)

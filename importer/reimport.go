@@ -88,8 +88,8 @@ func KeptBundles(ctx context.Context, k loom.OriginalsKeeper, userID, tool strin
 // makes. It records no files read and keeps no originals: the source is
 // the store itself.
 func (im *Importer) Reimport(ctx context.Context, f Format, bundles []KeptBundle) (*ToolReport, error) {
-	k, ok := loom.StoreAs[loom.OriginalsKeeper](im.Store)
-	if !ok {
+	k := im.Store.Services().Originals
+	if k == nil {
 		return nil, loom.Errorf(loom.EINVALID, "this store keeps no originals")
 	}
 	tr := &ToolReport{Tool: f.Tool(), Skipped: map[string]int{}, Problems: []Problem{}}

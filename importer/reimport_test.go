@@ -71,10 +71,10 @@ func copyTree(t *testing.T, src string) string {
 	return dst
 }
 
-func reimport(t *testing.T, st loom.Store, f importer.Format, ids ...string) *importer.ToolReport {
+func reimport(t *testing.T, st loom.Engine, f importer.Format, ids ...string) *importer.ToolReport {
 	t.Helper()
 	ctx := context.Background()
-	bundles, err := importer.KeptBundles(ctx, st.(loom.OriginalsKeeper), "alice", f.Tool(), ids)
+	bundles, err := importer.KeptBundles(ctx, st.Services().Originals, "alice", f.Tool(), ids)
 	if err != nil {
 		t.Fatal(err)
 	}

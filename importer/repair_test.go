@@ -32,7 +32,7 @@ func TestRescanRepairsRaceDamage(t *testing.T) {
 	}
 }
 
-func rescanRepairs(t *testing.T, st loom.Store, dupInMain bool) {
+func rescanRepairs(t *testing.T, st loom.Engine, dupInMain bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	const turns = 10

@@ -19,7 +19,10 @@ import (
 // a file it has read is recorded with its size and modification time,
 // and read again only when they change.
 type Importer struct {
-	Store  loom.Store
+	// Store is written to, with the services its engine provides: the
+	// counted calls and the source locks an import requires, the
+	// originals it keeps when the engine keeps them.
+	Store  loom.Engine
 	UserID string
 	// DryRun reads and reports without writing anything.
 	DryRun bool

@@ -13,17 +13,21 @@ import (
 // racedStore is a store on which another importer, one without the
 // source locks, writes the same sessions just before the first Import.
 type racedStore struct {
-	loom.Store
+	loom.Engine
 	other func()
 	raced bool
 }
+
+// Services declares none: the import writes by separate writes, so
+// that it reaches Import.
+func (s *racedStore) Services() loom.Services { return loom.Services{} }
 
 func (s *racedStore) Import(ctx context.Context, data []*loom.SessionData) error {
 	if !s.raced {
 		s.raced = true
 		s.other()
 	}
-	return s.Store.Import(ctx, data)
+	return s.Engine.Import(ctx, data)
 }
 
 // A run of --watch that loses a race (another importer stored the
@@ -34,7 +38,7 @@ func TestWatchRetriesALostRace(t *testing.T) {
 	fx := newFixture(t)
 	fx.write("s1.toy", `{"id":"u1","role":"user","text":"list the files"}`, `{"id":"a1","role":"assistant","text":"two"}`)
 	targets := []importer.Target{{Format: fx.f, Roots: []string{fx.dir}, Explicit: true}}
-	st := &racedStore{Store: fx.st}
+	st := &racedStore{Engine: fx.st}
 	st.other = func() {
 		if _, err := (&importer.Importer{Store: fx.st, UserID: "alice"}).Run(context.Background(), targets); err != nil {
 			t.Error(err)

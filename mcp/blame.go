@@ -65,11 +65,12 @@ func (t *tools) runBlame(ctx context.Context, c *call) (*result, error) {
 		}
 		path = filepath.Join(t.cfg.Project.Root, path)
 	}
-	es, ok := loom.StoreAs[loom.EditStore](c.st)
-	if !ok {
+	svc := c.st.Services()
+	es := svc.Edits
+	if es == nil {
 		return nil, loom.Errorf(loom.EINVALID, "this store keeps no edit index")
 	}
-	b := &blame.Blamer{Store: es, UserID: c.user, Now: t.cfg.Now, Cache: t.cfg.BlameCache}
+	b := &blame.Blamer{Store: es, Roots: svc.Roots, Versions: svc.EditVersions, UserID: c.user, Now: t.cfg.Now, Cache: t.cfg.BlameCache}
 	res, err := b.File(ctx, path, a.Rev)
 	if err != nil {
 		return nil, err

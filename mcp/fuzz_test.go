@@ -40,7 +40,7 @@ func FuzzToolArguments(f *testing.F) {
 		}
 	}
 	t := &tools{cfg: Config{
-		Store:       func(context.Context) (loom.Store, error) { return st, nil },
+		Store:       func(context.Context) (loom.Engine, error) { return st, nil },
 		User:        "u",
 		Project:     s.Project,
 		Memory:      func(string) (string, string) { return filepath.Join(dir, "MEMORY.md"), filepath.Join(dir, "USER.md") },

@@ -39,7 +39,7 @@ type Config struct {
 	Team bool
 	// Store returns the store to read. It is called for every tool call,
 	// so that a store created after the server started is found.
-	Store func(ctx context.Context) (loom.Store, error)
+	Store func(ctx context.Context) (loom.Engine, error)
 	// User is whose sessions the tools read. Empty: the user of the
 	// request's bearer token, which HTTPHandler checks and passes on.
 	User string
@@ -61,7 +61,7 @@ type Config struct {
 	CallTimeout time.Duration
 	// Searcher returns the searcher of a store, which ranks by meaning
 	// too where an embeddings model is at hand; nil ranks by keywords.
-	Searcher func(st loom.Store) *semantic.Searcher
+	Searcher func(st loom.Engine) *semantic.Searcher
 	// Handoff, when set, offers the handoff tool, which writes another
 	// agent's session files; nil leaves it out.
 	Handoff *Handoff
@@ -151,7 +151,7 @@ type tool struct {
 // call is one tool call as a handler sees it.
 type call struct {
 	user string
-	st   loom.Store
+	st   loom.Engine
 	args json.RawMessage
 	name string
 	// gate is the gate st reads through; nil when results are not
@@ -223,7 +223,7 @@ type tools struct{ cfg Config }
 
 // searcher is the searcher of st: Config.Searcher's, or one that ranks
 // by keywords.
-func (t *tools) searcher(st loom.Store) *semantic.Searcher {
+func (t *tools) searcher(st loom.Engine) *semantic.Searcher {
 	if t.cfg.Searcher != nil {
 		return t.cfg.Searcher(st)
 	}
@@ -270,7 +270,7 @@ func (t *tools) handler(tl tool) sdk.ToolHandler {
 		// or highlighted.
 		var gate *secrets.Gate
 		if t.cfg.Redact != nil {
-			gate = t.cfg.Redact.Gate(st)
+			gate = t.cfg.Redact.GateEngine(st)
 			st = gate
 		}
 		c := &call{user: user, st: st, args: req.Params.Arguments, name: tl.tool.Name, gate: gate}

@@ -23,7 +23,7 @@ func TestServeSkipsBadFrames(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	cfg := Config{
-		Store:         func(context.Context) (loom.Store, error) { return nil, loom.Errorf(loom.EINTERNAL, "no store") },
+		Store:         func(context.Context) (loom.Engine, error) { return nil, loom.Errorf(loom.EINTERNAL, "no store") },
 		User:          "u",
 		MaxFrameBytes: 1 << 20,
 	}

@@ -109,7 +109,9 @@ func shared(t *testing.T) conformance.Opener {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	return func(t *testing.T) loom.Store { return storetest.Must(postgres.OpenPool(context.Background(), pool))(t) }
+	return func(t *testing.T) loom.Engine {
+		return storetest.Must(postgres.OpenPool(context.Background(), pool))(t)
+	}
 }
 
 func TestConformance(t *testing.T) {

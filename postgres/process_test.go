@@ -30,7 +30,7 @@ var engine = storetest.Engine{
 			time.Sleep(20 * time.Millisecond)
 		}
 	},
-	Open:  func(ctx context.Context, db string) (loom.Store, error) { return postgres.Open(ctx, db) },
+	Open:  func(ctx context.Context, db string) (loom.Engine, error) { return postgres.Open(ctx, db) },
 	Check: func(t *testing.T, st loom.Store) { checkIntegrity(t, st.(*postgres.Store)) },
 }
 

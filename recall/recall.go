@@ -111,9 +111,9 @@ const maxTurnBytes = 1200
 
 // Recall finds the turns of o.UserID's sessions in o.ProjectID most
 // relevant to o.Prompt, best first, as many as fit in o.Tokens.
-func Recall(ctx context.Context, st loom.Store, o Options) (res *Result, err error) {
+func Recall(ctx context.Context, st loom.Engine, o Options) (res *Result, err error) {
 	if o.Redact != nil {
-		g := o.Redact.Gate(st)
+		g := o.Redact.GateEngine(st)
 		st = g
 		defer func() {
 			if res != nil {
@@ -291,7 +291,7 @@ const candidates = 2 * maxHits
 // the store, never on the time a search took, so that a prompt recalls
 // the same turns on an idle machine and on a busy one; a search that ran
 // out of time returns the hits found before, and partial says so.
-func search(ctx context.Context, st loom.Store, o Options) (hits []loom.SearchHit, partial bool, err error) {
+func search(ctx context.Context, st loom.Engine, o Options) (hits []loom.SearchHit, partial bool, err error) {
 	q := loom.SearchQuery{Text: o.Prompt, UserID: o.UserID, ProjectID: o.ProjectID, Limit: maxHits}
 	start := time.Now()
 	defer func() {
@@ -315,8 +315,8 @@ func search(ctx context.Context, st loom.Store, o Options) (hits []loom.SearchHi
 	if within == 0 {
 		within = DefaultRankWithin
 	}
-	sizer, ok := st.(loom.IndexSizer)
-	if !ok {
+	sizer := st.Services().IndexSize
+	if sizer == nil {
 		return ranked()
 	}
 	n, err := sizer.IndexSize(ctx)

@@ -15,7 +15,7 @@ import (
 	"github.com/loomhq/loom/sqlite"
 )
 
-func store(t *testing.T) loom.Store {
+func store(t *testing.T) loom.Engine {
 	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "loom.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +99,7 @@ func TestRecall(t *testing.T) {
 func TestRecallOverALargeIndex(t *testing.T) {
 	ctx := context.Background()
 	st := store(t)
-	if _, ok := st.(loom.IndexSizer); !ok {
+	if st.Services().IndexSize == nil {
 		t.Fatal("the SQLite store does not tell its index's size")
 	}
 	decided := session(t, st, "api", "Replica lag",
@@ -162,7 +162,7 @@ func TestRecallOnceAndOutcomesFirst(t *testing.T) {
 
 // slowReads is a store whose reads of messages never end before their
 // context does (a busy machine), while its search is the real one's.
-type slowReads struct{ loom.Store }
+type slowReads struct{ loom.Engine }
 
 func (s slowReads) Messages(ctx context.Context, id string, q loom.MessageQuery) ([]*loom.Message, error) {
 	<-ctx.Done()
@@ -170,7 +170,7 @@ func (s slowReads) Messages(ctx context.Context, id string, q loom.MessageQuery)
 }
 
 // slowSearch is a store whose search runs out of time before any hit.
-type slowSearch struct{ loom.Store }
+type slowSearch struct{ loom.Engine }
 
 func (slowSearch) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHit, error) {
 	return nil, loom.ErrSearchTime

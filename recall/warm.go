@@ -228,7 +228,7 @@ func Ask(ctx context.Context, path string, q Question) (*Answer, error) {
 // with the detector redact makes (once, when first asked for; nil
 // redacts nothing) when a question asks. A question of another version
 // of loom than version is answered ErrOtherStore.
-func Answerer(store, version string, st loom.Store, redact func() *secrets.Detector) func(context.Context, Question) Answer {
+func Answerer(store, version string, st loom.Engine, redact func() *secrets.Detector) func(context.Context, Question) Answer {
 	detector := sync.OnceValue(func() *secrets.Detector {
 		if redact == nil {
 			return nil

@@ -30,21 +30,53 @@ import (
 // many it holds.
 type Gate struct {
 	loom.Store
+	// svc are the services of the store below, which the gate's read
+	// services (Services) redact.
+	svc    loom.Services
 	d      *Detector
 	n      atomic.Int64
 	echoes *Echoes
 }
 
-// Gate returns st behind a gate of d.
+// Gate returns st behind a gate of d, for reading sessions and search:
+// it has no services (GateEngine gates a store with its engine's).
 func (d *Detector) Gate(st loom.Store) *Gate {
 	if g, ok := st.(*Gate); ok {
-		st = g.Store
+		return &Gate{Store: g.Store, svc: g.svc, d: d, echoes: d.Echoes(GateEchoes)}
 	}
 	return &Gate{Store: st, d: d, echoes: d.Echoes(GateEchoes)}
 }
 
-// Unwrap returns the store below.
-func (g *Gate) Unwrap() loom.Store { return g.Store }
+// GateEngine returns e behind a gate of d, with e's services: those
+// that read stored text are read through the gate (Services).
+func (d *Detector) GateEngine(e loom.Engine) *Gate {
+	if g, ok := e.(*Gate); ok {
+		return d.Gate(g)
+	}
+	g := d.Gate(e)
+	if e != nil {
+		g.svc = e.Services()
+	}
+	return g
+}
+
+// Services implements loom.Engine: those of the store below, with the
+// services that read stored text (vectors' chunks and hits, activity)
+// and the index size read through the gate; nil where the store below
+// has none.
+func (g *Gate) Services() loom.Services {
+	svc := g.svc
+	if svc.Vectors != nil {
+		svc.Vectors = g
+	}
+	if svc.Activity != nil {
+		svc.Activity = g
+	}
+	if svc.IndexSize != nil {
+		svc.IndexSize = g
+	}
+	return svc
+}
 
 // Redacted returns how many secrets the gate replaced.
 func (g *Gate) Redacted() int { return int(g.n.Load()) }
@@ -434,21 +466,19 @@ func (g *Gate) Usage(ctx context.Context, f loom.UsageFilter) (*loom.UsageReport
 
 // IndexSize implements loom.IndexSizer for a store below that does.
 func (g *Gate) IndexSize(ctx context.Context) (int64, error) {
-	s, ok := g.Store.(loom.IndexSizer)
-	if !ok {
+	if g.svc.IndexSize == nil {
 		return 0, errors.ErrUnsupported
 	}
-	return s.IndexSize(ctx)
+	return g.svc.IndexSize.IndexSize(ctx)
 }
 
 // Activity implements loom.ActivityReader for a store below that does;
 // a tool's name is text an agent chose, and leaves redacted.
 func (g *Gate) Activity(ctx context.Context, f loom.ActivityFilter) (*loom.Activity, error) {
-	ar, ok := g.Store.(loom.ActivityReader)
-	if !ok {
+	if g.svc.Activity == nil {
 		return nil, errors.ErrUnsupported
 	}
-	a, err := ar.Activity(ctx, f)
+	a, err := g.svc.Activity.Activity(ctx, f)
 	if a != nil {
 		r := g.read()
 		for i := range a.Tools {
@@ -461,11 +491,10 @@ func (g *Gate) Activity(ctx context.Context, f loom.ActivityFilter) (*loom.Activ
 
 // vectors is the store below as a loom.VectorStore.
 func (g *Gate) vectors() (loom.VectorStore, error) {
-	vs, ok := g.Store.(loom.VectorStore)
-	if !ok {
+	if g.svc.Vectors == nil {
 		return nil, loom.Errorf(loom.EINVALID, "this store keeps no vectors")
 	}
-	return vs, nil
+	return g.svc.Vectors, nil
 }
 
 // UseVectorModel implements loom.VectorStore.
@@ -551,7 +580,7 @@ func (g *Gate) VectorHits(ctx context.Context, q loom.SearchQuery, ids []int64, 
 }
 
 var (
-	_ loom.Store          = (*Gate)(nil)
+	_ loom.Engine         = (*Gate)(nil)
 	_ loom.VectorStore    = (*Gate)(nil)
 	_ loom.IndexSizer     = (*Gate)(nil)
 	_ loom.ActivityReader = (*Gate)(nil)

@@ -51,7 +51,9 @@ var ErrNoEmbeddings = loom.Errorf(loom.EINVALID, "search by meaning needs an emb
 // Searcher runs searches over one store: keyword search (the store's
 // own Search, with its tiers) fused with the nearest vectors.
 type Searcher struct {
-	Store loom.Store
+	// Store is searched by keywords, and by meaning with its vectors
+	// service (none: by keywords only).
+	Store loom.Engine
 	// Client embeds queries; nil ranks by keywords only.
 	Client *embedding.Client
 
@@ -70,7 +72,7 @@ type Searcher struct {
 // through st: a view of s's store, such as a secrets gate over it. A
 // tool that reads the store through a gate searches through it too, and
 // the vectors are loaded once, for every view.
-func (s *Searcher) Through(st loom.Store) *Searcher {
+func (s *Searcher) Through(st loom.Engine) *Searcher {
 	if st == s.Store {
 		return s
 	}
@@ -98,7 +100,8 @@ type Result struct {
 
 // Search runs q ranked as mode says.
 func (s *Searcher) Search(ctx context.Context, q loom.SearchQuery, mode Mode) (Result, error) {
-	vs, canVector := s.Store.(loom.VectorStore)
+	vs := s.Store.Services().Vectors
+	canVector := vs != nil
 	if mode == Meaning && (s.Client == nil || !canVector) {
 		return Result{}, ErrNoEmbeddings
 	}
@@ -150,7 +153,7 @@ func (s *Searcher) vectorHits(ctx context.Context, vs loom.VectorStore, q loom.S
 	ix, ivs := s, vs
 	if s.shared != nil {
 		ix = s.shared
-		if ivs, _ = ix.Store.(loom.VectorStore); ivs == nil {
+		if ivs = ix.Store.Services().Vectors; ivs == nil {
 			return nil, nil
 		}
 	}

@@ -260,15 +260,15 @@ func TestSearchFusesKeywordAndMeaning(t *testing.T) {
 
 // embedAll embeds st's messages with a fake embeddings server and
 // returns a searcher of st that embeds its queries there.
-func embedAll(t *testing.T, st loom.VectorStore) *semantic.Searcher {
+func embedAll(t *testing.T, st loom.Engine) *semantic.Searcher {
 	t.Helper()
 	srv := embeddingtest.New()
 	t.Cleanup(srv.Close)
 	client := embedding.New(srv.URL+"/v1", "test-embed", "")
-	if _, err := (&semantic.Embedder{Store: st, Client: client}).Run(t.Context(), 0); err != nil {
+	if _, err := (&semantic.Embedder{Store: st.Services().Vectors, Client: client}).Run(t.Context(), 0); err != nil {
 		t.Fatal(err)
 	}
-	return &semantic.Searcher{Store: st.(loom.Store), Client: client}
+	return &semantic.Searcher{Store: st, Client: client}
 }
 
 // A searcher through a secrets gate (as the MCP tools of loom serve
@@ -285,7 +285,7 @@ func TestSearchThroughAGate(t *testing.T) {
 	if s.Through(s.Store) != s {
 		t.Error("a searcher through its own store is not itself")
 	}
-	via := s.Through(secrets.Default().Gate(s.Store))
+	via := s.Through(secrets.Default().GateEngine(s.Store))
 	for _, mode := range []semantic.Mode{semantic.Fused, semantic.Keyword, semantic.Meaning} {
 		res, err := via.Search(t.Context(), loom.SearchQuery{Text: "deploy token registry", UserID: "local", Limit: 5}, mode)
 		if err != nil {

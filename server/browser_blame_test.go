@@ -140,7 +140,7 @@ func TestBrowserBlamePage(t *testing.T) {
 	// prints it.
 	var got blame.Result
 	e.getJSON(blamePath(w.file), e.alice, &got)
-	want, err := (&blame.Blamer{Store: e.st, UserID: "alice"}).File(context.Background(), w.file, "")
+	want, err := (&blame.Blamer{Store: e.st, Roots: e.st, Versions: e.st, UserID: "alice"}).File(context.Background(), w.file, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -119,14 +119,14 @@ func TestTurnLimits(t *testing.T) {
 
 // slowStore is a store whose session listing takes as long as its
 // caller lets it.
-type slowStore struct{ loom.Store }
+type slowStore struct{ loom.Engine }
 
 func (s slowStore) Sessions(ctx context.Context, f loom.SessionFilter) ([]*loom.Session, error) {
 	select {
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	case <-time.After(time.Minute):
-		return s.Store.Sessions(ctx, f)
+		return s.Engine.Sessions(ctx, f)
 	}
 }
 

@@ -18,7 +18,7 @@ import (
 // event streams are, and an idle one ends after Config.MCPSessionIdle.
 func (s *Server) mcpHandler(cfg mcp.Config) http.Handler {
 	if cfg.Store == nil {
-		cfg.Store = func(context.Context) (loom.Store, error) { return s.st, nil }
+		cfg.Store = func(context.Context) (loom.Engine, error) { return s.st, nil }
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = s.log

@@ -25,16 +25,13 @@ import (
 	"github.com/loomhq/loom/semantic"
 )
 
-// Config is what a Server needs. Store and Tokens are required.
+// Config is what a Server needs. Store and Tokens are required. The
+// store's services (loom.Services) serve the rest: sync's records, the
+// hub's locks and teams, shares, the edit index of the blame page; an
+// endpoint whose service the store lacks answers 404 or says so.
 type Config struct {
-	Store  loom.Store
+	Store  loom.Engine
 	Tokens loom.TokenStore
-	// Sync keeps the records of sync that /api/v1/sync serves; nil takes
-	// Store when it is a loom.SyncStore (both engines are).
-	Sync loom.SyncStore
-	// Shares keeps the share links of /api/v1/shares and /share/; nil
-	// takes Store when it is a loom.ShareStore (both engines are).
-	Shares loom.ShareStore
 	// Agent opens the conversations that POST /api/v1/messages runs
 	// turns in. Nil, or an agent.UnavailableError from it, makes that
 	// endpoint answer 503.
@@ -110,7 +107,8 @@ type Config struct {
 // Server serves the API and the dashboard. It is an http.Handler.
 type Server struct {
 	cfg      Config
-	st       loom.Store
+	st       loom.Engine
+	svc      loom.Services
 	searcher *semantic.Searcher
 	tokens   loom.TokenStore
 	log      *slog.Logger
@@ -189,6 +187,7 @@ func New(cfg Config) *Server {
 	s := &Server{
 		cfg:       cfg,
 		st:        cfg.Store,
+		svc:       cfg.Store.Services(),
 		searcher:  cfg.Searcher,
 		tokens:    cfg.Tokens,
 		log:       log,

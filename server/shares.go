@@ -25,13 +25,10 @@ func (s *Server) shareRoutes(mux *router) {
 	mux.HandleFunc("GET "+share.PagePath+"{id}", s.withTimeout(s.sharePage))
 }
 
-// shares returns the store of shares (Config.Shares, else Store or the
-// store it wraps), or a not-found error when the server has none.
+// shares returns the store's shares service, or a not-found error when
+// the server has none.
 func (s *Server) shares() (loom.ShareStore, error) {
-	st := s.cfg.Shares
-	if st == nil {
-		st, _ = loom.StoreAs[loom.ShareStore](s.st)
-	}
+	st := s.svc.Shares
 	if st == nil {
 		return nil, codedError(loom.ENOTFOUND, "this server keeps no shares")
 	}

@@ -6,14 +6,10 @@ import (
 )
 
 // syncRoutes mounts the hub's endpoints of sync (package hub) on mux,
-// behind the API's tokens, timeout and errors. Their store is
-// Config.Sync, else Store when it keeps sync records; without one they
-// answer 404.
+// behind the API's tokens, timeout and errors. Their store is the
+// store's sync service; without one they answer 404.
 func (s *Server) syncRoutes(mux *router) {
-	st := s.cfg.Sync
-	if st == nil {
-		st, _ = s.st.(loom.SyncStore)
-	}
+	st := s.svc.Sync
 	pushes := newPushLimit("sync pushes running", "sync", hub.MaxPushesPerUser, hub.MaxPushes, s.hubLocks())
 	hub.NewHandler(st, hub.Edge{
 		Authorized: s.authorized,
@@ -27,12 +23,5 @@ func (s *Server) syncRoutes(mux *router) {
 }
 
 // hubLocks returns the locks of the hub's store when its processes share
-// it (PostgreSQL), nil otherwise: Config.Sync's, else the store's.
-func (s *Server) hubLocks() loom.HubLocks {
-	if s.cfg.Sync != nil {
-		l, _ := s.cfg.Sync.(loom.HubLocks)
-		return l
-	}
-	l, _ := loom.StoreAs[loom.HubLocks](s.st)
-	return l
-}
+// it (PostgreSQL), nil otherwise.
+func (s *Server) hubLocks() loom.HubLocks { return s.svc.HubLocks }

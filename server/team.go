@@ -1,7 +1,6 @@
 package server
 
 import (
-	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/hub"
 )
 
@@ -10,12 +9,7 @@ import (
 // the server's store when it keeps teams (PostgreSQL); otherwise they
 // answer that teams need a hub on PostgreSQL.
 func (s *Server) teamRoutes(mux *router) {
-	st, _ := loom.StoreAs[loom.TeamHub](s.st)
-	if s.cfg.Sync != nil {
-		if t, ok := s.cfg.Sync.(loom.TeamHub); ok {
-			st = t
-		}
-	}
+	st := s.svc.TeamHub
 	pushes := newPushLimit("team pushes running", "team", hub.MaxPushesPerUser, hub.MaxPushes, s.hubLocks())
 	hub.NewTeamHandler(st, hub.Edge{
 		Authorized: s.authorized,

@@ -15,7 +15,7 @@ import (
 
 // engine is how the shared process tests reach SQLite.
 var engine = storetest.Engine{
-	Open:  func(ctx context.Context, db string) (loom.Store, error) { return sqlite.Open(ctx, db) },
+	Open:  func(ctx context.Context, db string) (loom.Engine, error) { return sqlite.Open(ctx, db) },
 	Check: func(t *testing.T, st loom.Store) { checkIntegrity(t, st.(*sqlite.Store)) },
 }
 

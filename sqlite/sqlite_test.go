@@ -15,7 +15,7 @@ import (
 func TestConformance(t *testing.T) {
 	conformance.Run(t, func(t *testing.T) conformance.Opener {
 		path := filepath.Join(t.TempDir(), "sessions.db")
-		return func(t *testing.T) loom.Store { return storetest.Must(sqlite.Open(context.Background(), path))(t) }
+		return func(t *testing.T) loom.Engine { return storetest.Must(sqlite.Open(context.Background(), path))(t) }
 	}, func(t *testing.T, st loom.Store, sessionID string) {
 		if _, err := st.(*sqlite.Store).DB().Exec(`UPDATE locks SET pid = ? WHERE session_id = ?`, conformance.DeadPID(t), sessionID); err != nil {
 			t.Fatal(err)

@@ -73,7 +73,7 @@ type Sync struct {
 // is published) and the team's store on this machine (what is pulled).
 type Stores struct {
 	Own  loom.Store
-	Team loom.Store
+	Team loom.Engine
 	// User is the member's user in the own store, and the user the
 	// team's sessions are kept under in the team's store.
 	User string

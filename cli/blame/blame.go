@@ -31,7 +31,7 @@ type Options struct {
 	IO *term.IOStreams
 	// Store opens the store: the edit index is brought up to date in
 	// it before it is read.
-	Store func(context.Context) (loom.Store, error)
+	Store func(context.Context) (loom.Engine, error)
 	// DisplayID is an id as a terminal shows it.
 	DisplayID func(ctx context.Context, st loom.Store, id string) string
 	Now       func() time.Time
@@ -193,10 +193,12 @@ func (o *Options) blamer(ctx context.Context) (*blame.Blamer, loom.Store, error)
 	if err != nil {
 		return nil, nil, err
 	}
-	es, ok := st.(loom.EditStore)
-	if !ok {
-		es = noEdits{}
+	svc := st.Services()
+	var es loom.EditStore = noEdits{}
+	if svc.Edits != nil {
+		es = svc.Edits
 	}
+	roots, versions := svc.Roots, svc.EditVersions
 	if !o.NoTeam && o.TeamStores != nil {
 		teams, err := o.TeamStores(ctx, o.Team)
 		if err != nil {
@@ -205,20 +207,20 @@ func (o *Options) blamer(ctx context.Context) (*blame.Blamer, loom.Store, error)
 		if len(teams) > 0 {
 			// One's own sessions are named as the team names one.
 			me := teams[0].Team.Me
-			u := &blame.Union{Sources: []blame.Source{{Store: es, Member: func(string) string { return me }}}}
+			u := &blame.Union{Sources: []blame.Source{{Store: es, Roots: roots, Member: func(string) string { return me }}}}
 			o.stores, o.teams = []loom.Store{st}, []string{""}
 			for _, t := range teams {
-				tes, ok := t.Store.(loom.EditStore)
-				if !ok {
+				tsvc := t.Store.Services()
+				if tsvc.Edits == nil {
 					continue
 				}
-				u.Sources = append(u.Sources, blame.Source{Store: tes, Member: teamrun.MemberOf(ctx, t.Store)})
+				u.Sources = append(u.Sources, blame.Source{Store: tsvc.Edits, Roots: tsvc.Roots, Member: teamrun.MemberOf(ctx, t.Store)})
 				o.stores, o.teams = append(o.stores, t.Store), append(o.teams, t.Team.Name)
 			}
-			o.union, es = u, u
+			o.union, es, roots, versions = u, u, u, nil
 		}
 	}
-	return &blame.Blamer{Store: es, UserID: o.User, Now: o.Now, Cache: o.BlameCache}, st, nil
+	return &blame.Blamer{Store: es, Roots: roots, Versions: versions, UserID: o.User, Now: o.Now, Cache: o.BlameCache}, st, nil
 }
 
 // teamOf names the team whose store holds session id ("" for one's own).

@@ -41,8 +41,8 @@ type Options struct {
 	Formats []importer.Format
 	// ReadStore opens the store to read; CreateStore opens it to write,
 	// creating it when missing.
-	ReadStore   func(context.Context) (loom.Store, error)
-	CreateStore func(context.Context) (loom.Store, error)
+	ReadStore   func(context.Context) (loom.Engine, error)
+	CreateStore func(context.Context) (loom.Engine, error)
 	User        func() string
 	// DBFlag and UserFlag are the global --db and --user as given, which
 	// the service is installed with.
@@ -60,7 +60,7 @@ type Options struct {
 	// ImportProject and AdoptImported are the import's (see
 	// session.ImportOptions).
 	ImportProject func(dir string) loom.Project
-	AdoptImported func(ctx context.Context, st loom.Store)
+	AdoptImported func(ctx context.Context, st loom.Engine)
 	// DBURL is the store's URL, which a hook asking the warm recall
 	// names; Redact makes the detector of what recall hands an agent
 	// ([mcp] redact).

@@ -118,7 +118,7 @@ func captureRun(ctx context.Context, opts *Options, rescan, interval time.Durati
 // (loom recall serve) answers already, the capture takes over once it
 // has ended; where it cannot answer, the hooks recall in their own
 // processes, as without a capture.
-func serveRecall(ctx context.Context, opts *Options, st loom.Store, errOut io.Writer) {
+func serveRecall(ctx context.Context, opts *Options, st loom.Engine, errOut io.Writer) {
 	if opts.DBURL == nil {
 		return
 	}

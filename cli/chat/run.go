@@ -18,7 +18,7 @@ import (
 type RunOptions struct {
 	IO *term.IOStreams
 	// CreateStore opens the store, creating it if missing.
-	CreateStore func(context.Context) (loom.Store, error)
+	CreateStore func(context.Context) (loom.Engine, error)
 	// OpenConversation opens the conversation a choice names (see
 	// command.OpenConversation).
 	OpenConversation func(ctx context.Context, st loom.Store, c command.SessionChoice, ag agent.Choice, current bool) (*agent.Conversation, error)

@@ -44,7 +44,7 @@ func newWorld(t *testing.T) *world {
 	return &world{st: cmdtest.Store(t), project: p, model: srv}
 }
 
-func (w *world) createStore(context.Context) (loom.Store, error) { return w.st, nil }
+func (w *world) createStore(context.Context) (loom.Engine, error) { return w.st, nil }
 
 // openConversation opens the conversation a choice names as
 // command.OpenConversation does for user local in project api (a key,

@@ -32,7 +32,7 @@ import (
 // The sessions move together, in one transaction where the store can
 // (MoveProject): a session that cannot move keeps the others where they
 // were, and the error says so.
-func AdoptProject(ctx context.Context, st loom.Store, user string, project loom.Project) (int, error) {
+func AdoptProject(ctx context.Context, st loom.Engine, user string, project loom.Project) (int, error) {
 	if project.ID == "" || project.Root == "" || paths.UsesPath(project) {
 		return 0, nil
 	}
@@ -51,7 +51,7 @@ func AdoptProject(ctx context.Context, st loom.Store, user string, project loom.
 // adopt runs AdoptProject for the current user once per project root and
 // run, and warns on stderr when sessions could not move: the command
 // goes on, and the next one tries again.
-func (inv *Invocation) adopt(ctx context.Context, st loom.Store, project loom.Project) {
+func (inv *Invocation) adopt(ctx context.Context, st loom.Engine, project loom.Project) {
 	if inv.adopted[project.Root] || paths.UsesPath(project) {
 		return
 	}
@@ -68,7 +68,7 @@ func (inv *Invocation) adopt(ctx context.Context, st loom.Store, project loom.Pr
 // command opened: the first command run in a clone, after loom began
 // identifying projects by their remote, moves the project's older
 // sessions.
-func (inv *Invocation) adoptHere(ctx context.Context, st loom.Store) {
+func (inv *Invocation) adoptHere(ctx context.Context, st loom.Engine) {
 	if _, empty := st.(*EmptyStore); empty {
 		return
 	}
@@ -91,7 +91,7 @@ func (inv *Invocation) ImportProject(dir string) loom.Project {
 // AdoptImported adopts the projects an import met since the last call,
 // and forgets the check behind the sessions-at-risk warning (what loom
 // holds may have changed).
-func (inv *Invocation) AdoptImported(ctx context.Context, st loom.Store) {
+func (inv *Invocation) AdoptImported(ctx context.Context, st loom.Engine) {
 	for _, p := range inv.imported {
 		inv.adopt(ctx, st, p)
 	}

@@ -22,7 +22,7 @@ func EmbeddingsOf(f *Factory) Embeddings { return Embeddings{f: f} }
 
 // Searcher returns the searcher of st: keyword search fused with search
 // by meaning when an embeddings endpoint is at hand (see Client).
-func (e Embeddings) Searcher(ctx context.Context, st loom.Store) *semantic.Searcher {
+func (e Embeddings) Searcher(ctx context.Context, st loom.Engine) *semantic.Searcher {
 	c, _ := e.Client(ctx)
 	return &semantic.Searcher{Store: st, Client: c}
 }
@@ -70,12 +70,12 @@ func sayOnce(f *Factory, name, line string) {
 // for the same store so that its vectors are read once, ranking by
 // meaning where an embeddings endpoint is at hand (looked for at the
 // first search).
-func (e Embeddings) Searchers(ctx context.Context) func(loom.Store) *semantic.Searcher {
+func (e Embeddings) Searchers(ctx context.Context) func(loom.Engine) *semantic.Searcher {
 	var mu sync.Mutex
 	var found bool
 	var client *embedding.Client
-	byStore := map[loom.Store]*semantic.Searcher{}
-	return func(st loom.Store) *semantic.Searcher {
+	byStore := map[loom.Engine]*semantic.Searcher{}
+	return func(st loom.Engine) *semantic.Searcher {
 		mu.Lock()
 		defer mu.Unlock()
 		if !found {

@@ -13,7 +13,11 @@ import (
 // creation instead, so nothing ever writes here.
 type EmptyStore struct{ url string }
 
-var _ loom.Store = (*EmptyStore)(nil)
+var _ loom.Engine = (*EmptyStore)(nil)
+
+// Services implements loom.Engine: a store that does not exist provides
+// none.
+func (e *EmptyStore) Services() loom.Services { return loom.Services{} }
 
 func (e *EmptyStore) noStore() error {
 	return loom.Errorf(loom.EINVALID, "no store at %s yet", e.url)

@@ -49,8 +49,9 @@ type Factory struct {
 	// (with AccessRead or AccessWrite) is an ENOTFOUND error. Options
 	// set how the store writes: with [secrets] redact_on_write, the
 	// invocation passes sessionstore.Redacting, which the engine's
-	// store applies to every write.
-	OpenStore func(ctx context.Context, url string, access Access, opts ...sessionstore.Option) (loom.Store, error)
+	// store applies to every write. The store comes with the services
+	// its engine provides (loom.Engine), which commands take from it.
+	OpenStore func(ctx context.Context, url string, access Access, opts ...sessionstore.Option) (loom.Engine, error)
 	// Now returns the current time, for ages shown to the user.
 	Now func() time.Time
 	// Version, Commit and Date are what a release build stamps into the
@@ -188,7 +189,7 @@ func (f *Factory) Home() string {
 // ServeConfig is what loom serve hands to the HTTP server that main
 // wires in (Factory.Serve).
 type ServeConfig struct {
-	Store  loom.Store
+	Store  loom.Engine
 	Tokens loom.TokenStore
 	// Agent opens the conversations of POST /api/v1/messages.
 	Agent  *agent.Service

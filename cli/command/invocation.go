@@ -28,7 +28,7 @@ type Invocation struct {
 
 	// store is the store the command opened, for the access it asked
 	// for (see open); Close closes it.
-	store       loom.Store
+	store       loom.Engine
 	storeAccess Access
 	// opened: a store was opened in this run (DamageHint).
 	opened bool
@@ -56,7 +56,7 @@ type Invocation struct {
 	teamState *teamrun.State
 	// teamStores are the teams' stores opened besides the run's store
 	// (TeamStores); Close closes them.
-	teamStores []loom.Store
+	teamStores []loom.Engine
 }
 
 // NewInvocation starts a run of the command line on f.
@@ -126,25 +126,25 @@ func (inv *Invocation) DBURL() (string, error) {
 
 // Store opens the store for a command that changes existing sessions;
 // Main closes it.
-func (inv *Invocation) Store(ctx context.Context) (loom.Store, error) {
+func (inv *Invocation) Store(ctx context.Context) (loom.Engine, error) {
 	return inv.open(ctx, AccessWrite)
 }
 
 // ReadStore opens the store for a command that only reads it.
-func (inv *Invocation) ReadStore(ctx context.Context) (loom.Store, error) {
+func (inv *Invocation) ReadStore(ctx context.Context) (loom.Engine, error) {
 	return inv.open(ctx, AccessRead)
 }
 
 // CreateStore opens the store for a command that may write its first
 // session or token, creating it when missing.
-func (inv *Invocation) CreateStore(ctx context.Context) (loom.Store, error) {
+func (inv *Invocation) CreateStore(ctx context.Context) (loom.Engine, error) {
 	return inv.open(ctx, AccessCreate)
 }
 
 // ReadStoreAgain opens the store for reading like ReadStore, and opens it
 // again while it did not exist when last opened, for a command that runs
 // long and should find the store once something creates it.
-func (inv *Invocation) ReadStoreAgain(ctx context.Context) (loom.Store, error) {
+func (inv *Invocation) ReadStoreAgain(ctx context.Context) (loom.Engine, error) {
 	if _, empty := inv.store.(*EmptyStore); empty {
 		if err := inv.closeStore(); err != nil {
 			return nil, err
@@ -155,17 +155,17 @@ func (inv *Invocation) ReadStoreAgain(ctx context.Context) (loom.Store, error) {
 
 // StoreSession opens the store for a command that changes the session
 // ref names, and finds it (see Scope.Resolve).
-func (inv *Invocation) StoreSession(ctx context.Context, ref string) (loom.Store, *loom.Session, error) {
+func (inv *Invocation) StoreSession(ctx context.Context, ref string) (loom.Engine, *loom.Session, error) {
 	return inv.openSession(ctx, AccessWrite, ref)
 }
 
 // ReadSession opens the store for a command that only reads the session
 // ref names, and finds it (see Scope.Resolve).
-func (inv *Invocation) ReadSession(ctx context.Context, ref string) (loom.Store, *loom.Session, error) {
+func (inv *Invocation) ReadSession(ctx context.Context, ref string) (loom.Engine, *loom.Session, error) {
 	return inv.openSession(ctx, AccessRead, ref)
 }
 
-func (inv *Invocation) openSession(ctx context.Context, access Access, ref string) (loom.Store, *loom.Session, error) {
+func (inv *Invocation) openSession(ctx context.Context, access Access, ref string) (loom.Engine, *loom.Session, error) {
 	st, err := inv.open(ctx, access)
 	if err != nil {
 		return nil, nil, err
@@ -182,7 +182,7 @@ func (inv *Invocation) openSession(ctx context.Context, access Access, ref strin
 // sessions without creating anything; a missing store that --db or
 // $LOOM_DB names is an error (exit 1), so that a typo never makes an
 // empty store.
-func (inv *Invocation) open(ctx context.Context, access Access) (loom.Store, error) {
+func (inv *Invocation) open(ctx context.Context, access Access) (loom.Engine, error) {
 	if inv.store != nil {
 		// Opened for reading, the store is opened again for writing.
 		// Write and create are the same to a store that exists.

@@ -14,12 +14,12 @@ import (
 	"github.com/loomhq/loom/internal/human"
 )
 
-// MoveProject makes move m in st: in one transaction where the store
-// can (loom.ProjectMover), else one session at a time (MoveSession),
+// MoveProject makes move m in st: in one transaction where the store's
+// engine can (its ProjectMover), else one session at a time (MoveSession),
 // stopping at the first that cannot move. It returns the sessions as
 // stored after the move, in the order ProjectMover.MoveProject gives.
-func MoveProject(ctx context.Context, st loom.Store, m loom.ProjectMove) ([]*loom.Session, error) {
-	if pm, ok := st.(loom.ProjectMover); ok {
+func MoveProject(ctx context.Context, st loom.Engine, m loom.ProjectMove) ([]*loom.Session, error) {
+	if pm := st.Services().ProjectMover; pm != nil {
 		return pm.MoveProject(ctx, m)
 	}
 	if err := m.Validate(); err != nil {

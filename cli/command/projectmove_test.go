@@ -43,7 +43,10 @@ func TestMoveSession(t *testing.T) {
 }
 
 // plainStore is a store that cannot move a project in one transaction.
-type plainStore struct{ loom.Store }
+type plainStore struct{ loom.Engine }
+
+// Services declares no ProjectMover.
+func (plainStore) Services() loom.Services { return loom.Services{} }
 
 // MoveProject moves the same sessions to the same keys whether the store
 // moves them in one transaction or the command line one by one.
@@ -52,9 +55,9 @@ func TestMoveProjectEitherWay(t *testing.T) {
 	to := loom.Project{ID: "cccccccccccccccc", Name: "api-service", Root: "/src/api-service"}
 	move := loom.ProjectMove{UserID: "local", From: apiProject.ID, To: to, KeepUpdatedAt: true}
 	var results [2][]*loom.Session
-	for i, wrap := range []func(loom.Store) loom.Store{
-		func(st loom.Store) loom.Store { return st },
-		func(st loom.Store) loom.Store { return plainStore{st} },
+	for i, wrap := range []func(loom.Engine) loom.Engine{
+		func(st loom.Engine) loom.Engine { return st },
+		func(st loom.Engine) loom.Engine { return plainStore{st} },
 	} {
 		st := openStore(t)
 		addSession(t, st, &loom.Session{Key: "cli:api-service", Project: to}, "current there")

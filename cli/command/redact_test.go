@@ -50,17 +50,22 @@ func TestRedactOnWriteKeepsTheStoresCapabilities(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer raw.Close()
-	caps := map[string]func(loom.Store) bool{
-		"counted calls (loom.CallCounter)":  is[loom.CallCounter],
-		"source locks (loom.SourceLocker)":  is[loom.SourceLocker],
-		"one-transaction imports":           is[loom.ImportApplier],
-		"vectors (loom.VectorStore)":        is[loom.VectorStore],
-		"sync records (loom.SyncStore)":     is[loom.SyncStore],
-		"sync (syncrun.Store)":              is[syncrun.Store],
-		"tokens (loom.TokenStore)":          is[loom.TokenStore],
-		"the edit index (loom.EditStore)":   is[loom.EditStore],
-		"shares (loom.ShareStore)":          is[loom.ShareStore],
-		"project moves (loom.ProjectMover)": is[loom.ProjectMover],
+	caps := map[string]func(loom.Engine) bool{
+		"counted calls (Calls)":           func(e loom.Engine) bool { return e.Services().Calls != nil },
+		"source locks (SourceLocks)":      func(e loom.Engine) bool { return e.Services().SourceLocks != nil },
+		"one-transaction imports":         func(e loom.Engine) bool { return e.Services().ImportApplier != nil },
+		"vectors (Vectors)":               func(e loom.Engine) bool { return e.Services().Vectors != nil },
+		"sync records (Sync)":             func(e loom.Engine) bool { return e.Services().Sync != nil },
+		"sync (syncrun.Store)":            is[syncrun.Store],
+		"tokens (Tokens)":                 func(e loom.Engine) bool { return e.Services().Tokens != nil },
+		"the edit index (Edits)":          func(e loom.Engine) bool { return e.Services().Edits != nil },
+		"shares (Shares)":                 func(e loom.Engine) bool { return e.Services().Shares != nil },
+		"project moves (ProjectMover)":    func(e loom.Engine) bool { return e.Services().ProjectMover != nil },
+		"originals (Originals)":           func(e loom.Engine) bool { return e.Services().Originals != nil },
+		"the edit version (EditVersions)": func(e loom.Engine) bool { return e.Services().EditVersions != nil },
+		"activity (Activity)":             func(e loom.Engine) bool { return e.Services().Activity != nil },
+		"the index size (IndexSize)":      func(e loom.Engine) bool { return e.Services().IndexSize != nil },
+		"the recorded roots (Roots)":      func(e loom.Engine) bool { return e.Services().Roots != nil },
 	}
 	for name, has := range caps {
 		switch {
@@ -86,7 +91,7 @@ func TestRedactOnWriteKeepsTheStoresCapabilities(t *testing.T) {
 	}
 }
 
-func is[T any](st loom.Store) bool {
+func is[T any](st loom.Engine) bool {
 	_, ok := st.(T)
 	return ok
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // openStore opens a fresh SQLite store in a temporary directory.
-func openStore(t *testing.T) loom.Store {
+func openStore(t *testing.T) loom.Engine {
 	t.Helper()
 	return storetest.Must(sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "sessions.db")))(t)
 }

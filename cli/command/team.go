@@ -84,7 +84,7 @@ func (inv *Invocation) AddTeamFlag(cmd *cobra.Command) {
 // TeamStore is a team's store on this machine, open.
 type TeamStore struct {
 	Team  *teamrun.State
-	Store loom.Store
+	Store loom.Engine
 }
 
 // TeamStores opens the stores of the teams this machine is in or was,

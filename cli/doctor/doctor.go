@@ -32,7 +32,7 @@ type Options struct {
 	Dirs      func() (paths.Dirs, error)
 	Now       func() time.Time
 	Formats   []importer.Format
-	ReadStore func(context.Context) (loom.Store, error)
+	ReadStore func(context.Context) (loom.Engine, error)
 	User      string
 	JSON      bool
 	// Within is how far ahead to look.

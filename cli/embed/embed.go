@@ -21,8 +21,8 @@ type Options struct {
 	IO *term.IOStreams
 	// Store opens the store to write its vectors; ReadStore to read
 	// how far embedding has come (--status).
-	Store     func(context.Context) (loom.Store, error)
-	ReadStore func(context.Context) (loom.Store, error)
+	Store     func(context.Context) (loom.Engine, error)
+	ReadStore func(context.Context) (loom.Engine, error)
 	// Client returns the embeddings endpoint's client, or nil and why
 	// there is none.
 	Client func(context.Context) (*embedding.Client, string)
@@ -76,8 +76,8 @@ func embedRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	vs, ok := st.(loom.VectorStore)
-	if !ok {
+	vs := st.Services().Vectors
+	if vs == nil {
 		return loom.Errorf(loom.EINVALID, "this store keeps no vectors")
 	}
 	if !opts.Status {

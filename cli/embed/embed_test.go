@@ -32,7 +32,7 @@ func newOptions(t *testing.T, texts ...string) (opts *Options, out, errOut *byte
 		storetest.AppendTexts(t, st, &loom.Session{ID: loom.NewID(), UserID: "local", Key: "cli:embed"}, texts...)
 	}
 	ios, _, out, errOut := term.Test()
-	open := func(context.Context) (loom.Store, error) { return st, nil }
+	open := func(context.Context) (loom.Engine, error) { return st, nil }
 	return &Options{IO: ios, Store: open, ReadStore: open}, out, errOut
 }
 

@@ -30,7 +30,7 @@ import (
 // tools default to, and what handing a session off takes.
 type Options struct {
 	IO        *term.IOStreams
-	ReadStore func(context.Context) (loom.Store, error)
+	ReadStore func(context.Context) (loom.Engine, error)
 	Config    func() (*config.Config, string, error)
 	// PriceTable prices the usage tool's reports.
 	PriceTable func() (*pricing.Table, error)
@@ -46,7 +46,7 @@ type Options struct {
 	User      string
 	// Searchers gives the searcher of a store (ranking by meaning where
 	// an embeddings model is at hand); nil ranks by keywords.
-	Searchers func(context.Context) func(loom.Store) *semantic.Searcher
+	Searchers func(context.Context) func(loom.Engine) *semantic.Searcher
 	// InTeam reports whether --team made the store a team's.
 	InTeam func() bool
 }
@@ -170,10 +170,10 @@ func mcpRun(ctx context.Context, opts *Options) error {
 // starts loom mcp before the first session finds it once there is one.
 type reopener struct {
 	mu   sync.Mutex
-	open func(context.Context) (loom.Store, error)
+	open func(context.Context) (loom.Engine, error)
 }
 
-func (r *reopener) store(ctx context.Context) (loom.Store, error) {
+func (r *reopener) store(ctx context.Context) (loom.Engine, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.open(ctx)

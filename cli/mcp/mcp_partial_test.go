@@ -18,7 +18,7 @@ func TestMCPSearchAndRecallOutOfTimeArePartial(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	opts, _ := w.options(&config.Config{})
-	opts.ReadStore = func(context.Context) (loom.Store, error) { return storetest.SlowTiers{Store: w.st}, nil }
+	opts.ReadStore = func(context.Context) (loom.Engine, error) { return storetest.SlowTiers{Engine: w.st}, nil }
 	got := serve(t, opts,
 		tool("search_sessions", map[string]any{"query": "pool", "keyword": true}),
 		tool("recall", map[string]any{"prompt": "pool"}),

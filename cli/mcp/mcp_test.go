@@ -27,7 +27,7 @@ const awsKey = "AKIAQ3EGRB7XK2M4T6ZW"
 // world is a SQLite store with alice's sessions about a pool in the
 // projects api and web, one of them holding a secret, and bob's in api.
 type world struct {
-	st         loom.Store
+	st         loom.Engine
 	api        loom.Project
 	apiS, webS *loom.Session
 	dirs       func() (paths.Dirs, error)
@@ -55,7 +55,7 @@ func (w *world) options(cfg *config.Config) (*Options, *term.IOStreams) {
 	ios, _, _, _ := term.Test()
 	return &Options{
 		IO:        ios,
-		ReadStore: func(context.Context) (loom.Store, error) { return w.st, nil },
+		ReadStore: func(context.Context) (loom.Engine, error) { return w.st, nil },
 		Config:    func() (*config.Config, string, error) { return cfg, "config.toml", nil },
 		MCPRedact: secrets.Default,
 		Dirs:      w.dirs,

@@ -52,7 +52,7 @@ var hookAgents = []string{"claude-code", "gemini"}
 type Options struct {
 	IO *term.IOStreams
 	// ReadStore opens the store to read.
-	ReadStore func(context.Context) (loom.Store, error)
+	ReadStore func(context.Context) (loom.Engine, error)
 	// ScopeProject is the project recalled from: nil for every project.
 	ScopeProject func(all bool) *loom.Project
 	// Cwd is the working directory, the project of a hook whose input
@@ -516,7 +516,7 @@ type localRecall struct {
 }
 
 type openedStore struct {
-	st  loom.Store
+	st  loom.Engine
 	err error
 }
 
@@ -539,7 +539,7 @@ func startLocal(ctx context.Context, opts *Options) *localRecall {
 }
 
 // wait waits for the store and the detector, until ctx is done.
-func (l *localRecall) wait(ctx context.Context) (loom.Store, *secrets.Detector, error) {
+func (l *localRecall) wait(ctx context.Context) (loom.Engine, *secrets.Detector, error) {
 	var o openedStore
 	select {
 	case o = <-l.stc:

@@ -30,7 +30,7 @@ const warmCheck = time.Minute
 // ServeOptions are the options of `loom recall serve`.
 type ServeOptions struct {
 	// ReadStore opens the store to read.
-	ReadStore func(context.Context) (loom.Store, error)
+	ReadStore func(context.Context) (loom.Engine, error)
 	// Store is the URL of the store ReadStore opens.
 	Store func() (string, error)
 	// Dirs are loom's directories: the socket is in the state one.

@@ -59,7 +59,7 @@ func TestHookAsksTheWarmRecall(t *testing.T) {
 		in.WriteString(`{"session_id":"x","cwd":"` + dir + `","hook_event_name":"UserPromptSubmit","prompt":"why does the postgres pool time out?"}`)
 		opts := &Options{IO: io, Hook: "claude-code", User: "alice", Dirs: dirsOf, Cwd: func() (string, error) { return dir, nil },
 			Store:     func() (string, error) { return store, nil },
-			ReadStore: func(context.Context) (loom.Store, error) { opened++; return st, nil },
+			ReadStore: func(context.Context) (loom.Engine, error) { opened++; return st, nil },
 			HookTime:  func() (time.Duration, error) { return time.Minute, nil },
 			Started:   time.Now, Redact: secrets.Default, Version: "1.2.0",
 			Warm:      func() bool { return !warmOff },
@@ -96,7 +96,7 @@ func TestHookAsksTheWarmRecall(t *testing.T) {
 		in.WriteString(`{"cwd":"` + dir + `","hook_event_name":"UserPromptSubmit","prompt":"postgres pool"}`)
 		if err := hookRun(ctx, &Options{IO: io, Hook: "claude-code", User: "alice", Dirs: dirsOf, Cwd: func() (string, error) { return dir, nil },
 			Store:     func() (string, error) { return "file:loom.db", nil },
-			ReadStore: func(context.Context) (loom.Store, error) { return st, nil },
+			ReadStore: func(context.Context) (loom.Engine, error) { return st, nil },
 			HookTime:  func() (time.Duration, error) { return time.Nanosecond, nil }, Started: time.Now,
 			StartWarm: func(store string) error { started = append(started, store); return nil }}); err != nil || out.Len() > 0 || !slices.Equal(started, []string{"file:loom.db"}) {
 			t.Fatalf("out of time at once: %v, printed %q, started warm recalls of %q; want nothing printed, one of file:loom.db", err, out, started)
@@ -110,7 +110,7 @@ func TestHookAsksTheWarmRecall(t *testing.T) {
 		before := -1
 		if err := hookRun(ctx, &Options{IO: io, Hook: "claude-code", User: "alice", Dirs: dirsOf, Cwd: func() (string, error) { return dir, nil },
 			Store:     func() (string, error) { return "file:loom.db", nil },
-			ReadStore: func(context.Context) (loom.Store, error) { return st, nil },
+			ReadStore: func(context.Context) (loom.Engine, error) { return st, nil },
 			HookTime:  func() (time.Duration, error) { return time.Minute, nil }, Started: time.Now,
 			StartWarm: func(store string) error { started, before = append(started, store), out.Len(); return nil }}); err != nil ||
 			!strings.Contains(out.String(), "SessionStart") || !slices.Equal(started, []string{"file:loom.db"}) || before != 0 {
@@ -156,7 +156,7 @@ func TestHookAsksTheWarmRecall(t *testing.T) {
 	in.WriteString(`{"cwd":"` + dir + `","hook_event_name":"UserPromptSubmit","prompt":"postgres pool"}`)
 	if err := hookRun(ctx, &Options{IO: io, Hook: "claude-code", User: "alice", Dirs: dirsOf, Cwd: func() (string, error) { return dir, nil },
 		Store:     func() (string, error) { return "file:loom.db", nil },
-		ReadStore: func(context.Context) (loom.Store, error) { return st, nil },
+		ReadStore: func(context.Context) (loom.Engine, error) { return st, nil },
 		HookTime:  func() (time.Duration, error) { return time.Minute, nil }, Started: time.Now,
 		StartWarm: func(store string) error { started = append(started, store); return nil }}); err != nil || out.Len() > 0 || len(started) > 0 {
 		t.Fatalf("recall not enabled: %v, printed %q, started warm recalls of %q", err, out, started)

@@ -20,7 +20,7 @@ import (
 type Options struct {
 	IO *term.IOStreams
 	// ReadStore opens the store to read.
-	ReadStore func(context.Context) (loom.Store, error)
+	ReadStore func(context.Context) (loom.Engine, error)
 	// Resolve finds the session a reference names.
 	Resolve func(ctx context.Context, st loom.Store, ref string) (*loom.Session, error)
 	// ScopeProject is the project searched: nil for every project.
@@ -48,7 +48,7 @@ type Options struct {
 	Semantic bool
 	Keyword  bool
 	// Searcher returns the searcher of a store.
-	Searcher func(ctx context.Context, st loom.Store) *semantic.Searcher
+	Searcher func(ctx context.Context, st loom.Engine) *semantic.Searcher
 }
 
 // NewCmdSearch builds loom search. runF, when not nil, is called with

@@ -23,12 +23,12 @@ func TestSearchOutOfTimeIsPartial(t *testing.T) {
 	fx := clitest.NewFixture(t)
 	slow := clitest.RunOpts{Before: func(f *cli.Factory) {
 		open := f.OpenStore
-		f.OpenStore = func(ctx context.Context, url string, access cli.Access, opts ...sessionstore.Option) (loom.Store, error) {
+		f.OpenStore = func(ctx context.Context, url string, access cli.Access, opts ...sessionstore.Option) (loom.Engine, error) {
 			st, err := open(ctx, url, access, opts...)
 			if err != nil {
 				return nil, err
 			}
-			return storetest.SlowTiers{Store: st}, nil
+			return storetest.SlowTiers{Engine: st}, nil
 		}
 	}}
 	// In time, the every-word hits of "TestRetry flake" come first, then

@@ -18,7 +18,7 @@ import (
 // world is a SQLite store with a session in the project api and one in
 // web, both about a pool that times out.
 type world struct {
-	st         loom.Store
+	st         loom.Engine
 	api, web   loom.Project
 	apiS, webS *loom.Session
 }
@@ -41,12 +41,12 @@ func (w *world) options(p loom.Project, query string) (*Options, *term.IOStreams
 	scope := command.Scope{IO: ios, User: func() string { return "local" }, Project: func() (loom.Project, error) { return p, nil }}
 	return &Options{
 		IO:           ios,
-		ReadStore:    func(context.Context) (loom.Store, error) { return w.st, nil },
+		ReadStore:    func(context.Context) (loom.Engine, error) { return w.st, nil },
 		Resolve:      scope.Resolve,
 		ScopeProject: scope.ScopeProject,
 		RefLen:       scope.RefLen,
 		Now:          time.Now,
-		Searcher:     func(_ context.Context, st loom.Store) *semantic.Searcher { return &semantic.Searcher{Store: st} },
+		Searcher:     func(_ context.Context, st loom.Engine) *semantic.Searcher { return &semantic.Searcher{Store: st} },
 		User:         "local",
 		Query:        query,
 		Limit:        20,

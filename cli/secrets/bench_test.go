@@ -97,7 +97,7 @@ func benchOptions(b *testing.B, path string) *ScanOptions {
 		IO:    ios,
 		Env:   func(k string) string { return env[k] },
 		Getwd: func() (string, error) { return home, nil },
-		OpenStore: func(ctx context.Context, url string, access command.Access, _ ...sessionstore.Option) (loom.Store, error) {
+		OpenStore: func(ctx context.Context, url string, access command.Access, _ ...sessionstore.Option) (loom.Engine, error) {
 			return sqlite.OpenMode(ctx, url, sqlite.ModeRead)
 		},
 		Version: "bench",

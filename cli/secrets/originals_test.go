@@ -50,8 +50,8 @@ func TestSecretsRedactReachesOriginals(t *testing.T) {
 	withAgents("session", "import", "--from", "claude-code", path)
 	kept := func() string {
 		st := fx.OpenStore(t)
-		k, ok := loom.StoreAs[loom.OriginalsKeeper](st.FixtureEngine)
-		if !ok {
+		k := st.Services().Originals
+		if k == nil {
 			t.Fatal("the store keeps no originals")
 		}
 		var out strings.Builder

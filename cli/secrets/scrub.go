@@ -96,7 +96,7 @@ func beforeRedact(ctx context.Context, st loom.Store) error {
 // the store, replaced by the same markers as in the store, and then
 // scrubs the store: when the store changed (changed) or the log did, or
 // when an earlier redaction or sync left it to scrub.
-func afterRedact(ctx context.Context, opts *RedactOptions, st loom.Store, d *sec.Redactor, scope *redactScope, changed bool) error {
+func afterRedact(ctx context.Context, opts *RedactOptions, st loom.Engine, d *sec.Redactor, scope *redactScope, changed bool) error {
 	if pf, ok := st.(purgeForgetter); ok {
 		// What a purge of this machine keeps until its next sync, to
 		// save work it had not seen in a copy, may hold the secrets
@@ -144,9 +144,9 @@ func afterRedact(ctx context.Context, opts *RedactOptions, st loom.Store, d *sec
 // many it rewrote. A chunk is redacted as text: the JSONL of an agent's
 // session reads back with the markers in place; a database kept whole
 // may no longer open once a secret in it is replaced (docs/durability.md).
-func redactOriginals(ctx context.Context, st loom.Store, user string, d *sec.Redactor, scope *redactScope) (int, error) {
-	k, ok := loom.StoreAs[loom.OriginalsKeeper](st)
-	if !ok {
+func redactOriginals(ctx context.Context, st loom.Engine, user string, d *sec.Redactor, scope *redactScope) (int, error) {
+	k := st.Services().Originals
+	if k == nil {
 		return 0, nil
 	}
 	files, err := k.OriginalFiles(ctx, user, "")

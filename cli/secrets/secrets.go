@@ -28,7 +28,7 @@ import (
 type Common struct {
 	IO *term.IOStreams
 	// ReadStore opens the store to read.
-	ReadStore func(context.Context) (loom.Store, error)
+	ReadStore func(context.Context) (loom.Engine, error)
 	// Resolve finds the session a reference names.
 	Resolve func(ctx context.Context, st loom.Store, ref string) (*loom.Session, error)
 	// Detector is the secret detector of config.toml's [secrets].
@@ -68,7 +68,7 @@ type ScanOptions struct {
 type RedactOptions struct {
 	Common
 	// Store opens the store to change it.
-	Store func(context.Context) (loom.Store, error)
+	Store func(context.Context) (loom.Engine, error)
 
 	// Ref names the session redacted; empty: every session of the user.
 	Ref    string

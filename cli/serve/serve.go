@@ -32,7 +32,7 @@ const defaultServeAddr = "127.0.0.1:7878"
 type Options struct {
 	IO *term.IOStreams
 	// CreateStore opens the store, creating it if missing.
-	CreateStore func(context.Context) (loom.Store, error)
+	CreateStore func(context.Context) (loom.Engine, error)
 	// AgentSetup builds the agent of server turns from the configuration.
 	AgentSetup func() (*agent.Setup, error)
 	// Serve runs the HTTP server (see command.Factory.Serve); nil in a
@@ -168,8 +168,8 @@ func Run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	tokens, ok := st.(loom.TokenStore)
-	if !ok {
+	tokens := st.Services().Tokens
+	if tokens == nil {
 		return fmt.Errorf("this store keeps no access tokens, so it cannot be served")
 	}
 	ln, err := net.Listen("tcp", opts.Addr)
@@ -255,14 +255,14 @@ func Run(ctx context.Context, opts *Options) error {
 // background for as long as ctx lasts, each batch added to the
 // searcher's index as it is stored. Embedding never holds up a request
 // or a turn: it only lags behind them.
-func startEmbedding(ctx context.Context, opts *Options, st loom.Store, log *slog.Logger) *semantic.Searcher {
+func startEmbedding(ctx context.Context, opts *Options, st loom.Engine, log *slog.Logger) *semantic.Searcher {
 	searcher := &semantic.Searcher{Store: st}
 	if opts.Embeddings == nil {
 		return searcher
 	}
 	client, _ := opts.Embeddings(ctx)
-	vs, ok := st.(loom.VectorStore)
-	if client == nil || !ok {
+	vs := st.Services().Vectors
+	if client == nil || vs == nil {
 		return searcher
 	}
 	searcher.Client = client

@@ -55,7 +55,7 @@ func (w *world) options() (*Options, *term.IOStreams) {
 	ios.Out, ios.ErrOut = &syncio.Buffer{}, &syncio.Buffer{}
 	return &Options{
 		IO:          ios,
-		CreateStore: func(context.Context) (loom.Store, error) { return w.st, nil },
+		CreateStore: func(context.Context) (loom.Engine, error) { return w.st, nil },
 		AgentSetup: func() (*agent.Setup, error) {
 			return &agent.Setup{Env: func(string) string { return "" }, LocalModelURL: "http://127.0.0.1:1/v1"}, nil
 		},

@@ -16,7 +16,7 @@ import (
 type ArchiveOptions struct {
 	IO *term.IOStreams
 	// Store opens the store to change sessions in it.
-	Store func(context.Context) (loom.Store, error)
+	Store func(context.Context) (loom.Engine, error)
 	// Resolve finds the live session a reference names.
 	Resolve func(ctx context.Context, st loom.Store, ref string) (*loom.Session, error)
 	// DisplayID is an id as a terminal shows it.

@@ -19,7 +19,7 @@ import (
 type DeleteOptions struct {
 	IO *term.IOStreams
 	// Store opens the store to change sessions in it.
-	Store func(context.Context) (loom.Store, error)
+	Store func(context.Context) (loom.Engine, error)
 	// Resolve finds the live session a reference names.
 	Resolve func(ctx context.Context, st loom.Store, ref string) (*loom.Session, error)
 	// DisplayID is an id as a terminal shows it: a prefix that finds it
@@ -183,9 +183,9 @@ func deleteRun(ctx context.Context, opts *DeleteOptions) error {
 
 // dropOriginals removes the kept originals (docs/durability.md) of the
 // sessions gone, purged, and of any purged before from the trash.
-func dropOriginals(ctx context.Context, st loom.Store, user string, gone []*loom.Session) error {
-	k, ok := loom.StoreAs[loom.OriginalsKeeper](st)
-	if !ok {
+func dropOriginals(ctx context.Context, st loom.Engine, user string, gone []*loom.Session) error {
+	k := st.Services().Originals
+	if k == nil {
 		return nil
 	}
 	ids := make([]string, len(gone))
@@ -200,7 +200,7 @@ func dropOriginals(ctx context.Context, st loom.Store, user string, gone []*loom
 type RestoreOptions struct {
 	IO *term.IOStreams
 	// Store opens the store to change sessions in it.
-	Store func(context.Context) (loom.Store, error)
+	Store func(context.Context) (loom.Engine, error)
 	// ResolveIn finds the session a reference names, among those in the
 	// trash when deleted is set.
 	ResolveIn func(ctx context.Context, st loom.Store, ref string, deleted bool) (*loom.Session, error)
@@ -274,7 +274,7 @@ func restoreRun(ctx context.Context, opts *RestoreOptions) error {
 type PruneOptions struct {
 	IO *term.IOStreams
 	// Store opens the store to change sessions in it.
-	Store func(context.Context) (loom.Store, error)
+	Store func(context.Context) (loom.Engine, error)
 	// Project is the working directory's project.
 	Project func() (loom.Project, error)
 	Now     func() time.Time

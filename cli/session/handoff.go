@@ -27,7 +27,7 @@ type HandoffOptions struct {
 	Formats []importer.Format
 	// ReadSession opens the store to read the session ref names, and
 	// finds it.
-	ReadSession func(ctx context.Context, ref string) (loom.Store, *loom.Session, error)
+	ReadSession func(ctx context.Context, ref string) (loom.Engine, *loom.Session, error)
 	// AbsPath makes a directory absolute against the working directory.
 	AbsPath func(dir string) (string, error)
 	Getenv  func(string) string

@@ -25,9 +25,9 @@ import (
 type ImportOptions struct {
 	IO *term.IOStreams
 	// ReadStore opens the store to read.
-	ReadStore func(context.Context) (loom.Store, error)
+	ReadStore func(context.Context) (loom.Engine, error)
 	// CreateStore opens the store, creating it if missing.
-	CreateStore func(context.Context) (loom.Store, error)
+	CreateStore func(context.Context) (loom.Engine, error)
 	// Cwd is the working directory.
 	Cwd func() (string, error)
 	// Formats are the other agents' session formats.
@@ -39,7 +39,7 @@ type ImportOptions struct {
 	ImportProject func(dir string) loom.Project
 	// AdoptImported moves what an import put under a project's path id
 	// to the project.
-	AdoptImported func(ctx context.Context, st loom.Store)
+	AdoptImported func(ctx context.Context, st loom.Engine)
 	// StartSummaries summarises quiet sessions in the background, with
 	// --watch, where config.toml's [summaries] enabled is true.
 	StartSummaries func(ctx context.Context, st loom.Store, log *slog.Logger)
@@ -227,7 +227,7 @@ func importFromRun(ctx context.Context, opts *ImportOptions) error {
 	if len(abs) > 0 && opts.From == "all" {
 		return command.UsageErrorf("name one tool with --from when giving PATHs")
 	}
-	var st loom.Store
+	var st loom.Engine
 	if opts.DryRun {
 		st, err = opts.ReadStore(ctx)
 	} else {
@@ -282,7 +282,7 @@ func importFromRun(ctx context.Context, opts *ImportOptions) error {
 // current user, pricing by loom's table and finding projects by loom's
 // rule. After an import that writes, adoptImported moves the earlier
 // sessions of the projects it met that are identified by a remote.
-func newImporter(opts *ImportOptions, st loom.Store) *importer.Importer {
+func newImporter(opts *ImportOptions, st loom.Engine) *importer.Importer {
 	return &importer.Importer{Store: st, UserID: opts.User, Now: opts.Now, Price: pricing.Cost, Project: opts.ImportProject}
 }
 

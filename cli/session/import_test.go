@@ -37,7 +37,7 @@ func (w *world) importOptions(ios *term.IOStreams, user string, adopted *int) *I
 		Home:          func() string { return filepath.Join(w.root, "home") },
 		Now:           time.Now,
 		ImportProject: paths.ProjectOf,
-		AdoptImported: func(context.Context, loom.Store) { *adopted++ },
+		AdoptImported: func(context.Context, loom.Engine) { *adopted++ },
 		User:          user,
 	}
 }

@@ -19,7 +19,7 @@ import (
 type ListOptions struct {
 	IO *term.IOStreams
 	// ReadStore opens the store to read.
-	ReadStore func(context.Context) (loom.Store, error)
+	ReadStore func(context.Context) (loom.Engine, error)
 	// ScopeProject is the project listed: nil for every project.
 	ScopeProject func(all bool) *loom.Project
 	// PrintMovedProjectHint says where this project's sessions went when

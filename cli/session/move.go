@@ -21,7 +21,7 @@ type MoveOptions struct {
 	// AbsPath makes a directory absolute against the working directory.
 	AbsPath func(dir string) (string, error)
 	// Store opens the store to change sessions in it.
-	Store func(context.Context) (loom.Store, error)
+	Store func(context.Context) (loom.Engine, error)
 	// Resolve finds the live session a reference names.
 	Resolve func(ctx context.Context, st loom.Store, ref string) (*loom.Session, error)
 	// DisplayID is an id as a terminal shows it: a prefix that finds it

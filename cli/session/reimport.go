@@ -20,7 +20,7 @@ import (
 // ReimportOptions are the options of `loom session reimport`.
 type ReimportOptions struct {
 	IO            *term.IOStreams
-	Store         func(context.Context) (loom.Store, error)
+	Store         func(context.Context) (loom.Engine, error)
 	Scope         func() command.Scope
 	Formats       []importer.Format
 	Now           func() time.Time
@@ -81,8 +81,8 @@ func reimportRun(ctx context.Context, opts *ReimportOptions) error {
 	if err != nil {
 		return err
 	}
-	k, ok := loom.StoreAs[loom.OriginalsKeeper](st)
-	if !ok {
+	k := st.Services().Originals
+	if k == nil {
 		return fmt.Errorf("this store keeps no originals to read again")
 	}
 	var ids []string

@@ -17,7 +17,7 @@ type RewindOptions struct {
 	IO *term.IOStreams
 	// StoreSession opens the store to change the session ref names, and
 	// finds it.
-	StoreSession func(ctx context.Context, ref string) (loom.Store, *loom.Session, error)
+	StoreSession func(ctx context.Context, ref string) (loom.Engine, *loom.Session, error)
 	// DisplayID is an id as a terminal shows it: a prefix that finds it
 	// back (command.Scope.DisplayID).
 	DisplayID func(ctx context.Context, st loom.Store, id string) string

@@ -23,7 +23,7 @@ import (
 // web.
 type world struct {
 	root     string
-	st       loom.Store
+	st       loom.Engine
 	api, web loom.Project
 }
 
@@ -54,7 +54,7 @@ func newWorld(t *testing.T) *world {
 }
 
 // open is w's store, as the invocation opens it for any access.
-func (w *world) open(context.Context) (loom.Store, error) { return w.st, nil }
+func (w *world) open(context.Context) (loom.Engine, error) { return w.st, nil }
 
 // scope is user local's, in project api.
 func (w *world) scope(ios *term.IOStreams) command.Scope {
@@ -64,8 +64,8 @@ func (w *world) scope(ios *term.IOStreams) command.Scope {
 
 // openSession opens w's store and finds the session ref names, as the
 // invocation's StoreSession and ReadSession do.
-func (w *world) openSession(ios *term.IOStreams) func(ctx context.Context, ref string) (loom.Store, *loom.Session, error) {
-	return func(ctx context.Context, ref string) (loom.Store, *loom.Session, error) {
+func (w *world) openSession(ios *term.IOStreams) func(ctx context.Context, ref string) (loom.Engine, *loom.Session, error) {
+	return func(ctx context.Context, ref string) (loom.Engine, *loom.Session, error) {
 		s, err := w.scope(ios).Resolve(ctx, w.st, ref)
 		return w.st, s, err
 	}

@@ -26,7 +26,7 @@ type ShowOptions struct {
 	IO *term.IOStreams
 	// ReadSession opens the store to read the session ref names, and
 	// finds it.
-	ReadSession func(ctx context.Context, ref string) (loom.Store, *loom.Session, error)
+	ReadSession func(ctx context.Context, ref string) (loom.Engine, *loom.Session, error)
 	Now         func() time.Time
 	JSON        bool
 
@@ -128,8 +128,8 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 	}
 	var live []blame.FileLines
 	if opts.Turn > 0 {
-		if es, ok := st.(loom.EditStore); ok {
-			b := &blame.Blamer{Store: es, UserID: opts.User, Now: opts.Now, Cache: opts.BlameCache}
+		if svc := st.Services(); svc.Edits != nil {
+			b := &blame.Blamer{Store: svc.Edits, Roots: svc.Roots, Versions: svc.EditVersions, UserID: opts.User, Now: opts.Now, Cache: opts.BlameCache}
 			if live, err = b.TurnLines(ctx, s.ID, opts.Turn); err != nil {
 				return err
 			}

@@ -19,8 +19,8 @@ type SummarizeOptions struct {
 	IO *term.IOStreams
 	// Store opens the store to write the summaries; ReadStore for a dry
 	// run.
-	Store     func(context.Context) (loom.Store, error)
-	ReadStore func(context.Context) (loom.Store, error)
+	Store     func(context.Context) (loom.Engine, error)
+	ReadStore func(context.Context) (loom.Engine, error)
 	// Resolve finds the session a reference names.
 	Resolve func(ctx context.Context, st loom.Store, ref string) (*loom.Session, error)
 	// DisplayID is a session's id as a terminal shows it.

@@ -24,7 +24,7 @@ import (
 // quiet session to summarise and one that holds a secret, and a fake
 // model server.
 type summarizeWorld struct {
-	st           loom.Store
+	st           loom.Engine
 	flaky, leaky *loom.Session
 	srv          *openaitest.Server
 }
@@ -49,7 +49,7 @@ func newSummarizeWorld(t *testing.T) *summarizeWorld {
 // an hour ahead so that every session is quiet.
 func (w *summarizeWorld) options() (*SummarizeOptions, *term.IOStreams) {
 	ios, _, _, _ := term.Test()
-	open := func(context.Context) (loom.Store, error) { return w.st, nil }
+	open := func(context.Context) (loom.Engine, error) { return w.st, nil }
 	scope := command.Scope{IO: ios, User: func() string { return "local" },
 		Project: func() (loom.Project, error) { return loom.Project{}, os.ErrNotExist }}
 	return &SummarizeOptions{

@@ -31,7 +31,7 @@ const DefaultExpiry = 7 * 24 * time.Hour
 // made here are remembered) and the clock.
 type Env struct {
 	IO        *term.IOStreams
-	ReadStore func(context.Context) (loom.Store, error)
+	ReadStore func(context.Context) (loom.Engine, error)
 	Resolve   func(ctx context.Context, st loom.Store, ref string) (*loom.Session, error)
 	Config    func() (*config.Config, string, error)
 	Dirs      func() (paths.Dirs, error)

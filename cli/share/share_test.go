@@ -59,7 +59,7 @@ func (w *world) env() (Env, *term.IOStreams) {
 	scope := command.Scope{User: func() string { return "alice" }, Project: func() (loom.Project, error) { return loom.Project{}, os.ErrNotExist }}
 	return Env{
 		IO:        ios,
-		ReadStore: func(context.Context) (loom.Store, error) { return w.st, nil },
+		ReadStore: func(context.Context) (loom.Engine, error) { return w.st, nil },
 		Resolve:   scope.Resolve,
 		Config:    func() (*config.Config, string, error) { return &config.Config{}, "config.toml", nil },
 		Dirs: func() (paths.Dirs, error) {

@@ -86,7 +86,7 @@ and sends the hub what it lacks, so nothing any machine holds is lost.
 type Hub struct {
 	IO *term.IOStreams
 	// CreateStore opens the store, creating it if missing.
-	CreateStore func(context.Context) (loom.Store, error)
+	CreateStore func(context.Context) (loom.Engine, error)
 	Config      func() (*config.Config, string, error)
 	Dirs        func() (paths.Dirs, error)
 }

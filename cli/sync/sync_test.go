@@ -49,7 +49,7 @@ func (m *machine) hub() (Hub, *term.IOStreams) {
 	ios, _, _, _ := term.Test()
 	return Hub{
 		IO:          ios,
-		CreateStore: func(context.Context) (loom.Store, error) { return m.st, nil },
+		CreateStore: func(context.Context) (loom.Engine, error) { return m.st, nil },
 		Config:      func() (*config.Config, string, error) { return m.cfg, "config.toml", nil },
 		Dirs: func() (paths.Dirs, error) {
 			return paths.Resolve(func(k string) string { return map[string]string{"LOOM_HOME": m.home}[k] })

@@ -61,8 +61,8 @@ func tokenStore(inv *command.Invocation) func(context.Context) (loom.TokenStore,
 		if err != nil {
 			return nil, err
 		}
-		ts, ok := st.(loom.TokenStore)
-		if !ok {
+		ts := st.Services().Tokens
+		if ts == nil {
 			return nil, fmt.Errorf("this store keeps no access tokens")
 		}
 		return ts, nil

@@ -189,7 +189,7 @@ What the agents wrote since the last import is imported first
 
 // reportInput reads the flags into a report's options and opens the
 // store it is made from.
-func reportInput(ctx context.Context, opts *Options) (report.Options, report.Slicer, error) {
+func reportInput(ctx context.Context, opts *Options) (report.Options, loom.Store, error) {
 	rf := &opts.report
 	req := report.Request{By: rf.by, Breakdown: rf.breakdown, Since: rf.since, Until: rf.until, TZ: rf.tz, Agent: rf.agent,
 		StartOfWeek: rf.startOfWeek, Flags: true}
@@ -287,7 +287,7 @@ func usageReportRun(ctx context.Context, opts *Options) error {
 	}
 	cs := ios.ColorScheme()
 	f := report.Format{Pretty: tty, Unknown: human.UnknownCost, ShortModels: tty, Dates: dates}
-	if s, ok := st.(loom.Store); ok && tty && rep.By == report.Session {
+	if s := st; tty && rep.By == report.Session {
 		ids := make([]string, len(rep.Rows))
 		for i, r := range rep.Rows {
 			ids[i] = r.Period

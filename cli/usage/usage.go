@@ -29,7 +29,7 @@ import (
 type Options struct {
 	IO *term.IOStreams
 	// ReadStore opens the store to read.
-	ReadStore func(context.Context) (loom.Store, error)
+	ReadStore func(context.Context) (loom.Engine, error)
 	// Resolve finds the session a reference names.
 	Resolve func(ctx context.Context, st loom.Store, ref string) (*loom.Session, error)
 	// Project is the working directory's project (--project).

@@ -19,7 +19,7 @@ import (
 // ago, api's before web's: one in the project api of a model config.toml prices at $3 and
 // $15 a million tokens in and out, one in web of a model with no price.
 type world struct {
-	st         loom.Store
+	st         loom.Engine
 	api, web   loom.Project
 	apiS, webS *loom.Session
 	prices     *pricing.Table
@@ -58,7 +58,7 @@ func (w *world) options() (*Options, *term.IOStreams) {
 	scope := command.Scope{IO: ios, User: func() string { return "local" }, Project: func() (loom.Project, error) { return w.api, nil }}
 	o := &Options{
 		IO:         ios,
-		ReadStore:  func(context.Context) (loom.Store, error) { return w.st, nil },
+		ReadStore:  func(context.Context) (loom.Engine, error) { return w.st, nil },
 		Resolve:    scope.Resolve,
 		Project:    scope.Project,
 		PriceTable: func() (*pricing.Table, error) { return w.prices, nil },

@@ -19,8 +19,8 @@ type mcpClient struct {
 	ss *sdk.ServerSession
 }
 
-func newMCPClient(ctx context.Context, st loom.Store, user string) (*mcpClient, error) {
-	srv := mcp.NewServer(mcp.Config{Store: func(context.Context) (loom.Store, error) { return st, nil }, User: user})
+func newMCPClient(ctx context.Context, st loom.Engine, user string) (*mcpClient, error) {
+	srv := mcp.NewServer(mcp.Config{Store: func(context.Context) (loom.Engine, error) { return st, nil }, User: user})
 	ct, stt := sdk.NewInMemoryTransports()
 	ss, err := srv.Connect(ctx, stt, nil)
 	if err != nil {

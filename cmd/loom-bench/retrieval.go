@@ -118,7 +118,7 @@ func retrievalMain(ctx context.Context, out io.Writer, dir string, set *retrieva
 		}
 		projects[i] = paths.ProjectOf(cwd).ID
 	}
-	stores := make([]loom.Store, len(set.convs))
+	stores := make([]loom.Engine, len(set.convs))
 	keys := map[string]string{} // loom session id → dataset session id
 	t0 := time.Now()
 	if o.bare {
@@ -335,7 +335,7 @@ func (s *retrievalScore) row(b *strings.Builder, name string) {
 
 // openRetrievalStore opens a new store: a SQLite file, or a fresh schema
 // of the PostgreSQL server, which closing the store drops.
-func openRetrievalStore(ctx context.Context, file, server string) (loom.Store, func(), error) {
+func openRetrievalStore(ctx context.Context, file, server string) (loom.Engine, func(), error) {
 	if server == "" {
 		st, err := sqlite.Open(ctx, file)
 		if err != nil {
@@ -358,7 +358,7 @@ func openRetrievalStore(ctx context.Context, file, server string) (loom.Store, f
 // importRetrieval imports the Claude Code files under root, as `loom
 // session import` does, and fills keys with the dataset's id of each
 // session stored.
-func importRetrieval(ctx context.Context, st loom.Store, root string, names, keys map[string]string) error {
+func importRetrieval(ctx context.Context, st loom.Engine, root string, names, keys map[string]string) error {
 	im := &importer.Importer{Store: st, UserID: "bench", Project: paths.ProjectOf}
 	rep, err := im.Run(ctx, []importer.Target{{Format: claudecode.New(), Roots: []string{root}, Explicit: true}})
 	if err != nil {
@@ -467,7 +467,7 @@ func goldRank(ranked, gold []string) int {
 
 // embedRetrieval embeds every message of st through o's embedder, as
 // loom embed does, and returns the searcher that fuses with it.
-func embedRetrieval(ctx context.Context, st loom.Store, o *retrievalOptions) (*semantic.Searcher, func(), error) {
+func embedRetrieval(ctx context.Context, st loom.Engine, o *retrievalOptions) (*semantic.Searcher, func(), error) {
 	url, done := o.embed, func() {}
 	if !strings.HasPrefix(url, "http://") && !strings.HasPrefix(url, "https://") {
 		var err error
@@ -484,8 +484,8 @@ func embedRetrieval(ctx context.Context, st loom.Store, o *retrievalOptions) (*s
 	if o.embedModel == "" {
 		o.embedModel = "nomic-embed-text"
 	}
-	vs, ok := st.(loom.VectorStore)
-	if !ok {
+	vs := st.Services().Vectors
+	if vs == nil {
 		done()
 		return nil, nil, fmt.Errorf("-embed: the store keeps no vectors")
 	}

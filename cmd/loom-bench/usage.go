@@ -160,7 +160,7 @@ func number(row interface{ Scan(dest ...any) error }) (int, error) {
 // after one more turn, which brings that turn in first.
 func usageRows(ctx context.Context, rep *report, engine string, st interface {
 	usagereport.Slicer
-	loom.Store
+	loom.Engine
 }, daily func(usagereport.Slicer) func() error, runs int, base func() error) error {
 	t0 := time.Now()
 	if err := daily(st)(); err != nil {
@@ -201,7 +201,7 @@ const usageAgentFiles = 2000
 // then the daily report.
 func usageLive(ctx context.Context, rep *report, engine string, st interface {
 	usagereport.Slicer
-	loom.Store
+	loom.Engine
 }, daily func(usagereport.Slicer) func() error, runs int, base func() error) error {
 	root, err := os.MkdirTemp("", "loom-bench-agents-")
 	if err != nil {

@@ -50,7 +50,7 @@ const RecallPrompt = "why did the schema migration time out on the replica"
 
 // recallOnce recalls RecallPrompt in the second of benchProjects, as
 // an agent's hook would, and fails when nothing is found.
-func recallOnce(ctx context.Context, st loom.Store, user string) func() error {
+func recallOnce(ctx context.Context, st loom.Engine, user string) func() error {
 	project := benchProjects()[1].ID
 	return func() error {
 		r, err := recall.Recall(ctx, st, recall.Options{Prompt: RecallPrompt, UserID: user, ProjectID: project})

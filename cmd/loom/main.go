@@ -82,7 +82,7 @@ func damage(err error) cli.Damage {
 // file:PATH), opened as the command's access needs. A PostgreSQL
 // database is the server's to create and protect: access changes
 // nothing there.
-func openStore(ctx context.Context, url string, access cli.Access, opts ...sessionstore.Option) (loom.Store, error) {
+func openStore(ctx context.Context, url string, access cli.Access, opts ...sessionstore.Option) (loom.Engine, error) {
 	switch {
 	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
 		st, err := postgres.Open(ctx, url, opts...)

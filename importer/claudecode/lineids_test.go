@@ -91,7 +91,7 @@ func TestReimportKeepsEarlierLineIDs(t *testing.T) {
 	importertest.NothingNew(t, st, New(), path)
 }
 
-func storeAt(t *testing.T, path string) loom.Store {
+func storeAt(t *testing.T, path string) loom.Engine {
 	t.Helper()
 	st, err := sqlite.Open(context.Background(), path)
 	if err != nil {

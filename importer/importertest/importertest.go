@@ -156,7 +156,7 @@ func Store(t testing.TB) *sqlite.Store {
 
 // Import runs one import of f's sessions at roots into st as user
 // "alice", and returns its report; an error of the run fails the test.
-func Import(t testing.TB, st loom.Store, f importer.Format, roots ...string) *importer.ToolReport {
+func Import(t testing.TB, st loom.Engine, f importer.Format, roots ...string) *importer.ToolReport {
 	t.Helper()
 	im := &importer.Importer{Store: st, UserID: "alice"}
 	rep, err := im.Run(context.Background(), []importer.Target{{Format: f, Roots: roots, Explicit: true}})
@@ -259,7 +259,7 @@ type Watching struct {
 // Watch starts following f's sessions at roots into st as user "alice"
 // (importer.Watch, no periodic rescan: only file notifications bring a
 // change in), stopped when the test ends.
-func Watch(t testing.TB, st loom.Store, f importer.Format, roots ...string) *Watching {
+func Watch(t testing.TB, st loom.Engine, f importer.Format, roots ...string) *Watching {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &Watching{reports: make(chan *importer.Report, 64)}
@@ -324,7 +324,7 @@ func RefusesOtherDB(t testing.TB, f importer.Format, name string) {
 
 // NothingNew imports f's sessions at roots into st once more and fails
 // the test when that adds or changes anything.
-func NothingNew(t testing.TB, st loom.Store, f importer.Format, roots ...string) {
+func NothingNew(t testing.TB, st loom.Engine, f importer.Format, roots ...string) {
 	t.Helper()
 	if rep := Import(t, st, f, roots...); rep.MessagesAdded != 0 || rep.SessionsNew != 0 || rep.SessionsGrown != 0 {
 		t.Fatalf("an import of what was imported: %+v", rep)
@@ -368,7 +368,7 @@ func Zstd(t testing.TB, data []byte) []byte {
 // ImportThenWatch imports f's sessions at roots into st (the test fails
 // unless that brings new sessions and no file fails), then watches
 // them, its first run done.
-func ImportThenWatch(t testing.TB, st loom.Store, f importer.Format, roots ...string) *Watching {
+func ImportThenWatch(t testing.TB, st loom.Engine, f importer.Format, roots ...string) *Watching {
 	t.Helper()
 	if rep := Import(t, st, f, roots...); rep.SessionsNew == 0 || rep.FilesFailed != 0 {
 		t.Fatalf("first import %+v", rep)

@@ -143,7 +143,7 @@ func OpenEngine(ctx context.Context, dsn string, opts ...sessionstore.Option) (F
 
 // openFor opens the store a URL names as cmd/loom does for a command
 // with the given access.
-func openFor(ctx context.Context, dsn string, access cli.Access, opts ...sessionstore.Option) (loom.Store, error) {
+func openFor(ctx context.Context, dsn string, access cli.Access, opts ...sessionstore.Option) (loom.Engine, error) {
 	if postgres.IsURL(dsn) {
 		return OpenEngine(ctx, dsn, opts...)
 	}
@@ -164,7 +164,7 @@ func openFor(ctx context.Context, dsn string, access cli.Access, opts ...session
 // FixtureEngine is what the tests use of a store: the store and its
 // tokens.
 type FixtureEngine interface {
-	loom.Store
+	loom.Engine
 	loom.TokenStore
 }
 

@@ -268,7 +268,7 @@ func (fx *Fixture) RunWith(t *testing.T, o RunOpts, args ...string) Result {
 		IO:    ios,
 		Env:   func(k string) string { return env[k] },
 		Getwd: func() (string, error) { return dir, nil },
-		OpenStore: func(ctx context.Context, url string, access cli.Access, opts ...sessionstore.Option) (loom.Store, error) {
+		OpenStore: func(ctx context.Context, url string, access cli.Access, opts ...sessionstore.Option) (loom.Engine, error) {
 			st, err := openFor(ctx, url, access, opts...)
 			if err != nil {
 				return nil, err

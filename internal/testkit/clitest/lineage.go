@@ -16,7 +16,7 @@ func (fx *Fixture) CountingRun(t *testing.T, args ...string) (Result, *storetest
 	var cs *storetest.Counting
 	r := fx.RunWith(t, RunOpts{Before: func(f *cli.Factory) {
 		open := f.OpenStore
-		f.OpenStore = func(ctx context.Context, url string, access cli.Access, opts ...sessionstore.Option) (loom.Store, error) {
+		f.OpenStore = func(ctx context.Context, url string, access cli.Access, opts ...sessionstore.Option) (loom.Engine, error) {
 			st, err := open(ctx, url, access, opts...)
 			if err != nil {
 				return nil, err

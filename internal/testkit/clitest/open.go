@@ -11,6 +11,6 @@ import (
 // OpenFor opens the store a URL names as cmd/loom does for a command
 // with the given access: a Factory.OpenStore for tests that build their
 // own Factory.
-func OpenFor(ctx context.Context, dsn string, access cli.Access, opts ...sessionstore.Option) (loom.Store, error) {
+func OpenFor(ctx context.Context, dsn string, access cli.Access, opts ...sessionstore.Option) (loom.Engine, error) {
 	return openFor(ctx, dsn, access, opts...)
 }

@@ -73,7 +73,7 @@ func readJSON[T any](t *testing.T, path string) T {
 
 // store is a new store on the engine under test: SQLite, or PostgreSQL
 // when LOOM_TEST_POSTGRES names a server (as for the cli tests).
-func store(t *testing.T) (loom.Store, string) {
+func store(t *testing.T) (loom.Engine, string) {
 	if os.Getenv(storetest.PostgresEnv) == "" {
 		return importertest.Store(t), "SQLite"
 	}
@@ -88,7 +88,7 @@ func store(t *testing.T) (loom.Store, string) {
 // corpus imports the real sessions and appends the set's own into a new
 // store, and returns it with each session's key by id and its words (as
 // written, in lower case) by key.
-func corpus(t *testing.T, st loom.Store) (map[string]string, map[string]map[string]bool) {
+func corpus(t *testing.T, st loom.Engine) (map[string]string, map[string]map[string]bool) {
 	ctx := context.Background()
 	importertest.Import(t, st, claudecode.Format{}, samples+"/claude-code")
 	importertest.Import(t, st, codex.Format{}, samples+"/codex/vibecodingtracker-codex.jsonl")

@@ -120,7 +120,7 @@ func Fill(t testing.TB, dir string) (free func()) {
 // then fail as loom.ENOSPACE with a message of one line, and store
 // nothing; with room again, both work and the session holds what was
 // stored before and after, nothing of what failed.
-func OutOfSpace(t *testing.T, st loom.Store, full func() (room func())) {
+func OutOfSpace(t *testing.T, st loom.Engine, full func() (room func())) {
 	t.Helper()
 	ctx := context.Background()
 	s := &loom.Session{ID: loom.NewID(), UserID: "u", Key: "cli:full"}
@@ -132,7 +132,7 @@ func OutOfSpace(t *testing.T, st loom.Store, full func() (room func())) {
 	if err := st.Append(ctx, s, say("before the disk fills")); err != nil {
 		t.Fatal(err)
 	}
-	sync, _ := st.(loom.SyncStore)
+	sync := st.Services().Sync
 	host := loom.NewID()
 	records := func(from int64) []loom.SyncRecord {
 		var out []loom.SyncRecord

@@ -34,7 +34,7 @@ func Must[S io.Closer](st S, err error) func(testing.TB) S {
 // binary plays its own second process: its TestMain calls ChildMain.
 type Engine struct {
 	// Open opens a handle on the database db names.
-	Open func(ctx context.Context, db string) (loom.Store, error)
+	Open func(ctx context.Context, db string) (loom.Engine, error)
 	// Check runs the engine's own checks of what its schema promises.
 	Check func(t *testing.T, st loom.Store)
 	// Tag returns how a child that may be killed opens db, so that

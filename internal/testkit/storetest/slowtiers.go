@@ -11,7 +11,7 @@ import (
 // on the store below and whose later tiers never end before their time
 // does, as on a busy machine: a test of what a search out of time
 // answers.
-type SlowTiers struct{ loom.Store }
+type SlowTiers struct{ loom.Engine }
 
 // Search implements loom.Store.
 func (s SlowTiers) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHit, error) {
@@ -20,7 +20,7 @@ func (s SlowTiers) Search(ctx context.Context, q loom.SearchQuery) ([]loom.Searc
 		if first && !tq.AnyWord && !tq.Titles {
 			first = false
 			tq.Exact = true
-			return s.Store.Search(ctx, tq)
+			return s.Engine.Search(ctx, tq)
 		}
 		<-ctx.Done()
 		return nil, context.Cause(ctx)

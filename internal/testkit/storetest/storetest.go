@@ -17,15 +17,15 @@ import (
 // Counting is a store that counts its session lookups (Session,
 // Sessions, Resolve, Family) by method name and passes every call on.
 type Counting struct {
-	loom.Store
+	loom.Engine
 
 	mu    sync.Mutex
 	calls map[string]int
 }
 
 // NewCounting counts the session lookups made of st.
-func NewCounting(st loom.Store) *Counting {
-	return &Counting{Store: st, calls: map[string]int{}}
+func NewCounting(st loom.Engine) *Counting {
+	return &Counting{Engine: st, calls: map[string]int{}}
 }
 
 func (c *Counting) count(name string) {
@@ -53,29 +53,29 @@ func (c *Counting) Total() int {
 // Session implements loom.Store.
 func (c *Counting) Session(ctx context.Context, id string) (*loom.Session, error) {
 	c.count("Session")
-	return c.Store.Session(ctx, id)
+	return c.Engine.Session(ctx, id)
 }
 
 // Sessions implements loom.Store.
 func (c *Counting) Sessions(ctx context.Context, f loom.SessionFilter) ([]*loom.Session, error) {
 	c.count("Sessions")
-	return c.Store.Sessions(ctx, f)
+	return c.Engine.Sessions(ctx, f)
 }
 
 // Summaries implements loom.Store.
 func (c *Counting) Summaries(ctx context.Context, f loom.SessionFilter) ([]*loom.SessionSummary, error) {
 	c.count("Summaries")
-	return c.Store.Summaries(ctx, f)
+	return c.Engine.Summaries(ctx, f)
 }
 
 // Resolve implements loom.Store.
 func (c *Counting) Resolve(ctx context.Context, ref string, scope loom.ResolveScope) (*loom.Session, error) {
 	c.count("Resolve")
-	return c.Store.Resolve(ctx, ref, scope)
+	return c.Engine.Resolve(ctx, ref, scope)
 }
 
 // Family implements loom.Store.
 func (c *Counting) Family(ctx context.Context, q loom.FamilyQuery) ([]*loom.Session, error) {
 	c.count("Family")
-	return c.Store.Family(ctx, q)
+	return c.Engine.Family(ctx, q)
 }

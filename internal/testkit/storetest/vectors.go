@@ -14,9 +14,9 @@ import (
 // (loom.VectorStore), with a fake embeddings server: embedding is
 // incremental and starts over for a new model; hits by meaning pass the
 // search's filters; a purged session's vectors go.
-func Vectors(t *testing.T, st loom.Store) {
-	vs, ok := st.(loom.VectorStore)
-	if !ok {
+func Vectors(t *testing.T, st loom.Engine) {
+	vs := st.Services().Vectors
+	if vs == nil {
 		t.Fatalf("%T keeps no vectors", st)
 	}
 	ctx := t.Context()

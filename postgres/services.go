@@ -1,0 +1,27 @@
+package postgres
+
+import "github.com/loomhq/loom"
+
+var _ loom.Engine = (*Store)(nil)
+
+// Services implements loom.Engine: every service loom has.
+func (s *Store) Services() loom.Services {
+	return loom.Services{
+		Calls:         s,
+		SourceLocks:   s,
+		ImportApplier: s,
+		ProjectMover:  s,
+		Originals:     s,
+		Tokens:        s,
+		Shares:        s,
+		Sync:          s,
+		HubLocks:      s,
+		TeamHub:       s,
+		Vectors:       s,
+		Edits:         s,
+		EditVersions:  s,
+		Roots:         s,
+		Activity:      s,
+		IndexSize:     s,
+	}
+}
