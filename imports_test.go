@@ -48,9 +48,9 @@ func TestRootImports(t *testing.T) {
 // out).
 var assertedStoresLeft = []string{
 	"conformance/projectmove.go: syncLogger",
-	"internal/clitest/engine.go: *postgres.Store",
-	"internal/clitest/engine.go: *sqlite.Store",
-	"internal/synctest/synctest.go: Searcher",
+	"internal/testkit/clitest/engine.go: *postgres.Store",
+	"internal/testkit/clitest/engine.go: *sqlite.Store",
+	"internal/testkit/synctest/synctest.go: Searcher",
 	"cli/command/adopt.go: *EmptyStore",
 	"cli/command/invocation.go: *EmptyStore",
 	"cli/recall/serve.go: *command.EmptyStore",
