@@ -187,7 +187,6 @@ func New(cfg Config) *Server {
 	s := &Server{
 		cfg:       cfg,
 		st:        cfg.Store,
-		svc:       cfg.Store.Services(),
 		searcher:  cfg.Searcher,
 		tokens:    cfg.Tokens,
 		log:       log,
@@ -195,6 +194,9 @@ func New(cfg Config) *Server {
 		busy:      map[string]bool{},
 		streams:   newLimiter("event streams open", cfg.MaxStreamsPerUser, cfg.MaxStreams),
 		turnLimit: newLimiter("turns running", cfg.MaxTurnsPerUser, cfg.MaxTurns),
+	}
+	if cfg.Store != nil {
+		s.svc = cfg.Store.Services()
 	}
 	s.turnCtx, s.cancelTurns = context.WithCancel(context.Background())
 	s.pages = newPages()

@@ -60,10 +60,13 @@ func TestRecall(t *testing.T) {
 	if r := hook(in); r.Stdout != "" {
 		t.Fatalf("hook out of time: %q", r.Stdout)
 	}
-	fx.ExtraEnv = nil
+	// Bad input is told on stderr, when the hook has the time to read it
+	// (on a busy machine the default budget can end first, silently).
+	fx.ExtraEnv = []string{"LOOM_RECALL_HOOK_TIME=1m"}
 	if r := hook("not json"); r.Stdout != "" || strings.Count(strings.TrimSpace(r.Stderr), "\n") != 0 || r.Stderr == "" {
 		t.Fatalf("hook with bad input: %q %q", r.Stdout, r.Stderr)
 	}
+	fx.ExtraEnv = nil
 	fx.MustExec(t, "recall", "disable")
 	if r := hook(in); r.Stdout != "" {
 		t.Fatalf("hook after disable: %q", r.Stdout)
