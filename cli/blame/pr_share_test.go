@@ -82,7 +82,7 @@ func TestBlamePRShare(t *testing.T) {
 	if !strings.Contains(text, "Write a tokenizer for the parser.") || !strings.Contains(text, "[REDACTED:github-token]") {
 		t.Errorf("the shared session lacks its text or its marker:\n%s", text)
 	}
-	if v := clitest.HoldsAny(text, []string{sec.Value}); v != "" {
+	if v := secretstest.HoldsAny(text, []string{sec.Value}); v != "" {
 		t.Errorf("the shared session holds the secret %q", v)
 	}
 	if hubDB == "" {

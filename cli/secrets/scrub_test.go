@@ -23,6 +23,7 @@ import (
 	"github.com/loomhq/loom/internal/testkit/clitest"
 	"github.com/loomhq/loom/paths"
 	"github.com/loomhq/loom/replaylog"
+	"github.com/loomhq/loom/secrets/secretstest"
 	_ "github.com/loomhq/loom/sqlite" // the driver
 	"github.com/loomhq/loom/synclog"
 )
@@ -265,7 +266,7 @@ func TestRedactLeavesNoCopy(t *testing.T) {
 		a.MustExec(t, "sync")
 		b.MustExec(t, "sync")
 		for _, id := range []string{before.ID, s.ID} {
-			if shown := b.MustExec(t, "session", "show", id, "--full-history"); clitest.HoldsAny(shown, p.values) == "" {
+			if shown := b.MustExec(t, "session", "show", id, "--full-history"); secretstest.HoldsAny(shown, p.values) == "" {
 				t.Fatalf("machine B did not get session %s:\n%s", id, shown)
 			}
 		}
@@ -287,7 +288,7 @@ func TestRedactLeavesNoCopy(t *testing.T) {
 			}
 		}
 		shown := b.MustExec(t, "session", "show", s.ID, "--full-history")
-		if v := clitest.HoldsAny(shown, p.values); v != "" || !strings.Contains(shown, "[REDACTED:") {
+		if v := secretstest.HoldsAny(shown, p.values); v != "" || !strings.Contains(shown, "[REDACTED:") {
 			t.Errorf("machine B shows %q after the redaction:\n%s", v, shown)
 		}
 

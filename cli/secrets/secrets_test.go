@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/loomhq/loom/internal/testkit/clitest"
+	"github.com/loomhq/loom/secrets/secretstest"
 )
 
 func jsonOf(v any) string {
@@ -55,7 +56,7 @@ func TestSecretsScanAndRedact(t *testing.T) {
 	if r.Code != 0 {
 		t.Fatalf("scan: exit %d: %s", r.Code, r.Stderr)
 	}
-	if v := clitest.HoldsAny(r.Stdout+r.Stderr, values); v != "" {
+	if v := secretstest.HoldsAny(r.Stdout+r.Stderr, values); v != "" {
 		t.Fatalf("scan printed the secret %q", v)
 	}
 	rep := clitest.DecodeJSON[scanJSON](t, r.Stdout)
@@ -81,7 +82,7 @@ func TestSecretsScanAndRedact(t *testing.T) {
 		t.Errorf("redact without a terminal or --yes: exit %d, %q", r.Code, r.Stderr)
 	}
 	dry := fx.MustRun(t, "secrets", "redact", "--dry-run")
-	if !strings.Contains(dry, "would redact 6 secrets") || clitest.HoldsAny(dry, values) != "" {
+	if !strings.Contains(dry, "would redact 6 secrets") || secretstest.HoldsAny(dry, values) != "" {
 		t.Errorf("dry run:\n%s", dry)
 	}
 	if again := clitest.DecodeJSON[scanJSON](t, fx.MustRun(t, "secrets", "scan", "--full", "--json")); again.Secrets != 6 {
@@ -96,7 +97,7 @@ func TestSecretsScanAndRedact(t *testing.T) {
 		t.Errorf("after redact a scan finds %d secrets", after.Secrets)
 	}
 	shown := fx.MustRun(t, "session", "show", s.ID, "--full-history")
-	if v := clitest.HoldsAny(shown, values); v != "" || !strings.Contains(shown, "[REDACTED:aws-access-key]") || !strings.Contains(shown, "wombat done") {
+	if v := secretstest.HoldsAny(shown, values); v != "" || !strings.Contains(shown, "[REDACTED:aws-access-key]") || !strings.Contains(shown, "wombat done") {
 		t.Errorf("after redact the session shows %q:\n%s", v, shown)
 	}
 	for _, v := range values {
@@ -104,7 +105,7 @@ func TestSecretsScanAndRedact(t *testing.T) {
 			t.Errorf("search %q still finds the session:\n%s", v, r.Stdout)
 		}
 	}
-	if list := fx.MustRun(t, "session", "list", "--all-projects", "--json"); clitest.HoldsAny(list, values) != "" {
+	if list := fx.MustRun(t, "session", "list", "--all-projects", "--json"); secretstest.HoldsAny(list, values) != "" {
 		t.Errorf("the session's last prompt keeps a secret: %s", list)
 	}
 	if !clitest.OnPostgres() {
@@ -112,7 +113,7 @@ func TestSecretsScanAndRedact(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if v := clitest.HoldsAny(string(b), values); v != "" {
+		if v := secretstest.HoldsAny(string(b), values); v != "" {
 			t.Errorf("the store file still holds %q", v)
 		}
 	}
@@ -128,16 +129,16 @@ func TestSecretsNeverLeaveByDefault(t *testing.T) {
 
 	for _, format := range []string{"markdown", "html"} {
 		r := fx.Run(t, "session", "export", s.ID, "--format", format)
-		if r.Code != 0 || clitest.HoldsAny(r.Stdout, values) != "" || !strings.Contains(r.Stdout, "REDACTED:") || !strings.Contains(r.Stderr, "redacted 6 secrets") {
-			t.Errorf("export %s: exit %d, stderr %q, holds %q", format, r.Code, r.Stderr, clitest.HoldsAny(r.Stdout, values))
+		if r.Code != 0 || secretstest.HoldsAny(r.Stdout, values) != "" || !strings.Contains(r.Stdout, "REDACTED:") || !strings.Contains(r.Stderr, "redacted 6 secrets") {
+			t.Errorf("export %s: exit %d, stderr %q, holds %q", format, r.Code, r.Stderr, secretstest.HoldsAny(r.Stdout, values))
 		}
 		r = fx.Run(t, "session", "export", s.ID, "--format", format, "--no-redact")
-		if r.Code != 0 || clitest.HoldsAny(r.Stdout, values) == "" {
+		if r.Code != 0 || secretstest.HoldsAny(r.Stdout, values) == "" {
 			t.Errorf("export %s --no-redact left the secrets out", format)
 		}
 	}
 	r := fx.Run(t, "session", "export", s.ID)
-	if r.Code != 0 || clitest.HoldsAny(r.Stdout, values) == "" || !strings.Contains(r.Stderr, "keeps 6 secrets as stored") {
+	if r.Code != 0 || secretstest.HoldsAny(r.Stdout, values) == "" || !strings.Contains(r.Stderr, "keeps 6 secrets as stored") {
 		t.Errorf("jsonl export: exit %d, stderr %q", r.Code, r.Stderr)
 	}
 
@@ -150,25 +151,25 @@ func TestSecretsNeverLeaveByDefault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v := clitest.HoldsAny(string(written), values); v != "" || !strings.Contains(string(written), "REDACTED:") {
+	if v := secretstest.HoldsAny(string(written), values); v != "" || !strings.Contains(string(written), "REDACTED:") {
 		t.Errorf("the handed-off file holds %q", v)
 	}
 
 	cs := clitest.ConnectStdio(t, fx)
 	read := clitest.MustCall(t, cs, "read_session", map[string]any{"ref": s.ID})
-	if v := clitest.HoldsAny(read.Text+jsonOf(read.Data), values); v != "" || !strings.Contains(read.Text, "loom redacted 6 secrets") {
+	if v := secretstest.HoldsAny(read.Text+jsonOf(read.Data), values); v != "" || !strings.Contains(read.Text, "loom redacted 6 secrets") {
 		t.Errorf("read_session holds %q or does not count:\n%s", v, read.Text)
 	}
 	found := clitest.MustCall(t, cs, "search_sessions", map[string]any{"query": "wombat", "all_projects": true})
-	if v := clitest.HoldsAny(found.Text+jsonOf(found.Data), values); v != "" {
+	if v := secretstest.HoldsAny(found.Text+jsonOf(found.Data), values); v != "" {
 		t.Errorf("search_sessions holds %q:\n%s", v, found.Text)
 	}
 	list := clitest.MustCall(t, cs, "list_sessions", map[string]any{"all_projects": true})
-	if v := clitest.HoldsAny(list.Text+jsonOf(list.Data), values); v != "" {
+	if v := secretstest.HoldsAny(list.Text+jsonOf(list.Data), values); v != "" {
 		t.Errorf("list_sessions holds %q", v)
 	}
 	recalled := clitest.MustCall(t, cs, "recall", map[string]any{"prompt": "wombat deploy step", "all_projects": true, "tokens": 8000})
-	if v := clitest.HoldsAny(recalled.Text+jsonOf(recalled.Data), values); v != "" || !strings.Contains(recalled.Text, "REDACTED:") || !strings.Contains(recalled.Text, "loom redacted") {
+	if v := secretstest.HoldsAny(recalled.Text+jsonOf(recalled.Data), values); v != "" || !strings.Contains(recalled.Text, "REDACTED:") || !strings.Contains(recalled.Text, "loom redacted") {
 		t.Errorf("recall holds %q or does not count:\n%s", v, recalled.Text)
 	}
 
@@ -185,7 +186,7 @@ func TestSecretsNeverLeaveByDefault(t *testing.T) {
 	}
 	_ = json.Unmarshal([]byte(r.Stdout), &hook)
 	added := hook.HookSpecificOutput.AdditionalContext
-	if v := clitest.HoldsAny(added, values); r.Code != 0 || v != "" || !strings.Contains(added, "REDACTED:") {
+	if v := secretstest.HoldsAny(added, values); r.Code != 0 || v != "" || !strings.Contains(added, "REDACTED:") {
 		t.Errorf("the recall hook: exit %d, holds %q:\n%s%s", r.Code, v, r.Stdout, r.Stderr)
 	}
 }
@@ -202,20 +203,20 @@ func TestSecretsRedactSyncs(t *testing.T) {
 		s, values := clitest.SeedSecrets(t, a)
 		a.MustExec(t, "sync")
 		b.MustExec(t, "sync")
-		if shown := b.MustExec(t, "session", "show", s.ID, "--full-history"); clitest.HoldsAny(shown, values) == "" {
+		if shown := b.MustExec(t, "session", "show", s.ID, "--full-history"); secretstest.HoldsAny(shown, values) == "" {
 			t.Fatalf("machine B did not get the session:\n%s", shown)
 		}
 		a.MustExec(t, "secrets", "redact", "--yes")
 		a.MustExec(t, "sync")
 		b.MustExec(t, "sync")
 		shown := b.MustExec(t, "session", "show", s.ID, "--full-history")
-		if v := clitest.HoldsAny(shown, values); v != "" || !strings.Contains(shown, "[REDACTED:") {
+		if v := secretstest.HoldsAny(shown, values); v != "" || !strings.Contains(shown, "[REDACTED:") {
 			t.Errorf("after sync machine B still shows %q:\n%s", v, shown)
 		}
 		if rep := clitest.DecodeJSON[scanJSON](t, b.MustExec(t, "secrets", "scan", "--json")); rep.Secrets != 0 {
 			t.Errorf("machine B holds %d secrets after sync", rep.Secrets)
 		}
-		if list := b.MustExec(t, "session", "list", "--all-projects", "--json"); clitest.HoldsAny(list, values) != "" {
+		if list := b.MustExec(t, "session", "list", "--all-projects", "--json"); secretstest.HoldsAny(list, values) != "" {
 			t.Errorf("machine B's last prompt keeps a secret")
 		}
 	})
@@ -234,7 +235,7 @@ func TestSecretsRedactOnWrite(t *testing.T) {
 	}
 	clitest.WriteConfig(t, src, "[mcp]\nredact = false\n")
 	plain := clitest.MustCall(t, clitest.ConnectStdio(t, src), "read_session", map[string]any{"ref": s.ID})
-	if clitest.HoldsAny(plain.Text, values) == "" {
+	if secretstest.HoldsAny(plain.Text, values) == "" {
 		t.Errorf("with [mcp] redact = false read_session still redacts")
 	}
 
@@ -244,7 +245,7 @@ func TestSecretsRedactOnWrite(t *testing.T) {
 	if rep := clitest.DecodeJSON[scanJSON](t, dst.MustRun(t, "secrets", "scan", "--json")); rep.Secrets != 0 {
 		t.Errorf("imported with redact_on_write, the store holds %d secrets", rep.Secrets)
 	}
-	if shown := dst.MustRun(t, "session", "show", s.ID, "--full-history"); clitest.HoldsAny(shown, values) != "" || !strings.Contains(shown, "[REDACTED:") {
+	if shown := dst.MustRun(t, "session", "show", s.ID, "--full-history"); secretstest.HoldsAny(shown, values) != "" || !strings.Contains(shown, "[REDACTED:") {
 		t.Errorf("imported with redact_on_write:\n%s", shown)
 	}
 }
@@ -285,7 +286,7 @@ func TestSecretsAllow(t *testing.T) {
 	if !strings.Contains(kept, values[0]) {
 		t.Errorf("redact replaced the allowed value %q too", values[0])
 	}
-	if v := clitest.HoldsAny(kept, values[1:]); v != "" {
+	if v := secretstest.HoldsAny(kept, values[1:]); v != "" {
 		t.Errorf("after redact the store keeps %q", v)
 	}
 	fx.MustRun(t, "secrets", "allow", "--remove", place.ID)

@@ -15,6 +15,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli"
 	"github.com/loomhq/loom/internal/testkit/clitest"
+	"github.com/loomhq/loom/secrets/secretstest"
 	"github.com/loomhq/loom/share"
 )
 
@@ -179,7 +180,7 @@ func TestShareLink(t *testing.T) {
 	if !strings.Contains(text, "wombat deploy step") || !strings.Contains(text, "[REDACTED:") {
 		t.Errorf("the shared session lacks its text or its markers:\n%s", text)
 	}
-	if v := clitest.HoldsAny(text, secretValues); v != "" {
+	if v := secretstest.HoldsAny(text, secretValues); v != "" {
 		t.Errorf("the shared session holds the secret %q", v)
 	}
 	if strings.Contains(text, fx.Project) || !strings.Contains(text, "<project>/pkg/deploy.go") {

@@ -175,3 +175,14 @@ func (g *Gen) Secret(kind string) Secret {
 	}
 	return Secret{Kind: kind, Value: v, Text: t}
 }
+
+// HoldsAny returns the first of values that text holds, "" for none: the
+// check that a planted secret stayed out of what a test reads.
+func HoldsAny(text string, values []string) string {
+	for _, v := range values {
+		if strings.Contains(text, v) {
+			return v
+		}
+	}
+	return ""
+}

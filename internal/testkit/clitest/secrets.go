@@ -59,16 +59,6 @@ func jsonQuote(s string) string {
 	return b.String()
 }
 
-// HoldsAny returns the first of values that text holds.
-func HoldsAny(text string, values []string) string {
-	for _, v := range values {
-		if strings.Contains(text, v) {
-			return v
-		}
-	}
-	return ""
-}
-
 // WriteConfig writes fx's config.toml.
 func WriteConfig(t *testing.T, fx *Fixture, text string) {
 	t.Helper()

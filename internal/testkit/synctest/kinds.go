@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/loomhq/loom"
@@ -167,7 +166,7 @@ func testEveryRecordKind(t *testing.T, newStore Factory) {
 			t.Fatal(err)
 		}
 		before := mustJSON(p)
-		holds := heldSecret(before, planted) != ""
+		holds := secretstest.HoldsAny(before, planted) != ""
 		did := synclog.Redact(p, d, all)
 		if holds {
 			carried[p.Type()] = true
@@ -175,7 +174,7 @@ func testEveryRecordKind(t *testing.T, newStore Factory) {
 		if did != holds {
 			t.Errorf("redacting record %d (%s), holding a secret %v: reported %v", r.Header.Index, p.Type(), holds, did)
 		}
-		if v := heldSecret(mustJSON(p), planted); v != "" {
+		if v := secretstest.HoldsAny(mustJSON(p), planted); v != "" {
 			t.Errorf("record %d (%s) still holds %q after redaction", r.Header.Index, p.Type(), v)
 		}
 		redacted[i] = Pulled{r.Header, p}
@@ -189,7 +188,7 @@ func testEveryRecordKind(t *testing.T, newStore Factory) {
 	c := Synced(t, newStore, loom.Now)
 	ApplyAll(t, c, redacted)
 	got := ViewOf(t, c)
-	if v := heldSecret(mustJSON(got), planted); v != "" {
+	if v := secretstest.HoldsAny(mustJSON(got), planted); v != "" {
 		t.Errorf("a machine that applied the redacted records holds %q", v)
 	}
 	if len(got.Sessions) != len(view.Sessions) {
@@ -204,14 +203,4 @@ func testEveryRecordKind(t *testing.T, newStore Factory) {
 			t.Errorf("session %s: %d messages from the redacted records, want %d", s.ID, len(got.Messages[s.ID]), len(view.Messages[s.ID]))
 		}
 	}
-}
-
-// heldSecret returns the first of values that text holds, "" for none.
-func heldSecret(text string, values []string) string {
-	for _, v := range values {
-		if strings.Contains(text, v) {
-			return v
-		}
-	}
-	return ""
 }
