@@ -284,6 +284,11 @@ func findAssignments(text string, at []int, out []Finding) []Finding {
 				// shape with the wrong lengths is none.
 				continue
 			}
+			if cls < passwordName && alteredKey(text, s, name, text[f.Start:f.End]) {
+				// netsuite token - 'KeYcG56V…WD?5iGv…': a long key with
+				// one byte no key's alphabet has is a key altered.
+				continue
+			}
 			if cls < passwordName && serviceMisfit(text, s, name, text[f.Start:f.End]) {
 				// ramp token - 'ramp_id_tz8O…d?SIv…': a service's key
 				// that its format does not allow.

@@ -100,17 +100,21 @@ func serviceMisfit(text string, ns int, name, v string) bool {
 			v = v[:i]
 		}
 	}
-	known := false
-	misfit := true
+	fs, known := namedFormats(text, ns, name)
+	return known && misfits(fs, v)
+}
+
+// namedFormats returns the formats of the services that the name
+// text[ns:ns+len(name)] says, by its own words or the words just
+// before it on its line; known is whether it says any.
+func namedFormats(text string, ns int, name string) (fs []serviceFormat, known bool) {
 	try := func(w string) {
-		if !misfit || len(w) < 3 {
+		if len(w) < 3 {
 			return
 		}
-		if fs, ok := serviceFormats[w]; ok {
+		if f, ok := serviceFormats[w]; ok {
 			known = true
-			if !misfits(fs, v) {
-				misfit = false
-			}
+			fs = append(fs, f...)
 		}
 	}
 	words := nameWords(name)
@@ -140,9 +144,49 @@ func serviceMisfit(text string, ns int, name, v string) bool {
 		try(strings.ToLower(text[k:j]))
 		j = k
 	}
-	return known && misfit
+	return fs, known
 }
 
 func isAlnum(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// alteredKey reports whether v, given to the name text[ns:ns+len(name)],
+// is a key of 32 characters or more made of a token's alphabet but for
+// one byte ('?', '!', '#', '$' …) that no format of the service the
+// name says has: a key altered — a test's broken value, a copy with a
+// stray byte — and not a password a person chose, which is shorter,
+// nor a generated one, whose generator puts a symbol in every few
+// characters. A service whose keys hold such a byte (Salesforce's
+// 00D…!…) says so by its formats; a format of any byte says so only
+// of a key of its length (Eden AI's 173).
+// An escape of the value's carrier (%2F, \", &amp;) and a URL's
+// userinfo are not such a byte.
+func alteredKey(text string, ns int, name, v string) bool {
+	if len(v) < 32 || strings.Contains(v, "://") {
+		return false
+	}
+	stray := -1
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if tokenByte[c] {
+			continue
+		}
+		if c == '%' || c == '\\' || c == '&' || c <= ' ' || c >= 0x7f || stray >= 0 {
+			return false
+		}
+		stray = i
+	}
+	if stray < 0 || !letterAndDigit(v) || !random(v, 0.75) {
+		// A phrase a person wrote (my-jwt-secret-for-production!) is
+		// theirs, whatever byte it holds.
+		return false
+	}
+	fs, _ := namedFormats(text, ns, name)
+	for _, f := range fs {
+		if f.anyText() && f.max-f.min < 4 && f.fits(v) || !f.anyText() && f.allows(v[stray]) {
+			return false
+		}
+	}
+	return true
 }

@@ -11,7 +11,8 @@ import (
 // the service's keys can hold is no key of that service; the same
 // value under a name that says no service, or under a password's name,
 // is still a secret, and a value that fits the service's format is
-// still its key.
+// still its key. A long random key with one stray byte is a key
+// altered under any name but a password's.
 func TestServiceFormats(t *testing.T) {
 	d := secrets.Default()
 	for _, text := range []string{
@@ -34,6 +35,11 @@ func TestServiceFormats(t *testing.T) {
 		"sntrys_Zq8mN3kL9xT2vB7wR4yUqH7vL2mZ9xR4Hq3vW8mLz2xTk9vQ2mLxNq3vW8mLz2xTk9vQ2mLxaB",
 		"sntryu_4d21f07ea419be0c2a2a7986f9b8fb3932adbfd9ebde7fa957c0c30aa1f7ee1e5",
 		"xoxe.xoxp-1-SlackAppConfigurationRefreshTokenHere",
+		// A long random key of one alphabet with one byte out of it,
+		// under any name but a password's: a key altered, not one a
+		// person chose.
+		"token - 'Hq3vW8mLz2?Tk9vQ2mLxNq3vW8mLz2xTk9vQ2mLx'",
+		`secret: "BXIMbhBlC3=5hIbqCEKvq7op!V2ZfO0XWbcnasZmPm/AJfQqdcnt/+2Ytxc1hDq1m/"`,
 	} {
 		if f := d.Find(text); len(f) > 0 {
 			red, _ := d.Redact(text)
@@ -43,7 +49,10 @@ func TestServiceFormats(t *testing.T) {
 	for _, c := range []struct{ text, secret string }{
 		// The same values under names that say no service.
 		{`api_key = "q8Wm#3vRkT9zL!x2bN7pD4hY6c5f1g0j"`, "q8Wm#3vRkT9zL!x2bN7pD4hY6c5f1g0j"},
-		{"token - 'Hq3vW8mLz2?Tk9vQ2mLxNq3vW8mLz2xTk9vQ2mLx'", "Hq3vW8mLz2?Tk9vQ2mLxNq3vW8mLz2xTk9vQ2mLx"},
+		// A person's secret with a symbol in it, long or not.
+		{`JWT_SECRET="my-jwt-secret-for-production-use-only!"`, "my-jwt-secret-for-production-use-only!"},
+		{"token - 'Hq3vW8mLz2?Tk9vQ2m'", "Hq3vW8mLz2?Tk9vQ2m"},
+		{`client_secret = "Xq7#Lm2Rz9Tk4$Wp8!Vn3"`, "Xq7#Lm2Rz9Tk4$Wp8!Vn3"},
 		// A password under a service's name: people choose them.
 		{`adobe_password = "q8Wm#3vRkT9zL!x2bN7pD4h"`, "q8Wm#3vRkT9zL!x2bN7pD4h"},
 		// Keys that fit their service's format.
