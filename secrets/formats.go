@@ -51,7 +51,7 @@ func (f serviceFormat) fits(v string) bool {
 }
 
 // misfits reports whether v fits none of formats and holds a byte of
-// no token alphabet.
+// no token alphabet, or has the length of one of them (lengthMisfit).
 func misfits(formats []serviceFormat, v string) bool {
 	foreign := false
 	for i := 0; i < len(v); i++ {
@@ -61,7 +61,7 @@ func misfits(formats []serviceFormat, v string) bool {
 		}
 	}
 	if !foreign {
-		return false
+		return lengthMisfit(formats, v)
 	}
 	for _, f := range formats {
 		if !(f.anyText() && f.max-f.min >= 4) && f.fits(v) {
@@ -69,6 +69,45 @@ func misfits(formats []serviceFormat, v string) bool {
 		}
 	}
 	return true
+}
+
+// lengthMisfit reports whether v, of token characters, has the one
+// length a format of the service fixes (api2cart's 32, kucoin's
+// 24) yet fits none of the service's formats, by one or two letters
+// out of that format's alphabet (a J in hex digits, an X in lower
+// case): that key altered. A value of another length, with more
+// bytes out, or with a separator the format lacks (an = or a _ where
+// it knows letters and digits), may be another kind of the service's
+// credential than the formats known of it, and is left to the other
+// rules.
+func lengthMisfit(formats []serviceFormat, v string) bool {
+	fixed := false
+	for _, f := range formats {
+		if f.anyText() && f.max-f.min >= 4 {
+			continue
+		}
+		if f.fits(v) {
+			return false
+		}
+		if n, alnum := f.outside(v); f.min == f.max && f.min == len(v) && n <= 2 && alnum == n {
+			fixed = true
+		}
+	}
+	return fixed
+}
+
+// outside counts the bytes of v the format does not allow, and of
+// them the letters and digits.
+func (f serviceFormat) outside(v string) (n, alnum int) {
+	for i := 0; i < len(v); i++ {
+		if !f.allows(v[i]) {
+			n++
+			if isAlnum(v[i]) {
+				alnum++
+			}
+		}
+	}
+	return n, alnum
 }
 
 // anyText reports whether the format allows nearly every printable

@@ -40,6 +40,10 @@ func TestServiceFormats(t *testing.T) {
 		// person chose.
 		"token - 'Hq3vW8mLz2?Tk9vQ2mLxNq3vW8mLz2xTk9vQ2mLx'",
 		`secret: "BXIMbhBlC3=5hIbqCEKvq7op!V2ZfO0XWbcnasZmPm/AJfQqdcnt/+2Ytxc1hDq1m/"`,
+		// A key of the one length its service's format fixes, with a
+		// letter or two out of its alphabet: a K in hex digits.
+		`api2cart_key = "4f9a1c0e7b3d8e2f6a5c1d9b0e7fK3a2"`,
+		"kucoin key = 'Z19c2539c5e367c7260a5c04'",
 	} {
 		if f := d.Find(text); len(f) > 0 {
 			red, _ := d.Redact(text)
@@ -58,6 +62,10 @@ func TestServiceFormats(t *testing.T) {
 		// Keys that fit their service's format.
 		{`adobe_key = "q8wm3vrkt9zlx2bn7pd4hy6c5f1g0j3e"`, "q8wm3vrkt9zlx2bn7pd4hy6c5f1g0j3e"},
 		{"zendesk token - 'Hq3vW8mLz2xTk9vQ2mLxNq3vW8mLz2xTk9vQ2mLx'", "Hq3vW8mLz2xTk9vQ2mLxNq3vW8mLz2xTk9vQ2mLx"},
+		// Of the length, with a separator the format lacks, or many
+		// letters out of it: another kind of the service's credential.
+		{`fastly_token = "b7kq2mz9x=w4_r8t3n-6p1vls5hd0cj"`, "b7kq2mz9x=w4_r8t3n-6p1vls5hd0cj"},
+		{`api2cart_key = "4f9a1c0e7b3d8e2f6a5c1d9b0e7fK3a2zz"`, "4f9a1c0e7b3d8e2f6a5c1d9b0e7fK3a2zz"},
 		// Kinds of a service's keys its known formats do not hold (an
 		// Asana client secret is not the token TruffleHog knows).
 		{`asana_client_secret = "c3k8umqbpebsm2fp9cojk67o310mjiut"`, "c3k8umqbpebsm2fp9cojk67o310mjiut"},
