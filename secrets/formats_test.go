@@ -44,6 +44,9 @@ func TestServiceFormats(t *testing.T) {
 		// letter or two out of its alphabet: a K in hex digits.
 		`api2cart_key = "4f9a1c0e7b3d8e2f6a5c1d9b0e7fK3a2"`,
 		"kucoin key = 'Z19c2539c5e367c7260a5c04'",
+		// A Terraform Cloud token (14, .atlasv1., 67) with a ? in it:
+		// its format's dots are dots, not any byte.
+		"terraformcloudpersonaltoken = 'U8JZpDE0iGXlD6.atlasv1.gNCFbaEPFjbD0kH8Oool8DklZDOCj2?SaJiHkTj0rLGlkoMXGjtEkDnNfribxUdl7dX'",
 	} {
 		if f := d.Find(text); len(f) > 0 {
 			red, _ := d.Redact(text)

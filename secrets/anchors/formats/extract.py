@@ -11,7 +11,12 @@ def gofix(p):
 ALL=set(chr(c) for c in range(32,127))
 def chars(tree):
     s=set()
-    for op,av in tree:
+    items=list(tree)
+    for k,(op,av) in enumerate(items):
+        # An unescaped dot beside a literal part (.atlasv1.) is written
+        # for a dot: it is read as one, not as any byte.
+        if op==C.ANY and any(0<=x<len(items) and items[x][0]==C.LITERAL for x in (k-1,k+1)):
+            s.add('.'); continue
         if op==C.LITERAL: s.add(chr(av))
         elif op==C.NOT_LITERAL: s|=ALL-{chr(av)}
         elif op==C.IN:
