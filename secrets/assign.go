@@ -301,223 +301,325 @@ func findAssignments(text string, at []int, out []Finding) []Finding {
 	return out
 }
 
-// assignedValue reads the value given to the name text[ns:ne], if any.
+// An assignment is a name that says secret, found in a text, and what
+// is around it: the steps of assignedValue read its value.
+type assignment struct {
+	text       string
+	ns, ne     int // the name is text[ns:ne]
+	name       string
+	cls        class
+	flag       bool // a command line's flag (--password)
+	before     byte // the byte before the name, or 0
+	lineStart  bool // the name starts its line
+	quotedName bool // the name is quoted ("DB_PASSWORD": …)
+}
+
+// assignedValue reads the value given to the name text[ns:ne], if any:
+// in a structure that says where its value is (a name/value pair, an
+// XML attribute or element, a call's arguments), or after a separator
+// (= : := => - …), quoted or not.
 func assignedValue(text string, ns, ne int, name string, cls class, flag bool) (Finding, bool) {
-	var before byte
+	a := assignment{text: text, ns: ns, ne: ne, name: name, cls: cls, flag: flag, lineStart: atLineStart(text, ns)}
 	if ns > 0 {
-		before = text[ns-1]
+		a.before = text[ns-1]
 	}
-	lineStart := atLineStart(text, ns)
-	i := ne
-	quotedName := false
-	if (before == '"' || before == '\'' || before == '`') && i < len(text) && text[i] == before {
-		i++
-		quotedName = true
+	i := a.afterName()
+	if f, ok, done := a.structured(i); done {
+		return f, ok
 	}
-	if i < len(text) && text[i] == ']' && quotedName {
-		i++
-	}
-	// A Kubernetes or ECS pair (- name: DB_PASSWORD / value: …), AWS
-	// SSM's ("Name": "/prod/api/DB_PASSWORD", … "Value": …).
-	if nameKey(text, ns) {
-		return pairValue(text, ne, cls)
-	}
-	// XML attributes: <add key="ClearTextPassword" value="…" />.
-	if (before == '"' || before == '\'') && quotedName && attrKey(text, ns-1) {
-		return attrValue(text, i, cls)
-	}
-	// A call: define('DB_PASSWORD', '…'), setenv("API_TOKEN", "…").
-	if quotedName && callArg(text, ns-1) {
-		j := i
-		for j < len(text) && (text[j] == ' ' || text[j] == '\t') {
-			j++
-		}
-		if j < len(text) && text[j] == ',' {
-			j++
-			for j < len(text) && (text[j] == ' ' || text[j] == '\t') {
-				j++
-			}
-			if j < len(text) && (text[j] == '"' || text[j] == '\'') {
-				q := text[j]
-				if e := strings.IndexByte(text[j+1:], q); e >= 0 && !strings.ContainsRune(text[j+1:j+1+e], '\n') {
-					return checked(text, j+1, j+1+e, cls, "secret-assignment", true)
-				}
-			}
-			return Finding{}, false
-		}
-	}
-	// XML: <password>…</password>, the value maybe on a line of its
-	// own between the tags.
-	if before == '<' && i < len(text) && text[i] == '>' {
-		j := strings.Index(text[i+1:], "</")
-		if j < 0 || j > 512 {
-			return Finding{}, false
-		}
-		vs, ve := i+1, i+1+j
-		for vs < ve && isSpace(text[vs]) {
-			vs++
-		}
-		for ve > vs && isSpace(text[ve-1]) {
-			ve--
-		}
-		if vs > i+1 && text[vs-1] == '\n' && text[vs] == '+' {
-			// A diff's added lines: <apiToken>\n+    value\n+</apiToken>.
-			vs++
-			for vs < ve && (text[vs] == ' ' || text[vs] == '\t') {
-				vs++
-			}
-			if k := strings.LastIndexByte(text[vs:ve], '\n'); k >= 0 && strings.TrimSpace(text[vs+k:ve]) == "+" {
-				ve = vs + k
-				for ve > vs && isSpace(text[ve-1]) {
-					ve--
-				}
-			}
-		}
-		if strings.ContainsAny(text[vs:ve], "\n\r") {
-			return Finding{}, false
-		}
-		return checked(text, vs, ve, cls, "secret-assignment", false)
-	}
-	for i < len(text) && (text[i] == ' ' || text[i] == '\t') {
-		i++
-	}
+	i = skipBlanks(text, i)
 	if j := typedDecl(text, i); j > i {
 		// A typed declaration: apiKey string = …, token: string = …,
 		// client_secret: &str = …, API_TOKEN: str = ….
 		i = j
 	}
-	sep := ""
-	switch {
-	case strings.HasPrefix(text[i:], ":::="):
-		sep = ":::="
-	case strings.HasPrefix(text[i:], "::="):
-		sep = "::="
-	case strings.HasPrefix(text[i:], ":="), strings.HasPrefix(text[i:], "=>"), strings.HasPrefix(text[i:], "?="),
-		strings.HasPrefix(text[i:], ".="), strings.HasPrefix(text[i:], "+="):
-		sep = text[i : i+2]
-	case i < len(text) && text[i] == '=':
-		if i+1 < len(text) && text[i+1] == '=' {
-			return Finding{}, false
-		}
-		sep = "="
-	case i < len(text) && text[i] == ':':
-		if i+1 < len(text) && text[i+1] == ':' {
-			return Finding{}, false
-		}
-		sep = ":"
-	case flag && i > ne && i < len(text) && text[i] != '-':
-		sep = " "
-	case i > ne && strings.HasPrefix(text[i:], "- ") && i+2 < len(text) && strings.ContainsRune("'\"`", rune(text[i+2])):
-		// zulip token - 'value': a name, a dash, a quoted value.
-		sep = "-"
-	case (upperSnake(name) && len(name) > 4 || cls >= keyName) && !quotedName:
-		// Prose: I set DATADOG_API_KEY to 9005…, the DB_PASSWORD is
-		// …, your API2CART key is ….
-		for _, w := range []string{" to ", " is ", " as "} {
-			if strings.HasPrefix(text[i-1:], w) {
-				return proseValue(text, i-1+len(w), cls)
-			}
-		}
+	switch sep := a.separator(i); sep {
+	case "":
 		return Finding{}, false
+	case proseSep:
+		return a.proseValue(i)
 	default:
+		return a.value(i, sep)
+	}
+}
+
+// afterName returns where the name ends with its closing quote, if it
+// is quoted ("DB_PASSWORD", ['DB_PASSWORD']), and sets quotedName.
+func (a *assignment) afterName() int {
+	text, i := a.text, a.ne
+	if (a.before == '"' || a.before == '\'' || a.before == '`') && i < len(text) && text[i] == a.before {
+		i++
+		a.quotedName = true
+	}
+	if i < len(text) && text[i] == ']' && a.quotedName {
+		i++
+	}
+	return i
+}
+
+// structured reads the value of a name in a structure that says where
+// it is; done is false when the name is in none.
+func (a *assignment) structured(i int) (f Finding, ok, done bool) {
+	text := a.text
+	switch {
+	case nameKey(text, a.ns):
+		// A Kubernetes or ECS pair (- name: DB_PASSWORD / value: …),
+		// AWS SSM's ("Name": "/prod/api/DB_PASSWORD", … "Value": …).
+		f, ok = pairValue(text, a.ne, a.cls)
+		return f, ok, true
+	case (a.before == '"' || a.before == '\'') && a.quotedName && attrKey(text, a.ns-1):
+		// XML attributes: <add key="ClearTextPassword" value="…" />.
+		f, ok = attrValue(text, i, a.cls)
+		return f, ok, true
+	case a.quotedName && callArg(text, a.ns-1):
+		// A call: define('DB_PASSWORD', '…'), setenv("API_TOKEN", "…").
+		if j, comma := argAfter(text, i); comma {
+			f, ok = callValue(text, j, a.cls)
+			return f, ok, true
+		}
+	case a.before == '<' && i < len(text) && text[i] == '>':
+		// XML: <password>…</password>.
+		f, ok = elementValue(text, i, a.cls)
+		return f, ok, true
+	}
+	return Finding{}, false, false
+}
+
+// argAfter returns where the argument after the one that ends at i
+// starts, when a comma follows it.
+func argAfter(text string, i int) (int, bool) {
+	j := skipBlanks(text, i)
+	if j >= len(text) || text[j] != ',' {
+		return i, false
+	}
+	return skipBlanks(text, j+1), true
+}
+
+// callValue reads a call's argument at j: a string on its line.
+func callValue(text string, j int, cls class) (Finding, bool) {
+	if j < len(text) && (text[j] == '"' || text[j] == '\'') {
+		q := text[j]
+		if e := strings.IndexByte(text[j+1:], q); e >= 0 && !strings.ContainsRune(text[j+1:j+1+e], '\n') {
+			return checked(text, j+1, j+1+e, cls, "secret-assignment", true)
+		}
+	}
+	return Finding{}, false
+}
+
+// elementValue reads the text of an XML element whose start tag ends
+// at i (<password>…</password>), maybe on a line of its own between
+// the tags.
+func elementValue(text string, i int, cls class) (Finding, bool) {
+	j := strings.Index(text[i+1:], "</")
+	if j < 0 || j > 512 {
 		return Finding{}, false
 	}
+	vs, ve := i+1, i+1+j
+	for vs < ve && isSpace(text[vs]) {
+		vs++
+	}
+	for ve > vs && isSpace(text[ve-1]) {
+		ve--
+	}
+	if vs > i+1 && text[vs-1] == '\n' && text[vs] == '+' {
+		// A diff's added lines: <apiToken>\n+    value\n+</apiToken>.
+		vs++
+		for vs < ve && (text[vs] == ' ' || text[vs] == '\t') {
+			vs++
+		}
+		if k := strings.LastIndexByte(text[vs:ve], '\n'); k >= 0 && strings.TrimSpace(text[vs+k:ve]) == "+" {
+			ve = vs + k
+			for ve > vs && isSpace(text[ve-1]) {
+				ve--
+			}
+		}
+	}
+	if strings.ContainsAny(text[vs:ve], "\n\r") {
+		return Finding{}, false
+	}
+	return checked(text, vs, ve, cls, "secret-assignment", false)
+}
+
+// proseSep is separator's answer for a name written in a sentence.
+const proseSep = "prose"
+
+// separator returns the separator of the name and its value at i
+// (= : := => ?= .= += ::= :::=, a flag's space, a dash before a quoted
+// value), proseSep for a name in a sentence, or "" for none.
+func (a *assignment) separator(i int) string {
+	text := a.text
+	switch {
+	case strings.HasPrefix(text[i:], ":::="):
+		return ":::="
+	case strings.HasPrefix(text[i:], "::="):
+		return "::="
+	case strings.HasPrefix(text[i:], ":="), strings.HasPrefix(text[i:], "=>"), strings.HasPrefix(text[i:], "?="),
+		strings.HasPrefix(text[i:], ".="), strings.HasPrefix(text[i:], "+="):
+		return text[i : i+2]
+	case i < len(text) && text[i] == '=':
+		if i+1 < len(text) && text[i+1] == '=' {
+			return ""
+		}
+		return "="
+	case i < len(text) && text[i] == ':':
+		if i+1 < len(text) && text[i+1] == ':' {
+			return ""
+		}
+		return ":"
+	case a.flag && i > a.ne && i < len(text) && text[i] != '-':
+		return " "
+	case i > a.ne && strings.HasPrefix(text[i:], "- ") && i+2 < len(text) && strings.ContainsRune("'\"`", rune(text[i+2])):
+		// zulip token - 'value': a name, a dash, a quoted value.
+		return "-"
+	case (upperSnake(a.name) && len(a.name) > 4 || a.cls >= keyName) && !a.quotedName:
+		return proseSep
+	}
+	return ""
+}
+
+// proseValue reads a value a sentence gives the name: I set
+// DATADOG_API_KEY to 9005…, the DB_PASSWORD is …, your API2CART key
+// is ….
+func (a *assignment) proseValue(i int) (Finding, bool) {
+	for _, w := range []string{" to ", " is ", " as "} {
+		if strings.HasPrefix(a.text[i-1:], w) {
+			return proseValue(a.text, i-1+len(w), a.cls)
+		}
+	}
+	return Finding{}, false
+}
+
+// value reads the value after the separator sep at i: quoted, a
+// structure's, or unquoted.
+func (a *assignment) value(i int, sep string) (Finding, bool) {
+	text := a.text
 	if sep != " " {
 		i += len(sep)
 	}
-	for i < len(text) && (text[i] == ' ' || text[i] == '\t') {
-		i++
-	}
+	i = skipBlanks(text, i)
 	if i >= len(text) {
 		return Finding{}, false
 	}
 	if text[i] == '{' && sep == ":" {
 		// "db_password": {"sensitive": true, "type": "string", "value": "…"}
-		return pairValue(text, i, cls)
+		return pairValue(text, i, a.cls)
 	}
-	if name == "pass" && (!lineStart || text[i] != '"' && text[i] != '\'') {
+	if a.name == "pass" && (!a.lineStart || text[i] != '"' && text[i] != '\'') {
 		// A lone pass is a password only as a setting's name, quoted.
 		return Finding{}, false
 	}
 	id := "secret-assignment"
-	if sep == "=" && lineStart && upperSnake(name) {
+	if sep == "=" && a.lineStart && upperSnake(a.name) {
 		id = "dotenv-secret"
 	}
 	if q := text[i]; q == '"' || q == '\'' || q == '`' {
 		end := strings.IndexByte(text[i+1:], q)
 		nl := strings.IndexByte(text[i+1:], '\n')
 		if end >= 0 && (nl < 0 || end < nl) {
-			return checked(text, i+1, i+1+end, cls, id, true)
+			return checked(text, i+1, i+1+end, a.cls, id, true)
 		}
 		if end < 0 && nl < 0 {
 			return Finding{}, false
 		}
 		i++
 	}
-	// Unquoted: to the end of the line for a line of its own (.env,
-	// YAML, properties), which may hold & ; , in a password; inside a
-	// quoted entry ("API_KEY=…") to the quote; in a URL's query to the
-	// next parameter; elsewhere to the first space or delimiter.
-	e := i
+	return a.unquotedValue(i, sep, id)
+}
+
+// unquotedValue reads a value that no quotes hold: to the end of the
+// line for a line of its own (.env, YAML, properties), which may hold
+// & ; , in a password; inside a quoted entry ("API_KEY=…") to the
+// quote; in a URL's query to the next parameter; elsewhere to the
+// first space or delimiter.
+func (a *assignment) unquotedValue(i int, sep, id string) (Finding, bool) {
+	text := a.text
 	switch {
-	case (before == '"' || before == '\'') && !quotedName && sep == "=":
-		// "API_KEY=…" in a list (docker inspect's Env): the quotes
-		// hold the value.
-		for e < len(text) && text[e] != before && text[e] != '\n' {
-			e++
-		}
-		if k := formNext.FindStringIndex(text[i:e]); k != nil {
-			// access_token=…&token_type=bearer: a form's body.
-			e = i + k[0]
-		}
-		if k := strings.IndexAny(text[i:e], " \t"); k >= 0 && upperSnake(name) {
-			// "PGPASSWORD=… psql -h db": a command line's variable.
-			e = i + k
-			return checked(text, i, e, cls, id, false)
-		}
-		if e < len(text) && (text[e] == before || text[e] == '&') {
-			return checked(text, i, e, cls, id, true)
-		}
-	case (before == '?' || before == '&' || before == ';') && sep == "=":
-		if badgeURL(text, ns) || exampleHost(text, ns) {
+	case sep != "=" || a.quotedName && (a.before == '"' || a.before == '\''):
+	case a.before == '"' || a.before == '\'':
+		return a.entryValue(i, id)
+	case a.before == '?' || a.before == '&' || a.before == ';':
+		if badgeURL(text, a.ns) || exampleHost(text, a.ns) {
 			return Finding{}, false
 		}
 		// A URL's query, or a connection string (…;Password=…;).
-		for e < len(text) && !strings.ContainsRune(" \t\r\n&#;\"'<>`)]},", rune(text[e])) {
-			e++
-		}
-	case (lineStart || upperSnake(name) && before != '$' && before != '{') && !quotedName && sep == "=" && !strings.Contains(name, "."):
+		return checked(text, i, endAt(text, i, " \t\r\n&#;\"'<>`)]},"), a.cls, id, false)
+	case a.shellVariable():
 		// A shell's or a .env's NAME=value (maybe before a command:
 		// API_KEY=… go run .): to the first space.
-		for e < len(text) && text[e] != '\n' && text[e] != '\r' && text[e] != ' ' && text[e] != '\t' && !endTag(text, e) {
-			e++
+		e := endAt(text, i, " \t\r\n")
+		if k := strings.Index(text[i:e], "</"); k >= 0 {
+			e = i + k
 		}
-		return checkedForm(text, i, e, cls, id, false, true)
-	case lineStart && !quotedName:
-		for e < len(text) && text[e] != '\n' && text[e] != '\r' && !endTag(text, e) {
-			e++
-		}
-		v := text[i:e]
-		if k := strings.Index(v, " #"); k >= 0 {
-			v = v[:k]
-		}
-		e = i + len(strings.TrimRight(v, " \t"))
-		if e > i && (text[e-1] == ',' || text[e-1] == ';') && !strings.ContainsAny(text[i:e-1], " ") {
-			// key: value, in a flow mapping, a line of JSON, a
-			// struct's literal in code.
-			if sep == ":" {
-				e--
-			}
-			break
-		}
-		// A setting's line (YAML, properties): a literal value.
-		return checkedForm(text, i, e, cls, id, false, true)
-	default:
-		for e < len(text) && !strings.ContainsRune(" \t\r\n\"'`,;)]}<>", rune(text[e])) {
-			e++
-		}
+		return checkedForm(text, i, e, a.cls, id, false, true)
 	}
-	return checked(text, i, e, cls, id, false)
+	if a.lineStart && !a.quotedName {
+		return a.settingValue(i, sep, id)
+	}
+	return checked(text, i, endAt(text, i, " \t\r\n\"'`,;)]}<>"), a.cls, id, false)
+}
+
+// shellVariable reports whether the name, given a value by =, is a
+// shell's or a .env's variable: on a line of its own, or in capitals
+// and not inside a reference (${…}, $NAME).
+func (a *assignment) shellVariable() bool {
+	return (a.lineStart || upperSnake(a.name) && a.before != '$' && a.before != '{') && !a.quotedName && !strings.Contains(a.name, ".")
+}
+
+// endAt returns where the first byte of stops at i or after it is, or
+// the text's end.
+func endAt(text string, i int, stops string) int {
+	if k := strings.IndexAny(text[i:], stops); k >= 0 {
+		return i + k
+	}
+	return len(text)
+}
+
+// entryValue reads the value of "API_KEY=…" in a list (docker
+// inspect's Env): the quotes hold it.
+func (a *assignment) entryValue(i int, id string) (Finding, bool) {
+	text := a.text
+	e := i
+	for e < len(text) && text[e] != a.before && text[e] != '\n' {
+		e++
+	}
+	if k := formNext.FindStringIndex(text[i:e]); k != nil {
+		// access_token=…&token_type=bearer: a form's body.
+		e = i + k[0]
+	}
+	if k := strings.IndexAny(text[i:e], " \t"); k >= 0 && upperSnake(a.name) {
+		// "PGPASSWORD=… psql -h db": a command line's variable.
+		return checked(text, i, i+k, a.cls, id, false)
+	}
+	if e < len(text) && (text[e] == a.before || text[e] == '&') {
+		return checked(text, i, e, a.cls, id, true)
+	}
+	return checked(text, i, e, a.cls, id, false)
+}
+
+// settingValue reads the value of a setting's line (YAML, properties)
+// to the line's end, less a comment: a literal value; or, ended by a
+// comma or a semicolon, an entry of a flow mapping, a line of JSON, a
+// struct's literal in code.
+func (a *assignment) settingValue(i int, sep, id string) (Finding, bool) {
+	text := a.text
+	e := i
+	for e < len(text) && text[e] != '\n' && text[e] != '\r' && !endTag(text, e) {
+		e++
+	}
+	v := text[i:e]
+	if k := strings.Index(v, " #"); k >= 0 {
+		v = v[:k]
+	}
+	e = i + len(strings.TrimRight(v, " \t"))
+	if e > i && (text[e-1] == ',' || text[e-1] == ';') && !strings.ContainsAny(text[i:e-1], " ") {
+		// key: value, in a flow mapping, a line of JSON, a
+		// struct's literal in code.
+		if sep == ":" {
+			e--
+		}
+		return checked(text, i, e, a.cls, id, false)
+	}
+	return checkedForm(text, i, e, a.cls, id, false, true)
 }
 
 // telegramToken is a Telegram bot token as Telegram issues them: the
