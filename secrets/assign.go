@@ -284,6 +284,11 @@ func findAssignments(text string, at []int, out []Finding) []Finding {
 				// shape with the wrong lengths is none.
 				continue
 			}
+			if cls < passwordName && brokenJWT(text[f.Start:f.End]) {
+				// apiKey := "eyJ0eXAiOiJKV1QiLCJhbGCiOi…": a token's
+				// header that is no JSON.
+				continue
+			}
 			if cls < passwordName && alteredKey(text, s, name, text[f.Start:f.End]) {
 				// netsuite token - 'KeYcG56V…WD?5iGv…': a long key with
 				// one byte no key's alphabet has is a key altered.

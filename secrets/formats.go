@@ -1,6 +1,8 @@
 package secrets
 
 import (
+	"encoding/base64"
+	"encoding/json"
 	"math/bits"
 	"strings"
 )
@@ -228,4 +230,20 @@ func alteredKey(text string, ns int, name, v string) bool {
 		}
 	}
 	return true
+}
+
+// brokenJWT reports whether v has a JSON Web Token's shape (eyJ, then
+// parts parted by dots) but a header that is not base64 of JSON: a
+// token altered, which no service would take.
+func brokenJWT(v string) bool {
+	dot := strings.IndexByte(v, '.')
+	if !strings.HasPrefix(v, "eyJ") || dot < 0 || strings.Count(v, ".") != 2 {
+		return false
+	}
+	h := strings.TrimRight(v[:dot], "=")
+	b, err := base64.RawURLEncoding.DecodeString(h)
+	if err != nil {
+		b, err = base64.RawStdEncoding.DecodeString(h)
+	}
+	return err != nil || !json.Valid(b)
 }

@@ -44,6 +44,8 @@ func TestServiceFormats(t *testing.T) {
 		// letter or two out of its alphabet: a K in hex digits.
 		`api2cart_key = "4f9a1c0e7b3d8e2f6a5c1d9b0e7fK3a2"`,
 		"kucoin key = 'Z19c2539c5e367c7260a5c04'",
+		// A JSON Web Token's shape whose header is no JSON.
+		`apiKey := "eyJhbGciQiJIUzI1NiIsInR5cCI6IkpXVCJ9.c3j27xdcg2lMLzgeonyLGcTJFiz4soCmZ9cpvnpKnA1hEDCM4PmBxdUcl1MhOoSf.khfLW-Djd2dY5-eY4k-JmGs9RN4209yNJ4UyjB2Kmjo"`,
 		// A Terraform Cloud token (14, .atlasv1., 67) with a ? in it:
 		// its format's dots are dots, not any byte.
 		"terraformcloudpersonaltoken = 'U8JZpDE0iGXlD6.atlasv1.gNCFbaEPFjbD0kH8Oool8DklZDOCj2?SaJiHkTj0rLGlkoMXGjtEkDnNfribxUdl7dX'",
@@ -69,6 +71,8 @@ func TestServiceFormats(t *testing.T) {
 		// letters out of it: another kind of the service's credential.
 		{`fastly_token = "b7kq2mz9x=w4_r8t3n-6p1vls5hd0cj"`, "b7kq2mz9x=w4_r8t3n-6p1vls5hd0cj"},
 		{`api2cart_key = "4f9a1c0e7b3d8e2f6a5c1d9b0e7fK3a2zz"`, "4f9a1c0e7b3d8e2f6a5c1d9b0e7fK3a2zz"},
+		// A JSON Web Token whose header is JSON, under the same name.
+		{`apiKey := "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJzdmMtcmVwb3J0aW5nIiwiaWF0IjoxNzY0MjAxNjAwLCJzY29wZSI6InJlYWQ6cmVwb3J0cyJ9.khfLW-Djd2dY5-eY4k-JmGs9RN4209yNJ4UyjB2Kmjo"`, "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJzdmMtcmVwb3J0aW5nIiwiaWF0IjoxNzY0MjAxNjAwLCJzY29wZSI6InJlYWQ6cmVwb3J0cyJ9.khfLW-Djd2dY5-eY4k-JmGs9RN4209yNJ4UyjB2Kmjo"},
 		// Kinds of a service's keys its known formats do not hold (an
 		// Asana client secret is not the token TruffleHog knows).
 		{`asana_client_secret = "c3k8umqbpebsm2fp9cojk67o310mjiut"`, "c3k8umqbpebsm2fp9cojk67o310mjiut"},
