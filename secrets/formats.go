@@ -77,11 +77,11 @@ func misfits(formats []serviceFormat, v string) bool {
 // length a format of the service fixes (api2cart's 32, kucoin's
 // 24) yet fits none of the service's formats, by one or two letters
 // out of that format's alphabet (a J in hex digits, an X in lower
-// case): that key altered. A value of another length, with more
-// bytes out, or with a separator the format lacks (an = or a _ where
-// it knows letters and digits), may be another kind of the service's
-// credential than the formats known of it, and is left to the other
-// rules.
+// case, a _ where the format is of letters and digits alone): that key
+// altered. A value of another length, with more bytes out, or with a
+// separator the format lacks where it has others (an = where it knows
+// - and _), may be another kind of the service's credential than the
+// formats known of it, and is left to the other rules.
 func lengthMisfit(formats []serviceFormat, v string) bool {
 	fixed := false
 	for _, f := range formats {
@@ -91,11 +91,17 @@ func lengthMisfit(formats []serviceFormat, v string) bool {
 		if f.fits(v) {
 			return false
 		}
-		if n, alnum := f.outside(v); f.min == f.max && f.min == len(v) && n <= 2 && alnum == n {
+		if n, alnum := f.outside(v); f.min == f.max && f.min == len(v) && n <= 2 && (alnum == n || f.alnumOnly()) {
 			fixed = true
 		}
 	}
 	return fixed
+}
+
+// alnumOnly reports whether the format is of letters and digits
+// alone.
+func (f serviceFormat) alnumOnly() bool {
+	return f.lo&^0x3ff000000000000 == 0 && f.hi&^0x7fffffe07fffffe == 0
 }
 
 // outside counts the bytes of v the format does not allow, and of

@@ -44,6 +44,7 @@ func TestServiceFormats(t *testing.T) {
 		// letter or two out of its alphabet: a K in hex digits.
 		`api2cart_key = "4f9a1c0e7b3d8e2f6a5c1d9b0e7fK3a2"`,
 		"kucoin key = 'Z19c2539c5e367c7260a5c04'",
+		"twilio token - 'SK_9f3a7c1e5b8d2f6a0c4e9b1d7f3a5c8'",
 		// A JSON Web Token's shape whose header is no JSON.
 		`apiKey := "eyJhbGciQiJIUzI1NiIsInR5cCI6IkpXVCJ9.c3j27xdcg2lMLzgeonyLGcTJFiz4soCmZ9cpvnpKnA1hEDCM4PmBxdUcl1MhOoSf.khfLW-Djd2dY5-eY4k-JmGs9RN4209yNJ4UyjB2Kmjo"`,
 		// A Terraform Cloud token (14, .atlasv1., 67) with a ? in it:
