@@ -207,8 +207,8 @@ func isAlnum(c byte) bool {
 // characters. A service whose keys hold such a byte (Salesforce's
 // 00D…!…) says so by its formats; a format of any byte says so only
 // of a key of its length (Eden AI's 173).
-// An escape of the value's carrier (%2F, \", &amp;) and a URL's
-// userinfo are not such a byte.
+// An escape of the value's carrier (%2F, \", &amp;), a quote and a
+// URL's userinfo are not such a byte.
 func alteredKey(text string, ns int, name, v string) bool {
 	if len(v) < 32 || strings.Contains(v, "://") {
 		return false
@@ -219,7 +219,7 @@ func alteredKey(text string, ns int, name, v string) bool {
 		if tokenByte[c] {
 			continue
 		}
-		if c == '%' || c == '\\' || c == '&' || c <= ' ' || c >= 0x7f || stray >= 0 {
+		if strings.IndexByte("%\\&'\"`", c) >= 0 || c <= ' ' || c >= 0x7f || stray >= 0 {
 			return false
 		}
 		stray = i
