@@ -867,7 +867,7 @@ var weak = map[string]bool{"url-credentials": true, "mysql-password-flag": true,
 
 // fillerBody reports whether v is a key's shape filled with filler
 // rather than a key: a run of eight of one character (sk_test_xxxxxxxx,
-// AKIA0000000000000000), or counting (1234567890, abcdefgh).
+// AKIA0000000000000000), or counting (1234567890, abcdefgh, 1a2b3c4d).
 func fillerBody(v string) bool {
 	if len(v) > 128 {
 		// A private key or a long token has runs of its own (zeros
@@ -898,7 +898,38 @@ func fillerBody(v string) bool {
 	for _, c := range []string{"123", "234", "345", "456", "567", "678", "789", "890"} {
 		runs += strings.Count(l, c)
 	}
-	return runs >= 4 && runs*16 >= len(l)
+	return runs >= 4 && runs*16 >= len(l) || countingInTurn(l)
+}
+
+// countingInTurn reports whether l is letters and digits counting up
+// in turn (1a2b3c4d, a1b2c3d4e5f6), four of each or more: a stand-in
+// for a key.
+func countingInTurn(l string) bool {
+	if len(l) < 8 || len(l) > 64 {
+		return false
+	}
+	var last [2]byte
+	var n [2]int
+	for i := 0; i < len(l); i++ {
+		c := l[i]
+		k := 0
+		switch {
+		case c >= 'a' && c <= 'z':
+			k = 1
+		case c < '0' || c > '9':
+			return false
+		}
+		if i > 0 && (l[i-1] >= 'a') == (k == 1) {
+			// Two of a kind side by side: not in turn.
+			return false
+		}
+		if n[k] > 0 && c != last[k]+1 {
+			return false
+		}
+		last[k] = c
+		n[k]++
+	}
+	return n[0] >= 4 && n[1] >= 4
 }
 
 var placeholderWords = []string{

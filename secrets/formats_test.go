@@ -98,6 +98,9 @@ func TestExamplesAreNotSecrets(t *testing.T) {
 		`"password" => "too short",`,
 		`apiKey := "API-1234"`,
 		"SPECTRAL_TOKEN=spu-1234",
+		// Letters and digits counting up in turn: a stand-in.
+		"twitch_access_token = '1a2b3c4d'",
+		`client_secret = "a1b2c3d4e5f6g7h8"`,
 		"pcsk_abcd_5qU9s3iLVFmaSaJtMat7gTHaT9fXa7ykiBk7iz4uUMuLGLemkdutTgwJevYhqtn",
 		"OPENAI_ADMIN_KEY=sk-admin-JWARXiHjpLXSh6W_0pFGb3sW7yr0cKheXXtWGMY0Q8kbBNqsxLskJy0LCOABCDEFGHgTJWgjMvdi6YlPvdXRq",
 		"apiVersion: v1\nkind: Secret\nmetadata:\n  name: ceph-secret\nstringData:\n  key: QVFCMTZWMVZvRjVtRXhBQTVrQ1FzN2JCajhWVUxSdzI2Qzg0SEE9PQ==  # base64 of what ceph auth get-key prints\n",
@@ -114,6 +117,7 @@ func TestExamplesAreNotSecrets(t *testing.T) {
 		{`token: "5f0c7a2e-9b4d-4c1e-8a3f-2d6b9e1c4a7f",`, "5f0c7a2e-9b4d-4c1e-8a3f-2d6b9e1c4a7f"},
 		{"pcsk_T5Afk6_5qU9s3iLVFmaSaJtMat7gTHaT9fXa7ykiBk7iz4uUMuLGLemkdutTgwJevYhqtn", "pcsk_T5Afk6_5qU9s3iLVFmaSaJtMat7gTHaT9fXa7ykiBk7iz4uUMuLGLemkdutTgwJevYhqtn"},
 		{"postgres://alice:Hollow123@db.internal:5432/app", "Hollow123"},
+		{`client_secret = "1a2b3c4dQm7xR9vT4wZ8pLk2"`, "1a2b3c4dQm7xR9vT4wZ8pLk2"},
 		{"apiVersion: v1\nkind: Secret\nmetadata:\n  name: ceph-secret\nstringData:\n  key: QVFEa3pQcFh2TjJtTEE5cVJ3N3pUazNZdkJuOEhwMmNYcjRtV0E9PQ==  # ceph auth get-key\n", "QVFEa3pQcFh2TjJtTEE5cVJ3N3pUazNZdkJuOEhwMmNYcjRtV0E9PQ=="},
 	} {
 		red, _ := d.Redact(c.text)
