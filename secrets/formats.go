@@ -153,8 +153,9 @@ func serviceMisfit(text string, ns int, name, v string) bool {
 }
 
 // namedFormats returns the formats of the services that the name
-// text[ns:ns+len(name)] says, by its own words or the words just
-// before it on its line; known is whether it says any.
+// text[ns:ns+len(name)] says, by its own words, the words just before
+// it on its line, or, for a URL's query parameter, the URL's host;
+// known is whether it says any.
 func namedFormats(text string, ns int, name string) (fs []serviceFormat, known bool) {
 	try := func(w string) {
 		if len(w) < 3 {
@@ -192,7 +193,38 @@ func namedFormats(text string, ns int, name string) (fs []serviceFormat, known b
 		try(strings.ToLower(text[k:j]))
 		j = k
 	}
+	if ns > 0 && (text[ns-1] == '?' || text[ns-1] == '&') {
+		// A URL's query parameter: the service is the host's
+		// (https://api.bscscan.com/…?apikey=…).
+		for _, label := range strings.Split(urlHost(text, ns-1), ".") {
+			try(strings.ToLower(label))
+		}
+	}
 	return fs, known
+}
+
+// urlHost returns the host of the URL whose query starts at q, or "".
+func urlHost(text string, q int) string {
+	s := q
+	for s > 0 && q-s < 512 && text[s-1] > ' ' && strings.IndexByte("\"'`<>", text[s-1]) < 0 {
+		s--
+	}
+	u := text[s:q]
+	i := strings.Index(u, "://")
+	if i < 0 {
+		return ""
+	}
+	u = u[i+3:]
+	if k := strings.IndexAny(u, "/?#"); k >= 0 {
+		u = u[:k]
+	}
+	if k := strings.LastIndexByte(u, '@'); k >= 0 {
+		u = u[k+1:]
+	}
+	if k := strings.IndexByte(u, ':'); k >= 0 {
+		u = u[:k]
+	}
+	return u
 }
 
 func isAlnum(c byte) bool {

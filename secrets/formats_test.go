@@ -45,6 +45,8 @@ func TestServiceFormats(t *testing.T) {
 		`api2cart_key = "4f9a1c0e7b3d8e2f6a5c1d9b0e7fK3a2"`,
 		"kucoin key = 'Z19c2539c5e367c7260a5c04'",
 		"twilio token - 'SK_9f3a7c1e5b8d2f6a0c4e9b1d7f3a5c8'",
+		// A URL's host names the service of its query's key.
+		`curl "https://api.bscscan.com/api?module=stats&apikey=K3P9QW7XZ2M4B8N6$V1C5R0T2Y7U3I9O4P6^"`,
 		// A JSON Web Token's shape whose header is no JSON.
 		`apiKey := "eyJhbGciQiJIUzI1NiIsInR5cCI6IkpXVCJ9.c3j27xdcg2lMLzgeonyLGcTJFiz4soCmZ9cpvnpKnA1hEDCM4PmBxdUcl1MhOoSf.khfLW-Djd2dY5-eY4k-JmGs9RN4209yNJ4UyjB2Kmjo"`,
 		// A Terraform Cloud token (14, .atlasv1., 67) with a ? in it:
@@ -59,6 +61,8 @@ func TestServiceFormats(t *testing.T) {
 	for _, c := range []struct{ text, secret string }{
 		// The same values under names that say no service.
 		{`api_key = "q8Wm#3vRkT9zL!x2bN7pD4hY6c5f1g0j"`, "q8Wm#3vRkT9zL!x2bN7pD4hY6c5f1g0j"},
+		// The same under a URL of no known service's host.
+		{`curl "https://api.acme-billing.io/api?module=stats&apikey=K3P9QW7XZ2M4B8N6$V1C5R0T2Y7U3I9O4P6^"`, "K3P9QW7XZ2M4B8N6$V1C5R0T2Y7U3I9O4P6^"},
 		// A person's secret with a symbol in it, long or not.
 		{`JWT_SECRET="my-jwt-secret-for-production-use-only!"`, "my-jwt-secret-for-production-use-only!"},
 		{"token - 'Hq3vW8mLz2?Tk9vQ2m'", "Hq3vW8mLz2?Tk9vQ2m"},

@@ -380,8 +380,8 @@ func TestAnchorsFalsePositives(t *testing.T) {
 	t.Logf("false positives flagged: %d of %d placements (%.2f%%); not counted: %d cases that hold another case's secret, %d that the anchors' own tools flag", flagged, all.n, rate, skipped, byOwn)
 	writeReport(t, "anchors-flagged.txt", flaggedRules, report)
 	// The goal is 1%; what is measured now is kept from growing.
-	if rate > 2.98 {
-		t.Errorf("%.2f%% of the anchors' false-positive cases flagged; it was 2.97%%, the goal is 1%%", rate)
+	if rate > 2.86 {
+		t.Errorf("%.2f%% of the anchors' false-positive cases flagged; it was 2.85%%, the goal is 1%%", rate)
 	}
 }
 
