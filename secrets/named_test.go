@@ -54,6 +54,11 @@ func TestNamedValuesInEveryShape(t *testing.T) {
 		{"AzureStorageCleanup.exe -storagename acme -storagekey hGeB3WqDyx0mGsQMsQDl+gmnXa51ZODiBtcXJpMoRhPjkDm79f9ErNfaYizXm7nkElix8n2uBwNk6KY8Rc866w== -container backup", "hGeB3WqDyx0mGsQMsQDl+gmnXa51ZODiBtcXJpMoRhPjkDm79f9ErNfaYizXm7nkElix8n2uBwNk6KY8Rc866w=="},
 		{"pat ci-token\nYMqNfVWiTSa0QgpoJ9GpCw==:KTamjuKrXF5gVETjIJafBBvP8Ctj5aJ3\n", "YMqNfVWiTSa0QgpoJ9GpCw==:KTamjuKrXF5gVETjIJafBBvP8Ctj5aJ3"},
 		{`{ "ClientSecret", "Nq3vW8mLz2xTk9vQ2mLx" },`, "Nq3vW8mLz2xTk9vQ2mLx"},
+		// A JSON pair that is the whole text (a prompt pasting one
+		// line of a file) starts and ends with a quote but is no
+		// JSON string.
+		{`"client_secret": "Kq8vN2xR7mLp4TzW9bYc3HdJ"`, "Kq8vN2xR7mLp4TzW9bYc3HdJ"},
+		{`"api_key": "Kq8vN2xR7mLp4TzW9bYc3HdJ"`, "Kq8vN2xR7mLp4TzW9bYc3HdJ"},
 	} {
 		red, n := d.Redact(c.text)
 		if n == 0 || strings.Contains(red, c.secret) {
