@@ -51,18 +51,7 @@ var assertedStoresLeft = []string{
 	"internal/testkit/clitest/engine.go: *postgres.Store",
 	"internal/testkit/clitest/engine.go: *sqlite.Store",
 	"internal/testkit/synctest/synctest.go: Searcher",
-	"cli/command/adopt.go: *EmptyStore",
-	"cli/command/invocation.go: *EmptyStore",
-	"cli/recall/serve.go: *command.EmptyStore",
-	"cli/secrets/scrub.go: Scrubber",
-	"cli/secrets/scrub.go: logRedactor",
-	"cli/secrets/scrub.go: purgeForgetter",
-	"cli/secrets/scrub.go: scrubMarker",
 	"cli/sync/sync.go: syncrun.Store",
-	"importer/merge.go: IndexMerger",
-	"insights/insights.go: Store",
-	"report/report.go: titler",
-	"syncrun/sync.go: Scrubber",
 }
 
 // No edge finds what a store can do by asking it what else it is: an

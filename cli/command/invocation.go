@@ -30,6 +30,9 @@ type Invocation struct {
 	// for (see open); Close closes it.
 	store       loom.Engine
 	storeAccess Access
+	// storeMissing: the store is an EmptyStore, standing for one that
+	// does not exist yet.
+	storeMissing bool
 	// opened: a store was opened in this run (DamageHint).
 	opened bool
 	// project is the working directory's project as found in projectWD
@@ -145,7 +148,7 @@ func (inv *Invocation) CreateStore(ctx context.Context) (loom.Engine, error) {
 // again while it did not exist when last opened, for a command that runs
 // long and should find the store once something creates it.
 func (inv *Invocation) ReadStoreAgain(ctx context.Context) (loom.Engine, error) {
-	if _, empty := inv.store.(*EmptyStore); empty {
+	if inv.store != nil && inv.storeMissing {
 		if err := inv.closeStore(); err != nil {
 			return nil, err
 		}
@@ -186,8 +189,7 @@ func (inv *Invocation) open(ctx context.Context, access Access) (loom.Engine, er
 	if inv.store != nil {
 		// Opened for reading, the store is opened again for writing.
 		// Write and create are the same to a store that exists.
-		_, empty := inv.store.(*EmptyStore)
-		if access <= inv.storeAccess || (access == AccessCreate && inv.storeAccess == AccessWrite && !empty) {
+		if access <= inv.storeAccess || (access == AccessCreate && inv.storeAccess == AccessWrite && !inv.storeMissing) {
 			return inv.store, nil
 		}
 		if err := inv.closeStore(); err != nil {
@@ -206,22 +208,27 @@ func (inv *Invocation) open(ctx context.Context, access Access) (loom.Engine, er
 		return nil, err
 	}
 	st, err := inv.OpenStore(ctx, url, access, opts...)
+	missing := false
 	if loom.ErrorCode(err) == loom.ENOTFOUND {
 		if inv.flags.db != "" || inv.Getenv("LOOM_DB") != "" {
 			return nil, errors.New(loom.ErrorMessage(err))
 		}
-		st, err = &EmptyStore{url: url}, nil
+		st, err, missing = &EmptyStore{url: url}, nil, true
 	}
 	if err != nil {
 		return nil, err
 	}
-	inv.store, inv.storeAccess = st, access
-	if _, empty := st.(*EmptyStore); !empty {
+	inv.store, inv.storeAccess, inv.storeMissing = st, access, missing
+	if !missing {
 		inv.opened = true
+		inv.adoptHere(ctx, st)
 	}
-	inv.adoptHere(ctx, st)
 	return st, nil
 }
+
+// StoreMissing reports whether the store the run opened last does not
+// exist yet: an EmptyStore stands for it, which reads as empty.
+func (inv *Invocation) StoreMissing() bool { return inv.store != nil && inv.storeMissing }
 
 // storeOptions are how the store is to write: with config.toml's
 // [secrets] redact_on_write, replacing secrets by markers in every text
