@@ -203,7 +203,7 @@ func (inv *Invocation) open(ctx context.Context, access Access) (loom.Engine, er
 	if inv.OpenStore == nil {
 		return nil, fmt.Errorf("no store engine is configured")
 	}
-	opts, err := inv.storeOptions()
+	opts, err := inv.storeOptions(access)
 	if err != nil {
 		return nil, err
 	}
@@ -231,14 +231,22 @@ func (inv *Invocation) open(ctx context.Context, access Access) (loom.Engine, er
 func (inv *Invocation) StoreMissing() bool { return inv.store != nil && inv.storeMissing }
 
 // storeOptions are how the store is to write: with config.toml's
-// [secrets] redact_on_write, replacing secrets by markers in every text
-// written, a rule of the store itself (sessionstore.Redacting), so that
-// the store stays the engine's with all it provides. A configuration
-// that cannot be read sets nothing here: the command reports it where it
-// reads it.
-func (inv *Invocation) storeOptions() ([]sessionstore.Option, error) {
+// [secrets] redact_on_write (or LOOM_REDACT_ON_WRITE), replacing
+// secrets by markers in every text written, a rule of the store itself
+// (sessionstore.Redacting), so that the store stays the engine's with
+// all it provides. A configuration that cannot be read is an error for
+// a store opened to write, which would otherwise write what it was
+// told to redact; a store opened to read writes nothing, and the
+// command reports the configuration where it reads it.
+func (inv *Invocation) storeOptions(access Access) ([]sessionstore.Option, error) {
 	c, _, err := inv.Config()
-	if err != nil || !c.Secrets.RedactOnWrite {
+	if err != nil {
+		if access == AccessRead {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("%s (so loom cannot tell whether to redact secrets as it writes, and writes nothing)", loom.ErrorMessage(err))
+	}
+	if !c.Secrets.RedactOnWrite {
 		return nil, nil
 	}
 	d, err := c.Secrets.Detector()
