@@ -13,6 +13,7 @@ import (
 	"github.com/loomhq/loom/agent/mcpclient"
 	"github.com/loomhq/loom/paths"
 	"github.com/loomhq/loom/sessionstore"
+	"github.com/loomhq/loom/syncrun"
 	"github.com/loomhq/loom/teamrun"
 )
 
@@ -144,6 +145,29 @@ func (inv *Invocation) CreateStore(ctx context.Context) (loom.Engine, error) {
 	return inv.open(ctx, AccessCreate)
 }
 
+// CreateReplica opens the store as CreateStore does, for loom sync: the
+// store, and the replica of it that sync runs on (Factory.OpenReplica),
+// nil for a store whose engine keeps no sync log of its own. A store
+// the run opened before is opened again, so that both are one handle.
+func (inv *Invocation) CreateReplica(ctx context.Context) (loom.Engine, syncrun.Store, error) {
+	if inv.OpenReplica == nil {
+		return nil, nil, fmt.Errorf("no store engine is configured")
+	}
+	if err := inv.closeStore(); err != nil {
+		return nil, nil, err
+	}
+	var rep syncrun.Store
+	st, err := inv.openWith(ctx, AccessCreate, func(ctx context.Context, url string, _ Access, opts ...sessionstore.Option) (loom.Engine, error) {
+		st, r, err := inv.OpenReplica(ctx, url, opts...)
+		rep = r
+		return st, err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, rep, nil
+}
+
 // ReadStoreAgain opens the store for reading like ReadStore, and opens it
 // again while it did not exist when last opened, for a command that runs
 // long and should find the store once something creates it.
@@ -186,6 +210,12 @@ func (inv *Invocation) openSession(ctx context.Context, access Access, ref strin
 // $LOOM_DB names is an error (exit 1), so that a typo never makes an
 // empty store.
 func (inv *Invocation) open(ctx context.Context, access Access) (loom.Engine, error) {
+	return inv.openWith(ctx, access, inv.OpenStore)
+}
+
+// openWith is open with the engine's opener given: OpenStore, or
+// OpenReplica's store (CreateReplica).
+func (inv *Invocation) openWith(ctx context.Context, access Access, openStore func(ctx context.Context, url string, access Access, opts ...sessionstore.Option) (loom.Engine, error)) (loom.Engine, error) {
 	if inv.store != nil {
 		// Opened for reading, the store is opened again for writing.
 		// Write and create are the same to a store that exists.
@@ -200,14 +230,14 @@ func (inv *Invocation) open(ctx context.Context, access Access) (loom.Engine, er
 	if err != nil {
 		return nil, err
 	}
-	if inv.OpenStore == nil {
+	if openStore == nil {
 		return nil, fmt.Errorf("no store engine is configured")
 	}
 	opts, err := inv.storeOptions(access)
 	if err != nil {
 		return nil, err
 	}
-	st, err := inv.OpenStore(ctx, url, access, opts...)
+	st, err := openStore(ctx, url, access, opts...)
 	missing := false
 	if loom.ErrorCode(err) == loom.ENOTFOUND {
 		if inv.flags.db != "" || inv.Getenv("LOOM_DB") != "" {
