@@ -47,7 +47,6 @@ func TestRootImports(t *testing.T) {
 // a store fails the test, and so does an entry no longer found (take it
 // out).
 var assertedStoresLeft = []string{
-	"conformance/projectmove.go: syncLogger",
 	"internal/testkit/synctest/synctest.go: Searcher",
 }
 
