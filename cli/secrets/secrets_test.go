@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/testkit/clitest"
 	"github.com/loomhq/loom/secrets/secretstest"
 )
@@ -222,17 +223,25 @@ func TestSecretsRedactSyncs(t *testing.T) {
 	})
 }
 
+// exportedSecrets seeds a store with a session holding secrets
+// (clitest.SeedSecrets) and exports it to a file.
+func exportedSecrets(t *testing.T) (src *clitest.Fixture, s *loom.Session, values []string, file string) {
+	t.Helper()
+	src = clitest.NewEmptyFixture(t)
+	s, values = clitest.SeedSecrets(t, src)
+	file = filepath.Join(t.TempDir(), "deploy.jsonl")
+	if err := os.WriteFile(file, []byte(src.MustRun(t, "session", "export", s.ID)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return src, s, values, file
+}
+
 // With redact_on_write, a session imported from a file is stored
 // redacted, and turning MCP redaction off gives the read tools the text
 // as stored.
 func TestSecretsRedactOnWrite(t *testing.T) {
 	t.Parallel()
-	src := clitest.NewEmptyFixture(t)
-	s, values := clitest.SeedSecrets(t, src)
-	file := filepath.Join(t.TempDir(), "deploy.jsonl")
-	if err := os.WriteFile(file, []byte(src.MustRun(t, "session", "export", s.ID)), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	src, s, values, file := exportedSecrets(t)
 	clitest.WriteConfig(t, src, "[mcp]\nredact = false\n")
 	plain := clitest.MustCall(t, clitest.ConnectStdio(t, src), "read_session", map[string]any{"ref": s.ID})
 	if secretstest.HoldsAny(plain.Text, values) == "" {
@@ -305,12 +314,7 @@ func TestSecretsAllow(t *testing.T) {
 // it may have been told to redact.
 func TestSecretsRedactOnWriteUnreadable(t *testing.T) {
 	t.Parallel()
-	src := clitest.NewEmptyFixture(t)
-	s, _ := clitest.SeedSecrets(t, src)
-	file := filepath.Join(t.TempDir(), "deploy.jsonl")
-	if err := os.WriteFile(file, []byte(src.MustRun(t, "session", "export", s.ID)), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	_, _, _, file := exportedSecrets(t)
 	importing := func(t *testing.T, fx *clitest.Fixture, env ...string) clitest.Result {
 		t.Helper()
 		cmd := exec.Command(clitest.LoomBinary(t), "session", "import", file)
