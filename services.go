@@ -38,6 +38,10 @@ package loom
 //	Roots          yes     yes       no                       optional
 //	Activity       yes     yes       no                       optional
 //	IndexSize      yes     yes       no                       optional
+//	IndexMerger    yes     no        no                       optional
+//	Scrubber       yes     yes       no                       optional
+//	ScrubMarker    yes     no        no                       optional
+//	LocalLog       yes     no        no                       optional
 type Services struct {
 	// Calls finds which session counts a model call. Required.
 	Calls CallCounter
@@ -75,6 +79,16 @@ type Services struct {
 	Activity ActivityReader
 	// IndexSize measures the search index.
 	IndexSize IndexSizer
+	// IndexMerger merges the search index after a large import.
+	IndexMerger IndexMerger
+	// Scrubber removes from the store's files what rewritten messages
+	// leave behind.
+	Scrubber Scrubber
+	// ScrubMarker keeps that the store is to be scrubbed until it is.
+	ScrubMarker ScrubMarker
+	// LocalLog is the store's own sync log, which a redaction
+	// rewrites.
+	LocalLog LocalLog
 }
 
 // Engine is a store with the services its engine provides: what an

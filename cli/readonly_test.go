@@ -211,11 +211,11 @@ func copyStore(t *testing.T, fx *clitest.Fixture, path string) {
 // written by an older loom would.
 func lowerSchema(t *testing.T, fx *clitest.Fixture, path string) {
 	t.Helper()
-	st, err := clitest.OpenEngine(t.Context(), path)
+	st, err := clitest.OpenFixtureStore(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := (&clitest.FixtureStore{FixtureEngine: st}).DB().Exec(`PRAGMA user_version = 1`); err != nil {
+	if err := st.DB().Exec(`PRAGMA user_version = 1`); err != nil {
 		t.Fatal(err)
 	}
 	mustDo(t, st.Close())

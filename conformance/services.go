@@ -42,6 +42,10 @@ var Capabilities = []Capability{
 	{"Roots", false, "loom blame looks only at a project's own roots", func(s loom.Services) bool { return s.Roots != nil }},
 	{"Activity", false, "insights have no activity", func(s loom.Services) bool { return s.Activity != nil }},
 	{"IndexSize", false, "recall ranks a large index by the store's search alone", func(s loom.Services) bool { return s.IndexSize != nil }},
+	{"IndexMerger", false, "after a large import, appends pay for merging the search index a little at a time", func(s loom.Services) bool { return s.IndexMerger != nil }},
+	{"Scrubber", false, "the text a redaction replaced stays readable in the store's free pages until the engine reuses them", func(s loom.Services) bool { return s.Scrubber != nil }},
+	{"ScrubMarker", false, "a redaction stopped before its end leaves the store unscrubbed until the next one", func(s loom.Services) bool { return s.ScrubMarker != nil }},
+	{"LocalLog", false, "the store keeps no sync log of its own, so there is none to redact (a store shared by its users' machines already)", func(s loom.Services) bool { return s.LocalLog != nil }},
 }
 
 // capability returns the Capability of name.

@@ -32,8 +32,8 @@ const DefaultDays = 90
 // lists unless Options say.
 const DefaultTop = 10
 
-// Store is what insights are read from: a loom.Store that reads
-// activity (both SQL engines, and the secrets gate over them).
+// Store is what insights are read from: a loom.Store and the activity
+// its engine reads (Of).
 type Store interface {
 	report.Slicer
 	loom.ActivityReader
@@ -411,12 +411,35 @@ func quantile(sorted []float64, q float64) float64 {
 	return sorted[max(0, min(i, len(sorted)-1))]
 }
 
-// Of returns st as a Store, or an error for a store that reads no
-// activity.
-func Of(st loom.Store) (Store, error) {
-	s, ok := st.(Store)
-	if !ok {
+// Of returns the Store of st's engine: st, with the activity its
+// engine reads (loom.Services.Activity), or an error for an engine
+// that reads none.
+func Of(st loom.Engine) (Store, error) {
+	act := st.Services().Activity
+	if act == nil {
 		return nil, errors.New("insights: this store cannot read activity")
 	}
-	return s, nil
+	return source{st: st, act: act}, nil
+}
+
+// source is a Store of a store and the activity its engine reads.
+type source struct {
+	st  loom.Store
+	act loom.ActivityReader
+}
+
+func (s source) UsageSlices(ctx context.Context, f loom.UsageSliceFilter) ([]loom.UsageSlice, error) {
+	return s.st.UsageSlices(ctx, f)
+}
+
+func (s source) Usage(ctx context.Context, f loom.UsageFilter) (*loom.UsageReport, error) {
+	return s.st.Usage(ctx, f)
+}
+
+func (s source) Session(ctx context.Context, id string) (*loom.Session, error) {
+	return s.st.Session(ctx, id)
+}
+
+func (s source) Activity(ctx context.Context, f loom.ActivityFilter) (*loom.Activity, error) {
+	return s.act.Activity(ctx, f)
 }

@@ -23,5 +23,6 @@ func (s *Store) Services() loom.Services {
 		Roots:         s,
 		Activity:      s,
 		IndexSize:     s,
+		Scrubber:      s,
 	}
 }

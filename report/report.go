@@ -238,9 +238,12 @@ func (r *Report) Active() *Row {
 	return nil
 }
 
-// Slicer is what Build reads usage from: a loom.Store.
+// Slicer is what Build reads usage from: a loom.Store. Its slices make
+// the rows; its usage by session names the sessions of a report by
+// session (their titles).
 type Slicer interface {
 	UsageSlices(ctx context.Context, f loom.UsageSliceFilter) ([]loom.UsageSlice, error)
+	Usage(ctx context.Context, f loom.UsageFilter) (*loom.UsageReport, error)
 }
 
 // Cached returns st reading usage slices once per filter: the reports
@@ -250,6 +253,12 @@ func Cached(st Slicer) Slicer { return &cached{st: st} }
 type cached struct {
 	st    Slicer
 	cache map[loom.UsageSliceFilter][]loom.UsageSlice
+}
+
+// Usage names sessions as the store does: it is read once per report
+// by session.
+func (c *cached) Usage(ctx context.Context, f loom.UsageFilter) (*loom.UsageReport, error) {
+	return c.st.Usage(ctx, f)
 }
 
 func (c *cached) UsageSlices(ctx context.Context, f loom.UsageSliceFilter) ([]loom.UsageSlice, error) {
@@ -460,24 +469,16 @@ func Build(ctx context.Context, st Slicer, o Options) (*Report, error) {
 	return rep, nil
 }
 
-// titler is what names the sessions of a report by session: a
-// loom.Store.
-type titler interface {
-	Usage(ctx context.Context, f loom.UsageFilter) (*loom.UsageReport, error)
-}
-
-// titles sets the Title of each row of a report by session, when st
-// can name sessions.
+// titles sets the Title of each row of a report by session.
 func titles(ctx context.Context, st Slicer, o Options, rows []Row) error {
-	t, ok := st.(titler)
-	if !ok || len(rows) == 0 {
+	if len(rows) == 0 {
 		return nil
 	}
 	f := loom.UsageFilter{UserID: o.UserID, ProjectID: o.ProjectID, SessionsOnly: true}
 	if len(rows) == 1 {
 		f.SessionID = rows[0].Period
 	}
-	u, err := t.Usage(ctx, f)
+	u, err := st.Usage(ctx, f)
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,18 @@ func (s slices) UsageSlices(context.Context, loom.UsageSliceFilter) ([]loom.Usag
 	return s, nil
 }
 
+// Usage names the sessions of the slices: each is titled "title of "
+// and its id.
+func (s slices) Usage(_ context.Context, f loom.UsageFilter) (*loom.UsageReport, error) {
+	u := &loom.UsageReport{}
+	for _, x := range s {
+		if x.SessionID != "" && (f.SessionID == "" || f.SessionID == x.SessionID) {
+			u.BySession = append(u.BySession, loom.UsageRow{Key: x.SessionID, Name: "title of " + x.SessionID})
+		}
+	}
+	return u, nil
+}
+
 func at(s string) time.Time {
 	t, err := time.Parse(time.RFC3339, s)
 	if err != nil {
@@ -195,5 +207,29 @@ func TestBlockCellsOneValueEach(t *testing.T) {
 	row := pretty.Lines[len(rep.Rows)-1]
 	if pretty.Header[len(pretty.Header)-1] != "PROJECTED" || row[len(row)-1] != "1,366,667 / $6.83" {
 		t.Errorf("pretty projection %q under %q", row[len(row)-1], pretty.Header[len(pretty.Header)-1])
+	}
+}
+
+// A report by session names its sessions, read through the cache the
+// web pages and insights read usage through as well as directly.
+func TestSessionsTitled(t *testing.T) {
+	var named slices
+	for i, x := range store {
+		x.SessionID = []string{"s1", "s2", "s1", "s3"}[i]
+		named = append(named, x)
+	}
+	for name, src := range map[string]report.Slicer{"store": named, "cached": report.Cached(named)} {
+		rep, err := report.Build(context.Background(), src, report.Options{By: report.Session, Location: time.UTC})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Rows) != 3 {
+			t.Fatalf("%s: %d rows, want one per session (3)", name, len(rep.Rows))
+		}
+		for _, r := range rep.Rows {
+			if r.Title != "title of "+r.Period {
+				t.Errorf("%s: session %s titled %q, want %q", name, r.Period, r.Title, "title of "+r.Period)
+			}
+		}
 	}
 }

@@ -19,6 +19,11 @@ import (
 // session's title and last prompt, cut short when they were stored, are
 // read as cut. Writes go to the store below unchanged.
 //
+// The gate holds the store below, it does not embed it: each method of
+// loom.Store is the gate's own (gatestore.go for those that return no
+// stored text, or write), so a method added to loom.Store does not
+// compile until the gate says how it reads.
+//
 // A value the detector finds is replaced wherever else it appears too
 // (Echoes): in every text of the same read (the messages read, a
 // session's title with its messages, the hits of a search), before the
@@ -29,7 +34,8 @@ import (
 // Redacted counts the secrets replaced so far, for a result to say how
 // many it holds.
 type Gate struct {
-	loom.Store
+	// st is the store below.
+	st loom.Store
 	// svc are the services of the store below, which the gate's read
 	// services (Services) redact.
 	svc    loom.Services
@@ -42,9 +48,9 @@ type Gate struct {
 // it has no services (GateEngine gates a store with its engine's).
 func (d *Detector) Gate(st loom.Store) *Gate {
 	if g, ok := st.(*Gate); ok {
-		return &Gate{Store: g.Store, svc: g.svc, d: d, echoes: d.Echoes(GateEchoes)}
+		return &Gate{st: g.st, svc: g.svc, d: d, echoes: d.Echoes(GateEchoes)}
 	}
-	return &Gate{Store: st, d: d, echoes: d.Echoes(GateEchoes)}
+	return &Gate{st: st, d: d, echoes: d.Echoes(GateEchoes)}
 }
 
 // GateEngine returns e behind a gate of d, with e's services: those
@@ -293,26 +299,26 @@ func (e redactedError) Unwrap() []error { return []error{e.coded, e.chain} }
 
 // Messages implements loom.Store.
 func (g *Gate) Messages(ctx context.Context, sessionID string, q loom.MessageQuery) ([]*loom.Message, error) {
-	msgs, err := g.Store.Messages(ctx, sessionID, q)
+	msgs, err := g.st.Messages(ctx, sessionID, q)
 	return g.messages(msgs), g.err(err)
 }
 
 // Context implements loom.Store.
 func (g *Gate) Context(ctx context.Context, sessionID string) ([]*loom.Message, error) {
-	msgs, err := g.Store.Context(ctx, sessionID)
+	msgs, err := g.st.Context(ctx, sessionID)
 	return g.messages(msgs), g.err(err)
 }
 
 // Session implements loom.Store.
 func (g *Gate) Session(ctx context.Context, id string) (*loom.Session, error) {
-	s, err := g.Store.Session(ctx, id)
+	s, err := g.st.Session(ctx, id)
 	return g.session(s), g.err(err)
 }
 
 // ReadSessions implements loom.Store: the sessions and their messages
 // are one read.
 func (g *Gate) ReadSessions(ctx context.Context, ids []string, q loom.MessageQuery) ([]*loom.SessionData, error) {
-	data, err := g.Store.ReadSessions(ctx, ids, q)
+	data, err := g.st.ReadSessions(ctx, ids, q)
 	r := g.read()
 	for _, sd := range data {
 		r.session(&sd.Session)
@@ -324,19 +330,19 @@ func (g *Gate) ReadSessions(ctx context.Context, ids []string, q loom.MessageQue
 
 // Resolve implements loom.Store.
 func (g *Gate) Resolve(ctx context.Context, ref string, scope loom.ResolveScope) (*loom.Session, error) {
-	s, err := g.Store.Resolve(ctx, ref, scope)
+	s, err := g.st.Resolve(ctx, ref, scope)
 	return g.session(s), g.err(err)
 }
 
 // Sessions implements loom.Store.
 func (g *Gate) Sessions(ctx context.Context, f loom.SessionFilter) ([]*loom.Session, error) {
-	list, err := g.Store.Sessions(ctx, f)
+	list, err := g.st.Sessions(ctx, f)
 	return g.sessions(list), g.err(err)
 }
 
 // Summaries implements loom.Store.
 func (g *Gate) Summaries(ctx context.Context, f loom.SessionFilter) ([]*loom.SessionSummary, error) {
-	list, err := g.Store.Summaries(ctx, f)
+	list, err := g.st.Summaries(ctx, f)
 	r := g.read()
 	for i, s := range list {
 		// A copy each: the store's summaries are not changed. The last
@@ -353,31 +359,31 @@ func (g *Gate) Summaries(ctx context.Context, f loom.SessionFilter) ([]*loom.Ses
 
 // Family implements loom.Store.
 func (g *Gate) Family(ctx context.Context, q loom.FamilyQuery) ([]*loom.Session, error) {
-	list, err := g.Store.Family(ctx, q)
+	list, err := g.st.Family(ctx, q)
 	return g.sessions(list), g.err(err)
 }
 
 // UpdateSession implements loom.Store.
 func (g *Gate) UpdateSession(ctx context.Context, id string, u loom.SessionUpdate) (*loom.Session, error) {
-	s, err := g.Store.UpdateSession(ctx, id, u)
+	s, err := g.st.UpdateSession(ctx, id, u)
 	return g.session(s), g.err(err)
 }
 
 // Fork implements loom.Store.
 func (g *Gate) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*loom.Session, error) {
-	s, err := g.Store.Fork(ctx, id, opts)
+	s, err := g.st.Fork(ctx, id, opts)
 	return g.session(s), g.err(err)
 }
 
 // Rewind implements loom.Store.
 func (g *Gate) Rewind(ctx context.Context, id string, opts loom.RewindOptions) (*loom.Session, error) {
-	s, err := g.Store.Rewind(ctx, id, opts)
+	s, err := g.st.Rewind(ctx, id, opts)
 	return g.session(s), g.err(err)
 }
 
 // Delete implements loom.Store.
 func (g *Gate) Delete(ctx context.Context, id string, opts loom.DeleteOptions) ([]*loom.Session, error) {
-	list, err := g.Store.Delete(ctx, id, opts)
+	list, err := g.st.Delete(ctx, id, opts)
 	return g.sessions(list), g.err(err)
 }
 
@@ -447,13 +453,13 @@ func (g *Gate) hits(hits []loom.SearchHit) []loom.SearchHit {
 // redacted texts.
 func (g *Gate) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHit, error) {
 	q.Gate = g.snippetGate
-	hits, err := g.Store.Search(ctx, q)
+	hits, err := g.st.Search(ctx, q)
 	return g.hits(hits), g.err(err)
 }
 
 // Usage implements loom.Store: the names of sessions are their titles.
 func (g *Gate) Usage(ctx context.Context, f loom.UsageFilter) (*loom.UsageReport, error) {
-	rep, err := g.Store.Usage(ctx, f)
+	rep, err := g.st.Usage(ctx, f)
 	if rep != nil {
 		r := g.read()
 		for i := range rep.BySession {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -127,5 +128,37 @@ func TestGateReadsAreRedacted(t *testing.T) {
 	}
 	if !strings.Contains(s.Title, "Zq8mN3") {
 		t.Fatalf("the title %q does not hold the start of the key", s.Title)
+	}
+}
+
+// What a prune removes is read through the gate, as what a delete
+// trashes is: the session's title holds the start of a key.
+func TestGatePruneIsRedacted(t *testing.T) {
+	st, _ := gateStore(t)
+	g := secrets.Default().Gate(st)
+	ctx := context.Background()
+	res, err := g.Prune(ctx, loom.PruneOptions{UserID: "u", DryRun: true})
+	if err != nil || len(res.Removed) != 1 {
+		t.Fatalf("prune: %+v, %v", res, err)
+	}
+	b, _ := json.Marshal(res)
+	leaks(t, "pruned", string(b))
+	res, err = g.Prune(ctx, loom.PruneOptions{UserID: "u"})
+	if err != nil || len(res.Removed) != 1 {
+		t.Fatalf("prune: %+v, %v", res, err)
+	}
+	b, _ = json.Marshal(res)
+	leaks(t, "pruned", string(b))
+}
+
+// The gate embeds no store: every method of loom.Store is the gate's
+// own, so one added to loom.Store does not compile until the gate says
+// how it reads.
+func TestGateEmbedsNoStore(t *testing.T) {
+	typ := reflect.TypeFor[secrets.Gate]()
+	for i := range typ.NumField() {
+		if f := typ.Field(i); f.Anonymous {
+			t.Errorf("secrets.Gate embeds %s: a method of it added later would pass through the gate unredacted", f.Type)
+		}
 	}
 }

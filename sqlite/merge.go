@@ -10,7 +10,7 @@ import (
 // merges at most, in its own transaction.
 const mergeStep = 2000
 
-// MergeIndex implements importer.IndexMerger with FTS5's merge command, a
+// MergeIndex implements loom.IndexMerger with FTS5's merge command, a
 // negative page count merging the segments of every level: each step is
 // a transaction of its own, and the merge is done when a step writes
 // nothing (FTS5's way of telling, in total_changes).

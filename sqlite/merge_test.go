@@ -9,7 +9,7 @@ import (
 	"github.com/loomhq/loom"
 )
 
-// After a bulk import the search index is merged (importer.IndexMerger): the
+// After a bulk import the search index is merged (loom.IndexMerger): the
 // same searches find the same messages, the index checks out whole, the
 // store takes appends that are found too, and a merge of a merged index
 // changes nothing.

@@ -22,5 +22,9 @@ func (s *Store) Services() loom.Services {
 		Roots:         s,
 		Activity:      s,
 		IndexSize:     s,
+		IndexMerger:   s,
+		Scrubber:      s,
+		ScrubMarker:   s,
+		LocalLog:      s,
 	}
 }

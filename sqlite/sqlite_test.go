@@ -23,6 +23,10 @@ func TestConformance(t *testing.T) {
 	})
 }
 
+func TestProjectMoveLog(t *testing.T) {
+	conformance.RunProjectMoveLog(t, storetest.Must(sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "sessions.db")))(t))
+}
+
 func TestLease(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sessions.db")
 	conformance.RunLease(t, func(t *testing.T, ttl time.Duration) loom.Store {

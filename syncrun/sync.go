@@ -78,6 +78,11 @@ type Replica interface {
 	// own purges up to index upTo of its log took (see
 	// sessionstore.PurgeKept): a pull has run since the hub took them.
 	SyncForgetPurged(ctx context.Context, upTo int64) (int, error)
+	// ScrubIfPending removes from the store's files the text that a
+	// change replaced by redaction markers, once a change marked it to
+	// (applying a record of another machine's loom secrets redact
+	// marks it), and reports whether it did.
+	ScrubIfPending(ctx context.Context) (bool, error)
 }
 
 // Result is what one Sync did: records sent, records applied, and the
@@ -103,7 +108,7 @@ type Result struct {
 	Conflicts []sessionstore.Conflict `json:"conflicts,omitempty"`
 	// Scrubbed is set when records applied replaced text by redaction
 	// markers (another machine's loom secrets redact) and the sync
-	// then scrubbed the store's files of the text replaced (Scrubber).
+	// then scrubbed the store's files of the text replaced (Replica.ScrubIfPending).
 	Scrubbed bool `json:"scrubbed,omitempty"`
 }
 
@@ -204,12 +209,12 @@ func Sync(ctx context.Context, c *hub.Client, r Replica, key envelope.Key) (Resu
 			err = ferr
 		}
 	}
-	if sc, ok := r.(Scrubber); ok && ctx.Err() == nil {
+	if ctx.Err() == nil {
 		// Records applied that replaced text by redaction markers
 		// (another machine's loom secrets redact) leave the text
 		// replaced readable in the store's files until they are
 		// scrubbed; an ordinary sync reads one row here.
-		done, serr := sc.ScrubIfPending(ctx)
+		done, serr := r.ScrubIfPending(ctx)
 		res.Scrubbed = done && serr == nil
 		if serr != nil {
 			serr = fmt.Errorf("the records applied replaced secrets by redaction markers, and scrubbing the store's files of the text replaced failed: %w", serr)
@@ -221,16 +226,6 @@ func Sync(ctx context.Context, c *hub.Client, r Replica, key envelope.Key) (Resu
 		}
 	}
 	return res, err
-}
-
-// Scrubber is a store that removes from its files the text that a
-// change replaced by redaction markers, once a change marked it to
-// (sqlite.Store.ScrubIfPending: applying a record of another machine's
-// loom secrets redact marks it).
-type Scrubber interface {
-	// ScrubIfPending scrubs the store when it is marked to, and
-	// reports whether it did.
-	ScrubIfPending(ctx context.Context) (bool, error)
 }
 
 // wrongKey is the error of a machine whose sync key is not the one the

@@ -65,13 +65,10 @@ func (inv *Invocation) adopt(ctx context.Context, st loom.Engine, project loom.P
 }
 
 // adoptHere adopts the working directory's project into st, the store a
-// command opened: the first command run in a clone, after loom began
-// identifying projects by their remote, moves the project's older
-// sessions.
+// command opened (one that exists): the first command run in a clone,
+// after loom began identifying projects by their remote, moves the
+// project's older sessions.
 func (inv *Invocation) adoptHere(ctx context.Context, st loom.Engine) {
-	if _, empty := st.(*EmptyStore); empty {
-		return
-	}
 	if p, err := inv.Project(); err == nil {
 		inv.adopt(ctx, st, p)
 	}

@@ -28,6 +28,7 @@ import (
 	"github.com/loomhq/loom/secrets"
 	"github.com/loomhq/loom/semantic"
 	"github.com/loomhq/loom/sessionstore"
+	"github.com/loomhq/loom/syncrun"
 	"github.com/loomhq/loom/teamrun"
 )
 
@@ -52,6 +53,13 @@ type Factory struct {
 	// store applies to every write. The store comes with the services
 	// its engine provides (loom.Engine), which commands take from it.
 	OpenStore func(ctx context.Context, url string, access Access, opts ...sessionstore.Option) (loom.Engine, error)
+	// OpenReplica opens the store a URL or path names as OpenStore does
+	// with AccessCreate, and returns with it the store as the replica
+	// loom sync keeps in step with a hub: nil for an engine that keeps
+	// no sync log of its own (PostgreSQL, a store its users' machines
+	// share already). The wiring that knows the engine says so, and the
+	// compiler holds the replica to syncrun.Store.
+	OpenReplica func(ctx context.Context, url string, opts ...sessionstore.Option) (loom.Engine, syncrun.Store, error)
 	// Now returns the current time, for ages shown to the user.
 	Now func() time.Time
 	// Version, Commit and Date are what a release build stamps into the

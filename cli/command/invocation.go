@@ -13,6 +13,7 @@ import (
 	"github.com/loomhq/loom/agent/mcpclient"
 	"github.com/loomhq/loom/paths"
 	"github.com/loomhq/loom/sessionstore"
+	"github.com/loomhq/loom/syncrun"
 	"github.com/loomhq/loom/teamrun"
 )
 
@@ -30,6 +31,9 @@ type Invocation struct {
 	// for (see open); Close closes it.
 	store       loom.Engine
 	storeAccess Access
+	// storeMissing: the store is an EmptyStore, standing for one that
+	// does not exist yet.
+	storeMissing bool
 	// opened: a store was opened in this run (DamageHint).
 	opened bool
 	// project is the working directory's project as found in projectWD
@@ -141,11 +145,34 @@ func (inv *Invocation) CreateStore(ctx context.Context) (loom.Engine, error) {
 	return inv.open(ctx, AccessCreate)
 }
 
+// CreateReplica opens the store as CreateStore does, for loom sync: the
+// store, and the replica of it that sync runs on (Factory.OpenReplica),
+// nil for a store whose engine keeps no sync log of its own. A store
+// the run opened before is opened again, so that both are one handle.
+func (inv *Invocation) CreateReplica(ctx context.Context) (loom.Engine, syncrun.Store, error) {
+	if inv.OpenReplica == nil {
+		return nil, nil, fmt.Errorf("no store engine is configured")
+	}
+	if err := inv.closeStore(); err != nil {
+		return nil, nil, err
+	}
+	var rep syncrun.Store
+	st, err := inv.openWith(ctx, AccessCreate, func(ctx context.Context, url string, _ Access, opts ...sessionstore.Option) (loom.Engine, error) {
+		st, r, err := inv.OpenReplica(ctx, url, opts...)
+		rep = r
+		return st, err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, rep, nil
+}
+
 // ReadStoreAgain opens the store for reading like ReadStore, and opens it
 // again while it did not exist when last opened, for a command that runs
 // long and should find the store once something creates it.
 func (inv *Invocation) ReadStoreAgain(ctx context.Context) (loom.Engine, error) {
-	if _, empty := inv.store.(*EmptyStore); empty {
+	if inv.store != nil && inv.storeMissing {
 		if err := inv.closeStore(); err != nil {
 			return nil, err
 		}
@@ -183,11 +210,16 @@ func (inv *Invocation) openSession(ctx context.Context, access Access, ref strin
 // $LOOM_DB names is an error (exit 1), so that a typo never makes an
 // empty store.
 func (inv *Invocation) open(ctx context.Context, access Access) (loom.Engine, error) {
+	return inv.openWith(ctx, access, inv.OpenStore)
+}
+
+// openWith is open with the engine's opener given: OpenStore, or
+// OpenReplica's store (CreateReplica).
+func (inv *Invocation) openWith(ctx context.Context, access Access, openStore func(ctx context.Context, url string, access Access, opts ...sessionstore.Option) (loom.Engine, error)) (loom.Engine, error) {
 	if inv.store != nil {
 		// Opened for reading, the store is opened again for writing.
 		// Write and create are the same to a store that exists.
-		_, empty := inv.store.(*EmptyStore)
-		if access <= inv.storeAccess || (access == AccessCreate && inv.storeAccess == AccessWrite && !empty) {
+		if access <= inv.storeAccess || (access == AccessCreate && inv.storeAccess == AccessWrite && !inv.storeMissing) {
 			return inv.store, nil
 		}
 		if err := inv.closeStore(); err != nil {
@@ -198,40 +230,53 @@ func (inv *Invocation) open(ctx context.Context, access Access) (loom.Engine, er
 	if err != nil {
 		return nil, err
 	}
-	if inv.OpenStore == nil {
+	if openStore == nil {
 		return nil, fmt.Errorf("no store engine is configured")
 	}
-	opts, err := inv.storeOptions()
+	opts, err := inv.storeOptions(access)
 	if err != nil {
 		return nil, err
 	}
-	st, err := inv.OpenStore(ctx, url, access, opts...)
+	st, err := openStore(ctx, url, access, opts...)
+	missing := false
 	if loom.ErrorCode(err) == loom.ENOTFOUND {
 		if inv.flags.db != "" || inv.Getenv("LOOM_DB") != "" {
 			return nil, errors.New(loom.ErrorMessage(err))
 		}
-		st, err = &EmptyStore{url: url}, nil
+		st, err, missing = &EmptyStore{url: url}, nil, true
 	}
 	if err != nil {
 		return nil, err
 	}
-	inv.store, inv.storeAccess = st, access
-	if _, empty := st.(*EmptyStore); !empty {
+	inv.store, inv.storeAccess, inv.storeMissing = st, access, missing
+	if !missing {
 		inv.opened = true
+		inv.adoptHere(ctx, st)
 	}
-	inv.adoptHere(ctx, st)
 	return st, nil
 }
 
+// StoreMissing reports whether the store the run opened last does not
+// exist yet: an EmptyStore stands for it, which reads as empty.
+func (inv *Invocation) StoreMissing() bool { return inv.store != nil && inv.storeMissing }
+
 // storeOptions are how the store is to write: with config.toml's
-// [secrets] redact_on_write, replacing secrets by markers in every text
-// written, a rule of the store itself (sessionstore.Redacting), so that
-// the store stays the engine's with all it provides. A configuration
-// that cannot be read sets nothing here: the command reports it where it
-// reads it.
-func (inv *Invocation) storeOptions() ([]sessionstore.Option, error) {
+// [secrets] redact_on_write (or LOOM_REDACT_ON_WRITE), replacing
+// secrets by markers in every text written, a rule of the store itself
+// (sessionstore.Redacting), so that the store stays the engine's with
+// all it provides. A configuration that cannot be read is an error for
+// a store opened to write, which would otherwise write what it was
+// told to redact; a store opened to read writes nothing, and the
+// command reports the configuration where it reads it.
+func (inv *Invocation) storeOptions(access Access) ([]sessionstore.Option, error) {
 	c, _, err := inv.Config()
-	if err != nil || !c.Secrets.RedactOnWrite {
+	if err != nil {
+		if access == AccessRead {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("%s (so loom cannot tell whether to redact secrets as it writes, and writes nothing)", loom.ErrorMessage(err))
+	}
+	if !c.Secrets.RedactOnWrite {
 		return nil, nil
 	}
 	d, err := c.Secrets.Detector()

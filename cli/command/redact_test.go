@@ -66,6 +66,10 @@ func TestRedactOnWriteKeepsTheStoresCapabilities(t *testing.T) {
 		"activity (Activity)":             func(e loom.Engine) bool { return e.Services().Activity != nil },
 		"the index size (IndexSize)":      func(e loom.Engine) bool { return e.Services().IndexSize != nil },
 		"the recorded roots (Roots)":      func(e loom.Engine) bool { return e.Services().Roots != nil },
+		"index merging (IndexMerger)":     func(e loom.Engine) bool { return e.Services().IndexMerger != nil },
+		"scrubbing (Scrubber)":            func(e loom.Engine) bool { return e.Services().Scrubber != nil },
+		"the scrub mark (ScrubMarker)":    func(e loom.Engine) bool { return e.Services().ScrubMarker != nil },
+		"the local sync log (LocalLog)":   func(e loom.Engine) bool { return e.Services().LocalLog != nil },
 	}
 	for name, has := range caps {
 		switch {

@@ -31,6 +31,9 @@ const warmCheck = time.Minute
 type ServeOptions struct {
 	// ReadStore opens the store to read.
 	ReadStore func(context.Context) (loom.Engine, error)
+	// StoreMissing reports whether the store ReadStore opened does not
+	// exist yet (and reads as empty).
+	StoreMissing func() bool
 	// Store is the URL of the store ReadStore opens.
 	Store func() (string, error)
 	// Dirs are loom's directories: the socket is in the state one.
@@ -46,7 +49,7 @@ type ServeOptions struct {
 // newCmdServe builds loom recall serve, which a hook starts (hidden: no
 // one needs to run it by hand).
 func newCmdServe(inv *command.Invocation, runF func(*ServeOptions) error) *cobra.Command {
-	opts := &ServeOptions{ReadStore: inv.ReadStore, Store: inv.DBURL, Dirs: inv.Dirs,
+	opts := &ServeOptions{ReadStore: inv.ReadStore, StoreMissing: inv.StoreMissing, Store: inv.DBURL, Dirs: inv.Dirs,
 		Redact: command.ConfigLoader(inv.Config).MCPRedact, Version: inv.Version}
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -96,7 +99,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	if err != nil {
 		return err
 	}
-	if _, empty := st.(*command.EmptyStore); empty {
+	if opts.StoreMissing() {
 		// No store yet: nothing to answer, and the hooks find that at
 		// once by themselves.
 		return nil

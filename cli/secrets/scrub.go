@@ -27,35 +27,6 @@ import (
 // rewritten, the replay logs and the chat history in the state
 // directory too, and the store's files are scrubbed.
 
-// Scrubber is a store that can remove what rewritten messages leave
-// behind in its files (sqlite.Store.Scrub, postgres.Store.Scrub).
-type Scrubber interface {
-	Scrub(ctx context.Context) error
-}
-
-// scrubMarker is a store that keeps, until a scrub has ended, that it is
-// to be scrubbed (sqlite.Store: MarkScrub, ScrubIfPending), so that a
-// redaction stopped before its end is scrubbed by the next one, or by
-// the next sync.
-type scrubMarker interface {
-	MarkScrub(ctx context.Context) error
-	ScrubIfPending(ctx context.Context) (bool, error)
-}
-
-// logRedactor is a store that keeps a sync log of its changes (SQLite
-// once sync is set up) and can rewrite its records with their secrets
-// replaced (sqlite.Store.RedactLog).
-type logRedactor interface {
-	RedactLog(ctx context.Context, redact func(payloads [][]byte) ([][]byte, error)) (int, error)
-}
-
-// purgeForgetter is a store that keeps what its own purges took until
-// the next sync (sqlite.Store.SyncForgetPurged: see docs/sync.md, "Trash,
-// restore and purge").
-type purgeForgetter interface {
-	SyncForgetPurged(ctx context.Context, upTo int64) (int, error)
-}
-
 // redactScope says which sessions' copies outside the messages a
 // redaction rewrites: those it acted on (every session of the user
 // without SESSION: all), less those it skipped, which another process
@@ -82,9 +53,10 @@ func (sc *redactScope) takes(id string) bool {
 }
 
 // beforeRedact marks the store to be scrubbed before anything is
-// replaced (scrubMarker).
-func beforeRedact(ctx context.Context, st loom.Store) error {
-	if m, ok := st.(scrubMarker); ok {
+// replaced (loom.Services.ScrubMarker), so that a redaction stopped
+// before its end is scrubbed by the next one, or by the next sync.
+func beforeRedact(ctx context.Context, st loom.Engine) error {
+	if m := st.Services().ScrubMarker; m != nil {
 		return m.MarkScrub(ctx)
 	}
 	return nil
@@ -97,19 +69,18 @@ func beforeRedact(ctx context.Context, st loom.Store) error {
 // scrubs the store: when the store changed (changed) or the log did, or
 // when an earlier redaction or sync left it to scrub.
 func afterRedact(ctx context.Context, opts *RedactOptions, st loom.Engine, d *sec.Redactor, scope *redactScope, changed bool) error {
-	if pf, ok := st.(purgeForgetter); ok {
+	svc := st.Services()
+	if lg := svc.LocalLog; lg != nil {
 		// What a purge of this machine keeps until its next sync, to
 		// save work it had not seen in a copy, may hold the secrets
 		// found: it is let go now, not rewritten (the copy is then
 		// made by the machine whose work it is, as without it).
-		n, err := pf.SyncForgetPurged(ctx, math.MaxInt64)
+		n, err := lg.SyncForgetPurged(ctx, math.MaxInt64)
 		if err != nil {
 			return err
 		}
 		changed = changed || n > 0
-	}
-	if lr, ok := st.(logRedactor); ok {
-		n, err := lr.RedactLog(ctx, func(payloads [][]byte) ([][]byte, error) {
+		n, err = lg.RedactLog(ctx, func(payloads [][]byte) ([][]byte, error) {
 			return synclog.RedactEncoded(payloads, d, scope.takes)
 		})
 		if err != nil {
@@ -126,12 +97,12 @@ func afterRedact(ctx context.Context, opts *RedactOptions, st loom.Engine, d *se
 	}
 	changed = changed || n > 0
 	if changed {
-		if sc, ok := st.(Scrubber); ok {
+		if sc := svc.Scrubber; sc != nil {
 			return sc.Scrub(ctx)
 		}
 		return nil
 	}
-	if m, ok := st.(scrubMarker); ok {
+	if m := svc.ScrubMarker; m != nil {
 		_, err := m.ScrubIfPending(ctx)
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/testkit/clitest"
 	"github.com/loomhq/loom/secrets/secretstest"
 )
@@ -222,17 +223,25 @@ func TestSecretsRedactSyncs(t *testing.T) {
 	})
 }
 
+// exportedSecrets seeds a store with a session holding secrets
+// (clitest.SeedSecrets) and exports it to a file.
+func exportedSecrets(t *testing.T) (src *clitest.Fixture, s *loom.Session, values []string, file string) {
+	t.Helper()
+	src = clitest.NewEmptyFixture(t)
+	s, values = clitest.SeedSecrets(t, src)
+	file = filepath.Join(t.TempDir(), "deploy.jsonl")
+	if err := os.WriteFile(file, []byte(src.MustRun(t, "session", "export", s.ID)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return src, s, values, file
+}
+
 // With redact_on_write, a session imported from a file is stored
 // redacted, and turning MCP redaction off gives the read tools the text
 // as stored.
 func TestSecretsRedactOnWrite(t *testing.T) {
 	t.Parallel()
-	src := clitest.NewEmptyFixture(t)
-	s, values := clitest.SeedSecrets(t, src)
-	file := filepath.Join(t.TempDir(), "deploy.jsonl")
-	if err := os.WriteFile(file, []byte(src.MustRun(t, "session", "export", s.ID)), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	src, s, values, file := exportedSecrets(t)
 	clitest.WriteConfig(t, src, "[mcp]\nredact = false\n")
 	plain := clitest.MustCall(t, clitest.ConnectStdio(t, src), "read_session", map[string]any{"ref": s.ID})
 	if secretstest.HoldsAny(plain.Text, values) == "" {
@@ -296,4 +305,45 @@ func TestSecretsAllow(t *testing.T) {
 	if r := fx.Run(t, "secrets", "allow", "not-an-id"); r.Code != 2 {
 		t.Errorf("a bad id: exit %d, %q", r.Code, r.Stderr)
 	}
+}
+
+// A configuration that cannot be read cannot say whether to redact
+// secrets as they are written: a command that writes stops with one
+// line saying why (exit 1, an error of configuration and no misuse of
+// the command line), and stores nothing, rather than write the secrets
+// it may have been told to redact.
+func TestSecretsRedactOnWriteUnreadable(t *testing.T) {
+	t.Parallel()
+	_, _, _, file := exportedSecrets(t)
+	importing := func(t *testing.T, fx *clitest.Fixture, env ...string) clitest.Result {
+		t.Helper()
+		cmd := exec.Command(clitest.LoomBinary(t), "session", "import", file)
+		cmd.Dir, cmd.Env = fx.Project, fx.BinEnv(env...)
+		return clitest.ExecCmd(t, cmd, "")
+	}
+	check := func(t *testing.T, fx *clitest.Fixture, r clitest.Result, says string) {
+		t.Helper()
+		if r.Code != 1 || strings.Count(strings.TrimSpace(r.Stderr), "\n") != 0 || !strings.Contains(r.Stderr, says) || !strings.Contains(r.Stderr, "redact") {
+			t.Errorf("import: exit %d, stderr %q; want exit 1 and one line naming %q and redaction", r.Code, r.Stderr, says)
+		}
+		if n := fx.CountSessions(t); n != 0 {
+			t.Errorf("the import stored %d sessions", n)
+		}
+	}
+
+	t.Run("env", func(t *testing.T) {
+		t.Parallel()
+		fx := clitest.NewEmptyFixture(t)
+		check(t, fx, importing(t, fx, "LOOM_REDACT_ON_WRITE=maybe"), "LOOM_REDACT_ON_WRITE")
+	})
+	t.Run("config.toml", func(t *testing.T) {
+		t.Parallel()
+		fx := clitest.NewEmptyFixture(t)
+		// A directory where the file should be: unreadable to anyone,
+		// root too.
+		if err := os.MkdirAll(filepath.Join(fx.Home, "config", "config.toml"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		check(t, fx, importing(t, fx), "config.toml")
+	})
 }

@@ -85,14 +85,16 @@ and sends the hub what it lacks, so nothing any machine holds is lost.
 // directories (the sync key).
 type Hub struct {
 	IO *term.IOStreams
-	// CreateStore opens the store, creating it if missing.
-	CreateStore func(context.Context) (loom.Engine, error)
-	Config      func() (*config.Config, string, error)
-	Dirs        func() (paths.Dirs, error)
+	// CreateReplica opens the store, creating it if missing, and the
+	// replica of it that sync runs on (nil for a store whose engine
+	// keeps no sync log of its own).
+	CreateReplica func(context.Context) (loom.Engine, syncrun.Store, error)
+	Config        func() (*config.Config, string, error)
+	Dirs          func() (paths.Dirs, error)
 }
 
 func newHub(inv *command.Invocation) Hub {
-	return Hub{IO: inv.IO, CreateStore: inv.CreateStore, Config: inv.Config, Dirs: inv.Dirs}
+	return Hub{IO: inv.IO, CreateReplica: inv.CreateReplica, Config: inv.Config, Dirs: inv.Dirs}
 }
 
 // Options are the options of `loom sync`.
@@ -155,12 +157,11 @@ func syncSetup(ctx context.Context, h *Hub, needKey bool) (*syncer, error) {
 		}
 		s.key = key
 	}
-	st, err := h.CreateStore(ctx)
+	_, ss, err := h.CreateReplica(ctx)
 	if err != nil {
 		return nil, err
 	}
-	ss, ok := st.(syncrun.Store)
-	if !ok {
+	if ss == nil {
 		return nil, loom.Errorf(loom.EINVALID, "this store does not sync: a PostgreSQL store is shared by your machines already (sync keeps embedded SQLite stores in step)")
 	}
 	s.st = ss

@@ -48,9 +48,9 @@ func newMachine(t *testing.T, hubURL, token string) *machine {
 func (m *machine) hub() (Hub, *term.IOStreams) {
 	ios, _, _, _ := term.Test()
 	return Hub{
-		IO:          ios,
-		CreateStore: func(context.Context) (loom.Engine, error) { return m.st, nil },
-		Config:      func() (*config.Config, string, error) { return m.cfg, "config.toml", nil },
+		IO:            ios,
+		CreateReplica: func(context.Context) (loom.Engine, syncrun.Store, error) { return m.st, m.st, nil },
+		Config:        func() (*config.Config, string, error) { return m.cfg, "config.toml", nil },
 		Dirs: func() (paths.Dirs, error) {
 			return paths.Resolve(func(k string) string { return map[string]string{"LOOM_HOME": m.home}[k] })
 		},
@@ -79,7 +79,7 @@ func text(w any) string { return w.(interface{ String() string }).String() }
 // --set only.
 func TestNewCmdSyncOptions(t *testing.T) {
 	t.Parallel()
-	if got := cmdtest.Options(t, NewCmdSync, "-w", "--interval", "30s", "--json", "--user", "bob"); !got.Watch || got.Interval != 30*time.Second || !got.JSON || got.User != "bob" || got.CreateStore == nil || got.Config == nil {
+	if got := cmdtest.Options(t, NewCmdSync, "-w", "--interval", "30s", "--json", "--user", "bob"); !got.Watch || got.Interval != 30*time.Second || !got.JSON || got.User != "bob" || got.CreateReplica == nil || got.Config == nil {
 		t.Errorf("sync options: %+v", got)
 	}
 	if got := cmdtest.Options(t, NewCmdSync); got.Watch || got.Interval != 0 || got.User != "local" {

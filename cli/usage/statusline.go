@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -195,6 +196,12 @@ func statuslineRun(ctx context.Context, opts *Options) error {
 // slicesFrom answers a report from slices read before: those that
 // start in the filter's bounds (quarter hours, as the reads' were).
 type slicesFrom []loom.UsageSlice
+
+// Usage implements report.Slicer: it names no session, and the status
+// line makes no report by session, which alone asks.
+func (s slicesFrom) Usage(context.Context, loom.UsageFilter) (*loom.UsageReport, error) {
+	return nil, errors.New("usage slices read before name no session")
+}
 
 // UsageSlices implements report.Slicer.
 func (s slicesFrom) UsageSlices(_ context.Context, f loom.UsageSliceFilter) ([]loom.UsageSlice, error) {

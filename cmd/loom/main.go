@@ -23,6 +23,7 @@ import (
 	"github.com/loomhq/loom/server"
 	"github.com/loomhq/loom/sessionstore"
 	"github.com/loomhq/loom/sqlite"
+	"github.com/loomhq/loom/syncrun"
 )
 
 // version, commit and date are stamped by a release build (make release)
@@ -31,17 +32,18 @@ var version, commit, date string
 
 func main() {
 	f := &cli.Factory{
-		IO:        term.System(),
-		Env:       os.Getenv,
-		Getwd:     os.Getwd,
-		OpenStore: openStore,
-		Now:       time.Now,
-		Version:   version,
-		Commit:    commit,
-		Date:      date,
-		Serve:     serve,
-		Formats:   formats(),
-		Damage:    damage,
+		IO:          term.System(),
+		Env:         os.Getenv,
+		Getwd:       os.Getwd,
+		OpenStore:   openStore,
+		OpenReplica: openReplica,
+		Now:         time.Now,
+		Version:     version,
+		Commit:      commit,
+		Date:        date,
+		Serve:       serve,
+		Formats:     formats(),
+		Damage:      damage,
 		Providers: map[string]agent.ProviderFunc{
 			"openai": func(e config.Endpoint) loom.Provider {
 				return openai.New(openai.Config{APIKey: e.APIKey, BaseURL: e.BaseURL})
@@ -82,6 +84,24 @@ func damage(err error) cli.Damage {
 // file:PATH), opened as the command's access needs. A PostgreSQL
 // database is the server's to create and protect: access changes
 // nothing there.
+// openReplica opens the store a URL names for loom sync: a SQLite file,
+// created when missing, is its own replica; a PostgreSQL store keeps no
+// sync log of its own.
+func openReplica(ctx context.Context, url string, opts ...sessionstore.Option) (loom.Engine, syncrun.Store, error) {
+	if strings.HasPrefix(url, "postgres://") || strings.HasPrefix(url, "postgresql://") {
+		st, err := postgres.Open(ctx, url, opts...)
+		if err != nil {
+			return nil, nil, err
+		}
+		return st, nil, nil
+	}
+	st, err := sqlite.OpenMode(ctx, url, sqlite.ModeCreate, opts...)
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, st, nil
+}
+
 func openStore(ctx context.Context, url string, access cli.Access, opts ...sessionstore.Option) (loom.Engine, error) {
 	switch {
 	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):

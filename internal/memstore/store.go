@@ -16,6 +16,8 @@ package memstore
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -362,4 +364,10 @@ func (s *Store) SyncConflicts(ctx context.Context) ([]sessionstore.Conflict, err
 	}
 	slices.SortFunc(out, func(a, b sessionstore.Conflict) int { return compareDesc(b.ID, a.ID) })
 	return out, nil
+}
+
+// Search implements synctest.Store: the store in memory keeps no
+// search index, and says so.
+func (s *Store) Search(context.Context, loom.SearchQuery) ([]loom.SearchHit, error) {
+	return nil, fmt.Errorf("the store in memory does not search: %w", errors.ErrUnsupported)
 }

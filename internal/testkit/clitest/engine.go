@@ -19,6 +19,7 @@ import (
 	"github.com/loomhq/loom/postgres"
 	"github.com/loomhq/loom/sessionstore"
 	"github.com/loomhq/loom/sqlite"
+	"github.com/loomhq/loom/syncrun"
 )
 
 // TestPostgres returns the server the tests run on, "" for SQLite.
@@ -127,26 +128,16 @@ func PostgresURL(t testing.TB) string {
 // OpenEngine opens the store a URL names with the engine cmd/loom would
 // pick for it.
 func OpenEngine(ctx context.Context, dsn string, opts ...sessionstore.Option) (FixtureEngine, error) {
-	if postgres.IsURL(dsn) {
-		st, err := postgres.Open(ctx, dsn, opts...)
-		if err != nil {
-			return nil, err
-		}
-		return st, nil
-	}
-	st, err := sqlite.Open(ctx, dsn, opts...)
+	o, err := openEngine(ctx, dsn, sqlite.ModeCreate, opts...)
 	if err != nil {
 		return nil, err
 	}
-	return st, nil
+	return o.st, nil
 }
 
 // openFor opens the store a URL names as cmd/loom does for a command
-// with the given access.
-func openFor(ctx context.Context, dsn string, access cli.Access, opts ...sessionstore.Option) (loom.Engine, error) {
-	if postgres.IsURL(dsn) {
-		return OpenEngine(ctx, dsn, opts...)
-	}
+// with the given access, its clock now (loom.Now when nil).
+func openFor(ctx context.Context, dsn string, access cli.Access, now func() time.Time, opts ...sessionstore.Option) (loom.Engine, error) {
 	mode := sqlite.ModeCreate
 	switch access {
 	case cli.AccessRead:
@@ -154,11 +145,69 @@ func openFor(ctx context.Context, dsn string, access cli.Access, opts ...session
 	case cli.AccessWrite:
 		mode = sqlite.ModeWrite
 	}
+	o, err := openEngine(ctx, dsn, mode, opts...)
+	if err != nil {
+		return nil, err
+	}
+	if now != nil {
+		o.setNow(now)
+	}
+	return o.st, nil
+}
+
+// openReplica opens the store a URL names as cmd/loom does for loom
+// sync, its clock now (loom.Now when nil).
+func openReplica(ctx context.Context, dsn string, now func() time.Time, opts ...sessionstore.Option) (loom.Engine, syncrun.Store, error) {
+	o, err := openEngine(ctx, dsn, sqlite.ModeCreate, opts...)
+	if err != nil {
+		return nil, nil, err
+	}
+	if now != nil {
+		o.setNow(now)
+	}
+	return o.st, o.replica, nil
+}
+
+// opened is a store a test opened, with what the tests reach of its
+// engine besides the store: its tables, and its clock. Each is set
+// where the engine is opened, by the code that knows which it is.
+type opened struct {
+	st FixtureEngine
+	// replica is the store as loom sync's replica, nil for PostgreSQL.
+	replica syncrun.Store
+	db      fixtureDB
+	setNow  func(now func() time.Time)
+}
+
+// openEngine opens the store a URL names with the engine cmd/loom would
+// pick for it, in mode where it is a SQLite file.
+func openEngine(ctx context.Context, dsn string, mode sqlite.Mode, opts ...sessionstore.Option) (*opened, error) {
+	if postgres.IsURL(dsn) {
+		st, err := postgres.Open(ctx, dsn, opts...)
+		if err != nil {
+			return nil, err
+		}
+		return &opened{st: st, setNow: func(now func() time.Time) { st.Now = now }, db: fixtureDB{
+			queryRow: func(query string, args ...any) row {
+				return st.Pool().QueryRow(context.Background(), DollarParams(query), args...)
+			},
+			exec: func(query string, args ...any) error {
+				_, err := st.Pool().Exec(context.Background(), DollarParams(query), args...)
+				return err
+			},
+		}}, nil
+	}
 	st, err := sqlite.OpenMode(ctx, dsn, mode, opts...)
 	if err != nil {
 		return nil, err
 	}
-	return st, nil
+	return &opened{st: st, replica: st, setNow: func(now func() time.Time) { st.Now = now }, db: fixtureDB{
+		queryRow: func(query string, args ...any) row { return st.DB().QueryRow(query, args...) },
+		exec: func(query string, args ...any) error {
+			_, err := st.DB().Exec(query, args...)
+			return err
+		},
+	}}, nil
 }
 
 // FixtureEngine is what the tests use of a store: the store and its
@@ -172,43 +221,37 @@ type FixtureEngine interface {
 // for checks the store API does not offer.
 type FixtureStore struct {
 	FixtureEngine
+	db fixtureDB
+}
+
+// OpenFixtureStore opens the store a URL names as OpenEngine does, with
+// SQL access to its tables; the caller closes it.
+func OpenFixtureStore(ctx context.Context, dsn string) (*FixtureStore, error) {
+	o, err := openEngine(ctx, dsn, sqlite.ModeCreate)
+	if err != nil {
+		return nil, err
+	}
+	return &FixtureStore{FixtureEngine: o.st, db: o.db}, nil
 }
 
 // DB returns the store's tables for a test to query.
-func (s *FixtureStore) DB() *fixtureDB { return &fixtureDB{st: s.FixtureEngine} }
+func (s *FixtureStore) DB() *fixtureDB { return &s.db }
 
 // fixtureDB runs a test's SQL on either engine. Queries are written with
 // ? placeholders, as for SQLite; on PostgreSQL they become $1, $2, ….
 type fixtureDB struct {
-	st FixtureEngine
+	queryRow func(query string, args ...any) row
+	exec     func(query string, args ...any) error
 }
 
 // row is what QueryRow returns on both engines.
 type row interface{ Scan(dest ...any) error }
 
 // QueryRow runs a query expected to return one row.
-func (d *fixtureDB) QueryRow(query string, args ...any) row {
-	switch st := d.st.(type) {
-	case *postgres.Store:
-		return st.Pool().QueryRow(context.Background(), DollarParams(query), args...)
-	case *sqlite.Store:
-		return st.DB().QueryRow(query, args...)
-	}
-	panic("unknown engine")
-}
+func (d *fixtureDB) QueryRow(query string, args ...any) row { return d.queryRow(query, args...) }
 
 // Exec runs a statement.
-func (d *fixtureDB) Exec(query string, args ...any) error {
-	switch st := d.st.(type) {
-	case *postgres.Store:
-		_, err := st.Pool().Exec(context.Background(), DollarParams(query), args...)
-		return err
-	case *sqlite.Store:
-		_, err := st.DB().Exec(query, args...)
-		return err
-	}
-	panic("unknown engine")
-}
+func (d *fixtureDB) Exec(query string, args ...any) error { return d.exec(query, args...) }
 
 // DollarParams numbers the ? placeholders of query outside string
 // literals.
@@ -227,14 +270,4 @@ func DollarParams(query string) string {
 		b.WriteRune(c)
 	}
 	return b.String()
-}
-
-// setNow makes st take its times from now.
-func setNow(st loom.Store, now func() time.Time) {
-	switch st := st.(type) {
-	case *postgres.Store:
-		st.Now = now
-	case *sqlite.Store:
-		st.Now = now
-	}
 }

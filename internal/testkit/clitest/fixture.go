@@ -17,6 +17,8 @@ import (
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/paths"
 	"github.com/loomhq/loom/sessionstore"
+	"github.com/loomhq/loom/sqlite"
+	"github.com/loomhq/loom/syncrun"
 )
 
 // Base is the fixture's clock: every store write advances it one second,
@@ -90,13 +92,13 @@ func NewEmptyFixture(t *testing.T) *Fixture {
 // OpenStore opens the fixture's store with the fixture's clock.
 func (fx *Fixture) OpenStore(t *testing.T) *FixtureStore {
 	t.Helper()
-	st, err := OpenEngine(context.Background(), fx.DB)
+	o, err := openEngine(context.Background(), fx.DB, sqlite.ModeCreate)
 	if err != nil {
 		t.Fatal(err)
 	}
-	setNow(st, fx.Now)
-	t.Cleanup(func() { st.Close() })
-	return &FixtureStore{st}
+	o.setNow(fx.Now)
+	t.Cleanup(func() { o.st.Close() })
+	return &FixtureStore{FixtureEngine: o.st, db: o.db}
 }
 
 func TextMsg(role, text string, at time.Time) *loom.Message {
@@ -269,12 +271,10 @@ func (fx *Fixture) RunWith(t *testing.T, o RunOpts, args ...string) Result {
 		Env:   func(k string) string { return env[k] },
 		Getwd: func() (string, error) { return dir, nil },
 		OpenStore: func(ctx context.Context, url string, access cli.Access, opts ...sessionstore.Option) (loom.Engine, error) {
-			st, err := openFor(ctx, url, access, opts...)
-			if err != nil {
-				return nil, err
-			}
-			setNow(st, fx.Now)
-			return st, nil
+			return openFor(ctx, url, access, fx.Now, opts...)
+		},
+		OpenReplica: func(ctx context.Context, url string, opts ...sessionstore.Option) (loom.Engine, syncrun.Store, error) {
+			return openReplica(ctx, url, fx.Now, opts...)
 		},
 		Now:     func() time.Time { return Base.Add(2 * time.Hour) },
 		Version: "1.2.3-test",

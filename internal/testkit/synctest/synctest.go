@@ -13,14 +13,16 @@
 // machines that sync through a hub the caller passes: syncrun's tests
 // pass syncrun.Sync and a real hub, sessionstore's a hub in memory.
 //
-// Where a store also searches (Searcher), the suite compares what the
-// searches of both machines find too; the engine in memory has no search.
+// Where a store also searches, the suite compares what the searches of
+// both machines find too; the engine in memory has no search, and its
+// Search says so (errors.ErrUnsupported).
 package synctest
 
 import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -62,11 +64,11 @@ type Store interface {
 	SyncRetired(ctx context.Context) (map[synclog.HostID]int64, error)
 	SyncConflicts(ctx context.Context) ([]sessionstore.Conflict, error)
 	SyncForgetPurged(ctx context.Context, upTo int64) (int, error)
-}
 
-// Searcher is a store that searches its messages: where both machines'
-// stores do, the suite compares what they find too.
-type Searcher interface {
+	// Search searches the store's messages, or returns an error in
+	// whose chain is errors.ErrUnsupported for a store that keeps no
+	// search index (the engine in memory): where both machines' stores
+	// search, the suite compares what they find too.
 	Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHit, error)
 }
 
@@ -229,9 +231,9 @@ func ViewOf(t *testing.T, st Store, words ...string) View {
 		}
 		v.Messages[s.ID] = msgs
 	}
-	if se, ok := st.(Searcher); ok {
+	if Searches(st) {
 		for _, w := range words {
-			hits, err := se.Search(ctx, loom.SearchQuery{Text: w, UserID: "alice", Archived: true, Limit: 500})
+			hits, err := st.Search(ctx, loom.SearchQuery{Text: w, UserID: "alice", Archived: true, Limit: 500})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -243,8 +245,8 @@ func ViewOf(t *testing.T, st Store, words ...string) View {
 
 // Searches reports whether st searches (the suite then checks its hits).
 func Searches(st Store) bool {
-	_, ok := st.(Searcher)
-	return ok
+	_, err := st.Search(context.Background(), loom.SearchQuery{Text: "searches", UserID: "alice", Limit: 1})
+	return !errors.Is(err, errors.ErrUnsupported)
 }
 
 // SameView fails unless a and b show the same sessions, messages and
