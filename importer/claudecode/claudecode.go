@@ -48,7 +48,10 @@ func (Format) Roots(env func(string) string, home string) []string {
 
 // Bundles finds the session files under root, a directory searched
 // recursively or a single file. A session file <id>.jsonl makes one
-// bundle with the sub-agent transcripts <id>/subagents/*.jsonl beside it.
+// bundle with the sub-agent transcripts <id>/subagents/*.jsonl beside it,
+// but for those bigger than a segment (importer.SegmentSize): each of
+// those is a bundle of its own, read a segment at a time as its main
+// file (see bigAgents), after the session bundles.
 // Sub-agent transcripts without their session file and the project-level
 // agent-*.jsonl files of Claude Code 1.x and 2.0 are bundles of their own;
 // they come after all session bundles, since the session they belong to
@@ -98,12 +101,14 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 	if err != nil {
 		return nil, fmt.Errorf("claude-code: walking %s: %w", root, err)
 	}
-	var out []importer.Bundle
+	var out, big []importer.Bundle
 	for _, s := range sessions {
-		files := append([]string{s}, subs[s]...)
+		small, alone := bigAgents(subs[s])
 		delete(subs, s)
-		out = append(out, importer.Bundle{Files: files})
+		out = append(out, importer.Bundle{Files: append([]string{s}, small...)})
+		big = append(big, alone...)
 	}
+	out = append(out, big...)
 	// Sub-agent files whose session file is gone, then project-level
 	// agent files: each is read alone.
 	owners := make([]string, 0, len(subs))
@@ -131,7 +136,7 @@ func fileBundle(path string) []importer.Bundle {
 	if isAgentFile(path) {
 		return []importer.Bundle{{Files: []string{path}}}
 	}
-	files := []string{path}
+	var files []string
 	dir := filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents")
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -148,7 +153,26 @@ func fileBundle(path string) []importer.Bundle {
 			files = append(files, filepath.Join(dir, e.Name()))
 		}
 	}
-	return []importer.Bundle{{Files: files}}
+	small, big := bigAgents(files)
+	return append([]importer.Bundle{{Files: append([]string{path}, small...)}}, big...)
+}
+
+// bigAgents splits a session's sub-agent files: those read with it, and
+// a bundle of its own for each one bigger than a segment, which as its
+// bundle's main file is read a segment at a time, in bounded memory,
+// followed from where it was read up to as it grows, and its originals
+// kept as they grow, instead of being read whole with every reading of
+// its session. Its session's id is the one a reading with its session
+// gives it (agentBundle), so the session's calls still link to it.
+func bigAgents(files []string) (small []string, big []importer.Bundle) {
+	for _, f := range files {
+		if fi, err := os.Stat(f); err == nil && fi.Size() > importer.SegmentSize() {
+			big = append(big, importer.Bundle{Files: []string{f}})
+			continue
+		}
+		small = append(small, f)
+	}
+	return small, big
 }
 
 // isSubagentPath reports whether p is <session>/subagents/<file>.
