@@ -1,0 +1,203 @@
+package importer_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/claudecode"
+	"github.com/loomhq/loom/importer/importertest"
+)
+
+// spotter is the real Claude Code session with a sub-agent's file
+// (agent-a881341.jsonl: a prompt, two replies that each fetch a page,
+// a last reply).
+const (
+	spotterDir   = "claude-code/spotter"
+	spotterMain  = "258c7280-ae70-4798-800f-63464d01a85d.jsonl"
+	spotterAgent = "agent-a881341.jsonl"
+)
+
+// claudeIDs are the fields of a Claude Code line that name a line, a
+// reply, a request or a tool call, which each copy of a sub-agent's
+// turns makes its own.
+var claudeIDs = regexp.MustCompile(`"(uuid|parentUuid|id|tool_use_id|requestId|toolUseID|parentToolUseID|sourceToolAssistantUUID)":"([^"]*)"`)
+
+// claudeAgentFile is the real session with sub-agents, its sub-agent's
+// file written to genSize from the real one: its prompt, then its
+// replies and their tool results over and over (each copy's ids its
+// own, its first line under the copy before's last), then its last
+// reply. Bigger than a segment, that file is a bundle of its own.
+func claudeAgentFile(t *testing.T, seed, dir string) string {
+	t.Helper()
+	main := filepath.Join(dir, filepath.Base(seed))
+	data, err := os.ReadFile(seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeSession(t, main, data)
+	if err := os.Rename(copyTree(t, trimExt(seed)), trimExt(main)); err != nil {
+		t.Fatal(err)
+	}
+	agent := filepath.Join(trimExt(main), "subagents", spotterAgent)
+	if data, err = os.ReadFile(agent); err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.Split(bytes.TrimRight(data, "\n"), []byte("\n"))
+	if len(lines) < 3 {
+		t.Fatalf("%s: %d lines", agent, len(lines))
+	}
+	f, err := os.Create(agent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w := bufio.NewWriter(f)
+	copyOf := func(l []byte, k int) []byte {
+		return claudeIDs.ReplaceAllFunc(l, func(m []byte) []byte {
+			sub := claudeIDs.FindSubmatch(m)
+			return []byte(`"` + string(sub[1]) + `":"` + string(sub[2]) + "-" + strconv.Itoa(k) + `"`)
+		})
+	}
+	written, _ := w.Write(append(lines[0], '\n'))
+	k := 0
+	for ; written < genSize; k++ {
+		for _, l := range lines[1 : len(lines)-1] {
+			n, _ := w.Write(append(copyOf(l, k), '\n'))
+			written += n
+		}
+	}
+	if _, err := w.Write(append(copyOf(lines[len(lines)-1], k-1), '\n')); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return main
+}
+
+// segmentLog is a format that notes the segments it is asked to read,
+// by main file.
+type segmentLog struct {
+	importer.Format
+	segs map[string][]importer.Segment
+}
+
+func (l *segmentLog) ReadSegment(ctx context.Context, b importer.Bundle, seg importer.Segment) (*importer.Result, error) {
+	if l.segs == nil {
+		l.segs = map[string][]importer.Segment{}
+	}
+	l.segs[b.Name()] = append(l.segs[b.Name()], seg)
+	return l.Format.(importer.Segmenter).ReadSegment(ctx, b, seg)
+}
+
+func (l *segmentLog) Restart(line []byte) bool { return l.Format.(importer.Segmenter).Restart(line) }
+
+func (l *segmentLog) Turns(name string) func([]byte) bool {
+	return l.Format.(importer.TurnScanner).Turns(name)
+}
+
+// A Claude Code sub-agent's file bigger than a segment is read a
+// segment at a time, as a bundle of its own, and never whole: each
+// segment is about a segment's size and ends where a reply follows the
+// results of the one before. Followed as it grows, each import reads
+// on from where the one before read up to and adds only the messages
+// appended since; what is stored is what a reading of the file whole
+// with its session stores, the session's task call linked to the
+// sub-agent's session and its description the sub-agent's title.
+func TestBigSubagentFile(t *testing.T) {
+	seed := filepath.Join(agentSessions, spotterDir, spotterMain)
+	if _, err := os.Stat(seed); err != nil {
+		t.Skip("no real session files here")
+	}
+	path := claudeAgentFile(t, seed, t.TempDir())
+	agent := filepath.Join(trimExt(path), "subagents", spotterAgent)
+	data := readSession(t, agent)
+	cuts := []int{}
+	for _, part := range []int{len(data) / 3, 2 * len(data) / 3, len(data)} {
+		cut := part
+		if i := bytes.IndexByte(data[part-1:], '\n'); i >= 0 {
+			cut = part + i
+		}
+		cuts = append(cuts, cut)
+	}
+	// The sub-agent's file as it had written a third of it, then two
+	// thirds, then all of it; read is called after each import.
+	follow := func(f importer.Format, read func(i int)) (map[string]string, []*importer.ToolReport) {
+		st := importertest.Store(t)
+		var reps []*importer.ToolReport
+		for i, cut := range cuts {
+			writeSession(t, agent, data[:cut])
+			reps = append(reps, importertest.Import(t, st, f, path))
+			read(i)
+		}
+		return imported(t, st, claudecode.Tool), reps
+	}
+	want, wholeReps := follow(claudecode.New(), func(int) {})
+	key := claudecode.Tool + ":" + strings.TrimSuffix(spotterMain, ".jsonl") + "/agent-a881341"
+	if !strings.Contains(want[key], `"Title":"Research Claude hook output"`) {
+		t.Fatalf("the whole reading's sub-agent session: %.300s", want[key])
+	}
+
+	const seg = 64 << 10
+	withSegments(t, seg)
+	log := &segmentLog{Format: claudecode.New()}
+	var imports [][]importer.Segment
+	got, reps := follow(log, func(i int) {
+		segs := log.segs[agent]
+		done := 0
+		for _, im := range imports {
+			done += len(im)
+		}
+		imports = append(imports, segs[done:])
+	})
+	sameImport(t, got, want)
+	parent := claudecode.Tool + ":" + strings.TrimSuffix(spotterMain, ".jsonl")
+	if !strings.Contains(got[parent], `"session_id":"`+key+`"`) {
+		t.Errorf("the session's task call does not name the sub-agent's session %s", key)
+	}
+	for i := range reps {
+		if reps[i].SessionsNew != wholeReps[i].SessionsNew || reps[i].MessagesAdded != wholeReps[i].MessagesAdded {
+			t.Errorf("import %d: %d sessions new, %d messages added; read whole with its session: %d, %d",
+				i+1, reps[i].SessionsNew, reps[i].MessagesAdded, wholeReps[i].SessionsNew, wholeReps[i].MessagesAdded)
+		}
+		if i > 0 && (reps[i].SessionsNew != 0 || reps[i].MessagesAdded == 0) {
+			t.Errorf("import %d of the grown file: %d sessions new, %d messages added", i+1, reps[i].SessionsNew, reps[i].MessagesAdded)
+		}
+	}
+	// The first import reads from the file's start, each later one from
+	// the turn the one before ended in (a reply or two before), each to
+	// the file's end, in segments of about a segment's size: a segment
+	// ends at the first turn that starts after a segment's size, and the
+	// first reply a look for one meets does not count.
+	for i, segs := range imports {
+		if len(segs) < 2 {
+			t.Fatalf("import %d read the sub-agent's file in %d segments: %v", i+1, len(segs), segs)
+		}
+		from := segs[0].From
+		if i == 0 && from != 0 {
+			t.Errorf("the first import read the sub-agent's file from %d", from)
+		}
+		if prev := int64(cuts[max(i-1, 0)]); i > 0 && (from > prev || from < prev-4*seg) {
+			t.Errorf("import %d read the sub-agent's file from %d, where the import before read it up to %d", i+1, from, prev)
+		}
+		if to := segs[len(segs)-1].To; to != int64(cuts[i]) {
+			t.Errorf("import %d read the sub-agent's file up to %d of %d", i+1, to, cuts[i])
+		}
+		for _, s := range segs {
+			if s.To-s.From > 4*seg {
+				t.Errorf("import %d read [%d, %d) of the sub-agent's file at once: %d bytes", i+1, s.From, s.To, s.To-s.From)
+			}
+		}
+	}
+	if n := len(log.segs[path]); n == 0 {
+		t.Errorf("the session file, bigger than a segment too, was not read in segments")
+	}
+}
