@@ -200,4 +200,25 @@ func TestBigSubagentFile(t *testing.T) {
 	if n := len(log.segs[path]); n == 0 {
 		t.Errorf("the session file, bigger than a segment too, was not read in segments")
 	}
+
+	// A sub-agent's file read with its session while it was small goes
+	// its own way once it is bigger than a segment, and a reimport of
+	// the kept originals, the files gone, makes it all again.
+	t.Run("grows past a segment", func(t *testing.T) {
+		st := importertest.Store(t)
+		small := bytes.IndexByte(data[seg/2:], '\n') + seg/2 + 1
+		for _, cut := range []int{small, len(data)} {
+			writeSession(t, agent, data[:cut])
+			importertest.Import(t, st, claudecode.New(), path)
+		}
+		sameImport(t, imported(t, st, claudecode.Tool), want)
+		importertest.NothingNew(t, st, claudecode.New(), path)
+		if err := os.RemoveAll(filepath.Dir(path)); err != nil {
+			t.Fatal(err)
+		}
+		if tr := reimport(t, st, claudecode.New()); tr.SessionsRepaired != 0 || tr.MessagesAdded != 0 {
+			t.Errorf("reimport: %d sessions made again, %d messages added", tr.SessionsRepaired, tr.MessagesAdded)
+		}
+		sameImport(t, imported(t, st, claudecode.Tool), want)
+	})
 }

@@ -456,7 +456,9 @@ func bigAgentStems(path string) map[string]bool {
 
 // agentBundle reads a sub-agent's file alone: a project-level agent-*.jsonl
 // of Claude Code 1.x and 2.0, or a subagents/ file whose session file is
-// gone. Its parent is the session its lines name.
+// gone or which is bigger than a segment (bigAgents). Its parent is the
+// session whose subagents directory holds it, else the one its lines
+// name.
 func (rd *reader) agentBundle(path string) error {
 	f, err := rd.load(path, false)
 	if err != nil {
