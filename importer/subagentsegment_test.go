@@ -13,7 +13,9 @@ import (
 
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/importer/claudecode"
+	"github.com/loomhq/loom/importer/gemini"
 	"github.com/loomhq/loom/importer/importertest"
+	"github.com/loomhq/loom/sqlite"
 )
 
 // spotter is the real Claude Code session with a sub-agent's file
@@ -221,4 +223,111 @@ func TestBigSubagentFile(t *testing.T) {
 		}
 		sameImport(t, imported(t, st, claudecode.Tool), want)
 	})
+}
+
+// geminiAgentFile is the Gemini CLI fixture of a session with its
+// sub-agents' recordings, one of those written to genSize from the
+// fixture's: its header, prompt and first $set, then its reply (a tool
+// call with its result) and $set over and over, each copy's ids its
+// own; the chats directory returned. Bigger than a segment, that
+// recording is a bundle of its own.
+func geminiAgentFile(t *testing.T, seed, dir string) string {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeSession(t, filepath.Join(dir, filepath.Base(seed)), data)
+	subs := filepath.Join(filepath.Dir(seed), geminiAgentDir)
+	if err := os.Rename(copyTree(t, subs), filepath.Join(dir, geminiAgentDir)); err != nil {
+		t.Fatal(err)
+	}
+	repeatTurns(t, filepath.Join(subs, geminiAgent), filepath.Join(dir, geminiAgentDir, geminiAgent), 3, nil)
+	return dir
+}
+
+// The Gemini CLI fixture with sub-agents: its session and the recording
+// geminiAgentFile makes big.
+const (
+	geminiAgentsDir  = "gemini/testdata/agents/chats"
+	geminiAgentsMain = "session-2026-05-12T10-15-7c1e9f20.jsonl"
+	geminiAgentDir   = "7c1e9f20-4b2a-4d8e-9a61-3f0c2b7d5e14"
+	geminiAgent      = "a3f1c2d4-6b8e-4f0a-9c2d-1e5f7a9b3c60.jsonl"
+)
+
+// A Gemini CLI sub-agent's recording bigger than a segment is read a
+// segment at a time, as a bundle of its own: imported, followed as it
+// grows (each import adding only what was appended) and reimported
+// from its kept originals, it makes what a reading of it whole with its
+// session makes.
+func TestBigGeminiSubagentRecording(t *testing.T) {
+	seed := filepath.Join(geminiAgentsDir, geminiAgentsMain)
+	chats := geminiAgentFile(t, seed, filepath.Join(t.TempDir(), "chats"))
+	agent := filepath.Join(chats, geminiAgentDir, geminiAgent)
+	data := readSession(t, agent)
+	var cuts []int
+	for _, part := range []int{len(data) / 3, 2 * len(data) / 3, len(data)} {
+		cut := part
+		if i := bytes.IndexByte(data[part-1:], '\n'); i >= 0 {
+			cut = part + i
+		}
+		cuts = append(cuts, cut)
+	}
+	follow := func(f importer.Format, read func()) (map[string]string, []*importer.ToolReport, *sqlite.Store) {
+		st := importertest.Store(t)
+		var reps []*importer.ToolReport
+		for _, cut := range cuts {
+			writeSession(t, agent, data[:cut])
+			reps = append(reps, importertest.Import(t, st, f, chats))
+			read()
+		}
+		return imported(t, st, gemini.Tool), reps, st
+	}
+	want, wholeReps, _ := follow(gemini.Format{}, func() {})
+	key := gemini.Tool + ":" + geminiAgentDir + "/" + strings.TrimSuffix(geminiAgent, ".jsonl")
+	if _, ok := want[key]; !ok || len(want) < 4 {
+		t.Fatalf("the whole reading: %d sessions, none %s", len(want), key)
+	}
+
+	const seg = 64 << 10
+	withSegments(t, seg)
+	log := &segmentLog{Format: gemini.Format{}}
+	var firsts []importer.Segment // each import's first segment
+	read := 0
+	got, reps, st := follow(log, func() {
+		firsts = append(firsts, log.segs[agent][read])
+		read = len(log.segs[agent])
+	})
+	sameImport(t, got, want)
+	for i := range reps {
+		if reps[i].SessionsNew != wholeReps[i].SessionsNew || reps[i].MessagesAdded != wholeReps[i].MessagesAdded {
+			t.Errorf("import %d: %d sessions new, %d messages added; read whole with its session: %d, %d",
+				i+1, reps[i].SessionsNew, reps[i].MessagesAdded, wholeReps[i].SessionsNew, wholeReps[i].MessagesAdded)
+		}
+	}
+	segs := log.segs[agent]
+	if len(segs) < len(data)/seg/2 {
+		t.Fatalf("the recording of %d bytes was read in %d segments", len(data), len(segs))
+	}
+	for _, s := range segs {
+		if s.To-s.From > 2*seg {
+			t.Errorf("[%d, %d) of the recording read at once: %d bytes", s.From, s.To, s.To-s.From)
+		}
+	}
+	// Each follow reads on from the reply before where the import
+	// before read up to.
+	for i, s := range firsts[1:] {
+		if prev := int64(cuts[i]); s.From > prev || s.From < prev-seg {
+			t.Errorf("import %d read the recording from %d, where the one before read it up to %d", i+2, s.From, prev)
+		}
+	}
+	importertest.NothingNew(t, st, gemini.Format{}, chats)
+	if err := os.RemoveAll(chats); err != nil {
+		t.Fatal(err)
+	}
+	reimport(t, st, gemini.Format{})
+	sameImport(t, imported(t, st, gemini.Tool), want)
 }

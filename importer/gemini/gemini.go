@@ -211,11 +211,31 @@ func chatsBundles(dir string) ([]importer.Bundle, error) {
 		}
 		subs[owner] = append(subs[owner], files...)
 	}
+	var big []importer.Bundle
 	for _, s := range sessions {
-		files := append([]string{filepath.Join(dir, s)}, subs[s]...)
-		out = append(out, importer.Bundle{Files: files})
+		small, alone := bigSubagents(subs[s])
+		out = append(out, importer.Bundle{Files: append([]string{filepath.Join(dir, s)}, small...)})
+		big = append(big, alone...)
 	}
-	return append(out, orphans...), nil
+	return append(append(out, big...), orphans...), nil
+}
+
+// bigSubagents splits a session's sub-agents' recordings: those read
+// with it, and a bundle of its own for each one bigger than a segment,
+// which as its bundle's main file is read a segment at a time, in
+// bounded memory, followed from where it was read up to, instead of
+// whole with every reading of its session. Read alone, it is the
+// sub-agent of the session its directory names (buildSubagent), the
+// SourceID a reading with its session gives it.
+func bigSubagents(files []string) (small []string, big []importer.Bundle) {
+	for _, f := range files {
+		if fi, err := os.Stat(f); err == nil && fi.Size() > importer.SegmentSize() {
+			big = append(big, importer.Bundle{Files: []string{f}})
+			continue
+		}
+		small = append(small, f)
+	}
+	return small, big
 }
 
 // subagentFiles lists the .jsonl files of one sub-agents' directory.
