@@ -98,6 +98,23 @@ func segmentsFile(sg Segmenter, name string) bool {
 	return !ok || so.SegmentsOf(name)
 }
 
+// BigAlone splits the files a reader would bundle with a session's
+// file (its sub-agents'): those read with it, and a bundle of its own
+// for each one bigger than a segment, which as its bundle's main file
+// is read a segment at a time, in bounded memory, followed from where
+// it was read up to as it grows, and its originals kept as they grow,
+// instead of read whole with every reading of the session's file.
+func BigAlone(files []string) (small []string, alone []Bundle) {
+	for _, f := range files {
+		if fi, err := os.Stat(f); err == nil && fi.Size() > SegmentSize() {
+			alone = append(alone, Bundle{Files: []string{f}})
+			continue
+		}
+		small = append(small, f)
+	}
+	return small, alone
+}
+
 // DefaultSegmentSize is SegmentSize unless $LOOM_IMPORT_SEGMENT (a
 // number of bytes, at least 64 KB) says otherwise.
 const DefaultSegmentSize = 16 << 20

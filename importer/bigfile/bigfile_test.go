@@ -249,6 +249,15 @@ func TestBigImportMemory(t *testing.T) {
 		rss["reimport"][size], _ = h.run(t, "session", "reimport", "--from", "claude-code")
 		h.check(t, turns)
 	}
+	sameMemory(t, rss)
+}
+
+// sameMemory fails the test when the import, follow or reimport of the
+// 64 MB file (rss, peak resident memory by step and size) took more than
+// a margin over the 8 MB one's, or more than the budget.
+func sameMemory(t *testing.T, rss map[string]map[int64]int64) {
+	t.Helper()
+	const mb = 1 << 20
 	// The margin holds what fills as the store grows and then stops
 	// (SQLite's page caches, 16 MB for each of up to five connections,
 	// and the rest: 65 → 90 MB from 8 to 64 MB, 215–224 MB at 1 GB in

@@ -51,7 +51,9 @@ func (Format) Roots(env func(string) string, home string) []string {
 // bundle with the sub-agent transcripts <id>/subagents/*.jsonl beside it,
 // but for those bigger than a segment (importer.SegmentSize): each of
 // those is a bundle of its own, read a segment at a time as its main
-// file (see bigAgents), after the session bundles.
+// file (importer.BigAlone), after the session bundles. Read alone, its
+// session is the one a reading with its session gives it (agentBundle),
+// so the session's calls still link to it.
 // Sub-agent transcripts without their session file and the project-level
 // agent-*.jsonl files of Claude Code 1.x and 2.0 are bundles of their own;
 // they come after all session bundles, since the session they belong to
@@ -103,7 +105,7 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 	}
 	var out, big []importer.Bundle
 	for _, s := range sessions {
-		small, alone := bigAgents(subs[s])
+		small, alone := importer.BigAlone(subs[s])
 		delete(subs, s)
 		out = append(out, importer.Bundle{Files: append([]string{s}, small...)})
 		big = append(big, alone...)
@@ -153,26 +155,8 @@ func fileBundle(path string) []importer.Bundle {
 			files = append(files, filepath.Join(dir, e.Name()))
 		}
 	}
-	small, big := bigAgents(files)
+	small, big := importer.BigAlone(files)
 	return append([]importer.Bundle{{Files: append([]string{path}, small...)}}, big...)
-}
-
-// bigAgents splits a session's sub-agent files: those read with it, and
-// a bundle of its own for each one bigger than a segment, which as its
-// bundle's main file is read a segment at a time, in bounded memory,
-// followed from where it was read up to as it grows, and its originals
-// kept as they grow, instead of being read whole with every reading of
-// its session. Its session's id is the one a reading with its session
-// gives it (agentBundle), so the session's calls still link to it.
-func bigAgents(files []string) (small []string, big []importer.Bundle) {
-	for _, f := range files {
-		if fi, err := os.Stat(f); err == nil && fi.Size() > importer.SegmentSize() {
-			big = append(big, importer.Bundle{Files: []string{f}})
-			continue
-		}
-		small = append(small, f)
-	}
-	return small, big
 }
 
 // isSubagentPath reports whether p is <session>/subagents/<file>.

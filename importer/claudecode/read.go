@@ -348,8 +348,8 @@ func (rd *reader) sessionBundle(paths []string) error {
 		subs = append(subs, &subagent{f: sf, t: t, b: newBuilder(t, rd.res), sourceID: sid + "/" + stem})
 	}
 
-	// A sub-agent whose file is a bundle of its own (bigAgents) is read
-	// from it, not from what this file repeats of it.
+	// A sub-agent whose file is a bundle of its own (importer.BigAlone)
+	// is read from it, not from what this file repeats of it.
 	big := bigAgentStems(paths[0])
 	have := map[string]bool{}
 	for stem := range big {
@@ -445,7 +445,7 @@ func (rd *reader) bigAgentTitles(sid string, big map[string]bool, titles map[str
 
 // bigAgentStems are the stems (cleaned, as in a SourceID) of the
 // sub-agent files beside the session file path that are bundles of
-// their own (bigAgents).
+// their own (importer.BigAlone).
 func bigAgentStems(path string) map[string]bool {
 	out := map[string]bool{}
 	for _, b := range fileBundle(path)[1:] {
@@ -456,9 +456,9 @@ func bigAgentStems(path string) map[string]bool {
 
 // agentBundle reads a sub-agent's file alone: a project-level agent-*.jsonl
 // of Claude Code 1.x and 2.0, or a subagents/ file whose session file is
-// gone or which is bigger than a segment (bigAgents). Its parent is the
-// session whose subagents directory holds it, else the one its lines
-// name.
+// gone or which is bigger than a segment (importer.BigAlone). Its
+// parent is the session whose subagents directory holds it, else the
+// one its lines name.
 func (rd *reader) agentBundle(path string) error {
 	f, err := rd.load(path, false)
 	if err != nil {

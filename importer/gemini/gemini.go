@@ -213,29 +213,14 @@ func chatsBundles(dir string) ([]importer.Bundle, error) {
 	}
 	var big []importer.Bundle
 	for _, s := range sessions {
-		small, alone := bigSubagents(subs[s])
+		// One bigger than a segment is a bundle of its own; read alone,
+		// it is the sub-agent of the session its directory names
+		// (buildSubagent), the SourceID a reading with it gives it.
+		small, alone := importer.BigAlone(subs[s])
 		out = append(out, importer.Bundle{Files: append([]string{filepath.Join(dir, s)}, small...)})
 		big = append(big, alone...)
 	}
 	return append(append(out, big...), orphans...), nil
-}
-
-// bigSubagents splits a session's sub-agents' recordings: those read
-// with it, and a bundle of its own for each one bigger than a segment,
-// which as its bundle's main file is read a segment at a time, in
-// bounded memory, followed from where it was read up to, instead of
-// whole with every reading of its session. Read alone, it is the
-// sub-agent of the session its directory names (buildSubagent), the
-// SourceID a reading with its session gives it.
-func bigSubagents(files []string) (small []string, big []importer.Bundle) {
-	for _, f := range files {
-		if fi, err := os.Stat(f); err == nil && fi.Size() > importer.SegmentSize() {
-			big = append(big, importer.Bundle{Files: []string{f}})
-			continue
-		}
-		small = append(small, f)
-	}
-	return small, big
 }
 
 // subagentFiles lists the .jsonl files of one sub-agents' directory.
