@@ -231,25 +231,33 @@ func TestBigImportMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes and imports files of tens of megabytes")
 	}
+	sameMemory(t, memoryOf(t, generate, (*home).check))
+}
+
+// memoryOf is the peak resident memory, by step and size, of the
+// import of files of 8 and 64 MB that write writes (as generate does),
+// in 1 MB segments, of its follow once a quarter more is appended, and
+// of its reimport from the originals once the files are gone; check
+// checks the store after each step.
+func memoryOf(t *testing.T, write func(t testing.TB, path string, size int64, first int) int, check func(h *home, t *testing.T, turns int)) map[string]map[int64]int64 {
+	t.Helper()
 	const mb = 1 << 20
 	rss := map[string]map[int64]int64{"import": {}, "follow": {}, "reimport": {}}
 	for _, size := range []int64{8 * mb, 64 * mb} {
 		h := newHome(t, mb)
-		turns := generate(t, h.file, size, 1)
+		turns := write(t, h.file, size, 1)
 		rss["import"][size], _ = h.run(t, "session", "import", "--from", "claude-code", h.file)
-		h.check(t, turns)
-		// Follow: a quarter more appended.
-		turns = generate(t, h.file, size+size/4, turns)
+		check(h, t, turns)
+		turns = write(t, h.file, size+size/4, turns)
 		rss["follow"][size], _ = h.run(t, "session", "import", "--from", "claude-code", h.file)
-		h.check(t, turns)
-		// Reimport from the originals, the file gone.
-		if err := os.Remove(h.file); err != nil {
+		check(h, t, turns)
+		if err := os.RemoveAll(filepath.Dir(h.file)); err != nil {
 			t.Fatal(err)
 		}
 		rss["reimport"][size], _ = h.run(t, "session", "reimport", "--from", "claude-code")
-		h.check(t, turns)
+		check(h, t, turns)
 	}
-	sameMemory(t, rss)
+	return rss
 }
 
 // sameMemory fails the test when the import, follow or reimport of the

@@ -161,21 +161,5 @@ func TestBigSubagentMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes and imports files of tens of megabytes")
 	}
-	const mb = 1 << 20
-	rss := map[string]map[int64]int64{"import": {}, "follow": {}, "reimport": {}}
-	for _, size := range []int64{8 * mb, 64 * mb} {
-		h := newHome(t, mb)
-		turns := generateAgent(t, h.file, size, 1)
-		rss["import"][size], _ = h.run(t, "session", "import", "--from", "claude-code", h.file)
-		h.checkAgent(t, turns)
-		turns = generateAgent(t, h.file, size+size/4, turns)
-		rss["follow"][size], _ = h.run(t, "session", "import", "--from", "claude-code", h.file)
-		h.checkAgent(t, turns)
-		if err := os.RemoveAll(filepath.Dir(h.file)); err != nil {
-			t.Fatal(err)
-		}
-		rss["reimport"][size], _ = h.run(t, "session", "reimport", "--from", "claude-code")
-		h.checkAgent(t, turns)
-	}
-	sameMemory(t, rss)
+	sameMemory(t, memoryOf(t, generateAgent, (*home).checkAgent))
 }
