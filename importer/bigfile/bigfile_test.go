@@ -58,6 +58,31 @@ func text(seed, n int) string {
 // and an answer, as Claude Code writes them.
 func generate(t testing.TB, path string, size int64, first int) int {
 	t.Helper()
+	return appendTurns(t, path, size, first, func(n int) []string {
+		ts := time.Date(2026, 5, 18, 14, 0, 0, 0, time.UTC).Add(time.Duration(n) * time.Second).Format("2006-01-02T15:04:05.000Z")
+		parent := "null"
+		if n > 1 {
+			parent = strconv.Quote(uuid(n-1, 3))
+		}
+		head := func(line int, parent string) string {
+			return fmt.Sprintf(`{"parentUuid":%s,"isSidechain":false,"userType":"external","cwd":"/home/dev/p","sessionId":%q,"version":"2.1.62","gitBranch":"main","uuid":%q,"timestamp":%q,`,
+				parent, sid, uuid(n, line), ts)
+		}
+		call := fmt.Sprintf("toolu_%08d", n)
+		return []string{
+			head(0, parent) + fmt.Sprintf(`"type":"user","message":{"role":"user","content":"prompt %d %s"}}`, n, text(n, 40)),
+			head(1, strconv.Quote(uuid(n, 0))) + fmt.Sprintf(`"type":"assistant","message":{"model":"claude-opus-4-6","id":"msg_a%d","type":"message","role":"assistant","content":[{"type":"tool_use","id":%q,"name":"Bash","input":{"command":"ls %d"}}],"usage":{"input_tokens":3,"output_tokens":96,"cache_read_input_tokens":2000}}}`, n, call, n),
+			head(2, strconv.Quote(uuid(n, 1))) + fmt.Sprintf(`"type":"user","message":{"role":"user","content":[{"tool_use_id":%q,"type":"tool_result","content":%q}]}}`, call, text(n+1, 300)),
+			head(3, strconv.Quote(uuid(n, 2))) + fmt.Sprintf(`"type":"assistant","message":{"model":"claude-opus-4-6","id":"msg_b%d","type":"message","role":"assistant","content":[{"type":"text","text":"done %d %s"}],"usage":{"input_tokens":3,"output_tokens":96}}}`, n, n, text(n+2, 40)),
+		}
+	})
+}
+
+// appendTurns appends to path the lines of turns first, first+1, …
+// (turn(n)) until it holds at least size bytes, and returns the next
+// turn's number.
+func appendTurns(t testing.TB, path string, size int64, first int, turn func(n int) []string) int {
+	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -74,23 +99,7 @@ func generate(t testing.TB, path string, size int64, first int) int {
 	written := fi.Size()
 	n := first
 	for ; written < size; n++ {
-		ts := time.Date(2026, 5, 18, 14, 0, 0, 0, time.UTC).Add(time.Duration(n) * time.Second).Format("2006-01-02T15:04:05.000Z")
-		parent := "null"
-		if n > 1 {
-			parent = strconv.Quote(uuid(n-1, 3))
-		}
-		head := func(line int, parent string) string {
-			return fmt.Sprintf(`{"parentUuid":%s,"isSidechain":false,"userType":"external","cwd":"/home/dev/p","sessionId":%q,"version":"2.1.62","gitBranch":"main","uuid":%q,"timestamp":%q,`,
-				parent, sid, uuid(n, line), ts)
-		}
-		call := fmt.Sprintf("toolu_%08d", n)
-		lines := []string{
-			head(0, parent) + fmt.Sprintf(`"type":"user","message":{"role":"user","content":"prompt %d %s"}}`, n, text(n, 40)),
-			head(1, strconv.Quote(uuid(n, 0))) + fmt.Sprintf(`"type":"assistant","message":{"model":"claude-opus-4-6","id":"msg_a%d","type":"message","role":"assistant","content":[{"type":"tool_use","id":%q,"name":"Bash","input":{"command":"ls %d"}}],"usage":{"input_tokens":3,"output_tokens":96,"cache_read_input_tokens":2000}}}`, n, call, n),
-			head(2, strconv.Quote(uuid(n, 1))) + fmt.Sprintf(`"type":"user","message":{"role":"user","content":[{"tool_use_id":%q,"type":"tool_result","content":%q}]}}`, call, text(n+1, 300)),
-			head(3, strconv.Quote(uuid(n, 2))) + fmt.Sprintf(`"type":"assistant","message":{"model":"claude-opus-4-6","id":"msg_b%d","type":"message","role":"assistant","content":[{"type":"text","text":"done %d %s"}],"usage":{"input_tokens":3,"output_tokens":96}}}`, n, n, text(n+2, 40)),
-		}
-		for _, l := range lines {
+		for _, l := range turn(n) {
 			k, _ := w.WriteString(l + "\n")
 			written += int64(k)
 		}

@@ -1,7 +1,6 @@
 package bigfile_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -51,46 +50,20 @@ func generateAgent(t testing.TB, path string, size int64, first int) int {
 			t.Fatal(err)
 		}
 	}
-	agent := agentFile(path)
-	if err := os.MkdirAll(filepath.Dir(agent), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.OpenFile(agent, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	written := fi.Size()
-	if first == 1 {
-		k, _ := w.WriteString(head(uuid(0, 0), "", 0, true) + `"agentId":"big","type":"user","message":{"role":"user","content":"survey the code"}}` + "\n")
-		written += int64(k)
-	}
-	n := first
-	for ; written < size; n++ {
+	return appendTurns(t, agentFile(path), size, first, func(n int) []string {
+		var lines []string
 		prev := uuid(n-1, 2)
 		if n == 1 {
 			prev = uuid(0, 0)
+			lines = append(lines, head(prev, "", 0, true)+`"agentId":"big","type":"user","message":{"role":"user","content":"survey the code"}}`)
 		}
 		call := fmt.Sprintf("toolu_%08d", n)
-		lines := []string{
-			head(uuid(n, 0), prev, n, true) + fmt.Sprintf(`"agentId":"big","type":"assistant","message":{"model":"claude-opus-4-6","id":"msg_a%d","type":"message","role":"assistant","content":[{"type":"tool_use","id":%q,"name":"Bash","input":{"command":"ls %d"}}],"usage":{"input_tokens":3,"output_tokens":96,"cache_read_input_tokens":2000}}}`, n, call, n),
-			head(uuid(n, 1), uuid(n, 0), n, true) + fmt.Sprintf(`"agentId":"big","type":"user","message":{"role":"user","content":[{"tool_use_id":%q,"type":"tool_result","content":%q}]}}`, call, text(n+1, 300)),
-			head(uuid(n, 2), uuid(n, 1), n, true) + fmt.Sprintf(`"agentId":"big","type":"assistant","message":{"model":"claude-opus-4-6","id":"msg_b%d","type":"message","role":"assistant","content":[{"type":"text","text":"done %d %s"}],"usage":{"input_tokens":3,"output_tokens":96}}}`, n, n, text(n+2, 40)),
-		}
-		for _, l := range lines {
-			k, _ := w.WriteString(l + "\n")
-			written += int64(k)
-		}
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	return n
+		return append(lines,
+			head(uuid(n, 0), prev, n, true)+fmt.Sprintf(`"agentId":"big","type":"assistant","message":{"model":"claude-opus-4-6","id":"msg_a%d","type":"message","role":"assistant","content":[{"type":"tool_use","id":%q,"name":"Bash","input":{"command":"ls %d"}}],"usage":{"input_tokens":3,"output_tokens":96,"cache_read_input_tokens":2000}}}`, n, call, n),
+			head(uuid(n, 1), uuid(n, 0), n, true)+fmt.Sprintf(`"agentId":"big","type":"user","message":{"role":"user","content":[{"tool_use_id":%q,"type":"tool_result","content":%q}]}}`, call, text(n+1, 300)),
+			head(uuid(n, 2), uuid(n, 1), n, true)+fmt.Sprintf(`"agentId":"big","type":"assistant","message":{"model":"claude-opus-4-6","id":"msg_b%d","type":"message","role":"assistant","content":[{"type":"text","text":"done %d %s"}],"usage":{"input_tokens":3,"output_tokens":96}}}`, n, n, text(n+2, 40)),
+		)
+	})
 }
 
 // agentFile is the file of sub-agent "big" of the session file path.
