@@ -111,6 +111,12 @@ type Session struct {
 	Origin    *handoff.Origin
 	CreatedAt time.Time
 	UpdatedAt time.Time
+	// Inline says the session is made of what its parent's file
+	// repeats of a file of its own (Claude Code's agent_progress
+	// lines): where a session of its SourceID is stored from another
+	// file, that reading stands, and this one and its forks are left
+	// out.
+	Inline bool
 	// Messages in order, each with its source id (ID), role, parts,
 	// model, provider, usage and times; Seq and SessionID are left
 	// for the importer. Part ids must be stable: reading the same file
@@ -149,6 +155,13 @@ type Result struct {
 	// Problems are malformed lines or records, each reported with its
 	// file and line.
 	Problems []Problem
+	// Titles are the titles this bundle gives sessions read from
+	// another bundle of the tool, by SourceID: a Claude Code session's
+	// task call names the sub-agent whose file, too big to be read
+	// with it, is a bundle of its own. Such a session takes its title
+	// from here, when it is made or read later in the run, or has it
+	// set when it is stored already.
+	Titles map[string]string
 }
 
 // Skip counts one line or record of type t as skipped; a nil Result

@@ -203,6 +203,9 @@ func (im *Importer) reimportBundle(ctx context.Context, k loom.OriginalsKeeper, 
 func (im *Importer) remakeDiverged(ctx context.Context, f Format, res *Result, tr *ToolReport) (map[string]string, error) {
 	titles := map[string]string{}
 	gone := map[string]bool{}
+	if err := im.leaveInline(ctx, f.Tool(), res); err != nil {
+		return nil, err
+	}
 	for _, s := range res.Sessions {
 		key := f.Tool() + ":" + s.SourceID
 		x, err := im.find(ctx, key)

@@ -63,6 +63,9 @@ type Importer struct {
 	// remakeID is the session a reimport's reading of a big file no
 	// longer continues (errRemake).
 	remakeID string
+	// titles are the titles of sessions named by other bundles read
+	// in the run (Result.Titles), by key.
+	titles map[string]string
 	// reimporting says the run reads kept originals again
 	// (reimport.go): every stored message is compared with the source,
 	// not only the newest, and a title set in loom is kept.

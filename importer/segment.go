@@ -52,6 +52,36 @@ type Segmenter interface {
 	Restart(line []byte) bool
 }
 
+// TurnScanner is a Segmenter some of whose main files tell where a turn
+// starts by the lines before a line too, not by the line alone: a
+// Claude Code sub-agent's transcript is one long turn of replies and
+// tool results, where a reply starts a turn only once the calls of the
+// reply before it have their results.
+type TurnScanner interface {
+	// Turns returns, for the main file name, a function that is given
+	// the file's lines in order, from any line on, and reports for each
+	// whether it starts a turn (as Restart does), judging by it and the
+	// lines it was given before; nil when Restart alone tells.
+	Turns(name string) func(line []byte) bool
+}
+
+// turns tells the lines of one main file that start a turn.
+type turns struct {
+	sg   Segmenter
+	name string
+}
+
+// scan is a function given the file's lines in order from some line
+// on, which reports whether each starts a turn.
+func (t turns) scan() func(line []byte) bool {
+	if ts, ok := t.sg.(TurnScanner); ok {
+		if fn := ts.Turns(t.name); fn != nil {
+			return fn
+		}
+	}
+	return t.sg.Restart
+}
+
 // segmentsOf is a Segmenter that reads only some of its main files in
 // segments (Gemini CLI's JSONL recordings, not its one-document ones).
 type segmentsOf interface {
@@ -66,6 +96,23 @@ func segmentsFile(sg Segmenter, name string) bool {
 	}
 	so, ok := sg.(segmentsOf)
 	return !ok || so.SegmentsOf(name)
+}
+
+// BigAlone splits the files a reader would bundle with a session's
+// file (its sub-agents'): those read with it, and a bundle of its own
+// for each one bigger than a segment, which as its bundle's main file
+// is read a segment at a time, in bounded memory, followed from where
+// it was read up to as it grows, and its originals kept as they grow,
+// instead of read whole with every reading of the session's file.
+func BigAlone(files []string) (small []string, alone []Bundle) {
+	for _, f := range files {
+		if fi, err := os.Stat(f); err == nil && fi.Size() > SegmentSize() {
+			alone = append(alone, Bundle{Files: []string{f}})
+			continue
+		}
+		small = append(small, f)
+	}
+	return small, alone
 }
 
 // DefaultSegmentSize is SegmentSize unless $LOOM_IMPORT_SEGMENT (a
@@ -146,6 +193,7 @@ func (im *Importer) readSegmentsOf(ctx context.Context, st *segState, f Format, 
 		return err
 	}
 	defer fh.Close()
+	tu := turns{sg, files[0]}
 	prev := im.seg
 	im.seg = st
 	defer func() { im.seg = prev }()
@@ -154,7 +202,7 @@ func (im *Importer) readSegmentsOf(ctx context.Context, st *segState, f Format, 
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		to, clean, err := segmentEnd(within{ctx, fh}, sg, from, size)
+		to, clean, err := segmentEnd(within{ctx, fh}, tu, from, size)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -200,7 +248,7 @@ func (im *Importer) readSegmentsOf(ctx context.Context, st *segState, f Format, 
 		if !clean {
 			// Cut inside a turn longer than a segment: the next one
 			// starts at that turn when it can.
-			if next, err = restartBefore(within{ctx, fh}, sg, from, to); err != nil {
+			if next, err = restartBefore(within{ctx, fh}, tu, from, to); err != nil {
 				return fmt.Errorf("reading %s: %w", files[0], err)
 			}
 		}
@@ -375,7 +423,7 @@ func (im *Importer) resumeAt(ctx context.Context, sg Segmenter, tool string, cur
 			}
 		}
 	}
-	at, err := restartBefore(within{ctx, fh}, sg, 0, rec.Size)
+	at, err := restartBefore(within{ctx, fh}, turns{sg, cur.Path}, 0, rec.Size)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -414,7 +462,7 @@ func lineBoundary(f io.ReaderAt, at, size int64) (int64, error) {
 // its last maxOverlap bytes, else at the first that starts within
 // maxOverlap after it, so that a segment holds whole turns; else, in a
 // turn longer than that, at the first line after SegmentSize bytes.
-func segmentEnd(f io.ReaderAt, sg Segmenter, from, size int64) (int64, bool, error) {
+func segmentEnd(f io.ReaderAt, tu turns, from, size int64) (int64, bool, error) {
 	target := from + SegmentSize()
 	if target >= size {
 		return size, true, nil
@@ -422,11 +470,11 @@ func segmentEnd(f io.ReaderAt, sg Segmenter, from, size int64) (int64, bool, err
 	// A turn that starts in the segment's first half ends it only when
 	// none starts soon after it, so that no segment is small.
 	half := from + SegmentSize()/2
-	last, _, err := restarts(f, sg, max(half, target-maxOverlap), target, half, false)
+	last, _, err := restarts(f, tu, max(half, target-maxOverlap), target, half, false)
 	if err != nil || last > half {
 		return last, true, err
 	}
-	first, _, err := restarts(f, sg, target, min(size, target+maxOverlap), from, true)
+	first, _, err := restarts(f, tu, target, min(size, target+maxOverlap), from, true)
 	if err != nil || first > from {
 		return first, true, err
 	}
@@ -441,8 +489,8 @@ func segmentEnd(f io.ReaderAt, sg Segmenter, from, size int64) (int64, bool, err
 // line within maxOverlap before to, after from, that sg says starts a
 // turn; to itself when there is none (to at a line's start), or the
 // start of the line that holds to.
-func restartBefore(f io.ReaderAt, sg Segmenter, from, to int64) (int64, error) {
-	best, lastStart, err := restarts(f, sg, max(from, to-maxOverlap), to, from, false)
+func restartBefore(f io.ReaderAt, tu turns, from, to int64) (int64, error) {
+	best, lastStart, err := restarts(f, tu, max(from, to-maxOverlap), to, from, false)
 	switch {
 	case err != nil:
 		return 0, err
@@ -456,9 +504,9 @@ func restartBefore(f io.ReaderAt, sg Segmenter, from, to int64) (int64, error) {
 
 // restarts looks at the lines that start in [lo, hi) of f, after from
 // (a line's start): it returns the first (with first) or last of them
-// that sg says starts a turn, -1 when none does, and the start of a
+// that tu says starts a turn, -1 when none does, and the start of a
 // line cut off at hi, -1 when hi is a line's start.
-func restarts(f io.ReaderAt, sg Segmenter, lo, hi, from int64, first bool) (found, cut int64, err error) {
+func restarts(f io.ReaderAt, tu turns, lo, hi, from int64, first bool) (found, cut int64, err error) {
 	found, cut = -1, -1
 	buf := make([]byte, hi-lo)
 	if _, err := f.ReadAt(buf, lo); err != nil && !errors.Is(err, io.EOF) {
@@ -479,13 +527,16 @@ func restarts(f io.ReaderAt, sg Segmenter, lo, hi, from int64, first bool) (foun
 			start = i + 1
 		}
 	}
+	starts := tu.scan()
 	for start < len(buf) {
 		end := bytes.IndexByte(buf[start:], '\n')
 		if end < 0 {
 			cut = lo + int64(start)
 			break
 		}
-		if p := lo + int64(start); p > from && sg.Restart(bytes.TrimSpace(buf[start:start+end])) {
+		// Every line goes to starts, the one at from too: a scanner
+		// judges a line by those before it.
+		if p := lo + int64(start); starts(bytes.TrimSpace(buf[start:start+end])) && p > from {
 			found = p
 			if first {
 				break

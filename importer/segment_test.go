@@ -41,6 +41,7 @@ type segmentCase struct {
 
 var segmentCases = []segmentCase{
 	{"claude-code with sub-agents", claudecode.New(), "claude-code/spotter", "258c7280-ae70-4798-800f-63464d01a85d.jsonl", 64 << 10, nil},
+	{"claude-code, a 1 MB sub-agent file written from a real one", claudecode.New(), spotterDir, spotterMain, 64 << 10, claudeAgentFile},
 	{"claude-code", claudecode.New(), "claude-code/viewer-sample-project", "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl", 16 << 10, nil},
 	{"codex", codex.Format{}, "codex", "vibecodingtracker-codex.jsonl", 4 << 10, nil},
 	{"codex, compressed", codex.Format{}, "codex", "vibecodingtracker-codex.jsonl", 4 << 10, codexZstFile},

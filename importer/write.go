@@ -30,9 +30,18 @@ func (im *Importer) write(ctx context.Context, f Format, res *Result, waitForPar
 			break
 		}
 	}
+	if err := im.otherTitles(ctx, tool, res); err != nil {
+		return err
+	}
+	if err := im.leaveInline(ctx, tool, res); err != nil {
+		return err
+	}
 	ours := make(map[string]bool, len(res.Sessions))
 	for _, s := range res.Sessions {
 		ours[s.SourceID] = true
+		if t, ok := im.titles[tool+":"+s.SourceID]; ok {
+			s.Title = t
+		}
 	}
 	if waitForParents {
 		// A session whose parent is in a bundle not read yet waits for
@@ -177,6 +186,61 @@ func (im *Importer) write(ctx context.Context, f Format, res *Result, waitForPar
 			im.pending.add(d)
 		}
 	}
+	return nil
+}
+
+// otherTitles keeps the titles res gives sessions of other bundles
+// for the rest of the run, and sets those of the ones stored already
+// (not in a reimport, which keeps the titles it finds).
+func (im *Importer) otherTitles(ctx context.Context, tool string, res *Result) error {
+	for src, title := range res.Titles {
+		key := tool + ":" + src
+		if im.titles == nil {
+			im.titles = map[string]string{}
+		}
+		im.titles[key] = title
+		t := loom.TitleFrom(title)
+		if t == "" || im.DryRun || im.reimporting {
+			continue
+		}
+		x, err := im.find(ctx, key)
+		if err != nil {
+			return err
+		}
+		if x != nil && x.Title != t {
+			im.pending.change(x.Key, loom.ImportChange{SessionID: x.ID, Title: &t})
+		}
+	}
+	return nil
+}
+
+// leaveInline leaves out of res its Inline sessions, and their forks,
+// that are stored already from another file: read from the sub-agent's
+// own file, which a reading of its parent's file alone (a reimport's,
+// or one made after that file went its own way) does not see.
+func (im *Importer) leaveInline(ctx context.Context, tool string, res *Result) error {
+	left := map[string]bool{}
+	kept := res.Sessions[:0]
+	for _, s := range res.Sessions {
+		if !s.Inline {
+			kept = append(kept, s)
+			continue
+		}
+		if left[s.ParentSourceID] {
+			left[s.SourceID] = true
+			continue
+		}
+		x, err := im.find(ctx, tool+":"+s.SourceID)
+		if err != nil {
+			return err
+		}
+		if x != nil && x.Source != nil && x.Source.Path != "" && x.Source.Path != s.Path {
+			left[s.SourceID] = true
+			continue
+		}
+		kept = append(kept, s)
+	}
+	res.Sessions = kept
 	return nil
 }
 

@@ -58,6 +58,31 @@ func text(seed, n int) string {
 // and an answer, as Claude Code writes them.
 func generate(t testing.TB, path string, size int64, first int) int {
 	t.Helper()
+	return appendTurns(t, path, size, first, func(n int) []string {
+		ts := time.Date(2026, 5, 18, 14, 0, 0, 0, time.UTC).Add(time.Duration(n) * time.Second).Format("2006-01-02T15:04:05.000Z")
+		parent := "null"
+		if n > 1 {
+			parent = strconv.Quote(uuid(n-1, 3))
+		}
+		head := func(line int, parent string) string {
+			return fmt.Sprintf(`{"parentUuid":%s,"isSidechain":false,"userType":"external","cwd":"/home/dev/p","sessionId":%q,"version":"2.1.62","gitBranch":"main","uuid":%q,"timestamp":%q,`,
+				parent, sid, uuid(n, line), ts)
+		}
+		call := fmt.Sprintf("toolu_%08d", n)
+		return []string{
+			head(0, parent) + fmt.Sprintf(`"type":"user","message":{"role":"user","content":"prompt %d %s"}}`, n, text(n, 40)),
+			head(1, strconv.Quote(uuid(n, 0))) + fmt.Sprintf(`"type":"assistant","message":{"model":"claude-opus-4-6","id":"msg_a%d","type":"message","role":"assistant","content":[{"type":"tool_use","id":%q,"name":"Bash","input":{"command":"ls %d"}}],"usage":{"input_tokens":3,"output_tokens":96,"cache_read_input_tokens":2000}}}`, n, call, n),
+			head(2, strconv.Quote(uuid(n, 1))) + fmt.Sprintf(`"type":"user","message":{"role":"user","content":[{"tool_use_id":%q,"type":"tool_result","content":%q}]}}`, call, text(n+1, 300)),
+			head(3, strconv.Quote(uuid(n, 2))) + fmt.Sprintf(`"type":"assistant","message":{"model":"claude-opus-4-6","id":"msg_b%d","type":"message","role":"assistant","content":[{"type":"text","text":"done %d %s"}],"usage":{"input_tokens":3,"output_tokens":96}}}`, n, n, text(n+2, 40)),
+		}
+	})
+}
+
+// appendTurns appends to path the lines of turns first, first+1, …
+// (turn(n)) until it holds at least size bytes, and returns the next
+// turn's number.
+func appendTurns(t testing.TB, path string, size int64, first int, turn func(n int) []string) int {
+	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -74,23 +99,7 @@ func generate(t testing.TB, path string, size int64, first int) int {
 	written := fi.Size()
 	n := first
 	for ; written < size; n++ {
-		ts := time.Date(2026, 5, 18, 14, 0, 0, 0, time.UTC).Add(time.Duration(n) * time.Second).Format("2006-01-02T15:04:05.000Z")
-		parent := "null"
-		if n > 1 {
-			parent = strconv.Quote(uuid(n-1, 3))
-		}
-		head := func(line int, parent string) string {
-			return fmt.Sprintf(`{"parentUuid":%s,"isSidechain":false,"userType":"external","cwd":"/home/dev/p","sessionId":%q,"version":"2.1.62","gitBranch":"main","uuid":%q,"timestamp":%q,`,
-				parent, sid, uuid(n, line), ts)
-		}
-		call := fmt.Sprintf("toolu_%08d", n)
-		lines := []string{
-			head(0, parent) + fmt.Sprintf(`"type":"user","message":{"role":"user","content":"prompt %d %s"}}`, n, text(n, 40)),
-			head(1, strconv.Quote(uuid(n, 0))) + fmt.Sprintf(`"type":"assistant","message":{"model":"claude-opus-4-6","id":"msg_a%d","type":"message","role":"assistant","content":[{"type":"tool_use","id":%q,"name":"Bash","input":{"command":"ls %d"}}],"usage":{"input_tokens":3,"output_tokens":96,"cache_read_input_tokens":2000}}}`, n, call, n),
-			head(2, strconv.Quote(uuid(n, 1))) + fmt.Sprintf(`"type":"user","message":{"role":"user","content":[{"tool_use_id":%q,"type":"tool_result","content":%q}]}}`, call, text(n+1, 300)),
-			head(3, strconv.Quote(uuid(n, 2))) + fmt.Sprintf(`"type":"assistant","message":{"model":"claude-opus-4-6","id":"msg_b%d","type":"message","role":"assistant","content":[{"type":"text","text":"done %d %s"}],"usage":{"input_tokens":3,"output_tokens":96}}}`, n, n, text(n+2, 40)),
-		}
-		for _, l := range lines {
+		for _, l := range turn(n) {
 			k, _ := w.WriteString(l + "\n")
 			written += int64(k)
 		}
@@ -231,24 +240,41 @@ func TestBigImportMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes and imports files of tens of megabytes")
 	}
+	sameMemory(t, memoryOf(t, generate, (*home).check))
+}
+
+// memoryOf is the peak resident memory, by step and size, of the
+// import of files of 8 and 64 MB that write writes (as generate does),
+// in 1 MB segments, of its follow once a quarter more is appended, and
+// of its reimport from the originals once the files are gone; check
+// checks the store after each step.
+func memoryOf(t *testing.T, write func(t testing.TB, path string, size int64, first int) int, check func(h *home, t *testing.T, turns int)) map[string]map[int64]int64 {
+	t.Helper()
 	const mb = 1 << 20
 	rss := map[string]map[int64]int64{"import": {}, "follow": {}, "reimport": {}}
 	for _, size := range []int64{8 * mb, 64 * mb} {
 		h := newHome(t, mb)
-		turns := generate(t, h.file, size, 1)
+		turns := write(t, h.file, size, 1)
 		rss["import"][size], _ = h.run(t, "session", "import", "--from", "claude-code", h.file)
-		h.check(t, turns)
-		// Follow: a quarter more appended.
-		turns = generate(t, h.file, size+size/4, turns)
+		check(h, t, turns)
+		turns = write(t, h.file, size+size/4, turns)
 		rss["follow"][size], _ = h.run(t, "session", "import", "--from", "claude-code", h.file)
-		h.check(t, turns)
-		// Reimport from the originals, the file gone.
-		if err := os.Remove(h.file); err != nil {
+		check(h, t, turns)
+		if err := os.RemoveAll(filepath.Dir(h.file)); err != nil {
 			t.Fatal(err)
 		}
 		rss["reimport"][size], _ = h.run(t, "session", "reimport", "--from", "claude-code")
-		h.check(t, turns)
+		check(h, t, turns)
 	}
+	return rss
+}
+
+// sameMemory fails the test when the import, follow or reimport of the
+// 64 MB file (rss, peak resident memory by step and size) took more than
+// a margin over the 8 MB one's, or more than the budget.
+func sameMemory(t *testing.T, rss map[string]map[int64]int64) {
+	t.Helper()
+	const mb = 1 << 20
 	// The margin holds what fills as the store grows and then stops
 	// (SQLite's page caches, 16 MB for each of up to five connections,
 	// and the rest: 65 → 90 MB from 8 to 64 MB, 215–224 MB at 1 GB in

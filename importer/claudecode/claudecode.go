@@ -48,7 +48,12 @@ func (Format) Roots(env func(string) string, home string) []string {
 
 // Bundles finds the session files under root, a directory searched
 // recursively or a single file. A session file <id>.jsonl makes one
-// bundle with the sub-agent transcripts <id>/subagents/*.jsonl beside it.
+// bundle with the sub-agent transcripts <id>/subagents/*.jsonl beside it,
+// but for those bigger than a segment (importer.SegmentSize): each of
+// those is a bundle of its own, read a segment at a time as its main
+// file (importer.BigAlone), after the session bundles. Read alone, its
+// session is the one a reading with its session gives it (agentBundle),
+// so the session's calls still link to it.
 // Sub-agent transcripts without their session file and the project-level
 // agent-*.jsonl files of Claude Code 1.x and 2.0 are bundles of their own;
 // they come after all session bundles, since the session they belong to
@@ -98,12 +103,14 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 	if err != nil {
 		return nil, fmt.Errorf("claude-code: walking %s: %w", root, err)
 	}
-	var out []importer.Bundle
+	var out, big []importer.Bundle
 	for _, s := range sessions {
-		files := append([]string{s}, subs[s]...)
+		small, alone := importer.BigAlone(subs[s])
 		delete(subs, s)
-		out = append(out, importer.Bundle{Files: files})
+		out = append(out, importer.Bundle{Files: append([]string{s}, small...)})
+		big = append(big, alone...)
 	}
+	out = append(out, big...)
 	// Sub-agent files whose session file is gone, then project-level
 	// agent files: each is read alone.
 	owners := make([]string, 0, len(subs))
@@ -131,7 +138,7 @@ func fileBundle(path string) []importer.Bundle {
 	if isAgentFile(path) {
 		return []importer.Bundle{{Files: []string{path}}}
 	}
-	files := []string{path}
+	var files []string
 	dir := filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents")
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -148,7 +155,8 @@ func fileBundle(path string) []importer.Bundle {
 			files = append(files, filepath.Join(dir, e.Name()))
 		}
 	}
-	return []importer.Bundle{{Files: files}}
+	small, big := importer.BigAlone(files)
+	return append([]importer.Bundle{{Files: append([]string{path}, small...)}}, big...)
 }
 
 // isSubagentPath reports whether p is <session>/subagents/<file>.

@@ -64,20 +64,85 @@ func (Format) Restart(line []byte) bool {
 	if !bytes.Contains(line, []byte(`"user"`)) {
 		return false
 	}
-	var l struct {
-		Type             string          `json:"type"`
-		IsSidechain      bool            `json:"isSidechain"`
-		IsMeta           bool            `json:"isMeta"`
-		IsCompactSummary bool            `json:"isCompactSummary"`
-		ToolUseResult    json.RawMessage `json:"toolUseResult"`
-		Message          *struct {
-			Content json.RawMessage `json:"content"`
-		} `json:"message"`
+	l, ok := turnLine(line)
+	return ok && l.isPrompt() && !l.IsSidechain
+}
+
+var _ importer.TurnScanner = Format{}
+
+// Turns tells the turns of a sub-agent's file (importer.TurnScanner),
+// whose lines are all isSidechain and which is mostly one long turn of
+// replies and tool results: a line starts a turn when it is a prompt,
+// or the first line of a reply after another reply and the tool
+// results that answered it. Claude Code asks for the next reply only
+// once every call of the one before has its result, so no result
+// after that line answers a call before it. A reply's first line is
+// told by its message id, which its other lines repeat; the first
+// reply a scan meets is never taken, since the lines before it are
+// unknown. A session file's turns are its prompts (Restart).
+func (Format) Turns(name string) func(line []byte) bool {
+	if !isAgentFile(name) {
+		return nil
 	}
-	if json.Unmarshal(line, &l) != nil {
+	var reply string
+	replied, answered := false, false
+	return func(line []byte) bool {
+		l, ok := turnLine(line)
+		if !ok {
+			return false
+		}
+		switch l.Type {
+		case "user":
+			answered = true
+			return l.isPrompt()
+		case "assistant":
+			id := l.UUID
+			if l.Message != nil && l.Message.ID != "" {
+				id = l.Message.ID
+			}
+			starts := replied && answered && id != reply
+			if id != reply {
+				answered = false
+			}
+			reply, replied = id, true
+			return starts
+		}
 		return false
 	}
-	return l.Type == "user" && !l.IsSidechain && !l.IsMeta && !l.IsCompactSummary && len(l.ToolUseResult) == 0 &&
+}
+
+// lineOfTurn is what tells of a line whether it starts a turn.
+type lineOfTurn struct {
+	Type             string          `json:"type"`
+	UUID             string          `json:"uuid"`
+	IsSidechain      bool            `json:"isSidechain"`
+	IsMeta           bool            `json:"isMeta"`
+	IsCompactSummary bool            `json:"isCompactSummary"`
+	ToolUseResult    json.RawMessage `json:"toolUseResult"`
+	Message          *struct {
+		ID      string          `json:"id"`
+		Content json.RawMessage `json:"content"`
+	} `json:"message"`
+}
+
+// turnLine reads line as a user or assistant line; false for any
+// other.
+func turnLine(line []byte) (lineOfTurn, bool) {
+	var l lineOfTurn
+	if !bytes.Contains(line, []byte(`"user"`)) && !bytes.Contains(line, []byte(`"assistant"`)) {
+		return l, false
+	}
+	if json.Unmarshal(line, &l) != nil || (l.Type != "user" && l.Type != "assistant") {
+		return l, false
+	}
+	return l, true
+}
+
+// isPrompt reports whether l is a prompt: a user line with content of
+// its own, no tool's result, no line Claude Code adds (isMeta), no
+// compaction's summary.
+func (l lineOfTurn) isPrompt() bool {
+	return l.Type == "user" && !l.IsMeta && !l.IsCompactSummary && len(l.ToolUseResult) == 0 &&
 		l.Message != nil && len(l.Message.Content) > 0 && !bytes.Contains(l.Message.Content, []byte(`"tool_result"`))
 }
 
@@ -256,6 +321,9 @@ type subagent struct {
 	t        *tree
 	b        *builder
 	sourceID string
+	// inline says the transcript is what the session file repeats of
+	// it (inlineAgents).
+	inline bool
 }
 
 func (rd *reader) sessionBundle(paths []string) error {
@@ -280,11 +348,21 @@ func (rd *reader) sessionBundle(paths []string) error {
 		subs = append(subs, &subagent{f: sf, t: t, b: newBuilder(t, rd.res), sourceID: sid + "/" + stem})
 	}
 
+	// A sub-agent whose file is a bundle of its own (importer.BigAlone)
+	// is read from it, not from what this file repeats of it.
+	big := bigAgentStems(paths[0])
 	have := map[string]bool{}
+	for stem := range big {
+		have[sid+"/"+stem] = true
+	}
 	for _, sa := range subs {
 		have[sa.sourceID] = true
 	}
-	subs = append(subs, rd.inlineAgents(sid, paths[0], append(f.nodes[:len(f.nodes):len(f.nodes)], f.side...), have)...)
+	inline := rd.inlineAgents(sid, paths[0], append(f.nodes[:len(f.nodes):len(f.nodes)], f.side...), have)
+	for _, sa := range inline {
+		sa.inline = true
+	}
+	subs = append(subs, inline...)
 
 	titles := map[string]string{} // sub-agent SourceID -> its task's description
 	calls := taskCalls(mainTree)
@@ -319,9 +397,11 @@ func (rd *reader) sessionBundle(paths []string) error {
 	if len(rd.res.Sessions) > 0 && rd.res.Sessions[0].SourceID == sid {
 		parentTitle = importer.Title(rd.res.Sessions[0])
 	}
+	rd.bigAgentTitles(sid, big, titles)
 	for _, sa := range subs {
 		s := base
 		s.SourceID, s.Kind, s.ParentSourceID, s.Title, s.Path = sa.sourceID, loom.KindSubagent, sid, titles[sa.sourceID], sa.f.path
+		s.Inline = sa.inline
 		if isCompactionFile(sa.f.path) {
 			s.Title = compactionTitle(parentTitle)
 			if rd.segFrom > 0 {
@@ -347,15 +427,55 @@ func (rd *reader) sessionBundle(paths []string) error {
 	return nil
 }
 
+// bigAgentTitles gives the result the titles of the sub-agents whose
+// files, bigger than a segment, are bundles of their own (big, by the
+// file's stem): their task calls' descriptions, which a reading of the
+// sub-agent's file alone does not see.
+func (rd *reader) bigAgentTitles(sid string, big map[string]bool, titles map[string]string) {
+	for id, title := range titles {
+		if stem, ok := strings.CutPrefix(id, sid+"/"); !ok || !big[stem] || title == "" {
+			continue
+		}
+		if rd.res.Titles == nil {
+			rd.res.Titles = map[string]string{}
+		}
+		rd.res.Titles[id] = title
+	}
+}
+
+// bigAgentStems are the stems (cleaned, as in a SourceID) of the
+// sub-agent files beside the session file path that are bundles of
+// their own (importer.BigAlone).
+func bigAgentStems(path string) map[string]bool {
+	out := map[string]bool{}
+	for _, b := range fileBundle(path)[1:] {
+		out[cleanID(strings.TrimSuffix(filepath.Base(b.Name()), ".jsonl"))] = true
+	}
+	return out
+}
+
 // agentBundle reads a sub-agent's file alone: a project-level agent-*.jsonl
 // of Claude Code 1.x and 2.0, or a subagents/ file whose session file is
-// gone. Its parent is the session its lines name.
+// gone or which is bigger than a segment (importer.BigAlone). Its
+// parent is the session whose subagents directory holds it, else the
+// one its lines name.
 func (rd *reader) agentBundle(path string) error {
 	f, err := rd.load(path, false)
 	if err != nil {
 		return err
 	}
-	parent := linesSessionID(f.nodes)
+	// The parent's id as a reading with its session file gives it
+	// (sessionID): the session file's name, when it is a UUID, else
+	// what the lines name.
+	var parent string
+	if isSubagentPath(path) {
+		if dir := cleanID(filepath.Base(filepath.Dir(filepath.Dir(path)))); isUUID(dir) {
+			parent = dir
+		}
+	}
+	if parent == "" {
+		parent = linesSessionID(f.nodes)
+	}
 	if parent == "" && isSubagentPath(path) {
 		parent = cleanID(filepath.Base(filepath.Dir(filepath.Dir(path))))
 	}

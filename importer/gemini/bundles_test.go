@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -59,5 +60,31 @@ func TestRoots(t *testing.T) {
 	}
 	if f.Tool() != Tool {
 		t.Errorf("Tool = %q", f.Tool())
+	}
+}
+
+// A sub-agent's recording bigger than a segment is a bundle of its own,
+// after the session bundles and before the sub-agents whose session is
+// gone; the smaller ones stay with their session.
+func TestBigSubagentRecordingIsABundle(t *testing.T) {
+	old := importer.SegmentSize
+	importer.SegmentSize = func() int64 { return 1 << 10 }
+	t.Cleanup(func() { importer.SegmentSize = old })
+
+	chats := filepath.Join("testdata", "tmp", "example", "chats")
+	main := filepath.Join(chats, "session-2026-09-05T09-00-0a1b2c3d.jsonl")
+	sub := filepath.Join(chats, "0a1b2c3d-0000-4000-8000-000000000001", "b2c3d4e5-0000-4000-8000-000000000002.jsonl")
+	want := []importer.Bundle{
+		{Files: []string{filepath.Join(chats, "session-2026-09-01T08-00-11111111.jsonl")}},
+		{Files: []string{main}},
+		{Files: []string{sub}},
+		{Files: []string{filepath.Join(chats, "99999999-0000-4000-8000-000000000009", "c3d4e5f6-0000-4000-8000-000000000010.jsonl")}},
+	}
+	if fi, err := os.Stat(sub); err != nil || fi.Size() <= importer.SegmentSize() {
+		t.Fatalf("%s: %v, want it bigger than %d bytes", sub, err, importer.SegmentSize())
+	}
+	got, err := Format{}.Bundles(context.Background(), chats)
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("Bundles(%s) = %v, %v\nwant %v", chats, got, err, want)
 	}
 }

@@ -211,11 +211,16 @@ func chatsBundles(dir string) ([]importer.Bundle, error) {
 		}
 		subs[owner] = append(subs[owner], files...)
 	}
+	var big []importer.Bundle
 	for _, s := range sessions {
-		files := append([]string{filepath.Join(dir, s)}, subs[s]...)
-		out = append(out, importer.Bundle{Files: files})
+		// One bigger than a segment is a bundle of its own; read alone,
+		// it is the sub-agent of the session its directory names
+		// (buildSubagent), the SourceID a reading with it gives it.
+		small, alone := importer.BigAlone(subs[s])
+		out = append(out, importer.Bundle{Files: append([]string{filepath.Join(dir, s)}, small...)})
+		big = append(big, alone...)
 	}
-	return append(out, orphans...), nil
+	return append(append(out, big...), orphans...), nil
 }
 
 // subagentFiles lists the .jsonl files of one sub-agents' directory.

@@ -45,6 +45,45 @@ func (Format) Restart(line []byte) bool {
 	return json.Unmarshal(line, &l) == nil && l.Type == "user" && l.ID != ""
 }
 
+var _ importer.TurnScanner = Format{}
+
+// Turns tells the turns of a sub-agent's recording
+// (importer.TurnScanner), which holds its task as its one prompt and
+// then the model's replies, each with its tool calls and their results,
+// written again as they grow: a reply starts a turn where its id first
+// appears after another reply's, whose calls Gemini CLI ran before it
+// asked for this one. The first reply a scan meets is never taken,
+// since the lines before it are unknown. A session's recording's turns
+// are its prompts (Restart).
+func (Format) Turns(name string) func(line []byte) bool {
+	if !isSubagentFile(name) {
+		return nil
+	}
+	var reply string
+	replied := false
+	return func(line []byte) bool {
+		if !bytes.Contains(line, []byte(`"gemini"`)) && !bytes.Contains(line, []byte(`"user"`)) {
+			return false
+		}
+		var l struct {
+			ID   string `json:"id"`
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(line, &l) != nil || l.ID == "" {
+			return false
+		}
+		switch l.Type {
+		case "user":
+			return true
+		case "gemini":
+			starts := replied && l.ID != reply
+			reply, replied = l.ID, true
+			return starts
+		}
+		return false
+	}
+}
+
 // readSegmentFile reads the segment r.seg of a JSONL recording, after
 // its header line when the segment does not start the file.
 func (r *reader) readSegmentFile(file string) (*recording, error) {

@@ -58,6 +58,11 @@ func (r *reader) buildSubagent(rec *recording, parent *session, dir, cwd string)
 		}
 	}
 	built := r.buildAs(rec, sourceID, loom.KindSubagent, run.by, cwd)
+	if rec.path == r.segPath && r.seg.From > 0 {
+		// A segment after the first, of a recording that is a bundle
+		// of its own: the first, which holds its prompt, titled it.
+		return
+	}
 	if built != nil && built.s.Title == "" {
 		built.s.Title = subagentTitle(built.s, run)
 	}
