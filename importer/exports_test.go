@@ -8,6 +8,14 @@ import (
 	"testing"
 )
 
+// SetLinkPage makes linkFromParent read a parent's messages n at a
+// time for the rest of t.
+func SetLinkPage(t *testing.T, n int) {
+	old := linkPage
+	linkPage = n
+	t.Cleanup(func() { linkPage = old })
+}
+
 func elements(t *testing.T, r io.Reader) ([]string, []int, error) {
 	t.Helper()
 	var got []string

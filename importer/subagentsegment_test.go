@@ -119,6 +119,9 @@ func TestBigSubagentFile(t *testing.T) {
 	if _, err := os.Stat(seed); err != nil {
 		t.Skip("no real session files here")
 	}
+	// The parent's messages, where its task call waits for the
+	// sub-agent's session, are read a page at a time: here one.
+	importer.SetLinkPage(t, 1)
 	path := claudeAgentFile(t, seed, t.TempDir())
 	agent := filepath.Join(trimExt(path), "subagents", spotterAgent)
 	data := readSession(t, agent)

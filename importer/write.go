@@ -387,29 +387,49 @@ func withMeta(meta json.RawMessage, key, value string) json.RawMessage {
 // linkFromParent makes the agent parts of parent that wait for the
 // sub-agent session with source id src (written before it, from another
 // file) name its loom id.
+//
+// The parent's messages are read a page at a time, oldest first: a
+// parent of millions of messages (a session file of gigabytes) is never
+// held whole.
 func (im *Importer) linkFromParent(ctx context.Context, parentKey, parentID, src, id string) error {
-	msgs, err := im.Store.Messages(ctx, parentID, loom.MessageQuery{})
-	if err != nil {
-		return err
-	}
-	for _, m := range msgs {
-		for _, p := range m.Parts {
-			if p.Type != loom.PartAgent || p.SessionID != "" || len(p.Metadata) == 0 {
-				continue
-			}
-			var meta map[string]any
-			if json.Unmarshal(p.Metadata, &meta) != nil || meta[sourceSessionKey] != src {
-				continue
-			}
-			delete(meta, sourceSessionKey)
-			p.SessionID, p.Metadata = id, nil
-			if len(meta) > 0 {
-				p.Metadata, _ = json.Marshal(meta)
-			}
-			im.pending.change(parentKey, loom.ImportChange{SessionID: parentID, Seq: m.Seq, Part: &p})
+	var after int64
+	for {
+		msgs, err := im.Store.Messages(ctx, parentID, loom.MessageQuery{After: after, Limit: linkPage, Oldest: true})
+		if err != nil {
+			return err
+		}
+		for _, m := range msgs {
+			after = max(after, m.Seq)
+			im.linkParts(parentKey, parentID, src, id, m)
+		}
+		if len(msgs) < linkPage {
+			return nil
 		}
 	}
-	return nil
+}
+
+// linkPage is how many of a parent's messages linkFromParent reads at
+// a time (a test makes it small).
+var linkPage = 1000
+
+// linkParts makes the agent parts of m, a message of parent, that wait
+// for the sub-agent session with source id src name its loom id.
+func (im *Importer) linkParts(parentKey, parentID, src, id string, m *loom.Message) {
+	for _, p := range m.Parts {
+		if p.Type != loom.PartAgent || p.SessionID != "" || len(p.Metadata) == 0 {
+			continue
+		}
+		var meta map[string]any
+		if json.Unmarshal(p.Metadata, &meta) != nil || meta[sourceSessionKey] != src {
+			continue
+		}
+		delete(meta, sourceSessionKey)
+		p.SessionID, p.Metadata = id, nil
+		if len(meta) > 0 {
+			p.Metadata, _ = json.Marshal(meta)
+		}
+		im.pending.change(parentKey, loom.ImportChange{SessionID: parentID, Seq: m.Seq, Part: &p})
+	}
 }
 
 func pick(a, b string) string {
