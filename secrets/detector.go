@@ -382,7 +382,7 @@ func (d *Detector) findText(text string, off int) []Finding {
 	// quotes, so that its first line starts a line; a text that only
 	// starts and ends with a quote ("client_secret": "…") is not one.
 	in := 0
-	if jsonString(text) && len(src) >= 2 {
+	if len(text) >= 2 && text[0] == '"' && jsonStringEnd(text, 0) == len(text)-1 && len(src) >= 2 {
 		in = 1
 	}
 	out := d.find(src[in:len(src)-in], 0)
@@ -406,23 +406,6 @@ func (d *Detector) findText(text string, off int) []Finding {
 		out[i].End += off
 	}
 	return out
-}
-
-// jsonString reports whether text is one JSON string: quoted, with no
-// unescaped quote inside.
-func jsonString(text string) bool {
-	if len(text) < 2 || text[0] != '"' || text[len(text)-1] != '"' {
-		return false
-	}
-	for i := 1; i < len(text)-1; i++ {
-		switch text[i] {
-		case '\\':
-			i++
-		case '"':
-			return false
-		}
-	}
-	return true
 }
 
 // cutPad stands for what followed a text cut short: key characters of
