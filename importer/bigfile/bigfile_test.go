@@ -187,25 +187,34 @@ func (h *home) check(t *testing.T, turns int) {
 	if err != nil || len(ss) != 1 {
 		t.Fatalf("sessions %d, %v", len(ss), err)
 	}
-	msgs, err := st.Messages(ctx, ss[0].ID, loom.MessageQuery{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The messages are read a page at a time, oldest first, so that
+	// the check of a session of millions of messages (LOOM_BIG_MB)
+	// holds one page, not the session.
 	want := perTurn * (turns - 1)
 	seen := map[string]bool{}
-	for _, m := range msgs {
-		if seen[m.ID] {
-			t.Fatalf("message %s stored twice", m.ID)
+	n := 0
+	for after := int64(0); ; {
+		msgs, err := st.Messages(ctx, ss[0].ID, loom.MessageQuery{After: after, Limit: 10000, Oldest: true})
+		if err != nil {
+			t.Fatal(err)
 		}
-		seen[m.ID] = true
-	}
-	if len(msgs) != want || ss[0].MessageCount != want {
-		t.Fatalf("%d messages (session says %d), want %d", len(msgs), ss[0].MessageCount, want)
-	}
-	for i, m := range msgs {
-		if i%perTurn == 1 && (len(m.Parts) == 0 || m.Parts[0].Status != loom.ToolCompleted) {
-			t.Fatalf("message %d: the tool call has no result: %+v", m.Seq, m.Parts)
+		for _, m := range msgs {
+			if seen[m.ID] {
+				t.Fatalf("message %s stored twice", m.ID)
+			}
+			seen[m.ID] = true
+			if n%perTurn == 1 && (len(m.Parts) == 0 || m.Parts[0].Status != loom.ToolCompleted) {
+				t.Fatalf("message %d: the tool call has no result: %+v", m.Seq, m.Parts)
+			}
+			n++
+			after = m.Seq
 		}
+		if len(msgs) < 10000 {
+			break
+		}
+	}
+	if n != want || ss[0].MessageCount != want {
+		t.Fatalf("%d messages (session says %d), want %d", n, ss[0].MessageCount, want)
 	}
 	// The originals: every byte of the file, once.
 	sum := sha256.New()
