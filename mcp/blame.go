@@ -65,7 +65,10 @@ func (t *tools) runBlame(ctx context.Context, c *call) (*result, error) {
 		}
 		path = filepath.Join(t.cfg.Project.Root, path)
 	}
-	svc := c.st.Services()
+	// The edit index is not read through the gate, which withholds it
+	// (its rows carry the parts as stored): blame reads it from the
+	// store below, and the file it makes is redacted whole below.
+	svc := c.below().Services()
 	es := svc.Edits
 	if es == nil {
 		return nil, loom.Errorf(loom.EINVALID, "this store keeps no edit index")

@@ -159,6 +159,18 @@ type call struct {
 	gate *secrets.Gate
 }
 
+// below is the store the call's gate reads from, or st when there is
+// no gate: for what the gate withholds, which the caller redacts
+// itself.
+func (c *call) below() loom.Engine {
+	if c.gate != nil {
+		if e := c.gate.Below(); e != nil {
+			return e
+		}
+	}
+	return c.st
+}
+
 // text passes a text read from elsewhere than the store (a memory
 // file) through the call's gate.
 func (c *call) text(s string) string {

@@ -36,8 +36,10 @@ import (
 type Gate struct {
 	// st is the store below.
 	st loom.Store
-	// svc are the services of the store below, which the gate's read
+	// eng is st with its services when the gate was made of an engine
+	// (GateEngine), and svc its services, which the gate's read
 	// services (Services) redact.
+	eng    loom.Engine
 	svc    loom.Services
 	d      *Detector
 	n      atomic.Int64
@@ -48,7 +50,7 @@ type Gate struct {
 // it has no services (GateEngine gates a store with its engine's).
 func (d *Detector) Gate(st loom.Store) *Gate {
 	if g, ok := st.(*Gate); ok {
-		return &Gate{st: g.st, svc: g.svc, d: d, echoes: d.Echoes(GateEchoes)}
+		return &Gate{st: g.st, eng: g.eng, svc: g.svc, d: d, echoes: d.Echoes(GateEchoes)}
 	}
 	return &Gate{st: st, d: d, echoes: d.Echoes(GateEchoes)}
 }
@@ -61,28 +63,57 @@ func (d *Detector) GateEngine(e loom.Engine) *Gate {
 	}
 	g := d.Gate(e)
 	if e != nil {
-		g.svc = e.Services()
+		g.eng, g.svc = e, e.Services()
 	}
 	return g
 }
 
-// Services implements loom.Engine: those of the store below, with the
-// services that read stored text (vectors' chunks and hits, activity)
-// and the index size read through the gate; nil where the store below
-// has none.
+// Services implements loom.Engine. The gate names each service it
+// hands on, so that one added to loom.Services is absent through a
+// gate until it is decided here (TestGateDecidesEveryService):
+//
+//   - read through the gate, redacted: vectors' chunks and hits,
+//     activity, the index size;
+//   - handed on as they are, as they read no stored text: counted
+//     calls, source locks, the import batch (writes go below
+//     unchanged), the edit index's version, the recorded roots and the
+//     index's upkeep;
+//   - withheld (nil), as they read stored text or bytes the gate does
+//     not redact, or serve no way out: the originals, the edit index,
+//     sync and the local log, shares, tokens, a hub's locks and team
+//     chain, project moves. An edge that must read one of those (loom
+//     blame's MCP tool reads the edit index, and redacts the file it
+//     makes whole) takes it from the store below, in plain view.
+//
+// Nil where the store below has none.
 func (g *Gate) Services() loom.Services {
-	svc := g.svc
-	if svc.Vectors != nil {
+	below := g.svc
+	svc := loom.Services{
+		Calls:         below.Calls,
+		SourceLocks:   below.SourceLocks,
+		ImportApplier: below.ImportApplier,
+		EditVersions:  below.EditVersions,
+		Roots:         below.Roots,
+		IndexMerger:   below.IndexMerger,
+		Scrubber:      below.Scrubber,
+		ScrubMarker:   below.ScrubMarker,
+	}
+	if below.Vectors != nil {
 		svc.Vectors = g
 	}
-	if svc.Activity != nil {
+	if below.Activity != nil {
 		svc.Activity = g
 	}
-	if svc.IndexSize != nil {
+	if below.IndexSize != nil {
 		svc.IndexSize = g
 	}
 	return svc
 }
+
+// Below returns the engine the gate reads from (GateEngine), for an
+// edge that must read what the gate withholds (Services) and redacts
+// it itself; nil for a gate of a store alone (Gate).
+func (g *Gate) Below() loom.Engine { return g.eng }
 
 // Redacted returns how many secrets the gate replaced.
 func (g *Gate) Redacted() int { return int(g.n.Load()) }

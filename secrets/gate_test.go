@@ -42,7 +42,7 @@ func gateStore(t *testing.T) (loom.Store, *loom.Session) {
 }
 
 // openStore opens a new SQLite store, closed when the test ends.
-func openStore(t *testing.T) loom.Store {
+func openStore(t *testing.T) loom.Engine {
 	t.Helper()
 	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "loom.db"))
 	if err != nil {
@@ -160,5 +160,50 @@ func TestGateEmbedsNoStore(t *testing.T) {
 		if f := typ.Field(i); f.Anonymous {
 			t.Errorf("secrets.Gate embeds %s: a method of it added later would pass through the gate unredacted", f.Type)
 		}
+	}
+}
+
+// TestGateDecidesEveryService holds each service of loom.Services to
+// what the gate decided for it (Gate.Services): read through the gate,
+// handed on as it is (it reads no stored text), or withheld. A service
+// added to loom.Services fails here until it is decided, and one handed
+// on or withheld that the gate does otherwise fails too.
+func TestGateDecidesEveryService(t *testing.T) {
+	gated := map[string]bool{"Vectors": true, "Activity": true, "IndexSize": true}
+	handedOn := map[string]bool{"Calls": true, "SourceLocks": true, "ImportApplier": true, "EditVersions": true,
+		"Roots": true, "IndexMerger": true, "Scrubber": true, "ScrubMarker": true}
+	withheld := map[string]bool{"Originals": true, "Edits": true, "Sync": true, "LocalLog": true, "Shares": true,
+		"Tokens": true, "HubLocks": true, "TeamHub": true, "ProjectMover": true}
+
+	st := openStore(t)
+	g := secrets.Default().GateEngine(st)
+	below, through := reflect.ValueOf(st.Services()), reflect.ValueOf(g.Services())
+	typ := below.Type()
+	for i := range typ.NumField() {
+		name := typ.Field(i).Name
+		b, v := below.Field(i), through.Field(i)
+		switch {
+		case gated[name]:
+			if b.IsNil() {
+				t.Errorf("%s: the store below has none, so the test cannot tell whether the gate reads it", name)
+			} else if v.IsNil() || v.Interface() != any(g) {
+				t.Errorf("%s is read through the gate by decision, but the gate hands on %v", name, v)
+			}
+		case handedOn[name]:
+			if b.IsNil() {
+				t.Errorf("%s: the store below has none, so the test cannot tell whether the gate hands it on", name)
+			} else if v.IsNil() || v.Interface() != b.Interface() {
+				t.Errorf("%s is handed on as it is by decision, but the gate gives %v", name, v)
+			}
+		case withheld[name]:
+			if !v.IsNil() {
+				t.Errorf("%s is withheld by the gate by decision (it reads stored text the gate does not redact), but the gate gives it", name)
+			}
+		default:
+			t.Errorf("loom.Services.%s is new: decide in secrets.Gate.Services whether it is read through the gate, handed on (it reads no stored text) or withheld, and say so here", name)
+		}
+	}
+	if g.Below() != st {
+		t.Errorf("Below() = %v, want the engine the gate was made of", g.Below())
 	}
 }
