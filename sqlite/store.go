@@ -114,7 +114,7 @@ func Open(ctx context.Context, path string, opts ...sessionstore.Option) (*Store
 // missing directory; a file that cannot be written (with ModeCreate or
 // ModeWrite) is an EINVALID error saying which.
 func OpenMode(ctx context.Context, path string, mode Mode, opts ...sessionstore.Option) (*Store, error) {
-	path = filePath(path)
+	path = FilePath(path)
 	if path == "" {
 		return nil, loom.Errorf(loom.EINVALID, "empty database path")
 	}
@@ -184,9 +184,9 @@ func (s *Store) migrateNew(ctx context.Context) error {
 	}
 }
 
-// filePath returns the file a store URL names: a path, or sqlite:PATH,
+// FilePath returns the file a store URL names: a path, or sqlite:PATH,
 // sqlite://PATH or file:PATH, without any ?query.
-func filePath(url string) string {
+func FilePath(url string) string {
 	path := strings.TrimPrefix(url, "sqlite://")
 	path = strings.TrimPrefix(path, "sqlite:")
 	path = strings.TrimPrefix(path, "file:")

@@ -60,6 +60,11 @@ type Factory struct {
 	// share already). The wiring that knows the engine says so, and the
 	// compiler holds the replica to syncrun.Store.
 	OpenReplica func(ctx context.Context, url string, opts ...sessionstore.Option) (loom.Engine, syncrun.Store, error)
+	// StoreFile returns the file a store URL names when its engine
+	// keeps the store in one (SQLite), and "" for a server's store: a
+	// command that stays running tells by it when the store became
+	// another file (moved, made again). Nil: none is known.
+	StoreFile func(url string) string
 	// Now returns the current time, for ages shown to the user.
 	Now func() time.Time
 	// Version, Commit and Date are what a release build stamps into the

@@ -256,6 +256,17 @@ func (inv *Invocation) openWith(ctx context.Context, access Access, openStore fu
 	return st, nil
 }
 
+// StoreFile returns the file the store of this run keeps (the
+// Factory's StoreFile of its URL), and "" when it is a server's or
+// none is known.
+func (inv *Invocation) StoreFile() string {
+	url, err := inv.DBURL()
+	if err != nil || inv.Factory.StoreFile == nil {
+		return ""
+	}
+	return inv.Factory.StoreFile(url)
+}
+
 // StoreMissing reports whether the store the run opened last does not
 // exist yet: an EmptyStore stands for it, which reads as empty.
 func (inv *Invocation) StoreMissing() bool { return inv.store != nil && inv.storeMissing }

@@ -36,6 +36,10 @@ type ServeOptions struct {
 	StoreMissing func() bool
 	// Store is the URL of the store ReadStore opens.
 	Store func() (string, error)
+	// StoreFile is the file that store keeps, "" for a server's: when
+	// it becomes another file (moved, made again), the warm recall
+	// ends.
+	StoreFile func() string
 	// Dirs are loom's directories: the socket is in the state one.
 	Dirs func() (paths.Dirs, error)
 	// Redact is the detector of what is recalled ([mcp] redact).
@@ -49,7 +53,7 @@ type ServeOptions struct {
 // newCmdServe builds loom recall serve, which a hook starts (hidden: no
 // one needs to run it by hand).
 func newCmdServe(inv *command.Invocation, runF func(*ServeOptions) error) *cobra.Command {
-	opts := &ServeOptions{ReadStore: inv.ReadStore, StoreMissing: inv.StoreMissing, Store: inv.DBURL, Dirs: inv.Dirs,
+	opts := &ServeOptions{ReadStore: inv.ReadStore, StoreMissing: inv.StoreMissing, Store: inv.DBURL, StoreFile: inv.StoreFile, Dirs: inv.Dirs,
 		Redact: command.ConfigLoader(inv.Config).MCPRedact, Version: inv.Version}
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -106,10 +110,12 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	}
 	// The file opened, to tell when the store is another (moved, made
 	// again): a SQLite store's alone.
-	var path string
 	var file os.FileInfo
-	if f, ok := st.(interface{ Path() string }); ok {
-		path = f.Path()
+	path := ""
+	if opts.StoreFile != nil {
+		path = opts.StoreFile()
+	}
+	if path != "" {
 		file, _ = os.Stat(path)
 	}
 	moved := func() bool {

@@ -37,6 +37,7 @@ func main() {
 		Getwd:       os.Getwd,
 		OpenStore:   openStore,
 		OpenReplica: openReplica,
+		StoreFile:   storeFile,
 		Now:         time.Now,
 		Version:     version,
 		Commit:      commit,
@@ -100,6 +101,15 @@ func openReplica(ctx context.Context, url string, opts ...sessionstore.Option) (
 		return nil, nil, err
 	}
 	return st, st, nil
+}
+
+// storeFile is the file of a SQLite store's URL, and "" for
+// PostgreSQL's.
+func storeFile(url string) string {
+	if strings.HasPrefix(url, "postgres://") || strings.HasPrefix(url, "postgresql://") {
+		return ""
+	}
+	return sqlite.FilePath(url)
 }
 
 func openStore(ctx context.Context, url string, access cli.Access, opts ...sessionstore.Option) (loom.Engine, error) {
