@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -205,6 +206,13 @@ func nameClass(name string) class {
 		// AWS's client tokens make a request idempotent.
 		return notSecret
 	}
+	if words[last] == "token" && slices.Contains(words[:last], "initial") && slices.Contains(words[:last], "cluster") {
+		// etcd's initial cluster token (--initial-cluster-token,
+		// ETCD_INITIAL_CLUSTER_TOKEN) names the cluster being
+		// bootstrapped, so that two clusters do not join; etcd's
+		// documentation gives it as etcd-cluster-1.
+		return notSecret
+	}
 	if cls == keyName && len(words) == 1 {
 		// A bare "key" or "auth": the value alone must show it is one.
 		return bareKey
@@ -292,6 +300,11 @@ func findAssignments(text string, at []int, out []Finding) []Finding {
 			if cls < passwordName && alteredKey(text, s, name, text[f.Start:f.End]) {
 				// netsuite token - 'KeYcG56V…WD?5iGv…': a long key with
 				// one byte no key's alphabet has is a key altered.
+				continue
+			}
+			if signingKeyFingerprint(name, text[f.Start:f.End]) {
+				// docker_repo_key: '9DC8…CD88': the fingerprint of a
+				// package repository's public signing key.
 				continue
 			}
 			if cls < passwordName && serviceMisfit(text, s, name, text[f.Start:f.End]) {
@@ -878,6 +891,9 @@ func secretValue(v string, cls class, quoted, literal bool) bool {
 	if reservedStart(v, quoted) {
 		return false
 	}
+	if !quoted && codeOperand(v, minLen, literal) {
+		return false
+	}
 	if timeUUID(v) {
 		// A UUID of version 1 is a time and a host's address: nothing
 		// random to keep (token: "7488a646-e31f-11e4-aace-600308960662").
@@ -1330,6 +1346,10 @@ func indexExpr(v string) bool {
 // --srcstorepass, -keypass).
 func flagClass(name string) class {
 	l := strings.ToLower(name)
+	if strings.HasSuffix(l, "initial-cluster-token") {
+		// etcd's --initial-cluster-token names the cluster (nameClass).
+		return notSecret
+	}
 	for _, w := range []string{"password", "passwd", "pass", "pwd", "secret", "token"} {
 		if strings.HasSuffix(l, w) && len(l) > len(w) {
 			return credWords[w]
@@ -1818,4 +1838,101 @@ func digitInside(v string) bool {
 		return false
 	}
 	return strings.IndexFunc(v[i:], unicode.IsLetter) >= 0
+}
+
+// codeOperand reports whether v, unquoted, is an operand of code rather
+// than a literal: what is left when an argument's or a statement's end
+// (, ; or a call's closing parenthesis) is taken off it is a member or a
+// variable (keypair.PrivateKey;,
+// storage_account.primary_access_key,), a type (pulumi.Input<string>),
+// a word of the language (true,), a variable named for the secret it
+// holds (clusterDBPassword, sql_user_password), or too short for its
+// name (pwd,). A setting's literal (DB_PASSWORD=…) is judged so only
+// when such an end follows it, as it does in code alone.
+func codeOperand(v string, minLen int, literal bool) bool {
+	c := strings.TrimRight(v, ",;)")
+	if len(c) == len(v) && literal {
+		return false
+	}
+	if len(c) < minLen || wordValues[strings.ToLower(c)] || dottedIdentifier(c) || typeExpr(c) {
+		return true
+	}
+	return identLikeAny(c) && wordsOnly(c) && nameClass(c) != notSecret
+}
+
+// wordsOnly reports whether the name v is made of words: each of its
+// words (cut at _ and case changes) letters alone, with a vowel unless
+// it is as short as an acronym (clusterDBPassword, sql_user_password,
+// msaSecret). A random token falls into pieces with digits or
+// without vowels.
+func wordsOnly(v string) bool {
+	words := nameWords(v)
+	if len(words) == 0 {
+		return false
+	}
+	for _, w := range words {
+		if len(w) > 16 || !wordIdent(w) || len(w) > 4 && strings.IndexAny(w, "aeiouy") < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// typeExpr reports whether v is a generic type: a name or a path of
+// names with type arguments (pulumi.Input<string>, Output<Map<String,
+// String>>, Promise<string[]>).
+func typeExpr(v string) bool {
+	k := strings.IndexByte(v, '<')
+	if k <= 0 || !strings.HasSuffix(v, ">") {
+		return false
+	}
+	if head := v[:k]; !dottedIdentifier(head) && !(identLikeAny(head) && wordsOnly(head)) {
+		return false
+	}
+	args := strings.FieldsFunc(v[k:], func(r rune) bool { return strings.ContainsRune("<>,. |[]?", r) })
+	if len(args) == 0 {
+		return false
+	}
+	for _, a := range args {
+		if !identLikeAny(a) || !wordsOnly(a) {
+			return false
+		}
+	}
+	return true
+}
+
+// signingKeyFingerprint reports whether v, given to name, is the
+// fingerprint of a public signing key (40 or 16 hex digits of one
+// case, maybe in groups of four) under a name that says GPG or a
+// package repository (docker_repo_key, apt_gpg_key): package
+// repositories publish these so that their packages can be checked.
+func signingKeyFingerprint(name, v string) bool {
+	found := false
+	for _, w := range nameWords(name) {
+		switch w {
+		case "gpg", "pgp", "gnupg", "repo", "repokey", "apt", "yum", "keyserver", "fingerprint", "keyid":
+			found = true
+		}
+	}
+	if !found {
+		return false
+	}
+	h := strings.ReplaceAll(strings.Trim(v, `"'`), " ", "")
+	if len(h) != 40 && len(h) != 16 {
+		return false
+	}
+	upper, lower := false, false
+	for i := 0; i < len(h); i++ {
+		c := h[i]
+		switch {
+		case c >= '0' && c <= '9':
+		case c >= 'A' && c <= 'F':
+			upper = true
+		case c >= 'a' && c <= 'f':
+			lower = true
+		default:
+			return false
+		}
+	}
+	return !(upper && lower)
 }

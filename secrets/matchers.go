@@ -105,6 +105,7 @@ func yamlBlockValues(doc string, at, from, off int, out []Finding) []Finding {
 	}
 	pos := from + nl + 1
 	block := -1 // the indentation of a block scalar's key, inside one
+	file := -1  // the same, for a block scalar holding a config file
 	for pos < len(doc) {
 		end := strings.IndexByte(doc[pos:], '\n')
 		line := doc[pos:]
@@ -118,6 +119,9 @@ func yamlBlockValues(doc string, at, from, off int, out []Finding) []Finding {
 				break
 			}
 			switch {
+			case file >= 0 && ind > file:
+				// A config file's line: what it holds under a
+				// secret's name the other matchers find.
 			case block >= 0 && ind > block:
 				v := strings.TrimRight(trimmed, " \r")
 				if len(v) >= 4 {
@@ -126,7 +130,7 @@ func yamlBlockValues(doc string, at, from, off int, out []Finding) []Finding {
 			case strings.HasPrefix(trimmed, "{{") || strings.HasPrefix(trimmed, "#") || strings.HasPrefix(trimmed, "{%"):
 				// A template's directive ({{- range … }}), a comment.
 			default:
-				block = -1
+				block, file = -1, -1
 				if k := strings.Index(trimmed, ":"); k > 0 {
 					v := strings.TrimSpace(trimmed[k+1:])
 					v = strings.TrimRight(v, "\r")
@@ -135,6 +139,8 @@ func yamlBlockValues(doc string, at, from, off int, out []Finding) []Finding {
 						v = strings.TrimSpace(v[:c])
 					}
 					switch {
+					case (v == "|" || v == "|-" || v == "|+") && configFile(trimmed[:k]):
+						file = ind
 					case v == "|" || v == ">" || v == "|-" || v == ">-" || v == "|+" || v == ">+":
 						block = ind
 					case len(v) >= 4 && !strings.Contains(v, "{{") && !strings.HasPrefix(v, "$") && !strings.HasPrefix(v, "=") && !placeholder(strings.Trim(v, `"'`)) && !placeholderWord(v) && !strings.HasPrefix(strings.Trim(v, `"'`), "value") && !plainSecretData(trimmed[:k], strings.Trim(v, `"'`)):
@@ -151,6 +157,31 @@ func yamlBlockValues(doc string, at, from, off int, out []Finding) []Finding {
 		pos += end + 1
 	}
 	return out
+}
+
+// configFile reports whether a Secret's key names a config file
+// (prometheus.yml, alertmanager.yaml, app.conf) and nothing about
+// credentials: a Secret mounts whole files so, and their settings are
+// no secrets but where their names say so, as anywhere else. A key
+// that says credentials (credentials.yaml, htpasswd, auth.json, key.pem)
+// or a .env file keeps its whole value a secret.
+func configFile(key string) bool {
+	key = strings.ToLower(strings.Trim(key, `"' `))
+	dot := strings.LastIndexByte(key, '.')
+	if dot <= 0 {
+		return false
+	}
+	switch key[dot+1:] {
+	case "yml", "yaml", "json", "toml", "ini", "conf", "cfg", "properties", "xml", "hcl":
+	default:
+		return false
+	}
+	for _, w := range []string{"cred", "secret", "pass", "auth", "token", "key", "cert", "jwk", "htpasswd", "netrc", "pgpass", "account", "login", "env"} {
+		if strings.Contains(key[:dot], w) {
+			return false
+		}
+	}
+	return true
 }
 
 // plainSecretData reports whether a Secret's value under key is no

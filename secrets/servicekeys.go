@@ -111,6 +111,11 @@ func serviceKeyAt(text string, s int) (Finding, bool) {
 		return Finding{}, false
 	}
 	f, ok := serviceValue(text, ne, fs, cred || nameClass(name) != notSecret)
+	if ok && signingKeyFingerprint(text[ns:ne], text[f.Start:f.End]) {
+		// docker_ubuntu_repo_repokey: '9DC8…': Docker's repository
+		// signing key, by its fingerprint.
+		return Finding{}, false
+	}
 	return f, ok && f.Start == s
 }
 

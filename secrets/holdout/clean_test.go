@@ -83,7 +83,7 @@ func buildClean(t *testing.T) []cleanMsg {
 		switch {
 		case f.Cat == "lockfile":
 			limit = 10
-		case f.Cat == "minified", f.Cat == "sourcemap", f.Cat == "notebook", f.Cat == "openapi", f.Cat == "terraform", f.Cat == "env-example", f.Cat == "compose":
+		case f.Cat == "minified", f.Cat == "sourcemap", f.Cat == "notebook", f.Cat == "openapi", f.Cat == "terraform", f.Cat == "env-example", f.Cat == "compose", f.Cat == "log":
 			limit = 5
 		}
 		if len(cs) > limit {
