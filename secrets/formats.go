@@ -1,7 +1,6 @@
 package secrets
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"math/bits"
 	"strings"
@@ -28,6 +27,13 @@ type serviceFormat struct {
 	lo, hi   uint64 // the ASCII bytes allowed: lo for 0-63, hi for 64-127
 	min, max int    // its least and greatest length
 }
+
+// digitBits and letterBits are the digits (in a format's lo) and the
+// letters of both cases (in its hi).
+const (
+	digitBits  = 0x3ff000000000000
+	letterBits = 0x7fffffe07fffffe
+)
 
 // allows reports whether the format has byte c.
 func (f serviceFormat) allows(c byte) bool {
@@ -102,7 +108,7 @@ func lengthMisfit(formats []serviceFormat, v string) bool {
 // alnumOnly reports whether the format is of letters and digits
 // alone.
 func (f serviceFormat) alnumOnly() bool {
-	return f.lo&^0x3ff000000000000 == 0 && f.hi&^0x7fffffe07fffffe == 0
+	return f.lo&^digitBits == 0 && f.hi&^letterBits == 0
 }
 
 // outside counts the bytes of v the format does not allow, and of
@@ -279,10 +285,6 @@ func brokenJWT(v string) bool {
 	if !strings.HasPrefix(v, "eyJ") || dot < 0 || strings.Count(v, ".") != 2 {
 		return false
 	}
-	h := strings.TrimRight(v[:dot], "=")
-	b, err := base64.RawURLEncoding.DecodeString(h)
-	if err != nil {
-		b, err = base64.RawStdEncoding.DecodeString(h)
-	}
-	return err != nil || !json.Valid(b)
+	h, ok := decode64(v[:dot])
+	return !ok || !json.Valid([]byte(h))
 }

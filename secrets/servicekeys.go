@@ -29,7 +29,7 @@ var serviceCredWords = map[string]bool{
 // characters or more, letters in its alphabet, and a length fixed to
 // within a half of its least.
 func (f serviceFormat) tight() bool {
-	return f.min >= 10 && f.max <= f.min+f.min/2 && f.max <= 512 && f.hi&0x7fffffe07fffffe != 0
+	return f.min >= 10 && f.max <= f.min+f.min/2 && f.max <= 512 && f.hi&letterBits != 0
 }
 
 // findServiceKeys finds nothing itself: the keys after their
