@@ -193,11 +193,11 @@ func (im *Importer) write(ctx context.Context, f Format, res *Result, waitForPar
 // for the rest of the run, and sets those of the ones stored already
 // (not in a reimport, which keeps the titles it finds).
 func (im *Importer) otherTitles(ctx context.Context, tool string, res *Result) error {
+	if len(res.Titles) > 0 && im.titles == nil {
+		im.titles = map[string]string{}
+	}
 	for src, title := range res.Titles {
 		key := tool + ":" + src
-		if im.titles == nil {
-			im.titles = map[string]string{}
-		}
 		im.titles[key] = title
 		t := loom.TitleFrom(title)
 		if t == "" || im.DryRun || im.reimporting {
