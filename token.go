@@ -129,15 +129,11 @@ func ValidTokenTTL(ttl time.Duration) error {
 	return nil
 }
 
-// NewToken checks what a new token is asked to be and makes it: userID's
-// token named name, created at now (to the millisecond, as stored) and
-// expiring ttl later (never when ttl is zero), with its secret, which only
-// the caller ever sees. Engines store the token with HashToken(secret).
-func NewToken(userID, name string, ttl time.Duration, now time.Time) (*Token, string, error) {
-	return NewScopedToken(userID, name, ScopeFull, ttl, now)
-}
-
-// NewScopedToken is NewToken for a token of scope.
+// NewScopedToken checks what a new token is asked to be and makes it:
+// userID's token named name, of scope, created at now (to the
+// millisecond, as stored) and expiring ttl later (never when ttl is
+// zero), with its secret, which only the caller ever sees. Engines store
+// the token with HashToken(secret).
 func NewScopedToken(userID, name, scope string, ttl time.Duration, now time.Time) (*Token, string, error) {
 	if err := ValidTokenScope(scope); err != nil {
 		return nil, "", err

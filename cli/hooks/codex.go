@@ -43,7 +43,7 @@ func applyCodex(r *Report, b []byte, prog, args string, install bool) ([]byte, e
 	case install && ours, !install && !ours:
 		return nil, nil
 	case install && cur != nil:
-		return nil, fmt.Errorf("Codex already runs %q after each turn and has room for one notify program: call it and `%s %s` from a script (docs/import.md)", strings.Join(cur, " "), prog, args)
+		return nil, fmt.Errorf("codex already runs %q after each turn and has room for one notify program: call it and `%s %s` from a script (docs/import.md)", strings.Join(cur, " "), prog, args)
 	case install:
 		var words []string
 		for _, w := range append([]string{prog}, strings.Fields(args)...) {

@@ -120,15 +120,6 @@ func (t *Table) AddField(text string, color func(string) string) {
 // EndRow starts a new row.
 func (t *Table) EndRow() { t.rows = append(t.rows, nil) }
 
-// Len returns the number of rows added.
-func (t *Table) Len() int {
-	n := len(t.rows)
-	if n > 0 && len(t.rows[n-1]) == 0 {
-		n--
-	}
-	return n
-}
-
 // Render writes the table.
 func (t *Table) Render() error {
 	rows := t.rows

@@ -40,7 +40,6 @@ type dbReader struct {
 	db   *sql.DB
 	path string
 	res  *importer.Result
-	msgs map[string]bool
 }
 
 func (r *dbReader) fail(err error) error { return importer.SQLiteError(Tool, r.path, err) }

@@ -95,8 +95,6 @@ func (g *Gen) yamlPair(indent, key, v string) string {
 	return indent + key + ": " + v + "\n"
 }
 
-func snake(name string) string { return strings.ToLower(name) }
-
 func camel(name string) string {
 	parts := strings.Split(strings.ToLower(name), "_")
 	for i := 1; i < len(parts); i++ {

@@ -73,13 +73,6 @@ func String(row Scanner) (string, error) {
 	return s, err
 }
 
-// Int64 reads a row of one integer column.
-func Int64(row Scanner) (int64, error) {
-	var n int64
-	err := row.Scan(&n)
-	return n, err
-}
-
 // Time is a time column that may be NULL, stored as RFC 3339 text
 // (SQLite) or as a timestamp (PostgreSQL). Times come back in UTC.
 type Time struct {
