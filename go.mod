@@ -30,10 +30,14 @@ require (
 require (
 	github.com/BobuSumisu/aho-corasick v1.0.3
 	github.com/itchyny/gojq v0.12.20
+	golang.org/x/tools v0.52.0
 	google.golang.org/protobuf v1.36.12
 )
 
-require github.com/itchyny/timefmt-go v0.1.9 // indirect
+require (
+	github.com/itchyny/timefmt-go v0.1.9 // indirect
+	golang.org/x/mod v0.42.0 // indirect
+)
 
 require (
 	charm.land/lipgloss/v2 v2.0.6

@@ -108,6 +108,10 @@ func (r *Result) Counts() map[string]int {
 // Blamer blames files against one user's sessions in a store.
 type Blamer struct {
 	Store loom.EditStore
+	// Team, when the blame reads teams' sessions with one's own, is
+	// the union Store is: it names each line's member and indexes
+	// every store it reads. Nil for one's own sessions alone.
+	Team *Union
 	// Roots lists the roots the store's sessions recorded (a clone
 	// elsewhere); nil looks only at the project's own roots.
 	Roots loom.RootLister
@@ -332,7 +336,7 @@ func (b *Blamer) Blame(ctx context.Context, g Git, rel, rev string) (*Result, er
 // each time: the team member of each session, Agent Trace records, git
 // notes (noted: the commits they are kept for).
 func (b *Blamer) finish(ctx context.Context, g Git, rel, rev string, res *Result, lines []blamed, noted map[string]string) *Result {
-	if u, ok := b.Store.(*Union); ok {
+	if u := b.Team; u != nil {
 		for i := range res.Lines {
 			if l := &res.Lines[i]; l.SessionID != "" {
 				l.Member = u.Member(l.SessionID)
@@ -398,8 +402,8 @@ func (b *Blamer) index(ctx context.Context) error {
 		return nil
 	}
 	b.indexed = true
-	if u, ok := b.Store.(*Union); ok {
-		return u.Index(ctx)
+	if b.Team != nil {
+		return b.Team.Index(ctx)
 	}
 	_, err := fileedit.Index(ctx, b.Store)
 	if err != nil && loom.ErrorCode(err) == loom.EINVALID {

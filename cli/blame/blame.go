@@ -220,7 +220,7 @@ func (o *Options) blamer(ctx context.Context) (*blame.Blamer, loom.Store, error)
 			o.union, es, roots, versions = u, u, u, nil
 		}
 	}
-	return &blame.Blamer{Store: es, Roots: roots, Versions: versions, UserID: o.User, Now: o.Now, Cache: o.BlameCache}, st, nil
+	return &blame.Blamer{Store: es, Team: o.union, Roots: roots, Versions: versions, UserID: o.User, Now: o.Now, Cache: o.BlameCache}, st, nil
 }
 
 // teamOf names the team whose store holds session id ("" for one's own).

@@ -78,10 +78,10 @@ func TestInvocationOpen(t *testing.T) {
 	if _, err := os.Stat(url); !os.IsNotExist(err) {
 		t.Fatalf("reading created the store at %s: %v", url, err)
 	}
-	if st, err := inv.Store(ctx); err != nil {
+	if _, err := inv.Store(ctx); err != nil {
 		t.Fatal(err)
-	} else if _, empty := st.(*command.EmptyStore); !empty {
-		t.Fatalf("opened for writing, a store that does not exist is %T", st)
+	} else if !inv.StoreMissing() {
+		t.Fatalf("opened for writing, a store that does not exist is not said to be missing")
 	}
 	if _, err := os.Stat(url); !os.IsNotExist(err) {
 		t.Fatalf("opening for writing created the store at %s: %v", url, err)

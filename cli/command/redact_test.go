@@ -11,7 +11,6 @@ import (
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/testkit/clitest"
 	"github.com/loomhq/loom/secrets/secretstest"
-	"github.com/loomhq/loom/syncrun"
 )
 
 // With [secrets] redact_on_write, the store a command opens is still
@@ -27,10 +26,11 @@ func TestRedactOnWriteKeepsTheStoresCapabilities(t *testing.T) {
 	ios, _, _, _ := term.Test()
 	env := fx.Env()
 	inv := command.NewInvocation(&command.Factory{
-		IO:        ios,
-		Env:       func(k string) string { return env[k] },
-		Getwd:     func() (string, error) { return fx.Project, nil },
-		OpenStore: clitest.OpenFor,
+		IO:          ios,
+		Env:         func(k string) string { return env[k] },
+		Getwd:       func() (string, error) { return fx.Project, nil },
+		OpenStore:   clitest.OpenFor,
+		OpenReplica: clitest.OpenReplicaFor,
 	})
 	t.Cleanup(func() { inv.Close() })
 	ctx := context.Background()
@@ -56,7 +56,6 @@ func TestRedactOnWriteKeepsTheStoresCapabilities(t *testing.T) {
 		"one-transaction imports":         func(e loom.Engine) bool { return e.Services().ImportApplier != nil },
 		"vectors (Vectors)":               func(e loom.Engine) bool { return e.Services().Vectors != nil },
 		"sync records (Sync)":             func(e loom.Engine) bool { return e.Services().Sync != nil },
-		"sync (syncrun.Store)":            is[syncrun.Store],
 		"tokens (Tokens)":                 func(e loom.Engine) bool { return e.Services().Tokens != nil },
 		"the edit index (Edits)":          func(e loom.Engine) bool { return e.Services().Edits != nil },
 		"shares (Shares)":                 func(e loom.Engine) bool { return e.Services().Shares != nil },
@@ -93,9 +92,12 @@ func TestRedactOnWriteKeepsTheStoresCapabilities(t *testing.T) {
 	if text := msgs[0].Text(); strings.Contains(text, sec.Value) || !strings.Contains(text, loom.RedactedPrefix) {
 		t.Errorf("with redact_on_write the store keeps %q", text)
 	}
-}
 
-func is[T any](st loom.Engine) bool {
-	_, ok := st.(T)
-	return ok
+	// loom sync runs on the replica the wiring opens beside the store:
+	// with the setting too, SQLite's store has one.
+	if _, rep, err := inv.CreateReplica(ctx); err != nil {
+		t.Fatal(err)
+	} else if rep == nil && !clitest.OnPostgres() {
+		t.Errorf("with redact_on_write the SQLite engine's store has no sync replica")
+	}
 }

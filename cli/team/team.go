@@ -630,7 +630,7 @@ func syncRun(ctx context.Context, e *env, ref string) error {
 	}
 	defer ts.Close()
 	stores := teamrun.Stores{Own: own, Team: ts, User: inv.User(), Detector: det}
-	if sc, ok := ts.(interface{ Scrub(context.Context) error }); ok {
+	if sc := ts.Services().Scrubber; sc != nil {
 		stores.Scrub = sc.Scrub
 	}
 	out, err := r.SyncTeam(ctx, s, stores)
