@@ -109,6 +109,9 @@ func (im *Importer) grow(ctx context.Context, f Format, s *Session, x *loom.Sess
 			changed = true
 		}
 	}
+	if im.remodel(x, s, msgs) {
+		changed = true
+	}
 	add := msgs[min(k, len(msgs)):]
 	switch {
 	case len(add) > 0:
@@ -158,6 +161,27 @@ func (im *Importer) update(x *loom.Session, stored, src *loom.Message, tr *ToolR
 		}
 	}
 	return changed
+}
+
+// remodel gives x the model a fresh import of s, read as msgs, would
+// give it (newSession), where s names one x lacks or another: a session
+// first read before its first reply (what capture and the hooks see)
+// has none until the reply arrives. The change is queued before any
+// append of the same reading, so that the session the append returns
+// has it. It reports whether there was one.
+func (im *Importer) remodel(x *loom.Session, s *Session, msgs []*loom.Message) bool {
+	model := s.Model
+	for i := 0; model == "" && i < len(msgs); i++ {
+		model = msgs[i].Model
+	}
+	if model == "" || model == x.Model {
+		return false
+	}
+	if !im.DryRun {
+		im.pending.change(x.Key, loom.ImportChange{SessionID: x.ID, Model: &model})
+		x.Model = model
+	}
+	return true
 }
 
 // growSegment is grow for a session read from a segment of a big file
@@ -212,6 +236,9 @@ func (im *Importer) growSegment(ctx context.Context, f Format, s *Session, x *lo
 		if im.update(x, st, m, tr) {
 			changed = true
 		}
+	}
+	if im.remodel(x, s, msgs) {
+		changed = true
 	}
 	if len(add) > 0 && ((matched && last < k) || (!matched && im.seg.fromStart && !ok && k > 0)) {
 		diverged = true // new messages, where the copy holds others
