@@ -255,15 +255,23 @@ func (im *Importer) growSegment(ctx context.Context, f Format, s *Session, x *lo
 		last = k + int64(len(add))
 	}
 	im.seg.cursor[x.ID] = last
-	if !im.seg.seen[x.ID] {
-		im.seg.seen[x.ID] = true
-		if len(add) > 0 || changed {
-			tr.SessionsGrown++
-			tr.changed(x, false, len(add))
-		} else {
-			tr.SessionsUnchanged++
-		}
+	grew := len(add) > 0 || changed
+	switch counted, ok := im.seg.seen[x.ID]; {
+	case !ok && grew:
+		tr.SessionsGrown++
+		tr.changed(x, false, len(add))
+	case !ok:
+		tr.SessionsUnchanged++
+	case !counted && grew:
+		// Unchanged in the segments before, grown in this one.
+		tr.SessionsUnchanged--
+		tr.SessionsGrown++
+		tr.changed(x, false, len(add))
+	case len(add) > 0:
+		// One change per session, counting every segment's messages.
+		tr.changed(x, false, len(add))
 	}
+	im.seg.seen[x.ID] = im.seg.seen[x.ID] || grew
 	if t := loom.TitleFrom(s.Title); t != "" && t != x.Title && !im.DryRun && !im.reimporting {
 		im.pending.change(x.Key, loom.ImportChange{SessionID: x.ID, Title: &t})
 	}
