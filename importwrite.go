@@ -62,7 +62,10 @@ type CallCounter interface {
 // ImportChange is one change to a session imported before: Messages
 // appended to Session (as Append), or Part or Usage set on message Seq
 // of session SessionID (as UpdatePart, UpdateUsage), or its Title set
-// (as UpdateSession). One of Messages, Part, Usage and Title is set.
+// (as UpdateSession), or its Model set (as UpdateSession with
+// KeepUpdatedAt: a reply that names the model of a session first read
+// before it is not activity of its own). One of Messages, Part, Usage,
+// Title and Model is set.
 type ImportChange struct {
 	Session   *Session
 	Messages  []*Message
@@ -71,6 +74,12 @@ type ImportChange struct {
 	Part      *Part
 	Usage     *Usage
 	Title     *string
+	Model     *string
+}
+
+// ModelUpdate is the session update of change c that sets its Model.
+func (c ImportChange) ModelUpdate() SessionUpdate {
+	return SessionUpdate{Model: c.Model, KeepUpdatedAt: true}
 }
 
 // ImportApplier is a Store that writes an ImportWrite in one
@@ -110,6 +119,8 @@ func WriteImport(ctx context.Context, st Engine, w *ImportWrite) error {
 			err = st.UpdateUsage(ctx, c.SessionID, c.Seq, *c.Usage)
 		case c.Title != nil:
 			_, err = st.UpdateSession(ctx, c.SessionID, SessionUpdate{Title: c.Title})
+		case c.Model != nil:
+			_, err = st.UpdateSession(ctx, c.SessionID, c.ModelUpdate())
 		}
 		if err != nil {
 			return err
@@ -151,6 +162,10 @@ func (w *ImportWrite) Validate() error {
 		case c.Usage != nil:
 		case c.Title != nil:
 			if err := (SessionUpdate{Title: c.Title}).Validate(); err != nil {
+				return err
+			}
+		case c.Model != nil:
+			if err := c.ModelUpdate().Validate(); err != nil {
 				return err
 			}
 		default:

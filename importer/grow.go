@@ -109,6 +109,9 @@ func (im *Importer) grow(ctx context.Context, f Format, s *Session, x *loom.Sess
 			changed = true
 		}
 	}
+	if im.remodel(x, s, msgs) {
+		changed = true
+	}
 	add := msgs[min(k, len(msgs)):]
 	switch {
 	case len(add) > 0:
@@ -158,6 +161,27 @@ func (im *Importer) update(x *loom.Session, stored, src *loom.Message, tr *ToolR
 		}
 	}
 	return changed
+}
+
+// remodel gives x the model a fresh import of s, read as msgs, would
+// give it (newSession), where s names one x lacks or another: a session
+// first read before its first reply (what capture and the hooks see)
+// has none until the reply arrives. The change is queued before any
+// append of the same reading, so that the session the append returns
+// has it. It reports whether there was one.
+func (im *Importer) remodel(x *loom.Session, s *Session, msgs []*loom.Message) bool {
+	model := s.Model
+	for i := 0; model == "" && i < len(msgs); i++ {
+		model = msgs[i].Model
+	}
+	if model == "" || model == x.Model {
+		return false
+	}
+	if !im.DryRun {
+		im.pending.change(x.Key, loom.ImportChange{SessionID: x.ID, Model: &model})
+		x.Model = model
+	}
+	return true
 }
 
 // growSegment is grow for a session read from a segment of a big file
@@ -213,6 +237,9 @@ func (im *Importer) growSegment(ctx context.Context, f Format, s *Session, x *lo
 			changed = true
 		}
 	}
+	if im.remodel(x, s, msgs) {
+		changed = true
+	}
 	if len(add) > 0 && ((matched && last < k) || (!matched && im.seg.fromStart && !ok && k > 0)) {
 		diverged = true // new messages, where the copy holds others
 	}
@@ -228,15 +255,23 @@ func (im *Importer) growSegment(ctx context.Context, f Format, s *Session, x *lo
 		last = k + int64(len(add))
 	}
 	im.seg.cursor[x.ID] = last
-	if !im.seg.seen[x.ID] {
-		im.seg.seen[x.ID] = true
-		if len(add) > 0 || changed {
-			tr.SessionsGrown++
-			tr.changed(x, false, len(add))
-		} else {
-			tr.SessionsUnchanged++
-		}
+	grew := len(add) > 0 || changed
+	switch counted, ok := im.seg.seen[x.ID]; {
+	case !ok && grew:
+		tr.SessionsGrown++
+		tr.changed(x, false, len(add))
+	case !ok:
+		tr.SessionsUnchanged++
+	case !counted && grew:
+		// Unchanged in the segments before, grown in this one.
+		tr.SessionsUnchanged--
+		tr.SessionsGrown++
+		tr.changed(x, false, len(add))
+	case len(add) > 0:
+		// One change per session, counting every segment's messages.
+		tr.changed(x, false, len(add))
 	}
+	im.seg.seen[x.ID] = im.seg.seen[x.ID] || grew
 	if t := loom.TitleFrom(s.Title); t != "" && t != x.Title && !im.DryRun && !im.reimporting {
 		im.pending.change(x.Key, loom.ImportChange{SessionID: x.ID, Title: &t})
 	}

@@ -1,6 +1,7 @@
 package importer_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -91,9 +92,8 @@ func reimport(t *testing.T, st loom.Engine, f importer.Format, ids ...string) *i
 
 // imported is what a store holds of tool's sessions, by key: each
 // session's kind, parent's key, title, directory, start and messages as
-// JSON, the fields a reader decides. (Not its model: the store keeps
-// the one a session's first reading found, where a whole reading names
-// its last reply's; a segmented reading is a first one followed.)
+// JSON, the fields a reader decides (importedWithModel adds the
+// session's model).
 func imported(t *testing.T, st loom.Store, tool string) map[string]string {
 	t.Helper()
 	ctx := context.Background()
@@ -424,6 +424,101 @@ func readKept(t *testing.T, st *sqlite.Store, path string) []byte {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	return out
+}
+
+// A session first read before its first reply (what capture and the
+// hooks see: the agent writes the prompt, then the reply) ends as a
+// fresh import of the whole file makes it, model included, whatever the
+// pieces it was read in; a copy that lost its model meanwhile gets it
+// back from a reimport, which does not call it unchanged.
+func TestCaptureBeforeReplyEqualsFreshImport(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		f    importer.Format
+		// pieces the rest is read in after the first reply.
+		pieces int
+	}{
+		{"claude-code/spotter/258c7280-ae70-4798-800f-63464d01a85d.jsonl", claudecode.New(), 4},
+		// One piece for these two: parallel sub-agent calls of one
+		// reply read in pieces keep their parts in another order, and
+		// a Codex file cut inside a turn is read again as a fork (see
+		// docs/durability.md).
+		{"claude-code/viewer-sample-project/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl", claudecode.New(), 1},
+		{"codex/vibecodingtracker-codex.jsonl", codex.Format{}, 1},
+		{"gemini/vibecodingtracker-gemini.jsonl", gemini.Format{}, 4},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join(agentSessions, c.file))
+			if err != nil {
+				t.Skip("no real session files here")
+			}
+			lines := splitLines(data)
+			// The cut: before the first line that names a model, the
+			// first reply's.
+			cut := 0
+			for cut < len(lines) && !bytes.Contains(lines[cut], []byte(`"model"`)) {
+				cut++
+			}
+			if cut == 0 || cut == len(lines) {
+				t.Fatalf("no reply to cut before in %s", c.file)
+			}
+			path := filepath.Join(t.TempDir(), filepath.Base(c.file))
+			write := func(b []byte) {
+				if err := os.WriteFile(path, b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			fresh := importertest.Store(t)
+			write(data)
+			importertest.Import(t, fresh, c.f, path)
+			want := importedWithModel(t, fresh, c.f.Tool())
+
+			// Captured before the reply, then followed in pieces of
+			// a few lines, as a tool writes them.
+			st := importertest.Store(t)
+			write(joinLines(lines[:cut]))
+			importertest.Import(t, st, c.f, path)
+			for n := cut; n < len(lines); {
+				n = min(len(lines), n+max(1, (len(lines)-cut+c.pieces-1)/c.pieces))
+				write(joinLines(lines[:n]))
+				importertest.Import(t, st, c.f, path)
+			}
+			sameImport(t, importedWithModel(t, st, c.f.Tool()), want)
+
+			// A copy that lost its model: a reimport gives it back.
+			ss, err := st.Sessions(context.Background(), loom.SessionFilter{UserID: "alice", Surface: c.f.Tool()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			none := ""
+			for _, s := range ss {
+				if _, err := st.UpdateSession(context.Background(), s.ID, loom.SessionUpdate{Model: &none}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			tr := reimport(t, st, c.f)
+			if tr.SessionsUnchanged == len(ss) {
+				t.Errorf("reimport called every session unchanged: %+v", tr)
+			}
+			sameImport(t, importedWithModel(t, st, c.f.Tool()), want)
+		})
+	}
+}
+
+// importedWithModel is imported with each session's model beside it.
+func importedWithModel(t *testing.T, st loom.Store, tool string) map[string]string {
+	t.Helper()
+	out := imported(t, st, tool)
+	ss, err := st.Sessions(context.Background(), loom.SessionFilter{UserID: "alice", Surface: tool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range ss {
+		if v, ok := out[s.Key]; ok {
+			out[s.Key] = "model " + s.Model + " " + v
+		}
 	}
 	return out
 }

@@ -444,8 +444,18 @@ type SessionChange struct {
 	Messages int
 }
 
+// changed records a change to session x that added messages. A
+// session changed again in the same run (a file read in segments, each
+// adding its messages) keeps its one change, which counts them all.
 func (tr *ToolReport) changed(x *loom.Session, isNew bool, messages int) {
 	const maxChanges = 1000
+	for i := len(tr.Changes) - 1; i >= 0; i-- {
+		if c := &tr.Changes[i]; c.SessionID == x.ID {
+			c.Messages += messages
+			c.New = c.New || isNew
+			return
+		}
+	}
 	if len(tr.Changes) < maxChanges {
 		tr.Changes = append(tr.Changes, SessionChange{SessionID: x.ID, Title: x.Title, New: isNew, Messages: messages})
 	}

@@ -166,7 +166,8 @@ type segState struct {
 	// cursor is, by loom session id, the seq of the last stored message
 	// the readings so far reached.
 	cursor map[string]int64
-	// seen are the sessions counted in the report already.
+	// seen are the sessions counted in the report already: true as
+	// new or grown, false as unchanged (a later segment may grow it).
 	seen map[string]bool
 	// mainSeen says a segment held the main file's own session.
 	mainSeen bool

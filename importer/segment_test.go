@@ -271,3 +271,46 @@ func TestSegmentedImportInterrupted(t *testing.T) {
 		})
 	}
 }
+
+// What an import reports of each session counts every message it added,
+// whatever the segments the file was read in: a long append read in
+// several segments is "+N" for all N, as is a new session's first
+// import (what import --watch prints a line each).
+func TestSegmentedImportReportsEveryMessage(t *testing.T) {
+	withSegments(t, 64<<10)
+	path := bundleOf(t, "claude-code/spotter", "258c7280-ae70-4798-800f-63464d01a85d.jsonl")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := splitLines(data)
+	st := importertest.Store(t)
+	check := func(what string, tr *importer.ToolReport) {
+		t.Helper()
+		sum := 0
+		for _, c := range tr.Changes {
+			sum += c.Messages
+			x, err := st.Session(context.Background(), c.SessionID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.New && c.Messages != x.MessageCount {
+				t.Errorf("%s: new session %q reported with %d messages, %d stored", what, c.Title, c.Messages, x.MessageCount)
+			}
+		}
+		if sum != tr.MessagesAdded || tr.MessagesAdded == 0 {
+			t.Errorf("%s: the sessions' changes count %d messages, the import added %d", what, sum, tr.MessagesAdded)
+		}
+		if len(tr.Changes) != tr.SessionsNew+tr.SessionsGrown {
+			t.Errorf("%s: %d sessions changed, reported %d new and %d grown", what, len(tr.Changes), tr.SessionsNew, tr.SessionsGrown)
+		}
+	}
+	if err := os.WriteFile(path, joinLines(lines[:len(lines)/4]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check("the first quarter, new", importertest.Import(t, st, claudecode.New(), path))
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check("the rest appended", importertest.Import(t, st, claudecode.New(), path))
+}

@@ -89,6 +89,10 @@ type Result struct {
 	Turns  []Turn `json:"turns"`
 	// Redacted counts the secrets Options.Redact replaced.
 	Redacted int `json:"redacted,omitempty"`
+	// Scope is where the turns were recalled from: ScopeProject (the
+	// project asked, Options.ProjectID) or ScopeEveryProject (none was
+	// asked, or it held no session).
+	Scope string `json:"scope"`
 	// Everywhere is set when the turns are of every project: the one
 	// asked holds no session (Options.Everywhere).
 	Everywhere bool `json:"every_project,omitempty"`
@@ -97,6 +101,12 @@ type Result struct {
 	// not all, and some may be only their hit's snippet.
 	Partial bool `json:"partial,omitempty"`
 }
+
+// The scopes of a recall (Result.Scope).
+const (
+	ScopeProject      = "project"
+	ScopeEveryProject = "every_project"
+)
 
 // Estimate counts the tokens of text as a model's tokenizer about does
 // for English and code: one per four bytes, rounded up. It errs high
@@ -134,6 +144,10 @@ func Recall(ctx context.Context, st loom.Engine, o Options) (res *Result, err er
 		if len(some) == 0 {
 			o.ProjectID, res.Everywhere = "", true
 		}
+	}
+	res.Scope = ScopeProject
+	if o.ProjectID == "" {
+		res.Scope = ScopeEveryProject
 	}
 	if strings.TrimSpace(o.Prompt) == "" {
 		return latest(ctx, st, o, budget, res)
@@ -506,7 +520,7 @@ const (
 )
 
 func (r *Result) header() string {
-	if r.Everywhere {
+	if r.Everywhere || r.Scope == ScopeEveryProject {
 		return headerEverywhere
 	}
 	return header

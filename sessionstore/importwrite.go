@@ -41,6 +41,8 @@ func applyChanges(ctx context.Context, tx Tx, log *SyncLog, changes []loom.Impor
 			err = updateUsage(ctx, tx, log, c.SessionID, c.Seq, *c.Usage)
 		case c.Title != nil:
 			_, err = updateSession(ctx, tx, log, c.SessionID, loom.SessionUpdate{Title: c.Title}, now)
+		case c.Model != nil:
+			_, err = updateSession(ctx, tx, log, c.SessionID, c.ModelUpdate(), now)
 		}
 		if err != nil {
 			return nil, err

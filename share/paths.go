@@ -18,8 +18,27 @@ type Hider struct {
 	// Users are the local usernames, replaced by "<user>" where they
 	// stand as words.
 	Users []string
+	// Homes are the home directories of the user running loom, as the
+	// system and $HOME name them, replaced by "~" whatever their path
+	// (/root, a home outside /home and /Users), not only where
+	// homePath recognises one.
+	Homes []string
 
-	res []*regexp.Regexp // Users as whole words, made on first use
+	res   []*regexp.Regexp // Users as whole words, made on first use
+	homes []*regexp.Regexp // Homes, each followed by the end of a path segment
+}
+
+// homeREs returns the patterns of Homes: each home followed by a
+// separator, a character that cannot be in a name, or the end, so that
+// /rootfs is not /root.
+func (h *Hider) homeREs() []*regexp.Regexp {
+	if len(h.homes) != len(h.Homes) {
+		h.homes = h.homes[:0]
+		for _, d := range h.Homes {
+			h.homes = append(h.homes, regexp.MustCompile(regexp.QuoteMeta(d)+`([^A-Za-z0-9._@+~-]|$)`))
+		}
+	}
+	return h.homes
 }
 
 // userREs returns the patterns of Users.
@@ -45,12 +64,26 @@ func NewHider(root string) *Hider {
 			h.Users = append(h.Users, name)
 		}
 	}
+	home := func(d string) {
+		if d == "" || !filepath.IsAbs(d) {
+			return
+		}
+		if d = filepath.Clean(d); d != filepath.Dir(d) && !slices.Contains(h.Homes, d) {
+			h.Homes = append(h.Homes, d)
+		}
+	}
 	if u, err := user.Current(); err == nil {
 		add(u.Username)
 		add(filepath.Base(u.HomeDir))
+		home(u.HomeDir)
 	}
 	add(os.Getenv("USER"))
 	add(os.Getenv("USERNAME"))
+	d, _ := os.UserHomeDir()
+	home(d)
+	home(os.Getenv("HOME"))
+	// The longest first: a home inside another is replaced whole.
+	slices.SortFunc(h.Homes, func(a, b string) int { return len(b) - len(a) })
 	return h
 }
 
@@ -75,6 +108,10 @@ func (h *Hider) Hide(s string) (string, int) {
 	if h.Root != "" && strings.Contains(s, h.Root) {
 		n += strings.Count(s, h.Root)
 		s = strings.ReplaceAll(s, h.Root, "<project>")
+	}
+	for _, re := range h.homeREs() {
+		n += len(re.FindAllStringIndex(s, -1))
+		s = re.ReplaceAllString(s, "~${1}")
 	}
 	s = homePath.ReplaceAllStringFunc(s, func(string) string { n++; return "~" })
 	for _, re := range h.userREs() {

@@ -234,3 +234,35 @@ func TestCaptureWaitsForAnother(t *testing.T) {
 		}
 	}
 }
+
+// Once the agent deleted its session files (its own clean-up), loom
+// capture status still says what loom captured from it: the sessions
+// the store keeps and the last capture, not "0 never", nor no row at
+// all once its directory is gone.
+func TestCaptureStatusAfterTheAgentDeletedItsFiles(t *testing.T) {
+	t.Parallel()
+	corpus := clitest.ClaudeCorpus(t, "d", 2)
+	env := []string{"CLAUDE_CONFIG_DIR=" + filepath.Dir(corpus)}
+	fx := clitest.NewEmptyFixture(t)
+	fx.MustExec(t, "session", "import", "--from", "claude-code", corpus)
+	before := agent(status(t, fx, env...), "claude-code")
+	if before == nil || before.Sessions == 0 || before.Files == 0 || before.LastCaptureAt == nil {
+		t.Fatalf("after the import: %+v", before)
+	}
+	if err := os.RemoveAll(corpus); err != nil {
+		t.Fatal(err)
+	}
+	for _, gone := range []string{"its files", "its directory"} {
+		if gone == "its files" {
+			if err := os.Mkdir(corpus, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		} else if err := os.Remove(corpus); err != nil {
+			t.Fatal(err)
+		}
+		a := agent(status(t, fx, env...), "claude-code")
+		if a == nil || a.Sessions != before.Sessions || a.Files != 0 || a.LastCaptureAt == nil || !a.LastCaptureAt.Equal(*before.LastCaptureAt) || a.Pending != 0 {
+			t.Errorf("with %s deleted: %+v, want %d sessions captured at %v", gone, a, before.Sessions, before.LastCaptureAt)
+		}
+	}
+}

@@ -62,10 +62,15 @@ type AgentStatus struct {
 	// Hooks says whether loom's import hooks are in the agent's
 	// settings; nil for an agent without hooks.
 	Hooks *bool `json:"hooks"`
-	// Sessions counts its session files (or databases).
+	// Sessions counts the sessions loom keeps of it (its main ones,
+	// archived included), from the store: what was captured, also
+	// once the agent deleted its files.
 	Sessions int `json:"sessions"`
-	// LastCaptureAt is when a file of it was last imported, and LagMS
-	// how long after the file's change that was.
+	// Files counts its session files (or databases) on this machine.
+	Files int `json:"files"`
+	// LastCaptureAt is when a file of it was last imported, as the
+	// store recorded it (the file may be gone since), and LagMS how
+	// long after the file's change that was (for a file still there).
 	LastCaptureAt *time.Time `json:"last_capture_at"`
 	LagMS         *int64     `json:"lag_ms"`
 	// Pending counts the files changed since their import or never
@@ -81,7 +86,9 @@ func newCmdStatus(opts *Options, runF func(*Status) error) *cobra.Command {
 		Long: `Say whether the capture runs: as its heartbeat shows (the state file the
 capture rewrites every few seconds: its process alive, its heartbeat
 fresh), and as the service manager sees the installed service. Then,
-for every agent found on this machine: its sessions, whether loom's
+for every agent found on this machine or captured before: the sessions
+loom keeps of it (also once the agent deleted its files), its session
+files still on this machine, whether loom's
 import hooks are in its settings, when a file of it was last captured
 and how long after it changed (the lag), and how many files changed
 since their last import, or were never imported (pending).`,
@@ -138,12 +145,16 @@ func Collect(ctx context.Context, opts *Options) (*Status, error) {
 	}
 	for _, fm := range opts.Formats {
 		roots := fm.Roots(opts.Getenv, opts.Home())
-		if len(roots) == 0 || !anyExists(roots) {
+		if len(roots) == 0 {
 			continue
 		}
 		a, err := agentStatus(ctx, st, opts.User(), importer.Target{Format: fm, Roots: roots})
 		if err != nil {
 			return nil, err
+		}
+		if a.Sessions == 0 && a.LastCaptureAt == nil && !anyExists(roots) {
+			// Neither on this machine nor captured.
+			continue
 		}
 		if on, ok := hookOf[a.Agent]; ok {
 			a.Hooks = &on
@@ -169,7 +180,11 @@ func agentStatus(ctx context.Context, st loom.Store, user string, t importer.Tar
 	if err != nil {
 		return nil, err
 	}
-	a := &AgentStatus{Agent: t.Format.Tool(), Roots: t.Roots, Sessions: len(cov)}
+	tool := t.Format.Tool()
+	a := &AgentStatus{Agent: tool, Roots: t.Roots, Files: len(cov)}
+	if err := capturedOf(ctx, st, user, a); err != nil {
+		return nil, err
+	}
 	var last *importer.Coverage
 	for i := range cov {
 		c := &cov[i]
@@ -184,7 +199,7 @@ func agentStatus(ctx context.Context, st loom.Store, user string, t importer.Tar
 			last = c
 		}
 	}
-	if last != nil {
+	if last != nil && (a.LastCaptureAt == nil || !last.ImportedAt.Before(*a.LastCaptureAt)) {
 		at := last.ImportedAt
 		a.LastCaptureAt = &at
 		if last.Held == importer.HeldWhole {
@@ -193,6 +208,28 @@ func agentStatus(ctx context.Context, st loom.Store, user string, t importer.Tar
 		}
 	}
 	return a, nil
+}
+
+// capturedOf sets a's sessions and last capture from the store: the
+// sessions loom keeps of a's agent, and the newest record of a file it
+// read, whether the agent still has its files or deleted them.
+func capturedOf(ctx context.Context, st loom.Store, user string, a *AgentStatus) error {
+	ss, err := st.Sessions(ctx, loom.SessionFilter{UserID: user, Surface: a.Agent, Kind: loom.KindMain, Archived: loom.WithArchived})
+	if err != nil {
+		return err
+	}
+	a.Sessions = len(ss)
+	recs, err := st.ImportedFiles(ctx, user, a.Agent)
+	if err != nil {
+		return err
+	}
+	for _, r := range recs {
+		if !r.ImportedAt.IsZero() && (a.LastCaptureAt == nil || r.ImportedAt.After(*a.LastCaptureAt)) {
+			at := r.ImportedAt
+			a.LastCaptureAt = &at
+		}
+	}
+	return nil
 }
 
 // serviceState asks the service manager about the installed service;
@@ -295,10 +332,11 @@ func printStatus(opts *Options, st *Status) {
 	}
 	fmt.Fprintln(out)
 	t := term.NewTable(opts.IO)
-	t.Header("AGENT", "SESSIONS", "LAST CAPTURE", "LAG", "PENDING", "HOOKS")
+	t.Header("AGENT", "SESSIONS", "FILES", "LAST CAPTURE", "LAG", "PENDING", "HOOKS")
 	for _, a := range st.Agents {
 		t.AddField(a.Agent, nil)
 		t.AddField(human.Count(int64(a.Sessions)), nil)
+		t.AddField(human.Count(int64(a.Files)), nil)
 		if a.LastCaptureAt != nil {
 			t.AddField(human.ShortAgo(now, *a.LastCaptureAt), nil)
 		} else {

@@ -26,7 +26,10 @@ type Options struct {
 	// Client returns the embeddings endpoint's client, or nil and why
 	// there is none.
 	Client func(context.Context) (*embedding.Client, string)
-	JSON   bool
+	// StoreMissing reports whether the store opened stands for one not
+	// created yet; nil when it cannot be.
+	StoreMissing func() bool
+	JSON         bool
 
 	Status bool
 }
@@ -39,6 +42,8 @@ func NewCmdEmbed(inv *command.Invocation, runF func(*Options) error) *cobra.Comm
 		Store:     inv.Store,
 		ReadStore: inv.ReadStore,
 		Client:    command.EmbeddingsOf(inv.Factory).Client,
+
+		StoreMissing: inv.StoreMissing,
 	}
 	cmd := &cobra.Command{
 		Use:   "embed",
@@ -77,6 +82,14 @@ func embedRun(ctx context.Context, opts *Options) error {
 		return err
 	}
 	vs := st.Services().Vectors
+	if vs == nil && opts.StoreMissing != nil && opts.StoreMissing() {
+		// No store yet: nothing is embedded, and nothing waits.
+		if !opts.Status {
+			fmt.Fprintln(ios.ErrOut, "loom embed: no store yet (nothing imported or written): nothing to embed")
+			return nil
+		}
+		return writeStatus(ios, opts.JSON, loom.VectorStatus{})
+	}
 	if vs == nil {
 		return loom.Errorf(loom.EINVALID, "this store keeps no vectors")
 	}
@@ -102,7 +115,12 @@ func embedRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	if opts.JSON {
+	return writeStatus(ios, opts.JSON, s)
+}
+
+// writeStatus prints how far embedding has come.
+func writeStatus(ios *term.IOStreams, asJSON bool, s loom.VectorStatus) error {
+	if asJSON {
 		return command.WriteJSON(ios.Out, s)
 	}
 	if s.Model == "" {

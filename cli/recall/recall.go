@@ -253,11 +253,30 @@ func recallRun(ctx context.Context, opts *Options) error {
 	if opts.JSON {
 		return command.WriteJSON(opts.IO.Out, res)
 	}
+	if len(res.Turns) == 0 && !res.Partial {
+		// Said on stderr, as loom search says it: stdout stays empty
+		// for what reads it.
+		fmt.Fprintln(opts.IO.ErrOut, nothingNote(prompt, res.Scope))
+	}
 	if res.Redacted > 0 {
 		fmt.Fprintf(opts.IO.ErrOut, "loom: redacted %s (--no-redact keeps them)\n", human.Plural(res.Redacted, "secret"))
 	}
 	_, err = io.WriteString(opts.IO.Out, res.Text())
 	return err
+}
+
+// nothingNote is the line a recall that found nothing in scope prints.
+func nothingNote(prompt, scope string) string {
+	q := term.SanitizeLine(loom.Truncate(strings.TrimSpace(prompt), 60))
+	switch {
+	case q == "" && scope == recall.ScopeProject:
+		return "loom recall: no past session of yours in this project; loom recall -a lists every project's."
+	case q == "":
+		return "loom recall: no past session of yours to list."
+	case scope == recall.ScopeProject:
+		return fmt.Sprintf("loom recall: nothing in this project's past sessions bears on %q; loom recall -a looks in every project.", q)
+	}
+	return fmt.Sprintf("loom recall: nothing in past sessions bears on %q.", q)
 }
 
 // hookInput is what Claude Code and Gemini CLI pass their hooks.

@@ -89,3 +89,38 @@ func TestRecallOutsideAnyProject(t *testing.T) {
 		t.Fatalf("recall in the project said every project:\n%s", out)
 	}
 }
+
+// loom recall says the scope it recalled from: -a heads its turns as
+// every project's and says "scope": "every_project" in --json, a recall
+// in the project "scope": "project"; and a recall that finds nothing
+// says so on stderr, leaving stdout empty, as loom search does.
+func TestRecallSaysItsScope(t *testing.T) {
+	t.Parallel()
+	fx := clitest.NewFixture(t)
+	scope := func(args ...string) recall.Result {
+		t.Helper()
+		r := fx.Exec(t, "", append([]string{"recall", "--json"}, args...)...)
+		var res recall.Result
+		if err := json.Unmarshal([]byte(r.Stdout), &res); err != nil || r.Code != 0 {
+			t.Fatalf("recall --json %v: exit %d, %s %s", args, r.Code, r.Stdout, r.Stderr)
+		}
+		return res
+	}
+	if res := scope("-a", "TestRetry flake"); res.Scope != "every_project" || len(res.Turns) == 0 {
+		t.Errorf("recall -a: scope %q, %d turns; want every_project", res.Scope, len(res.Turns))
+	}
+	if res := scope("TestRetry flake"); res.Scope != "project" {
+		t.Errorf("recall in the project: scope %q, want project", res.Scope)
+	}
+	if out := fx.MustExec(t, "recall", "-a", "TestRetry flake"); strings.Contains(out, "in this project") || !strings.Contains(out, "every project") {
+		t.Errorf("recall -a heads its turns as this project's:\n%s", out)
+	}
+	r := fx.RunWith(t, clitest.RunOpts{Tty: true}, "recall", "zebra quokka marmalade")
+	if r.Code != 0 || r.Stdout != "" || !strings.Contains(r.Stderr, "bears on") || !strings.Contains(r.Stderr, "-a") {
+		t.Errorf("recall of nothing on a terminal: exit %d, stdout %q, stderr %q", r.Code, r.Stdout, r.Stderr)
+	}
+	r = fx.RunWith(t, clitest.RunOpts{Tty: true}, "recall", "-a", "zebra quokka marmalade")
+	if r.Code != 0 || r.Stdout != "" || !strings.Contains(r.Stderr, "bears on") || strings.Contains(r.Stderr, "-a") {
+		t.Errorf("recall -a of nothing on a terminal: exit %d, stdout %q, stderr %q", r.Code, r.Stdout, r.Stderr)
+	}
+}

@@ -316,9 +316,19 @@ func writeExportToTerminal(out io.Writer, format export.Format, write func(io.Wr
 // writeFileAtomic writes a file through a temporary file and a rename, so
 // that a failed export never leaves half a file where a good one was.
 func writeFileAtomic(path string, write func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		// Said of the directory: the temporary file's name is none of
+		// the user's.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("write %s: no directory %s", path, dir)
+		}
+		return fmt.Errorf("write %s: in %s: %w", path, dir, err)
 	}
 	defer os.Remove(tmp.Name())
 	if err := write(tmp); err != nil {

@@ -189,3 +189,22 @@ func TestSessionExportRunHidePaths(t *testing.T) {
 		t.Errorf("jsonl with --hide-paths: %v, want it refused", err)
 	}
 }
+
+// An export to a directory that does not exist names that directory,
+// not the temporary file the export would have written first, and
+// leaves nothing behind.
+func TestSessionExportToAMissingDirectory(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	w.poolTimeout(t)
+	opts := w.exportOptions(piped(), export.JSONL)
+	dir := filepath.Join(w.root, "no-such-dir")
+	opts.Ref, opts.Output = "cli:api", filepath.Join(dir, "backup.jsonl")
+	err := exportRun(t.Context(), opts)
+	if msg := fmt.Sprint(err); err == nil || !strings.Contains(msg, dir) || strings.Contains(msg, ".backup.jsonl.") || strings.Contains(msg, "\n") {
+		t.Errorf("export to a missing directory: %v", err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("the directory was made: %v", err)
+	}
+}

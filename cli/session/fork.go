@@ -78,7 +78,7 @@ turns it came from.`,
 		},
 	}
 	cmd.Flags().IntVarP(&opts.Turn, "turn", "t", 0, "last turn to copy (default: all)")
-	cmd.Flags().StringVar(&opts.Name, "name", "", "title of the new session (default: the title with \"(fork)\", or \"(fork N)\" when that is taken)")
+	cmd.Flags().StringVarP(&opts.Name, "name", "n", "", "title of the new session (default: the title with \"(fork)\", or \"(fork N)\" when that is taken)")
 	cmd.Flags().StringVar(&opts.Team, "team", "", "REF is a session team `NAME` shares: fork it into a session of your own")
 	return cmd
 }

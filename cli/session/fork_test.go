@@ -51,6 +51,10 @@ func TestNewCmdSessionForkOptions(t *testing.T) {
 	if got := cmdtest.Options(t, newCmdSessionFork, "0196a3b2"); got.HasTurn || got.Turn != 0 || got.Name != "" {
 		t.Errorf("without --turn: %+v", got)
 	}
+	// -n as on chat and run.
+	if got := cmdtest.Options(t, newCmdSessionFork, "0196a3b2", "-t", "2", "-n", "short"); got.Name != "short" || got.Turn != 2 {
+		t.Errorf("-t 2 -n short: %+v", got)
+	}
 	refused(t, cmdtest.Rejects(t, newCmdSessionFork, "0196a3b2", "-t", "0"), "--turn must be 1 or more")
 	refused(t, cmdtest.Rejects(t, newCmdSessionFork, "0196a3b2", "--name", "two\nlines"), "--name: ")
 }

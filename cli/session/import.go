@@ -425,8 +425,16 @@ func failedFiles(rep *importer.Report) error {
 	if n == 0 {
 		return nil
 	}
-	if fs := rep.Failures(); n == 1 && len(fs) == 1 {
-		return fmt.Errorf("1 file could not be read: %s; everything else was imported", term.SanitizeLine(fs[0].String()))
+	// "Everything else" only where there was something else: a path
+	// that does not exist is the whole import.
+	rest := "nothing was imported"
+	for _, t := range rep.Tools {
+		if t.FilesRead+t.FilesUnchanged > 0 {
+			rest = "everything else was imported"
+		}
 	}
-	return fmt.Errorf("%s could not be read (see problems); everything else was imported", human.Plural(n, "file"))
+	if fs := rep.Failures(); n == 1 && len(fs) == 1 {
+		return fmt.Errorf("1 file could not be read: %s; %s", term.SanitizeLine(fs[0].String()), rest)
+	}
+	return fmt.Errorf("%s could not be read (see problems); %s", human.Plural(n, "file"), rest)
 }

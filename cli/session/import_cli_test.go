@@ -391,3 +391,23 @@ func TestServerContinuesImportedSession(t *testing.T) {
 		t.Fatalf("re-import after the server continued it: %+v", tr)
 	}
 }
+
+// An import from a path that does not exist says that nothing was
+// imported, in one line with the path, not "everything else was
+// imported"; one that read other files beside a failed one still says
+// the rest came in.
+func TestImportFromAMissingPath(t *testing.T) {
+	t.Parallel()
+	fx := clitest.NewEmptyFixture(t)
+	missing := filepath.Join(fx.Home, "no-such-dir")
+	r := fx.Exec(t, "", "session", "import", "--from", "claude-code", missing)
+	if line := strings.TrimSpace(r.Stderr); r.Code != cli.ExitError || strings.Contains(line, "\n") || !strings.Contains(line, missing) ||
+		strings.Contains(line, "everything else") || !strings.Contains(line, "nothing was imported") {
+		t.Errorf("import from a missing path: exit %d, stderr %q", r.Code, r.Stderr)
+	}
+	claude := installAgentSessions(t, fx.Home)
+	r = fx.Exec(t, "", "session", "import", "--from", "claude-code", claude, missing)
+	if r.Code != cli.ExitError || !strings.Contains(r.Stderr, "everything else was imported") {
+		t.Errorf("import from a missing path and a real one: exit %d, stderr %q", r.Code, r.Stderr)
+	}
+}

@@ -103,7 +103,7 @@ title (case-insensitive).`,
 	cmd.Flags().BoolVar(&opts.FullHistory, "full-history", false, "show every message")
 	cmd.Flags().BoolVar(&opts.ShowThinking, "show-thinking", false, "show reasoning")
 	cmd.Flags().BoolVar(&opts.Full, "full", false, "show tool calls' whole input and output")
-	cmd.Flags().IntVar(&opts.Turn, "turn", 0, "show one turn, and the lines its edits wrote that still live")
+	cmd.Flags().IntVarP(&opts.Turn, "turn", "t", 0, "show one turn, and the lines its edits wrote that still live")
 	inv.AddTeamFlag(cmd)
 	return cmd
 }

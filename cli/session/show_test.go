@@ -62,6 +62,10 @@ func TestNewCmdSessionShowOptions(t *testing.T) {
 	if got := cmdtest.Options(t, newCmdSessionShow, "cli:api", "-L", "3"); got.Limit != 3 {
 		t.Errorf("-L 3: limit %d", got.Limit)
 	}
+	// -t as on fork and rewind.
+	if got := cmdtest.Options(t, newCmdSessionShow, "cli:api", "-t", "4"); got.Turn != 4 {
+		t.Errorf("-t 4: turn %d", got.Turn)
+	}
 	refused(t, cmdtest.Rejects(t, newCmdSessionShow, "cli:api", "-L", "3", "--full-history"), "cannot be used together")
 	refused(t, cmdtest.Rejects(t, newCmdSessionShow, "cli:api", "-L", "-1"), "--limit must be 1 or more")
 	refused(t, cmdtest.Rejects(t, newCmdSessionShow), "missing arguments")
