@@ -37,6 +37,11 @@ func TestMissesByCause(t *testing.T) {
 		{"secret inside", "The password is 'Secret123'", "Secret123", ""},
 		// An @ inside a URL's password.
 		{"url @", "MONGODB_URI=mongodb+srv://appuser:myR3alP@ssw0rd@cluster0.x1y2z.mongodb.net/app", "myR3alP@ssw0rd", "url-credentials"},
+		// Formats with no name around them.
+		{"format", "SHOPIFY=shpat_9f8e7d6c5b4a39281706f5e4d3c2b1aZ", "shpat_9f8e7d6c5b4a39281706f5e4d3c2b1aZ", "shopify-token"},
+		{"format", "curl -H 'X-Query-Key: NRIQ-Zq8mN3kL9xT2vB7wR4yUk29sLmZ8vXq4'", "NRIQ-Zq8mN3kL9xT2vB7wR4yUk29sLmZ8vXq4", "new-relic-key"},
+		{"format", "posting to https://outlook.office.com/webhook/8c3e1a7f-2b9d-4e6a-b1c5-d2e8f4a6b0c9@72f988bf-86f1-41af-91ab-2d7cd011db47/IncomingWebhook/9f8e7d6c5b4a39281706f5e4d3c2b1a0/0d4e5f6a-7b8c-4d9e-8f0a-1b2c3d4e5f6a", "9f8e7d6c5b4a39281706f5e4d3c2b1a0", "teams-webhook"},
+		{"format", "$ vault operator unseal Zq8mN3kL9xT2vB7wR4yUk29sLmZ8vXq4rT7yN2pWbC5dE6fG7h\nUnseal Progress 1/3", "Zq8mN3kL9xT2vB7wR4yUk29sLmZ8vXq4rT7yN2pWbC5dE6fG7h", "password-argument"},
 		// Base64-wrapped keys.
 		{"base64 key", "PRIVATE_KEY_B64=" + pemB64, pemB64[:64], ""},
 		{"base64 key", "diff --git a/.env b/.env\n+++ b/.env\n@@ -1 +1,2 @@\n PORT=8080\n+PRIVATE_KEY_B64=" + pemB64 + "\n", pemB64[:64], ""},
