@@ -973,7 +973,10 @@ func secretValue(v string, cls class, quoted, literal bool) bool {
 	if strings.Count(v, " ") >= 2 {
 		return false
 	}
-	if strings.ContainsAny(v, "()") && (cls != passwordName && !literal || codeLike(v)) || strings.Contains(v, "::") || strings.Contains(v, "->") {
+	// A quoted value whose parentheses do not pair is a key's
+	// characters (django-insecure-_du9e^cmago!%(^+=…), not code.
+	keyChars := quoted && strings.Count(v, "(") != strings.Count(v, ")")
+	if strings.ContainsAny(v, "()") && (cls != passwordName && !literal && !keyChars || codeLike(v)) || strings.Contains(v, "::") || strings.Contains(v, "->") {
 		return false
 	}
 	if strings.Contains(v, "://") && !strings.Contains(v, "@") {
@@ -1365,7 +1368,10 @@ func identLikeAny(v string) bool {
 // manager's address.
 func reference(v string) bool {
 	l := strings.ToLower(v)
-	for _, p := range []string{"${", "{{", "<%", "%(", "$(", "process.env", "os.environ", "os.getenv", "getenv(", "env(", "env[",
+	if pyFormat.MatchString(v) {
+		return true
+	}
+	for _, p := range []string{"${", "{{", "<%", "$(", "process.env", "os.environ", "os.getenv", "getenv(", "env(", "env[",
 		"secrets.", "vars.", "var.", "local.", "data.", "module.", "vault:", "arn:aws", "projects/", "op://", "awssecretsmanager",
 		"keyvault", "enc[", "sops", "!ref", "!sub", "!getatt", "lookup(", "config.", "settings.", "params.", "args.", "props.",
 		"this.", "self.", "ctx.", "context.", "request.", "req.", "opts.", "options.", "cfg.", "conf.", "environ[", "env.",

@@ -37,6 +37,8 @@ func TestMissesByCause(t *testing.T) {
 		{"secret inside", "The password is 'Secret123'", "Secret123", ""},
 		// An @ inside a URL's password.
 		{"url @", "MONGODB_URI=mongodb+srv://appuser:myR3alP@ssw0rd@cluster0.x1y2z.mongodb.net/app", "myR3alP@ssw0rd", "url-credentials"},
+		// Symbols under a secret's name.
+		{"symbols", "SECRET_KEY = 'django-insecure-_du9e^cmago!%(^+=gr@cu@v9-4m7k$4c@e0l&2x!f8%3z#q'", "django-insecure-_du9e^cmago!%(^+=gr@cu@v9-4m7k$4c@e0l&2x!f8%3z#q", ""},
 		// Formats with no name around them.
 		{"format", "SHOPIFY=shpat_9f8e7d6c5b4a39281706f5e4d3c2b1aZ", "shpat_9f8e7d6c5b4a39281706f5e4d3c2b1aZ", "shopify-token"},
 		{"format", "curl -H 'X-Query-Key: NRIQ-Zq8mN3kL9xT2vB7wR4yUk29sLmZ8vXq4'", "NRIQ-Zq8mN3kL9xT2vB7wR4yUk29sLmZ8vXq4", "new-relic-key"},

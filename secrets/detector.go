@@ -960,7 +960,7 @@ var placeholderWords = []string{
 	"example", "changeme", "change_me", "change-me", "changeit", "placeholder", "redacted", "your_", "your-",
 	"yourkey", "yourtoken", "yoursecret", "yourpassword", "yourapikey", "your.", "replace_me", "replace-me",
 	"replaceme", "replace_with", "replace-with", "insert_", "insert-", "enter_", "enter-", "dummy", "xxxx",
-	"***", "...", "…", "${", "{{", "}}", "%(", "#{", "\\(", "\\#(", "{%", "process.env", "os.environ", "getenv", "env[",
+	"***", "...", "…", "${", "{{", "}}", "#{", "\\(", "\\#(", "{%", "process.env", "os.environ", "getenv", "env[",
 	"not_a_real", "not-a-real", "notreal", "fake_", "fake-", "_here", "-here", "todo", "fixme", "12345678",
 	"anoncvs", "anonymous",
 }
@@ -982,11 +982,15 @@ func tutorialPassword(l string) bool {
 	return false
 }
 
+// pyFormat is a name of Python's % formatting (%(password)s): a
+// reference. A %( that no name and ) follow is a key's characters.
+var pyFormat = regexp.MustCompile(`%\([A-Za-z_][A-Za-z0-9_.]*\)`)
+
 // placeholder reports whether v reads as a placeholder or a reference
 // to a secret kept elsewhere rather than a secret.
 func placeholder(v string) bool {
 	l := strings.ToLower(v)
-	if hasAny(l, placeholderWords) || tutorialPassword(l) {
+	if hasAny(l, placeholderWords) || tutorialPassword(l) || pyFormat.MatchString(v) {
 		return true
 	}
 	// [password], {token}: a word in brackets.
