@@ -9,11 +9,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"sync"
-
-	"github.com/klauspost/compress/zstd"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/keptbytes"
 )
 
 // Keeping the originals: after a bundle is read, the bytes of its files
@@ -25,39 +23,11 @@ import (
 // again whole. Files are read and kept loom.MaxOriginalChunk at a time,
 // so a file of any size costs that much memory.
 
-var originalCodec = sync.OnceValues(func() (*zstd.Encoder, error) {
-	// One frame per chunk, of at most 8 MB: a window of 1 MB finds
-	// nearly all a session file repeats (its lines' metadata) and keeps
-	// the encoder small.
-	return zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1),
-		zstd.WithWindowSize(1<<20), zstd.WithLowerEncoderMem(true))
-})
-
-var originalDecoder = sync.OnceValues(func() (*zstd.Decoder, error) {
-	return zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(4*loom.MaxOriginalChunk))
-})
-
 // CompressOriginal compresses b as a kept original's data.
-func CompressOriginal(b []byte) ([]byte, error) {
-	enc, err := originalCodec()
-	if err != nil {
-		return nil, err
-	}
-	return enc.EncodeAll(b, make([]byte, 0, len(b)/4+64)), nil
-}
+func CompressOriginal(b []byte) ([]byte, error) { return keptbytes.Compress(b) }
 
 // DecompressOriginal expands a kept original's data.
-func DecompressOriginal(b []byte) ([]byte, error) {
-	dec, err := originalDecoder()
-	if err != nil {
-		return nil, err
-	}
-	out, err := dec.DecodeAll(b, nil)
-	if err != nil {
-		return nil, fmt.Errorf("kept original damaged: %w", err)
-	}
-	return out, nil
-}
+func DecompressOriginal(b []byte) ([]byte, error) { return keptbytes.Expand(b) }
 
 // keeper is the store's keeper of originals, nil when it keeps none (or
 // the run writes nothing).

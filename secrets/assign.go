@@ -1,6 +1,7 @@
 package secrets
 
 import (
+	"bytes"
 	"encoding/base64"
 	"math"
 	"regexp"
@@ -846,10 +847,45 @@ func checkedForm(text string, s, e int, cls class, id string, quoted, literal bo
 		return Finding{}, false
 	}
 	v := text[s:e]
+	if cls == passwordName && literal && envWord(text, s, v) {
+		return Finding{RuleID: id, Start: s, End: e}, true
+	}
 	if !secretValue(v, cls, quoted, literal) || namesItself(text, s, v) {
 		return Finding{}, false
 	}
 	return Finding{RuleID: id, Start: s, End: e}, true
+}
+
+// envWord reports whether v, at s in text, is a word of lower-case
+// letters that an environment variable's line gives a password's name
+// (REACT_APP_AUTH_PASSWORD=whiteduke): a setting's value is the password
+// it sets, whatever word it is, unless it is a word that stands for one
+// (changeme, password1, test) or a word of a format (true, none).
+// Elsewhere (YAML, code) a short word is read as a name or a test's.
+func envWord(text string, s int, v string) bool {
+	if len(v) < 4 || len(v) > 24 || s == 0 || text[s-1] != '=' {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if v[i] < 'a' || v[i] > 'z' {
+			return false
+		}
+	}
+	if wordValues[v] || placeholder(v) || placeholderWord(v) || vowelRatio(v) < 0.2 {
+		return false
+	}
+	// The name before =: upper case, digits and _ only, from the
+	// line's start (or after export).
+	j := s - 1
+	for j > 0 && (text[j-1] >= 'A' && text[j-1] <= 'Z' || text[j-1] >= '0' && text[j-1] <= '9' || text[j-1] == '_') {
+		j--
+	}
+	if j == s-1 {
+		return false
+	}
+	line := strings.LastIndexByte(text[:j], '\n') + 1
+	head := strings.TrimSpace(text[line:j])
+	return head == "" || head == "export"
 }
 
 // wordValues are values that are words of a language or a format, not
@@ -891,6 +927,24 @@ func secretValue(v string, cls class, quoted, literal bool) bool {
 	if reservedStart(v, quoted) {
 		return false
 	}
+	if u := strings.Trim(v, `'"`); u != v && u != "" && (reservedStart(u, true) || reference(u)) {
+		// "'$PRECOMPILE_PASSWORD'": a reference quoted once more for
+		// the shell.
+		return false
+	}
+	if symbolsOnly(v) || selector(v) {
+		return false
+	}
+	if t := strings.Trim(v, ",;:"); t != v && identLike(t) {
+		// ,usernameLabel: (passwordLabel:"Password:",usernameLabel:…):
+		// a label's name and its neighbour's, not a value.
+		return false
+	}
+	if cls == passwordName && quoted && passphrase(v) && !prose(v) {
+		// "correct horse battery staple": four words or more that a
+		// password's name is given.
+		return true
+	}
 	if !quoted && codeOperand(v, minLen, literal) {
 		return false
 	}
@@ -919,7 +973,10 @@ func secretValue(v string, cls class, quoted, literal bool) bool {
 	if strings.Count(v, " ") >= 2 {
 		return false
 	}
-	if strings.ContainsAny(v, "()") && (cls != passwordName && !literal || codeLike(v)) || strings.Contains(v, "::") || strings.Contains(v, "->") {
+	// A quoted value whose parentheses do not pair is a key's
+	// characters (django-insecure-_du9e^cmago!%(^+=…), not code.
+	keyChars := quoted && strings.Count(v, "(") != strings.Count(v, ")")
+	if strings.ContainsAny(v, "()") && (cls != passwordName && !literal && !keyChars || codeLike(v)) || strings.Contains(v, "::") || strings.Contains(v, "->") {
 		return false
 	}
 	if strings.Contains(v, "://") && !strings.Contains(v, "@") {
@@ -1028,6 +1085,36 @@ func secretValue(v string, cls class, quoted, literal bool) bool {
 	}
 }
 
+// symbolsOnly reports whether v holds no letter and no digit (!@#$%^&*()):
+// a mask or a test of a form's rules, not a password.
+func symbolsOnly(v string) bool {
+	for _, r := range v {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// selector reports whether v is a CSS selector of an element's id or
+// class made of words (#add-password, .reset_password): the element that
+// takes a password, not one.
+func selector(v string) bool {
+	if len(v) < 3 || v[0] != '#' && v[0] != '.' {
+		return false
+	}
+	words := strings.FieldsFunc(v[1:], func(r rune) bool { return r == '-' || r == '_' })
+	if len(words) < 2 {
+		return false
+	}
+	for _, w := range words {
+		if strings.ToLower(w) != w || !identLike(w) {
+			return false
+		}
+	}
+	return true
+}
+
 // caseSwitches counts where v's letters change from lower to upper case
 // or back.
 func caseSwitches(v string) int {
@@ -1085,6 +1172,8 @@ func plain64(v string) (string, bool) {
 		return "", false
 	}
 	b, err := base64.StdEncoding.DecodeString(v)
+	// echo adds a newline to what it gives base64 (test-api-key\n).
+	b = bytes.TrimSuffix(b, []byte("\n"))
 	if err != nil || len(b) < 3 {
 		return "", false
 	}
@@ -1279,7 +1368,10 @@ func identLikeAny(v string) bool {
 // manager's address.
 func reference(v string) bool {
 	l := strings.ToLower(v)
-	for _, p := range []string{"${", "{{", "<%", "%(", "$(", "process.env", "os.environ", "os.getenv", "getenv(", "env(", "env[",
+	if pyFormat.MatchString(v) {
+		return true
+	}
+	for _, p := range []string{"${", "{{", "<%", "$(", "process.env", "os.environ", "os.getenv", "getenv(", "env(", "env[",
 		"secrets.", "vars.", "var.", "local.", "data.", "module.", "vault:", "arn:aws", "projects/", "op://", "awssecretsmanager",
 		"keyvault", "enc[", "sops", "!ref", "!sub", "!getatt", "lookup(", "config.", "settings.", "params.", "args.", "props.",
 		"this.", "self.", "ctx.", "context.", "request.", "req.", "opts.", "options.", "cfg.", "conf.", "environ[", "env.",
@@ -1554,7 +1646,7 @@ func placeholderWord(v string) bool {
 	}, v))
 	base := strings.TrimRight(l, "0123456789")
 	switch base {
-	case "pass", "password", "passwd", "pwd", "pw", "secret", "test", "user", "admin", "demo", "sample", "foo", "bar", "baz", "qux", "changeme", "letmein", "opensesame", "notasecret", "anoncvs", "anonymous", "guest", "token", "apikey", "key", "bearer", "auth", "leakabletoken":
+	case "pass", "password", "passwd", "pwd", "pw", "test", "user", "admin", "demo", "sample", "foo", "bar", "baz", "qux", "changeme", "letmein", "opensesame", "notasecret", "anoncvs", "anonymous", "guest", "token", "apikey", "key", "bearer", "auth", "leakabletoken":
 		return len(l)-len(base) <= 4
 	}
 	if l == "550e8400e29b41d4a716446655440000" {
@@ -1569,6 +1661,12 @@ func placeholderWord(v string) bool {
 		}
 		return -1
 	}, l)
+	if letters == "secret" && l != v {
+		// Secret123: the word with digits of one's own and a capital,
+		// as a password's rules ask, is a password someone set (a
+		// stand-in says secret123, password1 or pass3).
+		return false
+	}
 	if len(letters) >= 4 && len(letters)*2 >= len(strings.TrimFunc(l, func(r rune) bool { return r < '0' })) && madeOf(letters, placeholderParts) {
 		return true
 	}
@@ -1701,6 +1799,15 @@ func callArg(text string, q int) bool {
 // proseValue reads the word that follows "NAME to " in prose, which
 // must look like a token (a digit among its characters) to count.
 func proseValue(text string, from int, cls class) (Finding, bool) {
+	if cls == passwordName && from < len(text) && (text[from] == '\'' || text[from] == '"') {
+		// The password is 'Secret123': a quoted value a sentence gives
+		// a password is one, as in code.
+		e := strings.IndexAny(text[from+1:], "\n"+text[from:from+1])
+		if e < 0 || text[from+1+e] != text[from] {
+			return Finding{}, false
+		}
+		return checked(text, from+1, from+1+e, cls, "secret-assignment", true)
+	}
 	i := from
 	if i < len(text) && text[i] == '`' {
 		i++

@@ -87,7 +87,6 @@ func TestNotSecretsInContext(t *testing.T) {
 		`api_key = os.environ["API_KEY"]`,
 		`"max_tokens": 4096, "input_tokens": 1234`,
 		`token_type: "bearer"`,
-		`password_hash = "$2b$12$Zq8mN3kL9xT2vB7wR4yUk.29sLmZ8vXq4rT7yN2pWbC5dE6fG7hJ8"`,
 		`secretName: db-credentials`,
 		`key: app.kubernetes.io/name`,
 		`"key": "value"`,

@@ -627,13 +627,17 @@ func (d *Detector) base64Runs(text string, i, j, depth int, out []Finding) ([]Fi
 			s++
 			continue
 		}
-		if text[s] == '+' && (s == 0 || text[s-1] == '\n') {
-			// A diff's added line: + is its mark, not base64.
+		if text[s] == '+' && (s == 0 || text[s-1] == '\n') || text[s] == '=' {
+			// A diff's added line: + is its mark, not base64; nor is
+			// the = of an assignment.
 			s++
 			continue
 		}
 		e := s + 1
-		for e < j && b64[text[e]] {
+		for e < j && b64[text[e]] && !(text[e] == '=' && e+1 < j && text[e+1] != '=') {
+			// base64 pads only at its end: an = with more after it
+			// gives a name its value (PRIVATE_KEY_B64=LS0tLS1CRUdJTi…),
+			// which is looked at alone.
 			e++
 		}
 		// base64's output wrapped at 64 or 76 characters a line (a
@@ -777,9 +781,12 @@ func (d *Detector) allowed(text string, f []Finding) []Finding {
 // a marker, not a documented example, not a placeholder.
 func accepted(v string) bool {
 	l := strings.ToLower(v)
-	if strings.HasPrefix(v, MarkerPrefix) || strings.Contains(l, "example") || strings.Contains(v, MarkerPrefix) {
-		// The documented example keys (AKIAIOSFODNN7EXAMPLE) are
-		// everywhere in code and docs, and no secret.
+	if strings.HasPrefix(v, MarkerPrefix) || strings.Contains(l, "example") || strings.Contains(v, MarkerPrefix) ||
+		strings.HasPrefix(v, "AKIAIOSFODNN7") || strings.Contains(l, "helloworld") {
+		// The documented example keys (AKIAIOSFODNN7EXAMPLE, and its
+		// start with other letters after it: AKIAIOSFODNN7SECRETS) are
+		// everywhere in code and docs, and no secret; nor is a key's
+		// shape filled with "hello world" (glptt-hellOworld380_testin).
 		return false
 	}
 	return !fillerBody(v) && !exampleValue(v)
@@ -790,6 +797,12 @@ func accepted(v string) bool {
 // AKIAIOSFODNN7EXAMPLE is: no one's secret (docs/security.md says where
 // each is from).
 var exampleValues = map[string]bool{
+	// The bcrypt hashes of golang.org/x/crypto/bcrypt's tests (of
+	// "allmine" and its too long password), copied with the package.
+	"$2a$10$XajjQvNhvvRt5GSeFk1xFeyqRrsxkhBkUiQeg0dt.wU1qD4aFDcga": true,
+	"$2$10$XajjQvNhvvRt5GSeFk1xFeyqRrsxkhBkUiQeg0dt.wU1qD4aFDcga":  true,
+	"$2a$10$XajjQvNhvvRt5GSeFk1xFe5l47dONXg781AmZtd869sO8zfsHuw7C": true,
+	"$2a$10$LK9XRuhNxHHCvjX3tdkRKei1QiCDUKrJRhZv7WWZPuQGRUM92rOUa": true,
 	// The Ceph keys of the Kubernetes project's volume examples (rbd,
 	// cephfs, persistent-volume-provisioning/rbd).
 	"AQB16V1VoF5mExAA5kCQs7bBj8VULRw26C84HA==": true,
@@ -830,6 +843,16 @@ func (r *rule) accept(v string) bool {
 		// xoxe.xoxp-1-SlackAppConfigurationAccessTokenHere: words
 		// where the secret goes.
 		return false
+	}
+	if r.ID == "password-argument" && (placeholder(v) || reference(v) || reservedStart(v, false)) {
+		return false
+	}
+	if r.Placeholders {
+		// dGVzdC1hcGkta2V5Cg== (test-api-key): base64 of a test's
+		// word, as echo and base64 make it, is no secret either.
+		if d, ok := plain64(v); ok && weakPlain(d) {
+			return false
+		}
 	}
 	if r.ID == "private-key" && stubKey(v) {
 		return false
@@ -937,17 +960,37 @@ var placeholderWords = []string{
 	"example", "changeme", "change_me", "change-me", "changeit", "placeholder", "redacted", "your_", "your-",
 	"yourkey", "yourtoken", "yoursecret", "yourpassword", "yourapikey", "your.", "replace_me", "replace-me",
 	"replaceme", "replace_with", "replace-with", "insert_", "insert-", "enter_", "enter-", "dummy", "xxxx",
-	"***", "...", "…", "${", "{{", "}}", "%(", "#{", "\\(", "\\#(", "{%", "process.env", "os.environ", "getenv", "env[",
-	"not_a_real", "not-a-real", "notreal", "fake_", "fake-", "_here", "-here", "todo", "fixme", "secret123",
-	"password123", "hunter2", "s3cr3t", "p@ssw0rd", "passw0rd", "letmein", "qwerty", "12345678",
+	"***", "...", "…", "${", "{{", "}}", "#{", "\\(", "\\#(", "{%", "process.env", "os.environ", "getenv", "env[",
+	"not_a_real", "not-a-real", "notreal", "fake_", "fake-", "_here", "-here", "todo", "fixme", "12345678",
 	"anoncvs", "anonymous",
 }
+
+// tutorialPasswords are the passwords of tutorials: a value is one when
+// it is one of them whole, maybe with a few digits or signs after it
+// (hunter2, P@ssw0rd!, qwerty123), never because it holds one among
+// characters of its own (s3cr3tP4ss, myR3alP@ssw0rd are someone's).
+var tutorialPasswords = []string{"password123", "hunter2", "p@ssw0rd", "p@ssword", "passw0rd", "letmein", "qwerty"}
+
+// tutorialPassword reports whether l, lower case, is one of
+// tutorialPasswords with at most three digits or signs after it.
+func tutorialPassword(l string) bool {
+	for _, w := range tutorialPasswords {
+		if rest, ok := strings.CutPrefix(l, w); ok && len(rest) <= 3 && strings.Trim(rest, "0123456789!.#*") == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// pyFormat is a name of Python's % formatting (%(password)s): a
+// reference. A %( that no name and ) follow is a key's characters.
+var pyFormat = regexp.MustCompile(`%\([A-Za-z_][A-Za-z0-9_.]*\)`)
 
 // placeholder reports whether v reads as a placeholder or a reference
 // to a secret kept elsewhere rather than a secret.
 func placeholder(v string) bool {
 	l := strings.ToLower(v)
-	if hasAny(l, placeholderWords) {
+	if hasAny(l, placeholderWords) || tutorialPassword(l) || pyFormat.MatchString(v) {
 		return true
 	}
 	// [password], {token}: a word in brackets.

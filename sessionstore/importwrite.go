@@ -91,8 +91,12 @@ func (s *Store) KeepOriginal(ctx context.Context, c loom.OriginalChunk) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
+	chunks := []loom.OriginalChunk{c}
+	if err := s.redactOriginals(chunks); err != nil {
+		return err
+	}
 	return s.write(ctx, func(tx Tx, log *SyncLog) error {
-		return keepOriginals(ctx, tx, log, []loom.OriginalChunk{c}, true)
+		return keepOriginals(ctx, tx, log, chunks, true)
 	})
 }
 

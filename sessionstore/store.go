@@ -128,6 +128,7 @@ func (s *Store) Append(ctx context.Context, x *loom.Session, msgs ...*loom.Messa
 	if err := prepareAppend(x, msgs); err != nil {
 		return err
 	}
+	s.redactSession(x)
 	s.redactMessages(msgs)
 	var fresh *loom.Session
 	err := s.write(ctx, func(tx Tx, log *SyncLog) (err error) {
@@ -184,6 +185,7 @@ func (s *Store) UpdateSession(ctx context.Context, id string, u loom.SessionUpda
 	if err := u.Validate(); err != nil {
 		return nil, err
 	}
+	s.redactTexts(u.Title, u.Description)
 	var out *loom.Session
 	err := s.write(ctx, func(tx Tx, log *SyncLog) (err error) {
 		out, err = updateSession(ctx, tx, log, id, u, s.eng.Now())
@@ -195,6 +197,7 @@ func (s *Store) UpdateSession(ctx context.Context, id string, u loom.SessionUpda
 // Fork implements loom.Store with Fork.
 func (s *Store) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*loom.Session, error) {
 	s.prepareFork(ctx)
+	s.redactTexts(&opts.Title)
 	var out *loom.Session
 	err := s.write(ctx, func(tx Tx, log *SyncLog) error {
 		src, err := tx.ForkSource(ctx, id)
@@ -283,6 +286,9 @@ func (s *Store) ApplyImport(ctx context.Context, w *loom.ImportWrite) error {
 		return nil
 	}
 	s.redactImport(w.Sessions, w.Changes)
+	if err := s.redactOriginals(w.Originals); err != nil {
+		return err
+	}
 	var fresh []*loom.Session
 	err := s.write(ctx, func(tx Tx, log *SyncLog) (err error) {
 		if len(w.Sessions) > 0 {

@@ -17,7 +17,7 @@ func session() (*loom.Session, []*loom.Message) {
 	for i, text := range []string{
 		"first prompt in /home/ann/src/api/main.go",
 		"answer",
-		"second prompt: key AKIAIOSFODNN7EXAMPLF in C:\\Users\\ann\\x",
+		"second prompt: key AKIAQ3EGUZW7NXK2RT5M in C:\\Users\\ann\\x",
 		"answer two by ann",
 		"third prompt",
 	} {

@@ -1,0 +1,88 @@
+package secrets_test
+
+import (
+	"encoding/base64"
+	"strings"
+	"testing"
+
+	"github.com/loomhq/loom/secrets"
+)
+
+// Issue 84's misses, by cause: each text holds the secret given, which
+// must be gone once redacted (and with it, where one is named, under
+// that rule).
+func TestMissesByCause(t *testing.T) {
+	d := secrets.Default()
+	for _, c := range []struct{ cause, text, secret, rule string }{
+		// Password hashes that crack: a session that holds one holds a
+		// password.
+		{"hash", `admin:$2a$12$Kq8vN3mL9xT2wB7rR4yUe.Hd5fG7jK9lP1oI3uY5tR7eW9qA2sD4f:0:0`, "$2a$12$Kq8vN3mL9xT2wB7rR4yUe.Hd5fG7jK9lP1oI3uY5tR7eW9qA2sD4f", "password-hash"},
+		{"hash", `password_hash = "$2b$12$Zq8mN3kL9xT2vB7wR4yUk.29sLmZ8vXq4rT7yN2pWbC5dE6fG7hJ8"`, "$2b$12$Zq8mN3kL9xT2vB7wR4yUk.29sLmZ8vXq4rT7yN2pWbC5dE6fG7hJ8", "password-hash"},
+		{"hash", `root:$1$saltsalt$qjXMvbEw8oaL.CzflDugX/:18000:0:99999:7:::`, "$1$saltsalt$qjXMvbEw8oaL.CzflDugX/", "password-hash"},
+		{"hash", `deploy:$5$rounds=5000$usesomesillystri$KqJWpanXZHKq2BOB43TSaYhEWsQ1Lr5QNyPCDH/Tp.6:19000::`, "$5$rounds=5000$usesomesillystri$KqJWpanXZHKq2BOB43TSaYhEWsQ1Lr5QNyPCDH/Tp.6", "password-hash"},
+		{"hash", `ubuntu:$6$Vb3kTq9Z$8QeFcT0kqZ3Lh7vR1x2YwN4mJp6sA9dG5uE0iO3rK7tB1nC8yX2zV4lH6jW9qM5fD3gS0aP7eR2uT1oI8kL6ab:19500:0:99999:7:::`, "$6$Vb3kTq9Z$8QeFcT0kqZ3Lh7vR1x2YwN4mJp6sA9dG5uE0iO3rK7tB1nC8yX2zV4lH6jW9qM5fD3gS0aP7eR2uT1oI8kL6ab", "password-hash"},
+		{"hash", `[+] $krb5asrep$23$svc_backup@CORP.LOCAL:3f5a1c7e9b2d4f6a8c0e2b4d6f8a0c2e$9b8a7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b`, "3f5a1c7e9b2d4f6a8c0e2b4d6f8a0c2e$9b8a7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f", "password-hash"},
+		// A password's name with any value that is not a reference, a
+		// placeholder or a label.
+		{"password name", `password = "correct horse battery staple"`, "correct horse battery staple", ""},
+		{"password name", "REACT_APP_AUTH_PASSWORD=whiteduke\n", "whiteduke", ""},
+		// Arguments of well-known commands and constructors.
+		{"argument", `psexec \\fileserver01 -u Administrator -p dev_admin cmd.exe`, "dev_admin", ""},
+		{"argument", `PsExec.exe \\10.0.0.5 -u CORP\svc -p Xk29sLqZ8vTn ipconfig`, "Xk29sLqZ8vTn", ""},
+		{"argument", `var cred = new NetworkCredential("user@example.com", "vzihlaquknriqlht");`, "vzihlaquknriqlht", ""},
+		// Real values that contain "secret" are no placeholders.
+		{"secret inside", "MONGO_URL=mongodb://realuser:s3cr3tP4ss@db1.prod.net:27017/production", "s3cr3tP4ss", ""},
+		{"secret inside", "curl https://deploy:S3cretDeploy@api.acme.io/v2/orders", "S3cretDeploy", ""},
+		{"secret inside", `{"username": "admin", "password": "super$ecret"}`, "super$ecret", ""},
+		{"secret inside", "The password is 'Secret123'", "Secret123", ""},
+		// An @ inside a URL's password.
+		{"url @", "MONGODB_URI=mongodb+srv://appuser:myR3alP@ssw0rd@cluster0.x1y2z.mongodb.net/app", "myR3alP@ssw0rd", "url-credentials"},
+		// Symbols under a secret's name.
+		{"symbols", "SECRET_KEY = 'django-insecure-_du9e^cmago!%(^+=gr@cu@v9-4m7k$4c@e0l&2x!f8%3z#q'", "django-insecure-_du9e^cmago!%(^+=gr@cu@v9-4m7k$4c@e0l&2x!f8%3z#q", ""},
+		// Formats with no name around them.
+		{"format", "SHOPIFY=shpat_9f8e7d6c5b4a39281706f5e4d3c2b1aZ", "shpat_9f8e7d6c5b4a39281706f5e4d3c2b1aZ", "shopify-token"},
+		{"format", "curl -H 'X-Query-Key: NRIQ-Zq8mN3kL9xT2vB7wR4yUk29sLmZ8vXq4'", "NRIQ-Zq8mN3kL9xT2vB7wR4yUk29sLmZ8vXq4", "new-relic-key"},
+		{"format", "posting to https://outlook.office.com/webhook/8c3e1a7f-2b9d-4e6a-b1c5-d2e8f4a6b0c9@72f988bf-86f1-41af-91ab-2d7cd011db47/IncomingWebhook/9f8e7d6c5b4a39281706f5e4d3c2b1a0/0d4e5f6a-7b8c-4d9e-8f0a-1b2c3d4e5f6a", "9f8e7d6c5b4a39281706f5e4d3c2b1a0", "teams-webhook"},
+		{"format", "$ vault operator unseal Zq8mN3kL9xT2vB7wR4yUk29sLmZ8vXq4rT7yN2pWbC5dE6fG7h\nUnseal Progress 1/3", "Zq8mN3kL9xT2vB7wR4yUk29sLmZ8vXq4rT7yN2pWbC5dE6fG7h", "password-argument"},
+		// Base64-wrapped keys.
+		{"base64 key", "PRIVATE_KEY_B64=" + pemB64, pemB64[:64], ""},
+		{"base64 key", "diff --git a/.env b/.env\n+++ b/.env\n@@ -1 +1,2 @@\n PORT=8080\n+PRIVATE_KEY_B64=" + pemB64 + "\n", pemB64[:64], ""},
+		{"base64 key", "$ cat .env\nSIGNING_KEY=" + pemB64 + "\nPORT=8080\n", pemB64[:64], ""},
+	} {
+		red, n := d.Redact(c.text)
+		if n == 0 || strings.Contains(red, c.secret) {
+			t.Errorf("%s: %q: secret left: %q", c.cause, c.text, red)
+			continue
+		}
+		if c.rule != "" && !strings.Contains(red, secrets.Marker(c.rule)) {
+			t.Errorf("%s: %q: redacted as %q, want %s", c.cause, c.text, red, secrets.Marker(c.rule))
+		}
+	}
+}
+
+// pemB64 is a whole PEM private key given as base64 (what `base64 -w0
+// key.pem` prints): too long for a setting's value, it is found as
+// base64 of a key.
+var pemB64 = base64.StdEncoding.EncodeToString([]byte("-----BEGIN RSA PRIVATE KEY-----\n" +
+	strings.Repeat("MIIEowIBAAKCAQEAt8qZ2k9LmN3vR7pQ1xY5wT8sA2bC4dE6fG9gH1jK3lM5nO7pQ9rS\n", 12) +
+	"-----END RSA PRIVATE KEY-----\n"))
+
+// Issue 84's noise, by cause: none is a secret.
+func TestNoiseByCause(t *testing.T) {
+	d := secrets.Default()
+	for _, s := range []string{
+		"Password=yourWeak(!)Password",
+		"api-key: dGVzdC1hcGkta2V5Cg== # test-api-key",
+		"{{- range $name, $v := .Values.secrets }}\napiVersion: v1\nkind: Secret\nmetadata:\n  name: {{ $name }}\ndata:\n  value: {{ $v | b64enc }}\n{{- end }}\n",
+		`this.addPassword = "#add-password";`,
+		`{passwordLabel:"Password:",usernameLabel:"Username:"}`,
+		`export DATABASE_PASSWORD="'$PRECOMPILE_PASSWORD'"`,
+		`password: "!@#$%^&*()"`,
+		"AWS_ACCESS_KEY_ID=AKIAIOSFODNN7SECRETS",
+		"GITLAB_TOKEN=glptt-hellOworld380_testin",
+	} {
+		if f := d.Find(s); len(f) > 0 {
+			t.Errorf("found %s in %q: %q", f[0].RuleID, s, s[f[0].Start:f[0].End])
+		}
+	}
+}
