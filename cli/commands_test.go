@@ -186,6 +186,9 @@ func TestHelpHasExamples(t *testing.T) {
 	}
 }
 
+// nilMap is a map not made, whose write panics at run time.
+func nilMap() map[string]int { return nil }
+
 // A panic anywhere in a command is one line on stderr, exit 1, and a
 // report with the stack in the state directory, never a stack trace.
 func TestPanicIsOneLine(t *testing.T) {
@@ -197,7 +200,7 @@ func TestPanicIsOneLine(t *testing.T) {
 		Env:   func(k string) string { return map[string]string{"LOOM_HOME": home}[k] },
 		Getwd: func() (string, error) { return home, nil },
 		OpenStore: func(ctx context.Context, url string, access cli.Access, _ ...sessionstore.Option) (loom.Engine, error) {
-			var m map[string]int
+			m := nilMap()
 			m["boom"]++ // a nil map write: a runtime panic
 			return nil, nil
 		},

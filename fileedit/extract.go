@@ -132,9 +132,7 @@ func resolve(p, cwd string) string {
 	if p == "" || strings.ContainsRune(p, 0) {
 		return ""
 	}
-	if strings.HasPrefix(p, "file://") {
-		p = strings.TrimPrefix(p, "file://")
-	}
+	p = strings.TrimPrefix(p, "file://")
 	if filepath.IsAbs(p) {
 		return filepath.Clean(p)
 	}

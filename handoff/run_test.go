@@ -46,7 +46,20 @@ func TestRunRedactsRepeatsInTheTitle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := json.Marshal(w.h)
+	// What the writer is handed, but the lookup function, which JSON
+	// cannot hold (a marshal error would leave nothing to search).
+	b, err := json.Marshal(struct {
+		Session  *loom.Session
+		Messages []*loom.Message
+		Dir      string
+		Keep     *handoff.Keep
+	}{w.h.Session, w.h.Messages, w.h.Dir, w.h.Keep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "staging.example.com") {
+		t.Fatalf("the writer is handed no messages: %s", b)
+	}
 	if strings.Contains(string(b), token) {
 		t.Errorf("the writer is handed the token: %s", b)
 	}

@@ -222,7 +222,6 @@ func TestReimportRepairsAfterTheFileIsGone(t *testing.T) {
 			}
 			fresh := importertest.Store(t)
 			importertest.Import(t, fresh, fixed, path)
-			want := imported(t, fresh, fixed.Tool())
 			got := imported(t, st, fixed.Tool())
 			// The title is the one set in loom; the rest is the reading.
 			y, err := st.Session(ctx, x.ID)
@@ -242,7 +241,7 @@ func TestReimportRepairsAfterTheFileIsGone(t *testing.T) {
 			if err := retitle(ctx, fresh, fs[0].ID, title); err != nil {
 				t.Fatal(err)
 			}
-			want = imported(t, fresh, fixed.Tool())
+			want := imported(t, fresh, fixed.Tool())
 			sameImport(t, got, want)
 			// The fork made in loom is as it was.
 			f2, err := st.Session(ctx, fork.ID)

@@ -1624,7 +1624,7 @@ func identifierLike(v string) bool {
 			short++
 			continue
 		}
-		if strings.IndexAny(s, "aeiouyAEIOUY") < 0 && len(s) >= 3 {
+		if !strings.ContainsAny(s, "aeiouyAEIOUY") && len(s) >= 3 {
 			noVowel++
 			if len(s) > 4 {
 				return false
@@ -1978,7 +1978,7 @@ func wordsOnly(v string) bool {
 		return false
 	}
 	for _, w := range words {
-		if len(w) > 16 || !wordIdent(w) || len(w) > 4 && strings.IndexAny(w, "aeiouy") < 0 {
+		if len(w) > 16 || !wordIdent(w) || len(w) > 4 && !strings.ContainsAny(w, "aeiouy") {
 			return false
 		}
 	}

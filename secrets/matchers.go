@@ -672,9 +672,7 @@ func findEchoed(text string, at []int, out []Finding) []Finding {
 		}
 		line := strings.TrimSpace(text[s:e])
 		line = strings.Trim(line, `"`)
-		if strings.HasSuffix(line, `\n`) {
-			line = strings.TrimSuffix(line, `\n`)
-		}
+		line = strings.TrimSuffix(line, `\n`)
 		if !echoedValue(line) {
 			continue
 		}

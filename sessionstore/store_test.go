@@ -22,7 +22,6 @@ type fakeEngine struct {
 	// lastTurn, when set, makes the engine read turns outside a
 	// transaction (repairReader): it hands r the messages.
 	lastTurn []*loom.Message
-	prepares bool
 }
 
 func (e *fakeEngine) Begin(ctx context.Context) (Tx, error) {

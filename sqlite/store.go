@@ -366,7 +366,7 @@ func (e engine) PrepareFork(ctx context.Context) { e.s.prepareWrites(ctx, &e.s.f
 // LastTurn reads session id's last turn into r on a reader, outside
 // any transaction (sessionstore.Store.RepairInterrupted).
 func (e engine) LastTurn(ctx context.Context, id string, r *sessionstore.Repair) error {
-	return lastTurn(ctx, reads{e.s}, id, r)
+	return lastTurn(ctx, reads(e), id, r)
 }
 
 // KeepsPurged reports, on a reader, whether the store keeps what one of
@@ -375,7 +375,7 @@ func (e engine) LastTurn(ctx context.Context, id string, r *sessionstore.Repair)
 // then has something to let go.
 func (e engine) KeepsPurged(ctx context.Context) (bool, error) {
 	var keeps bool
-	err := reads{e.s}.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM sync_purge_kept WHERE instr(kept, '"Data":') > 0)`).Scan(&keeps)
+	err := reads(e).QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM sync_purge_kept WHERE instr(kept, '"Data":') > 0)`).Scan(&keeps)
 	if err != nil {
 		return false, fmt.Errorf("read what purges keep: %w", err)
 	}

@@ -177,6 +177,9 @@ func TestUsageRunImportsFirst(t *testing.T) {
 	if err := usageRun(t.Context(), opts); err != nil || imported != 1 {
 		t.Errorf("--no-import imported (%d times): %v", imported, err)
 	}
+	if strings.Contains(text(ios.ErrOut), "Imported") {
+		t.Errorf("--no-import still says it imported: %q", text(ios.ErrOut))
+	}
 
 	opts, ios = w.options()
 	opts.User = "nobody"

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/importer/importertest"
 )
 
@@ -20,12 +19,6 @@ const (
 )
 
 var fixture = filepath.Join("testdata", "sessions")
-
-// readAll reads every bundle under root.
-func readAll(t testing.TB, root string) *importer.Result {
-	t.Helper()
-	return importertest.ReadAll(t, Format{}, root)
-}
 
 // The extension's form: no message ids, a file:// workspace, context
 // items, a thinking message, the single toolCallState of older versions,

@@ -25,8 +25,6 @@ func q(r *rng, v string) string {
 	return v
 }
 
-func jsonStr(v string) string { b, _ := json.Marshal(v); return string(b) }
-
 func pw(kind string, v string) sec { return sec{kind: kind, value: v} }
 
 var docKinds = []docKind{

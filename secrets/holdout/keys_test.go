@@ -50,19 +50,7 @@ func newKeyPool() *keyPool {
 	return kp
 }
 
-// body returns the base64 lines of a PEM block, joined by \n.
-func pemBody(block string) string {
-	var out []string
-	for _, l := range strings.Split(strings.ReplaceAll(block, "\r", ""), "\n") {
-		l = strings.TrimSpace(l)
-		if l == "" || strings.HasPrefix(l, "-----") || strings.Contains(l, ":") {
-			continue
-		}
-		out = append(out, l)
-	}
-	return strings.Join(out, "\n")
-}
-
+// wrap64 cuts s into lines of n characters, as PEM writes base64.
 func wrap64(s string, n int) string {
 	var b strings.Builder
 	for len(s) > n {
