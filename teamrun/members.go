@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -341,20 +342,21 @@ func (e *Env) rotate(ctx context.Context, v *Verified) (*Verified, error) {
 
 // Leave signs this member's leaving. What this machine synced stays on
 // it (the team's store and keys up to now).
-func (e *Env) Leave(ctx context.Context, s *State) error {
+// It returns the chain with the leave, whose last entry revoked the
+// open invites this member (or machine) made or that were for them.
+func (e *Env) Leave(ctx context.Context, s *State) (*Verified, error) {
 	v, err := e.Verify(ctx, s)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	b, err := team.Leave(v.State, v.Me, e.now())
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := e.client(s.Hub).AppendTeamEntry(ctx, s.ID, v.Seq+1, b); err != nil {
-		return err
+		return nil, err
 	}
-	_, err = e.Verify(ctx, s)
-	return err
+	return e.Verify(ctx, s)
 }
 
 // Share names project p in the chain as shared by this member (mode
@@ -460,5 +462,76 @@ func (v *Verified) Invites(now time.Time) []InviteInfo {
 		}
 		out = append(out, in)
 	}
+	return out
+}
+
+// Holders are who the newest key is wrapped for, by name: the members,
+// their machines (MEMBER/MACHINE) and the open invites (their labels).
+type Holders struct {
+	Members  []string `json:"members"`
+	Machines []string `json:"machines"`
+	Invites  []string `json:"invites"`
+}
+
+// Keys is how many keys the newest key is wrapped for.
+func (h Holders) Keys() int { return len(h.Members) + len(h.Machines) + len(h.Invites) }
+
+// String says how many keys of whom: "4 keys: 2 members (alice, bob),
+// 1 machine (bob/laptop), 1 open invite (invite-9)".
+func (h Holders) String() string {
+	var parts []string
+	for _, g := range []struct {
+		names []string
+		one   string
+	}{{h.Members, "member"}, {h.Machines, "machine"}, {h.Invites, "open invite"}} {
+		if len(g.names) == 0 {
+			continue
+		}
+		p := fmt.Sprintf("%d %ss (%s)", len(g.names), g.one, strings.Join(g.names, ", "))
+		if len(g.names) == 1 {
+			p = fmt.Sprintf("1 %s (%s)", g.one, g.names[0])
+		}
+		parts = append(parts, p)
+	}
+	return fmt.Sprintf("%d keys: %s", h.Keys(), strings.Join(parts, ", "))
+}
+
+// KeyHolders returns who the newest key is wrapped for.
+func (v *Verified) KeyHolders() Holders {
+	h := Holders{Members: []string{}, Machines: []string{}, Invites: []string{}}
+	for fp := range v.Holders[v.Epoch] {
+		switch {
+		case v.Members[fp] != nil:
+			h.Members = append(h.Members, v.Members[fp].Name)
+		case v.Machines[fp] != "":
+			h.Machines = append(h.Machines, v.MemberOf(fp).Name+"/"+v.Past[fp].Name)
+		case v.isInvite(fp):
+			h.Invites = append(h.Invites, v.Past[fp].Name)
+		case v.Past[fp] != nil:
+			// A key of someone gone, until the admin rotates.
+			h.Members = append(h.Members, v.Past[fp].Name+" (gone)")
+		}
+	}
+	slices.Sort(h.Members)
+	slices.Sort(h.Machines)
+	slices.Sort(h.Invites)
+	return h
+}
+
+func (v *Verified) isInvite(fp string) bool {
+	_, ok := v.State.Invites[fp]
+	return ok
+}
+
+// RevokedBy returns the labels of the invites the entry seq revoked as
+// its member or machine went (a remove or a leave).
+func (v *Verified) RevokedBy(seq int64) []string {
+	out := []string{}
+	for fp, at := range v.Departed {
+		if at == seq {
+			out = append(out, v.Past[fp].Name)
+		}
+	}
+	slices.Sort(out)
 	return out
 }
