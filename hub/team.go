@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/team"
@@ -68,12 +69,61 @@ const (
 type TeamHandler struct {
 	st   loom.TeamHub
 	edge Edge
+
+	mu     sync.Mutex
+	chains map[string]*verifiedChain
+}
+
+// verifiedChain is a team's chain as this hub process verified it last:
+// a push checks its records against it, after taking in the entries
+// appended since (through any process).
+type verifiedChain struct {
+	mu sync.Mutex
+	st *team.State
 }
 
 // NewTeamHandler returns the team endpoints over st; with st nil, every
 // endpoint answers that teams need a hub on PostgreSQL.
 func NewTeamHandler(st loom.TeamHub, edge Edge) *TeamHandler {
-	return &TeamHandler{st: st, edge: edge}
+	return &TeamHandler{st: st, edge: edge, chains: map[string]*verifiedChain{}}
+}
+
+// checkPut checks recs against team id's chain as it is now (see
+// team.CheckPut): every record must be user's own, under a writer id of
+// its author's.
+func (h *TeamHandler) checkPut(ctx context.Context, id, user string, recs []team.Record) error {
+	h.mu.Lock()
+	c := h.chains[id]
+	if c == nil {
+		c = &verifiedChain{}
+		h.chains[id] = c
+	}
+	h.mu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	after := int64(0)
+	if c.st != nil {
+		after = c.st.Seq
+	}
+	es, err := h.st.TeamChain(ctx, id, after)
+	if err != nil {
+		return err
+	}
+	if c.st == nil {
+		c.st = &team.State{Team: id}
+	}
+	for _, e := range es {
+		if err := c.st.Apply("", e.Entry); err != nil {
+			c.st = nil
+			return fmt.Errorf("team %s: the hub's own chain does not verify: %w", id, err)
+		}
+	}
+	for _, r := range recs {
+		if err := team.CheckPut(c.st, user, r); err != nil {
+			return h.edge.Forbidden(err.Error())
+		}
+	}
+	return nil
 }
 
 // Mount adds the endpoints to mux.
@@ -268,15 +318,21 @@ func (h *TeamHandler) push(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	recs := make([]loom.TeamRecord, len(in.Records))
+	checked := make([]team.Record, len(in.Records))
 	for i, x := range in.Records {
 		if x.Host == "" || len(x.Host) > 64 || x.Index < 1 || x.Epoch < 1 || len(x.Header) == 0 || len(x.Body) == 0 {
 			h.edge.Error(w, r, loom.Errorf(loom.EINVALID, "record %d: a team record needs its host, index (1 or more), epoch, header and body", i+1))
 			return
 		}
 		recs[i] = loom.TeamRecord{Host: x.Host, Index: x.Index, Epoch: x.Epoch, Header: x.Header, Body: x.Body}
+		checked[i] = team.Record{Host: x.Host, Index: x.Index, Epoch: x.Epoch, Header: x.Header, Body: x.Body}
 	}
 	ctx, cancel := h.edge.Bounded(r.Context())
 	defer cancel()
+	if err := h.checkPut(ctx, r.PathValue("team"), h.edge.User(r), checked); err != nil {
+		h.edge.Error(w, r, err)
+		return
+	}
 	n, err := h.st.PutTeamRecords(ctx, r.PathValue("team"), recs)
 	if err != nil {
 		h.edge.Error(w, r, err)

@@ -2,8 +2,6 @@ package teamrun
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"net/http"
 	"slices"
@@ -417,12 +415,6 @@ func (v *Verified) Shares() []Shared {
 		}
 	}
 	return out
-}
-
-func newHost() string {
-	var b [8]byte
-	rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }
 
 // InviteInfo is one invite of the team, as the chain says.

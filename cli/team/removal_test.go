@@ -17,6 +17,18 @@ import (
 	"github.com/loomhq/loom/teamrun"
 )
 
+// startTeam starts a hub on PostgreSQL and alice's team core on it:
+// the hub's database, its address, a maker of hub users' tokens, alice,
+// and the team's id and admin.
+func startTeam(t *testing.T) (hubDB, hubBase string, tok func(string) string, alice *member, created struct{ ID, Admin string }) {
+	hubDB = clitest.FreshSchema(t)
+	hub1, hubHome, _ := clitest.StartHub(t, hubDB)
+	tok = func(u string) string { return hubToken(t, hubHome, hubDB, u) }
+	alice = newMember(t, "alice", hub1.Base, tok("alice"))
+	json.Unmarshal([]byte(alice.must(t, "team", "create", "core", "--json")), &created)
+	return hubDB, hub1.Base, tok, alice, created
+}
+
 // savedKeys is what a copy of a machine's data directory opens: the
 // keyring of its team.json and every keyring the chain wraps for its key
 // pair.
@@ -68,14 +80,9 @@ func copyTree(t *testing.T, from string) string {
 // straight from the hub's PostgreSQL tables, nothing written after their
 // removal opens with anything they hold, and their invites join no more.
 func TestRemovalIsFinal(t *testing.T) {
-	hubDB := clitest.FreshSchema(t)
-	hub1, hubHome, _ := clitest.StartHub(t, hubDB)
-	tok := func(u string) string { return hubToken(t, hubHome, hubDB, u) }
-	alice := newMember(t, "alice", hub1.Base, tok("alice"))
-	bob := newMember(t, "bob", hub1.Base, tok("bob"))
-	carol := newMember(t, "carol", hub1.Base, tok("carol"))
-	var created struct{ ID, Admin string }
-	json.Unmarshal([]byte(alice.must(t, "team", "create", "core", "--json")), &created)
+	hubDB, hubBase, tok, alice, created := startTeam(t)
+	bob := newMember(t, "bob", hubBase, tok("bob"))
+	carol := newMember(t, "carol", hubBase, tok("carol"))
 	invite := func(m *member, args ...string) string {
 		var inv struct{ Code string }
 		json.Unmarshal([]byte(m.must(t, append([]string{"team", "invite", "--json"}, args...)...)), &inv)
@@ -83,7 +90,7 @@ func TestRemovalIsFinal(t *testing.T) {
 	}
 	bob.must(t, "team", "join", invite(alice), "--yes")
 	carol.must(t, "team", "join", invite(alice), "--yes")
-	laptop := newMember(t, "bob", hub1.Base, bob.tok)
+	laptop := newMember(t, "bob", hubBase, bob.tok)
 	laptop.must(t, "team", "join", invite(bob, "--machine", "--label", "laptop"), "--yes")
 	// Each makes a machine's invite and keeps its code unused.
 	spare := invite(bob, "--machine", "--label", "spare")
@@ -104,7 +111,7 @@ func TestRemovalIsFinal(t *testing.T) {
 	}
 	// Their invites join no more, on any machine.
 	for _, code := range []string{spare, tablet} {
-		m := newMember(t, "bob", hub1.Base, bob.tok)
+		m := newMember(t, "bob", hubBase, bob.tok)
 		if r := m.run(t, "team", "join", code, "--yes"); r.Code == 0 || !strings.Contains(r.Stderr, "revoked when the member or machine") {
 			t.Fatalf("a removed member's (or machine's) invite joins: %d %s%s", r.Code, r.Stdout, r.Stderr)
 		}
