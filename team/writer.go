@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/bits"
 	"strings"
+	"time"
 )
 
 // A writer id (a record's Host) is bound to the key that writes under
@@ -64,4 +66,39 @@ func CheckPut(st *State, user string, r Record) error {
 		return fmt.Errorf("record %d: %w: it is not signed by its author", r.Index, ErrNotYours)
 	}
 	return nil
+}
+
+// readPrefix binds an invite's proof to its purpose.
+const readPrefix = "loom team read 1\n"
+
+// ReadProof is what an invite's holder shows the hub to read the team's
+// chain before joining: the invite's signature over the team's id and
+// the hub user asking (so that the proof reads for that user alone).
+func ReadProof(teamID, user string, inv *Identity) []byte {
+	return ed25519.Sign(inv.Sign, []byte(readPrefix+teamID+"\n"+user))
+}
+
+// CheckReadProof checks proof, the read proof of invite fp for user:
+// nil when fp is an invite of st that can still join at now; the
+// invite's own refusal (used, revoked, expired) when the proof is its
+// holder's but it can join no more, which only its holder learns; and
+// false ok for a proof that is not one.
+func (st *State) CheckReadProof(user, fp string, proof []byte, now time.Time) (ok bool, err error) {
+	m := st.Past[fp]
+	if _, invite := st.Invites[fp]; !invite || m == nil || !ed25519.Verify(ed25519.PublicKey(m.Sign), []byte(readPrefix+st.Team+"\n"+user), proof) {
+		return false, nil
+	}
+	return true, st.InviteError(fp, now)
+}
+
+// PadClass is the size class a record's payload of n bytes is padded to
+// before it is sealed: 1 KiB at least, then eight classes in each power
+// of two (1280, 1536, … 2048, 2560, …), so that the hub learns a
+// record's size to within a quarter, not its length.
+func PadClass(n int) int {
+	if n <= 1024 {
+		return 1024
+	}
+	step := (1 << bits.Len(uint(n-1))) / 8
+	return (n + step - 1) / step * step
 }

@@ -38,6 +38,10 @@ func (e *Env) client(hubURL string) *hub.Client {
 	return &hub.Client{URL: hubURL, Token: e.Token, HTTP: e.HTTP}
 }
 
+// ErrGone is in the chain of Verify's error when the hub no longer
+// serves the chain to this member: it does to members only.
+var ErrGone = loom.Errorf(loom.ENOTFOUND, "the hub no longer serves you its chain (it does to members only): you left or were removed, or the team is gone from the hub; nothing was read or sent")
+
 // Verified is a team's chain as this machine verified it just now.
 type Verified struct {
 	*team.State
@@ -100,6 +104,16 @@ func (e *Env) Verify(ctx context.Context, s *State) (*Verified, error) {
 		return nil, err
 	}
 	chain, err := e.client(s.Hub).TeamChain(ctx, s.ID, 0)
+	if loom.ErrorCode(err) == loom.ENOTFOUND && s.Seq > 0 {
+		// The hub serves the chain to its members only.
+		if !s.Gone {
+			s.Gone = true
+			if err := e.Local.Save(s); err != nil {
+				return nil, err
+			}
+		}
+		return nil, fmt.Errorf("team %s: %w", s.Name, ErrGone)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -248,9 +262,11 @@ func (e *Env) Join(ctx context.Context, code, name, hubURL string, confirm func(
 		return nil, err
 	}
 	s := &State{ID: c.Team, Name: c.Name, Hub: c.Hub, Admin: c.Admin, Keys: team.Keyring{}}
-	chain, err := e.client(c.Hub).TeamChain(ctx, c.Team, 0)
+	chain, err := e.client(c.Hub).TeamChainInvite(ctx, c.Team, user, inv)
 	if err != nil {
-		return nil, err
+		// The hub says why an invite's holder may not read the chain
+		// (used, revoked, expired), as the chain would.
+		return nil, fmt.Errorf("team %s: %w; not joined", c.Name, err)
 	}
 	st, err := team.Verify(c.Team, c.Admin, chain)
 	if err != nil {

@@ -17,6 +17,22 @@ import (
 	"github.com/loomhq/loom/teamrun"
 )
 
+// postRecord posts r straight to the hub's API with token tok, as a
+// client of one's own would, and returns the answer's status.
+func postRecord(t *testing.T, hubBase, tok, teamID string, r team.Record) int {
+	t.Helper()
+	body, _ := json.Marshal(hub.TeamPush{Records: []hub.TeamRecord{{Host: r.Host, Index: r.Index, Epoch: r.Epoch, Header: r.Header, Body: r.Body}}})
+	req, _ := http.NewRequest(http.MethodPost, hubBase+hub.TeamPath(teamID)+"/records", bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+tok)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
 // TestNobodyWritesInAnothersName plays a member with her own signing
 // keys who posts straight to the hub's API: records filed under another
 // member's writer id, at his next indexes, signed by her or claiming to
@@ -59,17 +75,8 @@ func TestNobodyWritesInAnothersName(t *testing.T) {
 	r, _ := team.SealRecord(team.Header{Team: created.ID, Host: team.NewWriter(carolID.Fingerprint()), Index: 1, Epoch: epoch, Author: bobID.Fingerprint()}, cs.Keys, carolID, pl)
 	forged = append(forged, r)
 	for i, r := range forged {
-		body, _ := json.Marshal(hub.TeamPush{Records: []hub.TeamRecord{{Host: r.Host, Index: r.Index, Epoch: r.Epoch, Header: r.Header, Body: r.Body}}})
-		req, _ := http.NewRequest(http.MethodPost, hubBase+hub.TeamPath(created.ID)+"/records", bytes.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+carol.tok)
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusForbidden {
-			t.Fatalf("carol's record %d under bob's writer id or name: %s, want 403", i+1, resp.Status)
+		if status := postRecord(t, hubBase, carol.tok, created.ID, r); status != http.StatusForbidden {
+			t.Fatalf("carol's record %d under bob's writer id or name: %d, want 403", i+1, status)
 		}
 	}
 
