@@ -106,12 +106,6 @@ func (e *Env) Verify(ctx context.Context, s *State) (*Verified, error) {
 	chain, err := e.client(s.Hub).TeamChain(ctx, s.ID, 0)
 	if loom.ErrorCode(err) == loom.ENOTFOUND && s.Seq > 0 {
 		// The hub serves the chain to its members only.
-		if !s.Gone {
-			s.Gone = true
-			if err := e.Local.Save(s); err != nil {
-				return nil, err
-			}
-		}
 		return nil, fmt.Errorf("team %s: %w", s.Name, ErrGone)
 	}
 	if err != nil {

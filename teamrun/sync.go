@@ -97,6 +97,12 @@ const maxRecordMessages = 500
 func (e *Env) SyncTeam(ctx context.Context, s *State, st Stores) (*Sync, error) {
 	v, err := e.Verify(ctx, s)
 	if errors.Is(err, ErrGone) {
+		if !s.Gone {
+			s.Gone = true
+			if err := e.Local.Save(s); err != nil {
+				return nil, err
+			}
+		}
 		return &Sync{Team: s.Name, Waiting: notMember}, nil
 	}
 	if err != nil {

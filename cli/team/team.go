@@ -56,7 +56,7 @@ docs/team.md.`,
 	}
 	cmd.AddCommand(newCmdCreate(inv), newCmdInvite(inv), newCmdInvites(inv), newCmdJoin(inv), newCmdMembers(inv),
 		newCmdRemove(inv), newCmdLeave(inv), newCmdShare(inv, true), newCmdShare(inv, false),
-		newCmdSync(inv), newCmdList(inv))
+		newCmdSync(inv), newCmdList(inv), newCmdSetHub(inv))
 	return cmd
 }
 
@@ -536,6 +536,47 @@ of the team.`,
 	return cmd
 }
 
+func newCmdSetHub(inv *command.Invocation) *cobra.Command {
+	e := &env{inv: inv}
+	var ref string
+	cmd := &cobra.Command{
+		Use:   "set-hub URL [--team NAME]",
+		Short: "Reach the team's hub at another address, on this machine",
+		Long: `Set-hub changes the address this machine reaches the team's hub at (the
+hub moved, or is reached through another name). The chain is read and
+verified there first, against the admin pinned at join and the last
+entry this machine verified: an address that serves another chain, or
+an older one, is refused and the old address kept. Each machine of the
+team sets it for itself.`,
+		Example: `  loom team set-hub https://hub.example.com --team core`,
+		Args:    command.ArgsBetween(1, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e.hub = args[0]
+			h, err := e.hubURL()
+			if err != nil {
+				return err
+			}
+			r, s, err := e.find(ref)
+			if err != nil {
+				return err
+			}
+			old := s.Hub
+			s.Hub = h
+			v, err := r.Verify(cmd.Context(), s)
+			if err != nil {
+				return fmt.Errorf("%w; the team's hub stays %s", err, old)
+			}
+			if inv.JSON() {
+				return command.WriteJSON(inv.IO.Out, map[string]any{"team": v.Name, "hub": h, "was": old, "seq": v.Seq})
+			}
+			fmt.Fprintf(inv.IO.Out, "team %s: hub %s (was %s); its chain of %d entries verified there\n", v.Name, h, old, v.Seq)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&ref, "team", "", "the team `NAME` (default the only one)")
+	return cmd
+}
+
 func newCmdList(inv *command.Invocation) *cobra.Command {
 	return &cobra.Command{
 		Use:     "list",
@@ -553,9 +594,13 @@ func newCmdList(inv *command.Invocation) *cobra.Command {
 			}
 			if inv.JSON() {
 				type row struct {
-					ID, Name, Hub, Admin, Me string
-					Machine                  string `json:",omitempty"`
-					Gone                     bool
+					ID      string `json:"id"`
+					Name    string `json:"name"`
+					Hub     string `json:"hub"`
+					Admin   string `json:"admin"`
+					Me      string `json:"me"`
+					Machine string `json:"machine,omitempty"`
+					Gone    bool   `json:"gone"`
 				}
 				rows := []row{}
 				for _, s := range all {
