@@ -48,6 +48,9 @@ type Edge struct {
 	// TooLarge is the error of a request too large to take (413), with
 	// msg.
 	TooLarge func(msg string) error
+	// Forbidden is the error of a request its token may not make (403),
+	// with msg; TooMany that of a user past a limit of theirs (429).
+	Forbidden, TooMany func(msg string) error
 	// Push takes a place for one of user's pushes, given back by
 	// release, or refuses it past the limits (MaxPushesPerUser,
 	// MaxPushes).

@@ -2,12 +2,16 @@ package hub
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/team"
@@ -62,18 +66,150 @@ const (
 	MaxTeamEntry = 4 << 20
 	// maxTeamChain bounds the entries one page of the chain answers.
 	maxTeamChain = 10000
+	// MaxTeamSmallEntry bounds an entry that wraps no key for the team
+	// (share, unshare, leave, revoke) or for one key pair (invite, join).
+	MaxTeamSmallEntry = 64 << 10
+	// MaxMemberEntries bounds the entries one member (with every machine
+	// of theirs) signs in a team's chain; the admin's are not counted.
+	MaxMemberEntries = 1000
 )
+
+// boundEntry refuses an entry e of size bytes that is larger than its
+// kind needs (413), or that takes its signer past MaxMemberEntries
+// (429): every client reads the whole chain at every command.
+func (h *TeamHandler) boundEntry(st *team.State, e *team.Entry, size int) error {
+	switch e.Kind {
+	case team.KindCreate, team.KindRemove, team.KindRotate:
+	default:
+		if size > MaxTeamSmallEntry {
+			return h.edge.TooLarge(fmt.Sprintf("a %s entry is at most %d bytes, and this one is %d", e.Kind, MaxTeamSmallEntry, size))
+		}
+	}
+	if e.By == st.Admin || e.Kind == team.KindJoin {
+		return nil
+	}
+	m := st.MemberOf(e.By)
+	n := 0
+	for _, x := range st.Entries {
+		if x.Kind != team.KindJoin && x.By != st.Admin && st.MemberOf(x.By) == m {
+			n++
+		}
+	}
+	if n > MaxMemberEntries {
+		return h.edge.TooMany(fmt.Sprintf("%s has signed %d entries of the team's chain, and a member signs at most %d", m.Name, n-1, MaxMemberEntries))
+	}
+	return nil
+}
 
 // TeamHandler serves the team endpoints over a store of teams.
 type TeamHandler struct {
 	st   loom.TeamHub
 	edge Edge
+
+	mu     sync.Mutex
+	chains map[string]*verifiedChain
+}
+
+// verifiedChain is a team's chain as this hub process verified it last:
+// a push checks its records against it, after taking in the entries
+// appended since (through any process).
+type verifiedChain struct {
+	mu      sync.Mutex
+	st      *team.State
+	writers map[string]bool
 }
 
 // NewTeamHandler returns the team endpoints over st; with st nil, every
 // endpoint answers that teams need a hub on PostgreSQL.
 func NewTeamHandler(st loom.TeamHub, edge Edge) *TeamHandler {
-	return &TeamHandler{st: st, edge: edge}
+	return &TeamHandler{st: st, edge: edge, chains: map[string]*verifiedChain{}}
+}
+
+// withChain runs fn with team id's chain as it is now, verified (the
+// entries appended since this process verified it last, through any
+// process, taken in first), and the writer ids the hub holds records of.
+func (h *TeamHandler) withChain(ctx context.Context, id string, fn func(st *team.State, writers map[string]bool) error) error {
+	h.mu.Lock()
+	c := h.chains[id]
+	if c == nil {
+		c = &verifiedChain{}
+		h.chains[id] = c
+	}
+	h.mu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	after := int64(0)
+	if c.st != nil {
+		after = c.st.Seq
+	}
+	es, err := h.st.TeamChain(ctx, id, after)
+	if err != nil {
+		return err
+	}
+	if c.st == nil {
+		c.st = &team.State{Team: id}
+	}
+	for _, e := range es {
+		if err := c.st.Apply("", e.Entry); err != nil {
+			c.st = nil
+			return fmt.Errorf("team %s: the hub's own chain does not verify: %w", id, err)
+		}
+	}
+	if c.st.Seq == 0 {
+		c.st = nil
+		return loom.Errorf(loom.ENOTFOUND, "team %s: no such team of yours on this hub", id)
+	}
+	if c.writers == nil {
+		c.writers = map[string]bool{}
+	}
+	return fn(c.st, c.writers)
+}
+
+// MaxTeamWriters bounds the writer ids of one member's key: a machine
+// starts a new one only when it lost its state.
+const MaxTeamWriters = 64
+
+// checkPut checks recs against team id's chain as it is now (see
+// team.CheckPut): every record must be user's own, under a writer id of
+// its author's, of a size the hub takes, and a member's key writes
+// under MaxTeamWriters writer ids at most.
+func (h *TeamHandler) checkPut(ctx context.Context, id, user string, recs []team.Record) error {
+	return h.withChain(ctx, id, func(st *team.State, writers map[string]bool) error {
+		for _, r := range recs {
+			if len(r.Body) > loom.MaxSyncBody {
+				return h.edge.TooLarge(fmt.Sprintf("record %d of writer %s is %d bytes, and a team record is at most %d", r.Index, r.Host, len(r.Body), loom.MaxSyncBody))
+			}
+			if err := team.CheckPut(st, user, r); err != nil {
+				return h.edge.Forbidden(err.Error())
+			}
+			if writers[r.Host] {
+				continue
+			}
+			hs, err := h.st.TeamLasts(ctx, id)
+			if err != nil {
+				return err
+			}
+			clear(writers)
+			for _, x := range hs {
+				writers[x.Host] = true
+			}
+			if writers[r.Host] {
+				continue
+			}
+			prefix, _, _ := strings.Cut(r.Host, "-")
+			n := 0
+			for w := range writers {
+				if strings.HasPrefix(w, prefix+"-") {
+					n++
+				}
+			}
+			if n >= MaxTeamWriters {
+				return h.edge.TooMany(fmt.Sprintf("this key writes under %d writer ids already, and a member's machine writes under at most %d: a new writer id is made only when a machine loses its state", n, MaxTeamWriters))
+			}
+			writers[r.Host] = true
+		}
+		return nil
+	})
 }
 
 // Mount adds the endpoints to mux.
@@ -122,11 +258,33 @@ func (h *TeamHandler) member(next http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
-// chain answers the team's entries after ?after=N; any user with a token
-// reads them (an invitee reads the chain before joining): they hold
-// public keys, wrapped keys and sealed parts only.
+// chain answers the team's entries after ?after=N to the hub users of
+// its members, and to a user who shows an open invite's proof
+// (?invite=FINGERPRINT&proof=BASE64, team.ReadProof: an invitee reads
+// the chain before joining); anyone else gets 404, as for a team the hub
+// does not hold.
 func (h *TeamHandler) chain(w http.ResponseWriter, r *http.Request) {
 	after, err := intParam(r, "after")
+	if err != nil {
+		h.edge.Error(w, r, err)
+		return
+	}
+	id, user := r.PathValue("team"), h.edge.User(r)
+	ok, err := h.st.TeamAccess(r.Context(), id, user)
+	if err == nil && !ok {
+		err = loom.Errorf(loom.ENOTFOUND, "team %s: no such team of yours on this hub", id)
+		if fp, proof := r.URL.Query().Get("invite"), r.URL.Query().Get("proof"); fp != "" {
+			sig, _ := base64.RawURLEncoding.DecodeString(proof)
+			if cerr := h.withChain(r.Context(), id, func(st *team.State, _ map[string]bool) error {
+				if ok, ierr := st.CheckReadProof(user, fp, sig, time.Now()); ok {
+					err = ierr
+				}
+				return nil
+			}); cerr != nil && loom.ErrorCode(cerr) != loom.ENOTFOUND {
+				err = cerr
+			}
+		}
+	}
 	if err != nil {
 		h.edge.Error(w, r, err)
 		return
@@ -152,7 +310,19 @@ func (h *TeamHandler) chain(w http.ResponseWriter, r *http.Request) {
 // and is signed by a member whose hub user the token is of otherwise.
 func (h *TeamHandler) appendEntry(w http.ResponseWriter, r *http.Request) {
 	var in Entry
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxTeamEntry*2)).Decode(&in); err != nil {
+	body, err := readBody(w, r)
+	if err != nil {
+		h.edge.Error(w, r, err)
+		return
+	}
+	defer body.Close()
+	// The client compresses a large entry (zstd) as it does a push.
+	if err := json.NewDecoder(http.MaxBytesReader(w, body, MaxTeamEntry*2)).Decode(&in); err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			h.edge.Error(w, r, h.edge.TooLarge(fmt.Sprintf("a chain entry is at most %d bytes", MaxTeamEntry)))
+			return
+		}
 		h.edge.Error(w, r, loom.Errorf(loom.EINVALID, "a chain entry is {\"seq\": N, \"entry\": base64}: %v", err))
 		return
 	}
@@ -178,6 +348,10 @@ func (h *TeamHandler) appendEntry(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	e := st.Entries[len(st.Entries)-1]
+	if err := h.boundEntry(st, e, len(in.Entry)); err != nil {
+		h.edge.Error(w, r, err)
+		return
+	}
 	switch e.Kind {
 	case team.KindCreate, team.KindJoin:
 		if e.Member.User != user {
@@ -268,15 +442,21 @@ func (h *TeamHandler) push(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	recs := make([]loom.TeamRecord, len(in.Records))
+	checked := make([]team.Record, len(in.Records))
 	for i, x := range in.Records {
 		if x.Host == "" || len(x.Host) > 64 || x.Index < 1 || x.Epoch < 1 || len(x.Header) == 0 || len(x.Body) == 0 {
 			h.edge.Error(w, r, loom.Errorf(loom.EINVALID, "record %d: a team record needs its host, index (1 or more), epoch, header and body", i+1))
 			return
 		}
 		recs[i] = loom.TeamRecord{Host: x.Host, Index: x.Index, Epoch: x.Epoch, Header: x.Header, Body: x.Body}
+		checked[i] = team.Record{Host: x.Host, Index: x.Index, Epoch: x.Epoch, Header: x.Header, Body: x.Body}
 	}
 	ctx, cancel := h.edge.Bounded(r.Context())
 	defer cancel()
+	if err := h.checkPut(ctx, r.PathValue("team"), h.edge.User(r), checked); err != nil {
+		h.edge.Error(w, r, err)
+		return
+	}
 	n, err := h.st.PutTeamRecords(ctx, r.PathValue("team"), recs)
 	if err != nil {
 		h.edge.Error(w, r, err)
@@ -304,12 +484,24 @@ func writeJSON(edge Edge, w http.ResponseWriter, r *http.Request, v any, compres
 
 // The client's side.
 
-// TeamChain returns the team's entries after seq after.
+// TeamChain returns the team's entries after seq after (the hub serves
+// them to its members' hub users).
 func (c *Client) TeamChain(ctx context.Context, id string, after int64) ([][]byte, error) {
+	return c.teamChain(ctx, id, after, "")
+}
+
+// TeamChainInvite returns the team's whole chain to the holder of an
+// open invite inv, who is no member yet.
+func (c *Client) TeamChainInvite(ctx context.Context, id, user string, inv *team.Identity) ([][]byte, error) {
+	q := url.Values{"invite": {inv.Fingerprint()}, "proof": {base64.RawURLEncoding.EncodeToString(team.ReadProof(id, user, inv))}}
+	return c.teamChain(ctx, id, 0, "&"+q.Encode())
+}
+
+func (c *Client) teamChain(ctx context.Context, id string, after int64, query string) ([][]byte, error) {
 	var out [][]byte
 	for {
 		var page Chain
-		if err := c.call(ctx, http.MethodGet, TeamPath(id)+"/chain?after="+strconv.FormatInt(after, 10), nil, &page); err != nil {
+		if err := c.call(ctx, http.MethodGet, TeamPath(id)+"/chain?after="+strconv.FormatInt(after, 10)+query, nil, &page); err != nil {
 			return nil, err
 		}
 		for _, e := range page.Entries {

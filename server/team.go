@@ -17,6 +17,8 @@ func (s *Server) teamRoutes(mux *router) {
 		Bounded:    s.bounded,
 		Error:      s.writeHubError,
 		TooLarge:   func(msg string) error { return codedError(eTooLarge, "%s", msg) },
+		Forbidden:  func(msg string) error { return codedError(eForbidden, "%s", msg) },
+		TooMany:    func(msg string) error { return codedError(eTooMany, "%s", msg) },
 		Push:       pushes.acquire,
 	}).Mount(mux)
 }

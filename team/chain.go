@@ -64,7 +64,16 @@ type Entry struct {
 	Keys map[string][]byte `json:"keys,omitempty"`
 	// Sealed is what a share names, sealed under the team's key.
 	Sealed []byte `json:"sealed,omitempty"`
+	// Version is the rules the entry was written under: 0 before a
+	// departure revoked the invites made by or for whoever went (such a
+	// remove or rotate may wrap its key for them too), EntryVersion since.
+	Version int `json:"version,omitempty"`
 }
+
+// EntryVersion is the rules the entries a client writes follow: a
+// remove or rotate wraps its key for exactly the members, their machines
+// and the open invites, none of those a departure revoked.
+const EntryVersion = 2
 
 // Signed is an entry as the hub keeps it: its JSON and the signature
 // over it.
@@ -127,10 +136,15 @@ type State struct {
 	Invites map[string]bool
 	// Expires are the invites' ends, by fingerprint (none: never);
 	// Revoked the invites revoked; InviteFor the member each machine's
-	// invite is for.
+	// invite is for; InviteBy the key that made each invite.
 	Expires   map[string]time.Time
 	Revoked   map[string]bool
 	InviteFor map[string]string
+	InviteBy  map[string]string
+	// Departed are the invites revoked by the removal or leave of the
+	// member or machine that made them or that they were for, by
+	// fingerprint: the seq of that entry.
+	Departed map[string]int64
 	// Machines are the members' other machines now, by fingerprint: the
 	// member each belongs to. A machine holds the team's keys as its
 	// member does, signs as its member, and goes with its member.
@@ -301,6 +315,7 @@ func (st *State) take(e *Entry) error {
 		st.Left = map[string]int64{}
 		st.Invites = map[string]bool{}
 		st.Expires, st.Revoked, st.InviteFor = map[string]time.Time{}, map[string]bool{}, map[string]string{}
+		st.InviteBy, st.Departed = map[string]string{}, map[string]int64{}
 		st.Machines = map[string]string{}
 		st.Holders = map[int]map[string]bool{1: {e.By: true}}
 		st.Epoch, st.EpochAt = 1, map[int]int64{1: e.Seq}
@@ -319,6 +334,7 @@ func (st *State) take(e *Entry) error {
 			return errors.New("an invite must wrap the keys for the invite alone")
 		}
 		st.Invites[fp] = false
+		st.InviteBy[fp] = e.By
 		st.Past[fp] = e.Invite
 		st.Holders[st.Epoch][fp] = true
 		if e.Expires != nil {
@@ -366,13 +382,10 @@ func (st *State) take(e *Entry) error {
 		if e.Kind == KindRemove {
 			switch {
 			case st.Machines[e.Target] != "":
-				delete(st.Machines, e.Target)
-				st.Left[e.Target] = e.Seq
 			case e.Target == st.Admin || st.Members[e.Target] == nil:
 				return fmt.Errorf("a removal of %s, who is not a member the admin can remove", e.Target)
-			default:
-				st.drop(e.Target, e.Seq)
 			}
+			st.depart(e.Target, e.Seq)
 		}
 		if e.Epoch != st.Epoch+1 {
 			return fmt.Errorf("a new key for epoch %d after epoch %d", e.Epoch, st.Epoch)
@@ -383,6 +396,14 @@ func (st *State) take(e *Entry) error {
 				return fmt.Errorf("the new key is not wrapped for %s", fp)
 			}
 			holders[fp] = true
+		}
+		for fp := range e.Keys {
+			// A chain written before a departure revoked its invites
+			// wrapped the key for them too: it still verifies, and says
+			// they held it.
+			if e.Version < EntryVersion && !holders[fp] && st.Departed[fp] != 0 {
+				holders[fp] = true
+			}
 		}
 		if len(e.Keys) != len(holders) {
 			return errors.New("the new key must be wrapped for the members, their machines and the open invites and no one else")
@@ -404,12 +425,7 @@ func (st *State) take(e *Entry) error {
 		if e.By == st.Admin {
 			return errors.New("the admin cannot leave")
 		}
-		if st.Machines[e.By] != "" {
-			delete(st.Machines, e.By)
-			st.Left[e.By] = e.Seq
-		} else {
-			st.drop(e.By, e.Seq)
-		}
+		st.depart(e.By, e.Seq)
 		st.Stale = true
 	case KindShare, KindUnshare:
 		if len(e.Sealed) == 0 || e.Epoch < 1 || e.Epoch > st.Epoch {
@@ -519,16 +535,55 @@ func (st *State) MachinesOf(fp string) map[string]*Member {
 	return out
 }
 
-// drop takes member fp and their machines out of the team at entry seq.
-func (st *State) drop(fp string, seq int64) {
-	delete(st.Members, fp)
-	st.Left[fp] = seq
-	for m, o := range st.Machines {
-		if o == fp {
-			delete(st.Machines, m)
-			st.Left[m] = seq
+// depart takes fp out of the team at entry seq: a machine alone, or a
+// member with every machine of theirs; and revokes every invite not
+// used that any of them made or that is for them (a machine's invite of
+// the member), so that no key of theirs, and no code they hold, opens
+// or joins anything after.
+func (st *State) depart(fp string, seq int64) {
+	gone := st.goneWith(fp)
+	invites := st.invitesOf(gone)
+	for g := range gone {
+		delete(st.Members, g)
+		delete(st.Machines, g)
+		st.Left[g] = seq
+	}
+	for inv := range invites {
+		st.Revoked[inv] = true
+		st.Departed[inv] = seq
+	}
+}
+
+// goneWith returns who leaves the team with fp: fp, and every machine
+// of theirs when fp is a member.
+func (st *State) goneWith(fp string) map[string]bool {
+	gone := map[string]bool{fp: true}
+	if st.Machines[fp] == "" {
+		for m, o := range st.Machines {
+			if o == fp {
+				gone[m] = true
+			}
 		}
 	}
+	return gone
+}
+
+// invitesOf returns the invites neither used nor revoked that any of
+// gone made or that are for one of them.
+func (st *State) invitesOf(gone map[string]bool) map[string]*Member {
+	out := map[string]*Member{}
+	for inv, used := range st.Invites {
+		if !used && !st.Revoked[inv] && (gone[st.InviteBy[inv]] || gone[st.InviteFor[inv]]) {
+			out[inv] = st.Past[inv]
+		}
+	}
+	return out
+}
+
+// Departing returns the invites the removal or leave of fp revokes with
+// it, by fingerprint.
+func (st *State) Departing(fp string) map[string]*Member {
+	return st.invitesOf(st.goneWith(fp))
 }
 
 // MemberNamed returns the member now in the team with name, or nil.
@@ -565,7 +620,7 @@ func (st *State) SortedMembers() []*Member {
 
 // NewEntry starts the next entry of st's chain, of kind, signed by by.
 func (st *State) NewEntry(kind, by string, at time.Time) *Entry {
-	return &Entry{Team: st.Team, Seq: st.Seq + 1, Prev: st.Head, Kind: kind, At: at.UTC().Truncate(time.Millisecond), By: by}
+	return &Entry{Team: st.Team, Seq: st.Seq + 1, Prev: st.Head, Kind: kind, At: at.UTC().Truncate(time.Millisecond), By: by, Version: EntryVersion}
 }
 
 // NewTeamID returns a new team id: 16 random bytes in hex.

@@ -194,3 +194,95 @@ func TestJoinClockBehind(t *testing.T) {
 	b, _, err = team.Join(w.state(t), inv, identity(t), "dave", "dave", at.Add(-time.Minute))
 	w.add(t, b, err)
 }
+
+// TestRemovalRevokesInvites: a removal or a leave revokes, in its own
+// entry, every open invite made by or for whoever goes; the new key is
+// wrapped for none of them, and no client takes a join by one of them.
+func TestRemovalRevokesInvites(t *testing.T) {
+	w := newWorld(t)
+	// Bob's tablet joins; bob invites a laptop and the tablet a phone,
+	// both left unused; carol invites a desk.
+	b, inv, err := team.Invite(w.state(t), w.bob, w.ring, "tablet", nil, true, at)
+	w.add(t, b, err)
+	tablet := identity(t)
+	b, _, err = team.Join(w.state(t), inv, tablet, "tablet", "bob", at)
+	w.add(t, b, err)
+	b, laptop, err := team.Invite(w.state(t), w.bob, w.ring, "laptop", nil, true, at)
+	w.add(t, b, err)
+	b, phone, err := team.Invite(w.state(t), tablet, w.ring, "phone", nil, true, at)
+	w.add(t, b, err)
+	b, desk, err := team.Invite(w.state(t), w.carol, w.ring, "desk", nil, true, at)
+	w.add(t, b, err)
+
+	opens := func(inv *team.Identity, epoch int) bool {
+		ring, err := team.Keys(w.state(t), inv)
+		return err == nil && ring[epoch] != (envelope.Key{})
+	}
+	refused := func(inv *team.Identity, what string) {
+		t.Helper()
+		st := w.state(t)
+		if _, _, err := team.Join(st, inv, identity(t), "x", "bob", at); err == nil || !strings.Contains(err.Error(), "revoked") {
+			t.Fatalf("a join with %s: %v", what, err)
+		}
+		ring := must(team.Unwrap(st.Entries[0].Keys[st.Admin], w.admin))
+		if _, err := team.Verify(teamID, w.admin.Fingerprint(), append(w.chain, joinEntry(t, st, inv, identity(t), ring, at))); !errors.Is(err, team.ErrForged) || !strings.Contains(err.Error(), "revoked") {
+			t.Fatalf("%s's join in the chain: %v", what, err)
+		}
+	}
+
+	// The tablet goes: the phone's invite it made goes with it; bob's
+	// laptop's stays open.
+	b, ring, err := team.Rotate(w.state(t), w.admin, w.ring, tablet.Fingerprint(), at)
+	w.add(t, b, err)
+	st := w.state(t)
+	if st.Holders[2][phone.Fingerprint()] || opens(phone, 2) || !st.Holders[2][laptop.Fingerprint()] || !st.Revoked[phone.Fingerprint()] {
+		t.Fatalf("after the tablet's removal: the phone's invite holds epoch 2 %v, the laptop's %v", st.Holders[2][phone.Fingerprint()], st.Holders[2][laptop.Fingerprint()])
+	}
+	refused(phone, "the removed tablet's invite")
+
+	// Bob goes: his laptop's invite goes with him; carol's desk's stays.
+	if got := st.Departing(w.bob.Fingerprint()); len(got) != 1 || got[laptop.Fingerprint()] == nil {
+		t.Fatalf("Departing(bob) = %v", got)
+	}
+	b, ring, err = team.Rotate(st, w.admin, ring, w.bob.Fingerprint(), at)
+	w.add(t, b, err)
+	st = w.state(t)
+	if opens(laptop, 3) || !opens(desk, 3) || len(st.Holders[3]) != 3 {
+		t.Fatalf("after bob's removal epoch 3 is held by %d keys; the laptop's invite opens it: %v", len(st.Holders[3]), opens(laptop, 3))
+	}
+	refused(laptop, "the removed member's invite")
+
+	// Carol leaves: her desk's invite goes with her, and the rotation
+	// after wraps the key for the admin alone.
+	b, err = team.Leave(w.state(t), w.carol, at)
+	w.add(t, b, err)
+	refused(desk, "the invite of a member who left")
+	b, _, err = team.Rotate(w.state(t), w.admin, ring, "", at)
+	w.add(t, b, err)
+	if st := w.state(t); len(st.Holders[4]) != 1 || opens(desk, 4) {
+		t.Fatalf("after carol left, epoch 4 is held by %d keys", len(st.Holders[4]))
+	}
+
+	// A removal that wraps the new key for the removed member's invite
+	// anyway is refused by every client.
+	w2 := newWorld(t)
+	b, inv, err = team.Invite(w2.state(t), w2.bob, w2.ring, "laptop", nil, true, at)
+	w2.add(t, b, err)
+	st = w2.state(t)
+	e := st.NewEntry(team.KindRemove, st.Admin, at)
+	e.Target, e.Epoch, e.Keys = w2.bob.Fingerprint(), 2, map[string][]byte{}
+	for _, m := range []*team.Identity{w2.admin, w2.carol, inv} {
+		e.Keys[m.Fingerprint()] = must(team.Wrap(w2.ring, m.Public("x", "").Box))
+	}
+	if _, err := team.Verify(teamID, w2.admin.Fingerprint(), append(w2.chain, must(team.Sign(e, w2.admin)))); !errors.Is(err, team.ErrForged) {
+		t.Fatalf("a removal whose key is wrapped for the removed member's invite: %v", err)
+	}
+	// A chain written before these rules (an entry of version 0) still
+	// verifies; the invite holds that key, and joins no more.
+	e.Version = 0
+	old := append(w2.chain, must(team.Sign(e, w2.admin)))
+	st = must(team.Verify(teamID, w2.admin.Fingerprint(), old))
+	if !st.Holders[2][inv.Fingerprint()] || st.InviteError(inv.Fingerprint(), at) == nil {
+		t.Fatal("a chain of version 0's removal")
+	}
+}

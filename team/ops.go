@@ -80,6 +80,8 @@ func (st *State) InviteError(ifp string, at time.Time) error {
 		return loom.Errorf(loom.ENOTFOUND, "the team's chain holds no such invite: it was not made on this hub, or not for this team")
 	case used:
 		return loom.Errorf(loom.EINVALID, "this invite was used already: ask the admin for another (loom team invite)")
+	case st.Departed[ifp] != 0:
+		return loom.Errorf(loom.EINVALID, "this invite was revoked when the member or machine that made it, or that it was for, left the team or was removed (entry %d)", st.Departed[ifp])
 	case st.Revoked[ifp]:
 		return loom.Errorf(loom.EINVALID, "this invite was revoked: ask the admin for another (loom team invite)")
 	}
@@ -150,9 +152,11 @@ func Rotate(st *State, admin *Identity, ring Keyring, target string, at time.Tim
 	e.Target, e.Epoch, e.Keys = target, st.Epoch+1, map[string][]byte{}
 	to := st.Recipients(e.At)
 	if target != "" {
-		delete(to, target)
-		for m := range st.MachinesOf(target) {
-			delete(to, m)
+		for fp := range st.goneWith(target) {
+			delete(to, fp)
+		}
+		for fp := range st.Departing(target) {
+			delete(to, fp)
 		}
 	}
 	for fp, m := range to {

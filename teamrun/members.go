@@ -2,10 +2,9 @@ package teamrun
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -38,6 +37,10 @@ func (e *Env) now() time.Time {
 func (e *Env) client(hubURL string) *hub.Client {
 	return &hub.Client{URL: hubURL, Token: e.Token, HTTP: e.HTTP}
 }
+
+// ErrGone is in the chain of Verify's error when the hub no longer
+// serves the chain to this member: it does to members only.
+var ErrGone = loom.Errorf(loom.ENOTFOUND, "the hub no longer serves you its chain (it does to members only): you left or were removed, or the team is gone from the hub; nothing was read or sent")
 
 // Verified is a team's chain as this machine verified it just now.
 type Verified struct {
@@ -101,6 +104,10 @@ func (e *Env) Verify(ctx context.Context, s *State) (*Verified, error) {
 		return nil, err
 	}
 	chain, err := e.client(s.Hub).TeamChain(ctx, s.ID, 0)
+	if loom.ErrorCode(err) == loom.ENOTFOUND && s.Seq > 0 {
+		// The hub serves the chain to its members only.
+		return nil, fmt.Errorf("team %s: %w", s.Name, ErrGone)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -249,9 +256,11 @@ func (e *Env) Join(ctx context.Context, code, name, hubURL string, confirm func(
 		return nil, err
 	}
 	s := &State{ID: c.Team, Name: c.Name, Hub: c.Hub, Admin: c.Admin, Keys: team.Keyring{}}
-	chain, err := e.client(c.Hub).TeamChain(ctx, c.Team, 0)
+	chain, err := e.client(c.Hub).TeamChainInvite(ctx, c.Team, user, inv)
 	if err != nil {
-		return nil, err
+		// The hub says why an invite's holder may not read the chain
+		// (used, revoked, expired), as the chain would.
+		return nil, fmt.Errorf("team %s: %w; not joined", c.Name, err)
 	}
 	st, err := team.Verify(c.Team, c.Admin, chain)
 	if err != nil {
@@ -341,20 +350,21 @@ func (e *Env) rotate(ctx context.Context, v *Verified) (*Verified, error) {
 
 // Leave signs this member's leaving. What this machine synced stays on
 // it (the team's store and keys up to now).
-func (e *Env) Leave(ctx context.Context, s *State) error {
+// It returns the chain with the leave, whose last entry revoked the
+// open invites this member (or machine) made or that were for them.
+func (e *Env) Leave(ctx context.Context, s *State) (*Verified, error) {
 	v, err := e.Verify(ctx, s)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	b, err := team.Leave(v.State, v.Me, e.now())
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := e.client(s.Hub).AppendTeamEntry(ctx, s.ID, v.Seq+1, b); err != nil {
-		return err
+		return nil, err
 	}
-	_, err = e.Verify(ctx, s)
-	return err
+	return e.Verify(ctx, s)
 }
 
 // Share names project p in the chain as shared by this member (mode
@@ -417,12 +427,6 @@ func (v *Verified) Shares() []Shared {
 	return out
 }
 
-func newHost() string {
-	var b [8]byte
-	rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
-
 // InviteInfo is one invite of the team, as the chain says.
 type InviteInfo struct {
 	Label       string     `json:"label"`
@@ -460,5 +464,76 @@ func (v *Verified) Invites(now time.Time) []InviteInfo {
 		}
 		out = append(out, in)
 	}
+	return out
+}
+
+// Holders are who the newest key is wrapped for, by name: the members,
+// their machines (MEMBER/MACHINE) and the open invites (their labels).
+type Holders struct {
+	Members  []string `json:"members"`
+	Machines []string `json:"machines"`
+	Invites  []string `json:"invites"`
+}
+
+// Keys is how many keys the newest key is wrapped for.
+func (h Holders) Keys() int { return len(h.Members) + len(h.Machines) + len(h.Invites) }
+
+// String says how many keys of whom: "4 keys: 2 members (alice, bob),
+// 1 machine (bob/laptop), 1 open invite (invite-9)".
+func (h Holders) String() string {
+	var parts []string
+	for _, g := range []struct {
+		names []string
+		one   string
+	}{{h.Members, "member"}, {h.Machines, "machine"}, {h.Invites, "open invite"}} {
+		if len(g.names) == 0 {
+			continue
+		}
+		p := fmt.Sprintf("%d %ss (%s)", len(g.names), g.one, strings.Join(g.names, ", "))
+		if len(g.names) == 1 {
+			p = fmt.Sprintf("1 %s (%s)", g.one, g.names[0])
+		}
+		parts = append(parts, p)
+	}
+	return fmt.Sprintf("%d keys: %s", h.Keys(), strings.Join(parts, ", "))
+}
+
+// KeyHolders returns who the newest key is wrapped for.
+func (v *Verified) KeyHolders() Holders {
+	h := Holders{Members: []string{}, Machines: []string{}, Invites: []string{}}
+	for fp := range v.Holders[v.Epoch] {
+		switch {
+		case v.Members[fp] != nil:
+			h.Members = append(h.Members, v.Members[fp].Name)
+		case v.Machines[fp] != "":
+			h.Machines = append(h.Machines, v.MemberOf(fp).Name+"/"+v.Past[fp].Name)
+		case v.isInvite(fp):
+			h.Invites = append(h.Invites, v.Past[fp].Name)
+		case v.Past[fp] != nil:
+			// A key of someone gone, until the admin rotates.
+			h.Members = append(h.Members, v.Past[fp].Name+" (gone)")
+		}
+	}
+	slices.Sort(h.Members)
+	slices.Sort(h.Machines)
+	slices.Sort(h.Invites)
+	return h
+}
+
+func (v *Verified) isInvite(fp string) bool {
+	_, ok := v.State.Invites[fp]
+	return ok
+}
+
+// RevokedBy returns the labels of the invites the entry seq revoked as
+// its member or machine went (a remove or a leave).
+func (v *Verified) RevokedBy(seq int64) []string {
+	out := []string{}
+	for fp, at := range v.Departed {
+		if at == seq {
+			out = append(out, v.Past[fp].Name)
+		}
+	}
+	slices.Sort(out)
 	return out
 }

@@ -1,6 +1,7 @@
 package teamrun
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -86,6 +87,8 @@ type Stores struct {
 	Scrub func(context.Context) error
 }
 
+const notMember = "you are no longer a member of the team: nothing is sent, and nothing new can be read"
+
 // maxRecordMessages bounds the messages of one record.
 const maxRecordMessages = 500
 
@@ -93,6 +96,15 @@ const maxRecordMessages = 500
 // pulls the teammates' records into the team's store.
 func (e *Env) SyncTeam(ctx context.Context, s *State, st Stores) (*Sync, error) {
 	v, err := e.Verify(ctx, s)
+	if errors.Is(err, ErrGone) {
+		if !s.Gone {
+			s.Gone = true
+			if err := e.Local.Save(s); err != nil {
+				return nil, err
+			}
+		}
+		return &Sync{Team: s.Name, Waiting: notMember}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +117,7 @@ func (e *Env) SyncTeam(ctx context.Context, s *State, st Stores) (*Sync, error) 
 	}
 	switch {
 	case !v.In(v.Me.Fingerprint()):
-		out.Waiting = "you are no longer a member of the team: nothing is sent, and nothing new can be read"
+		out.Waiting = notMember
 		return out, nil
 	case v.Stale:
 		out.Waiting = "a member left and the admin has not rotated the team's key yet (the admin's next loom team sync does): nothing is sent until then"
@@ -125,8 +137,10 @@ func (e *Env) publish(ctx context.Context, v *Verified, st Stores, out *Sync) er
 	if len(s.Shares) == 0 || st.Own == nil {
 		return nil
 	}
-	if s.Host == "" {
-		s.Host, s.Next = newHost(), 1
+	if !team.OwnsWriter(v.Me.Fingerprint(), s.Host) {
+		// A writer id of before it was bound to its key (random) is
+		// refused by the hub: this machine writes under a new one.
+		s.Host, s.Next = team.NewWriter(v.Me.Fingerprint()), 1
 		if err := e.Local.Save(s); err != nil {
 			return err
 		}
@@ -203,6 +217,9 @@ func (p *publisher) send(ctx context.Context, pl *Payload) error {
 	if err != nil {
 		return err
 	}
+	// Padded with spaces (which JSON reads past) to its size class: the
+	// hub learns a record's size class, not its length.
+	b = append(b, bytes.Repeat([]byte{' '}, team.PadClass(len(b))-len(b))...)
 	rec, err := team.SealRecord(team.Header{Team: s.ID, Host: s.Host, Index: s.Next, Epoch: p.epoch, Author: p.v.Me.Fingerprint()}, s.Keys, p.v.Me, b)
 	if err != nil {
 		return err
@@ -210,7 +227,7 @@ func (p *publisher) send(ctx context.Context, pl *Payload) error {
 	if p.e.put != nil {
 		err = p.e.put(ctx, s.ID, []team.Record{rec})
 	} else {
-		_, err = p.e.client(s.Hub).PutTeamRecords(ctx, s.ID, []team.Record{rec})
+		err = p.e.putRecord(ctx, s, rec)
 	}
 	if err != nil {
 		return err
@@ -218,6 +235,30 @@ func (p *publisher) send(ctx context.Context, pl *Payload) error {
 	s.Next++
 	p.out.Published++
 	return nil
+}
+
+// putRecord puts rec on the hub and checks that the hub holds it: a hub
+// that says it stored none holds it from a push whose answer was lost,
+// or holds another record at its index (this machine's state restored
+// from a copy, or the hub's tables edited), which is an error: nothing
+// more is sent.
+func (e *Env) putRecord(ctx context.Context, s *State, rec team.Record) error {
+	c := e.client(s.Hub)
+	n, err := c.PutTeamRecords(ctx, s.ID, []team.Record{rec})
+	if err != nil {
+		return fmt.Errorf("team %s: record %d of writer %s refused: %w", s.Name, rec.Index, rec.Host, err)
+	}
+	if n == 1 {
+		return nil
+	}
+	held, _, err := c.TeamRecords(ctx, s.ID, rec.Host, rec.Index-1, 1)
+	if err != nil {
+		return fmt.Errorf("team %s: the hub stored none of record %d of writer %s, and did not say what it holds there: %w", s.Name, rec.Index, rec.Host, err)
+	}
+	if len(held) == 1 && held[0].Index == rec.Index && bytes.Equal(held[0].Header, rec.Header) && bytes.Equal(held[0].Body, rec.Body) {
+		return nil
+	}
+	return loom.Errorf(loom.ECONFLICT, "team %s: the hub refused record %d of this machine's writer %s: it holds another record there (this machine's team state restored from a copy, or the hub's tables edited); nothing more was sent", s.Name, rec.Index, rec.Host)
 }
 
 // session sends what changed of sess (as stored; g is it through the

@@ -56,7 +56,7 @@ docs/team.md.`,
 	}
 	cmd.AddCommand(newCmdCreate(inv), newCmdInvite(inv), newCmdInvites(inv), newCmdJoin(inv), newCmdMembers(inv),
 		newCmdRemove(inv), newCmdLeave(inv), newCmdShare(inv, true), newCmdShare(inv, false),
-		newCmdSync(inv), newCmdList(inv))
+		newCmdSync(inv), newCmdList(inv), newCmdSetHub(inv))
 	return cmd
 }
 
@@ -466,11 +466,14 @@ func newCmdRemove(inv *command.Invocation) *cobra.Command {
 		Use:   "remove MEMBER|MEMBER/MACHINE [--team NAME]",
 		Short: "Remove a member, or one machine of theirs, and rotate the team's key (admin)",
 		Long: `Remove takes a member, with every machine of theirs, out of the team's
-chain and, in the same signed entry, makes a new key for the team
-wrapped for the remaining members and their machines only: nothing
-written after it opens with the removed member's keys, on any of their
-machines. MEMBER/MACHINE (as loom team members shows it) removes that
-one machine alone. What they synced before stays on their machines.`,
+chain and, in the same signed entry, revokes every open invite made by
+or for them and makes a new key for the team wrapped for the remaining
+members, their machines and their open invites only: nothing written
+after it opens with the removed member's keys or invite codes, on any
+of their machines. MEMBER/MACHINE (as loom team members shows it)
+removes that one machine alone, with the invites it made. It says how
+many keys of whom the new key is wrapped for. What they synced before
+stays on their machines.`,
 		Example: `  loom team remove carol
   loom team remove bob/laptop`,
 		Args: command.ArgsBetween(1, 1),
@@ -483,10 +486,15 @@ one machine alone. What they synced before stays on their machines.`,
 			if err != nil {
 				return err
 			}
+			h, revoked := v.KeyHolders(), v.RevokedBy(v.Seq)
 			if inv.JSON() {
-				return command.WriteJSON(inv.IO.Out, map[string]any{"removed": m.Name, "fingerprint": m.Fingerprint(), "epoch": v.Epoch, "members": len(v.Members)})
+				return command.WriteJSON(inv.IO.Out, map[string]any{"removed": m.Name, "fingerprint": m.Fingerprint(), "epoch": v.Epoch, "members": len(v.Members), "keys": h.Keys(), "holders": h, "revoked_invites": revoked})
 			}
-			fmt.Fprintf(inv.IO.Out, "removed %s (%s) from team %s; the team's key is now epoch %d, wrapped for the %d remaining members\n", m.Name, m.Fingerprint(), v.Name, v.Epoch, len(v.Members))
+			fmt.Fprintf(inv.IO.Out, "removed %s (%s) from team %s", m.Name, m.Fingerprint(), v.Name)
+			if len(revoked) > 0 {
+				fmt.Fprintf(inv.IO.Out, ", revoking %d open invites made by or for them (%s)", len(revoked), strings.Join(revoked, ", "))
+			}
+			fmt.Fprintf(inv.IO.Out, "; the team's key is now epoch %d, wrapped for %s\n", v.Epoch, h)
 			return nil
 		},
 	}
@@ -512,10 +520,56 @@ of the team.`,
 			if err != nil {
 				return err
 			}
-			if err := r.Leave(cmd.Context(), s); err != nil {
+			v, err := r.Leave(cmd.Context(), s)
+			if err != nil {
 				return err
 			}
-			fmt.Fprintf(inv.IO.Out, "left team %s; what this machine synced stays here\n", s.Name)
+			fmt.Fprintf(inv.IO.Out, "left team %s", s.Name)
+			if revoked := v.RevokedBy(v.Seq); len(revoked) > 0 {
+				fmt.Fprintf(inv.IO.Out, ", revoking %d open invites you made or that were for you (%s)", len(revoked), strings.Join(revoked, ", "))
+			}
+			fmt.Fprintln(inv.IO.Out, "; what this machine synced stays here")
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&ref, "team", "", "the team `NAME` (default the only one)")
+	return cmd
+}
+
+func newCmdSetHub(inv *command.Invocation) *cobra.Command {
+	e := &env{inv: inv}
+	var ref string
+	cmd := &cobra.Command{
+		Use:   "set-hub URL [--team NAME]",
+		Short: "Reach the team's hub at another address, on this machine",
+		Long: `Set-hub changes the address this machine reaches the team's hub at (the
+hub moved, or is reached through another name). The chain is read and
+verified there first, against the admin pinned at join and the last
+entry this machine verified: an address that serves another chain, or
+an older one, is refused and the old address kept. Each machine of the
+team sets it for itself.`,
+		Example: `  loom team set-hub https://hub.example.com --team core`,
+		Args:    command.ArgsBetween(1, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e.hub = args[0]
+			h, err := e.hubURL()
+			if err != nil {
+				return err
+			}
+			r, s, err := e.find(ref)
+			if err != nil {
+				return err
+			}
+			old := s.Hub
+			s.Hub = h
+			v, err := r.Verify(cmd.Context(), s)
+			if err != nil {
+				return fmt.Errorf("%w; the team's hub stays %s", err, old)
+			}
+			if inv.JSON() {
+				return command.WriteJSON(inv.IO.Out, map[string]any{"team": v.Name, "hub": h, "was": old, "seq": v.Seq})
+			}
+			fmt.Fprintf(inv.IO.Out, "team %s: hub %s (was %s); its chain of %d entries verified there\n", v.Name, h, old, v.Seq)
 			return nil
 		},
 	}
@@ -540,9 +594,13 @@ func newCmdList(inv *command.Invocation) *cobra.Command {
 			}
 			if inv.JSON() {
 				type row struct {
-					ID, Name, Hub, Admin, Me string
-					Machine                  string `json:",omitempty"`
-					Gone                     bool
+					ID      string `json:"id"`
+					Name    string `json:"name"`
+					Hub     string `json:"hub"`
+					Admin   string `json:"admin"`
+					Me      string `json:"me"`
+					Machine string `json:"machine,omitempty"`
+					Gone    bool   `json:"gone"`
 				}
 				rows := []row{}
 				for _, s := range all {

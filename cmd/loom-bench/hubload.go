@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"crypto/rand"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -20,7 +19,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/hub"
 	"github.com/loomhq/loom/postgres"
 	"github.com/loomhq/loom/team"
@@ -145,8 +143,11 @@ func (rr *roundRobin) RoundTrip(r *http.Request) (*http.Response, error) {
 // hubMachine is one simulated machine: its writer log on the team and
 // what it has pulled of every other writer.
 type hubMachine struct {
-	host   string
-	user   string
+	host string
+	// id and ring are the member's key pair and the team's keys: the
+	// hub takes a record only under a writer id of the key that signs it.
+	id     *team.Identity
+	ring   team.Keyring
 	c      *hub.Client
 	pushed int64
 	// pending is a push not answered yet: sent again, the same bytes,
@@ -178,14 +179,17 @@ func (f *hubFigures) fail(err error) {
 	}
 }
 
-// record makes machine m's record index: a header as a member's client
-// writes it and a body of random bytes the size of a sealed session
-// record (the hub reads neither).
+// record makes machine m's record index as a member's client does:
+// random bytes about the size of a session record, sealed and signed
+// (the hub checks the signature and reads nothing).
 func (m *hubMachine) record(teamID string, index int64, size int) team.Record {
-	hd, _ := json.Marshal(team.Header{Team: teamID, Host: m.host, Index: index, Epoch: 1, Author: m.user})
-	body := make([]byte, size)
-	rand.Read(body)
-	return team.Record{Host: m.host, Index: index, Epoch: 1, Header: hd, Body: body}
+	payload := make([]byte, size)
+	rand.Read(payload)
+	r, err := team.SealRecord(team.Header{Team: teamID, Host: m.host, Index: index, Epoch: 1, Author: m.id.Fingerprint()}, m.ring, m.id, payload)
+	if err != nil {
+		panic(err) // epoch 1 is in the ring: SealRecord cannot fail
+	}
+	return r
 }
 
 // push puts n new records of m on the hub in one request; a push not
@@ -294,7 +298,8 @@ func hubLoadMain(ctx context.Context, out io.Writer, dir, bin, pg string, sh hub
 		clients[i] = &hub.Client{URL: "http://hub", Token: secret, HTTP: hc}
 	}
 	chainStart := time.Now()
-	if err := benchChain(ctx, teamID, users, clients); err != nil {
+	ids, ring, err := benchChain(ctx, teamID, users, clients)
+	if err != nil {
 		return fmt.Errorf("the team's chain: %w", err)
 	}
 	chainTime := time.Since(chainStart)
@@ -302,7 +307,7 @@ func hubLoadMain(ctx context.Context, out io.Writer, dir, bin, pg string, sh hub
 	var machines []*hubMachine
 	for i := range sh.Members {
 		for range sh.Machines {
-			machines = append(machines, &hubMachine{host: loom.NewID(), user: users[i], c: clients[i], applied: map[string]int64{}})
+			machines = append(machines, &hubMachine{host: team.NewWriter(ids[i].Fingerprint()), id: ids[i], ring: ring, c: clients[i], applied: map[string]int64{}})
 		}
 	}
 
@@ -342,7 +347,7 @@ func hubLoadMain(ctx context.Context, out io.Writer, dir, bin, pg string, sh hub
 
 	// One new machine pulls the whole team.
 	fmt.Fprintf(os.Stderr, "hub: one machine pulls the whole team\n")
-	newcomer := &hubMachine{host: loom.NewID(), user: users[0], c: clients[0], applied: map[string]int64{}}
+	newcomer := &hubMachine{host: team.NewWriter(ids[0].Fingerprint()), id: ids[0], ring: ring, c: clients[0], applied: map[string]int64{}}
 	fullStart := time.Now()
 	fullN, err := newcomer.pull(ctx, teamID)
 	if err != nil {
@@ -502,15 +507,15 @@ func hubLoadMain(ctx context.Context, out io.Writer, dir, bin, pg string, sh hub
 
 // benchChain makes the team's chain on the hub: member 0 creates it,
 // then invites each other member, who joins with their own token.
-func benchChain(ctx context.Context, teamID string, users []string, clients []*hub.Client) error {
+func benchChain(ctx context.Context, teamID string, users []string, clients []*hub.Client) ([]*team.Identity, team.Keyring, error) {
 	now := time.Now()
 	admin, err := team.NewIdentity()
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	entry, ring, err := team.Create(teamID, "bench", users[0], users[0], admin, now)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	st := &team.State{Team: teamID}
 	add := func(c *hub.Client, entry []byte) error {
@@ -520,29 +525,31 @@ func benchChain(ctx context.Context, teamID string, users []string, clients []*h
 		return st.Apply("", entry)
 	}
 	if err := add(clients[0], entry); err != nil {
-		return err
+		return nil, nil, err
 	}
+	ids := []*team.Identity{admin}
 	for i := 1; i < len(users); i++ {
 		inv, invID, err := team.Invite(st, admin, ring, "invite"+users[i], nil, false, now)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		if err := add(clients[0], inv); err != nil {
-			return err
+			return nil, nil, err
 		}
 		me, err := team.NewIdentity()
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		join, _, err := team.Join(st, invID, me, users[i], users[i], now)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		if err := add(clients[i], join); err != nil {
-			return err
+			return nil, nil, err
 		}
+		ids = append(ids, me)
 	}
-	return nil
+	return ids, ring, nil
 }
 
 // checkHub counts what the hub holds of each machine's log (all its

@@ -1,0 +1,109 @@
+package team_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/hub"
+	"github.com/loomhq/loom/team"
+	"github.com/loomhq/loom/teamrun"
+)
+
+// postRecord posts r straight to the hub's API with token tok, as a
+// client of one's own would, and returns the answer's status.
+func postRecord(t *testing.T, hubBase, tok, teamID string, r team.Record) int {
+	t.Helper()
+	body, _ := json.Marshal(hub.TeamPush{Records: []hub.TeamRecord{{Host: r.Host, Index: r.Index, Epoch: r.Epoch, Header: r.Header, Body: r.Body}}})
+	req, _ := http.NewRequest(http.MethodPost, hubBase+hub.TeamPath(teamID)+"/records", bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+tok)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// TestNobodyWritesInAnothersName plays a member with her own signing
+// keys who posts straight to the hub's API: records filed under another
+// member's writer id, at his next indexes, signed by her or claiming to
+// be his, are refused with 403, and his next records reach the team.
+// Then the hub's operator files a record at his next index by hand: his
+// sync says the put was refused instead of "sent 1 records".
+func TestNobodyWritesInAnothersName(t *testing.T) {
+	hubDB, hubBase, tok, alice, created := startTeam(t)
+	bob := newMember(t, "bob", hubBase, tok("bob"))
+	carol := newMember(t, "carol", hubBase, tok("carol"))
+	for _, m := range []*member{bob, carol} {
+		var inv struct{ Code string }
+		json.Unmarshal([]byte(alice.must(t, "team", "invite", "--json")), &inv)
+		m.must(t, "team", "join", inv.Code, "--yes")
+	}
+	importSession(t, bob, "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c11", "the first of bob's", "how", "so")
+	bob.must(t, "team", "share", "--content", "--yes")
+	bob.must(t, "team", "sync")
+	bs := bob.teamState(t, created.ID)
+	bobID, _, _ := teamrun.Local{Dir: filepath.Join(bob.fx.Home, "data", "teams")}.Identity()
+	if !team.OwnsWriter(bobID.Fingerprint(), bs.Host) {
+		t.Fatalf("bob's writer id %s is not bound to his key", bs.Host)
+	}
+
+	// Carol, with her own keys and the team's, files records at bob's
+	// next index: as herself, and as bob.
+	cs := carol.teamState(t, created.ID)
+	carolID, _, _ := teamrun.Local{Dir: filepath.Join(carol.fx.Home, "data", "teams")}.Identity()
+	epoch, _ := cs.Keys.Latest()
+	pl, _ := json.Marshal(teamrun.Outgoing(team.ModeContent, "bob", &loom.Session{ID: "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c12", Key: "cli:x", Surface: "cli"}, nil))
+	forged := []team.Record{}
+	for _, author := range []string{carolID.Fingerprint(), bobID.Fingerprint()} {
+		r, err := team.SealRecord(team.Header{Team: created.ID, Host: bs.Host, Index: bs.Next, Epoch: epoch, Author: author}, cs.Keys, carolID, pl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		forged = append(forged, r)
+	}
+	// Under a writer id of her own, but claiming bob wrote it.
+	r, _ := team.SealRecord(team.Header{Team: created.ID, Host: team.NewWriter(carolID.Fingerprint()), Index: 1, Epoch: epoch, Author: bobID.Fingerprint()}, cs.Keys, carolID, pl)
+	forged = append(forged, r)
+	for i, r := range forged {
+		if status := postRecord(t, hubBase, carol.tok, created.ID, r); status != http.StatusForbidden {
+			t.Fatalf("carol's record %d under bob's writer id or name: %d, want 403", i+1, status)
+		}
+	}
+
+	// Bob's next record reaches the team.
+	importSession(t, bob, "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c13", "the numbat rollout", "when", "now")
+	if out := bob.must(t, "team", "sync"); !strings.Contains(out, "sent 1 records") {
+		t.Fatalf("bob's sync: %s", out)
+	}
+	alice.must(t, "team", "sync")
+	if out := alice.must(t, "session", "list", "--team", "core", "--all-projects"); !strings.Contains(out, "numbat") {
+		t.Fatalf("bob's record after carol's did not reach alice: %s", out)
+	}
+
+	// The operator files a record at bob's next index by hand.
+	pool, err := pgxpool.New(context.Background(), hubDB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	bs = bob.teamState(t, created.ID)
+	if _, err := pool.Exec(context.Background(), `INSERT INTO team_records (team_id, host_id, idx, epoch, header, body, received_at) VALUES ($1, $2, $3, $4, $5, $6, now())`,
+		created.ID, bs.Host, bs.Next, forged[1].Epoch, forged[1].Header, forged[1].Body); err != nil {
+		t.Fatal(err)
+	}
+	importSession(t, bob, "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c14", "the dingo cutover", "why", "because")
+	r2 := bob.run(t, "team", "sync")
+	if r2.Code == 0 || strings.Contains(r2.Stdout, "sent 1 records") || !strings.Contains(r2.Stderr, "holds another record there") {
+		t.Fatalf("bob's sync whose record the hub did not store: %d %s%s", r2.Code, r2.Stdout, r2.Stderr)
+	}
+}

@@ -1,0 +1,104 @@
+package team
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/bits"
+	"strings"
+	"time"
+)
+
+// A writer id (a record's Host) is bound to the key that writes under
+// it: the signing key's fingerprint in 32 hex digits, '-', then 16
+// random ones, so that a machine that loses its state starts a new
+// writer of its own. A hub takes a record only from the hub user of the
+// member (or machine) its writer id names, signed by that key
+// (CheckPut): nobody files records under another's writer id.
+
+// NewWriter returns a new writer id of the key fp.
+func NewWriter(fp string) string {
+	var b [8]byte
+	rand.Read(b[:])
+	return compact(fp) + "-" + hex.EncodeToString(b[:])
+}
+
+// OwnsWriter reports whether host is a writer id of the key fp.
+func OwnsWriter(fp, host string) bool {
+	return strings.HasPrefix(host, compact(fp)+"-")
+}
+
+func compact(fp string) string { return strings.ReplaceAll(fp, " ", "") }
+
+// ErrNotYours is in the chain of a put the hub refuses: a record under
+// another's writer id, signed by another key than its author's, by a
+// key that is no member now, or sent by another hub user than the
+// author's.
+var ErrNotYours = errors.New("not a record this hub user may write")
+
+// CheckPut checks a record hub user user puts for the team whose
+// verified chain is st: its header is the one it travels under, its
+// author a member (or a member's machine) now whose hub user is user and
+// who holds the key of its epoch, its writer id the author's, and its
+// signature the author's. It does not open the record (the hub cannot).
+func CheckPut(st *State, user string, r Record) error {
+	var h Header
+	if err := json.Unmarshal(r.Header, &h); err != nil {
+		return fmt.Errorf("record %d: bad header: %w", r.Index, err)
+	}
+	if h.Team != st.Team || h.Host != r.Host || h.Index != r.Index || h.Epoch != r.Epoch {
+		return fmt.Errorf("record %d: %w: its header names another team, writer, index or epoch", r.Index, ErrNotYours)
+	}
+	m := st.Past[h.Author]
+	switch {
+	case !st.In(h.Author) || m == nil:
+		return fmt.Errorf("record %d: %w: its author %s is no member of team %s now", r.Index, ErrNotYours, h.Author, st.Name)
+	case m.User != user:
+		return fmt.Errorf("record %d: %w: its author is hub user %s's key, and this token is %s's", r.Index, ErrNotYours, m.User, user)
+	case !OwnsWriter(h.Author, r.Host):
+		return fmt.Errorf("record %d: %w: writer id %s is not one of its author's (a writer id starts with its key's fingerprint)", r.Index, ErrNotYours, r.Host)
+	case !st.Holders[h.Epoch][h.Author]:
+		return fmt.Errorf("record %d: %w: its author holds no key of epoch %d", r.Index, ErrNotYours, h.Epoch)
+	case len(r.Body) < ed25519.SignatureSize || !ed25519.Verify(ed25519.PublicKey(m.Sign), signed(r.Header, r.Body[ed25519.SignatureSize:]), r.Body[:ed25519.SignatureSize]):
+		return fmt.Errorf("record %d: %w: it is not signed by its author", r.Index, ErrNotYours)
+	}
+	return nil
+}
+
+// readPrefix binds an invite's proof to its purpose.
+const readPrefix = "loom team read 1\n"
+
+// ReadProof is what an invite's holder shows the hub to read the team's
+// chain before joining: the invite's signature over the team's id and
+// the hub user asking (so that the proof reads for that user alone).
+func ReadProof(teamID, user string, inv *Identity) []byte {
+	return ed25519.Sign(inv.Sign, []byte(readPrefix+teamID+"\n"+user))
+}
+
+// CheckReadProof checks proof, the read proof of invite fp for user:
+// nil when fp is an invite of st that can still join at now; the
+// invite's own refusal (used, revoked, expired) when the proof is its
+// holder's but it can join no more, which only its holder learns; and
+// false ok for a proof that is not one.
+func (st *State) CheckReadProof(user, fp string, proof []byte, now time.Time) (ok bool, err error) {
+	m := st.Past[fp]
+	if _, invite := st.Invites[fp]; !invite || m == nil || !ed25519.Verify(ed25519.PublicKey(m.Sign), []byte(readPrefix+st.Team+"\n"+user), proof) {
+		return false, nil
+	}
+	return true, st.InviteError(fp, now)
+}
+
+// PadClass is the size class a record's payload of n bytes is padded to
+// before it is sealed: 1 KiB at least, then eight classes in each power
+// of two (1280, 1536, … 2048, 2560, …), so that the hub learns a
+// record's size to within a quarter, not its length.
+func PadClass(n int) int {
+	if n <= 1024 {
+		return 1024
+	}
+	step := (1 << bits.Len(uint(n-1))) / 8
+	return (n + step - 1) / step * step
+}
