@@ -110,6 +110,9 @@ func isInvite(st *State, fp string) bool {
 	return ok
 }
 
+// IsInvite reports whether fp is an invite's key, not a member's.
+func (st *State) IsInvite(fp string) bool { return isInvite(st, fp) }
+
 // Code is what an invite code carries: where the team is, who its admin
 // is, and the invite's private keys.
 type Code struct {

@@ -80,6 +80,10 @@ type State struct {
 	Applied map[string]int64 `json:"applied"`
 	// Shares are the projects this member shares, by project id.
 	Shares map[string]team.Project `json:"shares"`
+	// SetAside are the teammates' records set aside, not applied (the
+	// first maxSetAside of them), and SetAsideTotal how many there were.
+	SetAside      []SetAside `json:"set_aside,omitempty"`
+	SetAsideTotal int        `json:"set_aside_total,omitempty"`
 }
 
 // Sent is what a machine published of one of its sessions: the

@@ -58,9 +58,10 @@ type Sync struct {
 	Redacted int `json:"redacted"`
 	// Applied is how many teammates' records were applied.
 	Applied int `json:"applied"`
-	// Refused are the records not applied, and why (a writer no member
-	// of the chain, a record altered).
-	Refused []string `json:"refused,omitempty"`
+	// SetAside are the records this sync did not apply, and why (a
+	// writer no member of the chain, a record altered, one the team's
+	// store cannot take): each is passed over once, the rest applied.
+	SetAside []SetAside `json:"set_aside,omitempty"`
 	// Rotated is set when this (admin's) machine rotated the key after a
 	// member left.
 	Rotated bool `json:"rotated,omitempty"`
@@ -476,9 +477,12 @@ func Outgoing(mode, me string, sess *loom.Session, msgs []*loom.Message) *Payloa
 // pageRecords is how many records a pull asks for at once.
 const pageRecords = 200
 
-// pull applies every writer's records after those applied, in order; a
-// record that does not verify stops its writer's log here and is
-// reported.
+// pull applies every writer's records after those applied, in order. A
+// record that does not verify, or that the team's store cannot take, is
+// set aside (kept in the team's state with whose it is and why) and the
+// writer's next records are applied: no record stops a team. Only what
+// fails on this machine (the hub unreachable, the store unwritable)
+// stops the pull, to be tried again.
 func (e *Env) pull(ctx context.Context, v *Verified, st Stores, out *Sync) (err error) {
 	s := v.Local
 	c := e.client(s.Hub)
@@ -494,30 +498,36 @@ func (e *Env) pull(ctx context.Context, v *Verified, st Stores, out *Sync) (err 
 	}()
 	for _, h := range hosts {
 		after := s.Applied[h.Host]
-	host:
 		for after < h.Last {
 			recs, more, err := c.TeamRecords(ctx, s.ID, h.Host, after, pageRecords)
 			if err != nil {
 				return err
 			}
 			for _, r := range recs {
+				if r.Index <= after {
+					continue
+				}
 				if r.Index != after+1 {
-					out.Refused = append(out.Refused, fmt.Sprintf("writer %s: record %d is missing", h.Host, after+1))
-					break host
+					// The hub holds no record between: what it lost or
+					// withheld cannot be applied.
+					out.setAside(s, SetAside{Host: h.Host, Index: after + 1, Why: fmt.Sprintf("records %d to %d are missing on the hub", after+1, r.Index-1)})
 				}
 				hd, payload, err := team.OpenRecord(v.State, s.Keys, r)
-				if err != nil {
-					out.Refused = append(out.Refused, refusal(r, err))
-					break host
+				if err == nil {
+					var changed bool
+					changed, err = apply(ctx, st, v, hd, payload)
+					if err != nil && !recordsFault(err) {
+						return fmt.Errorf("record %d of writer %s: %w", r.Index, h.Host, err)
+					}
+					scrub = scrub || changed
 				}
-				changed, err := apply(ctx, st, v, hd, payload)
 				if err != nil {
-					return fmt.Errorf("record %d of writer %s: %w", r.Index, h.Host, err)
+					out.setAside(s, SetAside{Host: h.Host, Index: r.Index, Author: authorOf(v.State, r), Why: refusal(err)})
+				} else {
+					out.Applied++
 				}
-				scrub = scrub || changed
 				after = r.Index
 				s.Applied[h.Host] = after
-				out.Applied++
 			}
 			if err := e.Local.Save(s); err != nil {
 				return err
@@ -530,12 +540,86 @@ func (e *Env) pull(ctx context.Context, v *Verified, st Stores, out *Sync) (err 
 	return nil
 }
 
-func refusal(r team.Record, err error) string {
+// SetAside is a record a sync did not apply: whose writer and index, its
+// author as the verified chain names them ("" when it names none), and
+// why.
+type SetAside struct {
+	Host   string `json:"host"`
+	Index  int64  `json:"index"`
+	Author string `json:"author,omitempty"`
+	Why    string `json:"why"`
+}
+
+// String is the record set aside, in one line.
+func (a SetAside) String() string {
+	who := "no member"
+	if a.Author != "" {
+		who = a.Author
+	}
+	return fmt.Sprintf("writer %s, record %d (%s): set aside: %s", a.Host, a.Index, who, a.Why)
+}
+
+// maxSetAside bounds the records set aside a team's state keeps
+// (SetAsideTotal counts them all): the first ones, a member's before
+// those of writers no member of the chain, whose junk could otherwise
+// push a member's out.
+const maxSetAside = 1000
+
+func (out *Sync) setAside(s *State, a SetAside) {
+	out.SetAside = append(out.SetAside, a)
+	s.SetAsideTotal++
+	if len(s.SetAside) < maxSetAside {
+		s.SetAside = append(s.SetAside, a)
+		return
+	}
+	if a.Author == "" {
+		return
+	}
+	for i, old := range s.SetAside {
+		if old.Author == "" {
+			s.SetAside = append(append(s.SetAside[:i:i], s.SetAside[i+1:]...), a)
+			return
+		}
+	}
+}
+
+// authorOf names the author a record's header claims, when the chain
+// names them: a member's name (a machine's is its member's).
+func authorOf(st *team.State, r team.Record) string {
+	var h team.Header
+	if json.Unmarshal(r.Header, &h) != nil || h.Author == "" {
+		return ""
+	}
+	if m := st.MemberOf(h.Author); m != nil && !st.IsInvite(h.Author) {
+		return m.Name
+	}
+	return ""
+}
+
+// errRecord is in the chain of a record's own fault, found applying it:
+// it is set aside, and the next records are applied.
+var errRecord = errors.New("a record the team's store cannot take")
+
+// recordsFault reports whether err, from applying a record, is the
+// record's fault (set aside) rather than this machine's (the pull stops,
+// to be tried again).
+func recordsFault(err error) bool {
+	if errors.Is(err, errRecord) {
+		return true
+	}
+	switch loom.ErrorCode(err) {
+	case loom.EINVALID, loom.ECONFLICT, loom.EAMBIGUOUS:
+		return true
+	}
+	return false
+}
+
+func refusal(err error) string {
 	switch {
 	case errors.Is(err, team.ErrNotMember):
-		return fmt.Sprintf("writer %s, record %d: refused: %v (the hub let someone write who is no member of the verified chain)", r.Host, r.Index, err)
+		return fmt.Sprintf("%v (the hub let someone write who is no member of the verified chain)", err)
 	default:
-		return fmt.Sprintf("writer %s, record %d: refused: %v", r.Host, r.Index, err)
+		return err.Error()
 	}
 }
 
@@ -548,10 +632,10 @@ func refusal(r team.Record, err error) string {
 func apply(ctx context.Context, st Stores, v *Verified, hd *team.Header, payload []byte) (bool, error) {
 	var p Payload
 	if err := json.Unmarshal(payload, &p); err != nil {
-		return false, fmt.Errorf("a record this loom cannot read: %w", err)
+		return false, fmt.Errorf("%w: this loom cannot read it: %v", errRecord, err)
 	}
-	if p.Session == nil {
-		return false, errors.New("a record without its session")
+	if p.Session == nil || p.Session.ID == "" {
+		return false, fmt.Errorf("%w: it names no session", errRecord)
 	}
 	author := v.MemberOf(hd.Author)
 	sess := p.Session
@@ -560,6 +644,11 @@ func apply(ctx context.Context, st Stores, v *Verified, hd *team.Header, payload
 	surface, rest, _ := strings.Cut(sess.Key, ":")
 	if strings.HasPrefix(rest, "@") {
 		_, rest, _ = strings.Cut(rest, "/")
+	}
+	if rest == "" {
+		// A session without a key of its own (a rewind's, an import's):
+		// its id keeps it apart from the member's other keyless ones.
+		rest = sess.ID
 	}
 	sess.Key = TeamKey(surface+":"+rest, author.Name)
 	sess.Surface = surface
@@ -595,7 +684,7 @@ func apply(ctx context.Context, st Stores, v *Verified, hd *team.Header, payload
 		}
 	case "":
 	default:
-		return false, fmt.Errorf("a record of an operation this loom does not know (%q): update loom", p.Op)
+		return false, fmt.Errorf("%w: an operation this loom does not know (%q): update loom", errRecord, p.Op)
 	}
 	if !found {
 		if len(p.Messages) == 0 || p.Messages[0].Seq != 1 {

@@ -56,7 +56,7 @@ docs/team.md.`,
 	}
 	cmd.AddCommand(newCmdCreate(inv), newCmdInvite(inv), newCmdInvites(inv), newCmdJoin(inv), newCmdMembers(inv),
 		newCmdRemove(inv), newCmdLeave(inv), newCmdShare(inv, true), newCmdShare(inv, false),
-		newCmdSync(inv), newCmdList(inv))
+		newCmdSync(inv), newCmdList(inv), newCmdDoctor(inv))
 	return cmd
 }
 
@@ -593,8 +593,13 @@ func newCmdSync(inv *command.Invocation) *cobra.Command {
 the projects you share (through the secret gate, sealed under the
 team's key and signed by you), and applies the teammates' records to
 the team's store on this machine (data directory teams/ID/sessions.db),
-which --team reads. A record whose writer the verified chain does not
-name, or that was altered, is refused and said.`,
+which --team reads. A record that does not verify (a writer the
+verified chain does not name, a record altered) or that the team's store
+cannot take is set aside, said on stderr in one line (past 10, the rest
+in one line more), and the writer's next records are applied: sync
+still exits 0, and loom team doctor lists what was set aside. Sync exits
+1 only when it could not do its work (the hub unreachable, the chain
+not valid, the store unwritable).`,
 		Example: `  loom team sync
   loom team sync --team core --json`,
 		Args: command.ArgsBetween(0, 0),
@@ -637,9 +642,7 @@ func syncRun(ctx context.Context, e *env, ref string) error {
 	if err != nil {
 		return err
 	}
-	for _, why := range out.Refused {
-		fmt.Fprintln(inv.IO.ErrOut, "loom: team "+s.Name+": "+why)
-	}
+	sayAside(inv, s.Name, out.SetAside)
 	if inv.JSON() {
 		if err := command.WriteJSON(inv.IO.Out, out); err != nil {
 			return err
@@ -660,8 +663,97 @@ func syncRun(ctx context.Context, e *env, ref string) error {
 		}
 		fmt.Fprintf(inv.IO.Out, "team %s: sent %d records (%d sessions%s, %d secrets redacted), applied %d\n", out.Team, out.Published, out.Sessions, changed, out.Redacted, out.Applied)
 	}
-	if len(out.Refused) > 0 {
-		return &command.SilentError{Code: command.ExitError}
-	}
 	return nil
+}
+
+// maxAsideLines bounds the lines a sync says of the records it set
+// aside: 2,000 junk writers make a summary, not 300 KB on every sync.
+const maxAsideLines = 10
+
+// sayAside says on stderr, one line each (the first maxAsideLines, then
+// one line for the rest), the records a sync set aside.
+func sayAside(inv *command.Invocation, teamName string, aside []teamrun.SetAside) {
+	if len(aside) == 0 {
+		return
+	}
+	for i, a := range aside {
+		if i == maxAsideLines {
+			writers := map[string]bool{}
+			for _, r := range aside[i:] {
+				writers[r.Host] = true
+			}
+			fmt.Fprintf(inv.IO.ErrOut, "loom: team %s: and %s of %s set aside\n", teamName, human.Plural(len(aside)-i, "more record"), human.Plural(len(writers), "writer"))
+			break
+		}
+		fmt.Fprintf(inv.IO.ErrOut, "loom: team %s: %s\n", teamName, command.Truncate(a.String(), 300))
+	}
+	fmt.Fprintf(inv.IO.ErrOut, "loom: team %s: %s set aside, not applied (the rest was); loom team doctor lists them\n", teamName, human.Plural(len(aside), "record"))
+}
+
+// maxAsideShown bounds the records set aside loom team doctor prints
+// (--json gives every one kept).
+const maxAsideShown = 50
+
+func newCmdDoctor(inv *command.Invocation) *cobra.Command {
+	var ref string
+	cmd := &cobra.Command{
+		Use:   "doctor [--team NAME]",
+		Short: "Say what this machine's syncs of the team set aside, and why",
+		Long: `Doctor reads this machine's state of the team (without the hub) and
+lists the teammates' records its syncs set aside instead of applying:
+the writer id and index of each, its author as the verified chain names
+them, and why (a writer no member of the chain, a record altered or
+written under a key its author no longer held, one the team's store
+could not take). A record set aside stops nothing: the writer's next
+records were applied. Records set aside are kept, the first 1,000 of
+them; --json lists them with their total.`,
+		Example: `  loom team doctor
+  loom team doctor --team core --json`,
+		Args: command.ArgsBetween(0, 0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			l, err := inv.Teams()
+			if err != nil {
+				return err
+			}
+			s, err := l.Find(ref)
+			if err != nil {
+				return err
+			}
+			if inv.JSON() {
+				aside := s.SetAside
+				if aside == nil {
+					aside = []teamrun.SetAside{}
+				}
+				return command.WriteJSON(inv.IO.Out, map[string]any{"team": s.Name, "id": s.ID, "seq": s.Seq, "head": s.Head, "set_aside": aside, "set_aside_total": s.SetAsideTotal})
+			}
+			fmt.Fprintf(inv.IO.Out, "team %s: chain verified to entry %d (%s)\n", s.Name, s.Seq, s.Head)
+			if s.SetAsideTotal == 0 {
+				fmt.Fprintln(inv.IO.Out, "no record set aside: every record read was applied")
+				return nil
+			}
+			fmt.Fprintf(inv.IO.Out, "%s set aside, not applied:\n", human.Plural(s.SetAsideTotal, "record"))
+			// A member's records first: junk of writers no member of the
+			// chain does not hide them.
+			shown := slices.Clone(s.SetAside)
+			slices.SortStableFunc(shown, func(a, b teamrun.SetAside) int {
+				switch {
+				case a.Author != "" && b.Author == "":
+					return -1
+				case a.Author == "" && b.Author != "":
+					return 1
+				}
+				return 0
+			})
+			for i, a := range shown {
+				if i == maxAsideShown {
+					fmt.Fprintf(inv.IO.Out, "  … and %s more (--json lists the first %s)\n", human.Count(int64(s.SetAsideTotal-i)), human.Count(int64(len(s.SetAside))))
+					break
+				}
+				fmt.Fprintf(inv.IO.Out, "  %s\n", command.Truncate(a.String(), 300))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&ref, "team", "", "the team `NAME` (default the only one)")
+	return cmd
 }
