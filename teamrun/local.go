@@ -84,6 +84,14 @@ type State struct {
 	// first maxSetAside of them), and SetAsideTotal how many there were.
 	SetAside      []SetAside `json:"set_aside,omitempty"`
 	SetAsideTotal int        `json:"set_aside_total,omitempty"`
+	// Writers are the author each writer id's records were first applied
+	// from (or, on the admin's machine, its first record's header
+	// names), by writer id: what a removal or a rotation names of the
+	// members who left (team.Entry.Writers).
+	Writers map[string]string `json:"writers,omitempty"`
+	// Newer is a teammate's record that names a newer chain than this
+	// machine verified: until the chain shows it, nothing is published.
+	Newer *Evidence `json:"newer,omitempty"`
 }
 
 // Sent is what a machine published of one of its sessions: the

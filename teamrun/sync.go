@@ -66,8 +66,17 @@ type Sync struct {
 	// member left.
 	Rotated bool `json:"rotated,omitempty"`
 	// Waiting says why nothing was published (a member left and the
-	// admin has not rotated the key yet; this member was removed).
+	// admin has not rotated the key yet; this member was removed; a
+	// teammate wrote under a newer chain than this machine's).
 	Waiting string `json:"waiting,omitempty"`
+	// KeptApart is how many writers' records were kept apart, neither
+	// applied nor set aside, to be read again at the next sync: written
+	// under a newer chain than this machine's, or by a member who left
+	// before the admin's rotation named what they wrote before.
+	KeptApart int `json:"kept_apart,omitempty"`
+	// Newer is the record that names a newer chain than this machine's,
+	// signed by a member of it: evidence that the hub hides entries.
+	Newer *Evidence `json:"newer,omitempty"`
 }
 
 // Stores are what a sync reads and writes: the member's own store (what
@@ -104,18 +113,48 @@ func (e *Env) SyncTeam(ctx context.Context, s *State, st Stores) (*Sync, error) 
 		}
 		out.Rotated = true
 	}
-	switch {
-	case !v.In(v.Me.Fingerprint()):
+	if n := s.Newer; n != nil && (v.Seq >= n.Seq && v.Epoch >= n.Epoch || !v.In(n.Author)) {
+		// The chain shows what the evidence said it hid, or its writer
+		// is no member any more.
+		s.Newer = nil
+	}
+	if !v.In(v.Me.Fingerprint()) {
 		out.Waiting = "you are no longer a member of the team: nothing is sent, and nothing new can be read"
 		return out, nil
+	}
+	// The teammates' records first: one written under a newer chain
+	// than this machine's stops this machine publishing under its own.
+	if err := e.pull(ctx, v, st, out); err != nil {
+		return out, err
+	}
+	switch {
+	case s.Newer != nil:
+		out.Newer = s.Newer
+		out.Waiting = fmt.Sprintf("a teammate wrote under a newer chain (entry %d, epoch %d) than this machine verified (entry %d, epoch %d): the hub may be hiding entries from this machine; nothing is sent until it shows them (compare loom team head with a teammate's)", s.Newer.Seq, s.Newer.Epoch, v.Seq, v.Epoch)
+		return out, e.Local.Save(s)
 	case v.Stale:
 		out.Waiting = "a member left and the admin has not rotated the team's key yet (the admin's next loom team sync does): nothing is sent until then"
-	default:
-		if err := e.publish(ctx, v, st, out); err != nil {
-			return out, err
-		}
+		return out, nil
 	}
+	if err := e.publish(ctx, v, st, out); err != nil {
+		return out, err
+	}
+	if out.Published == 0 {
+		return out, nil
+	}
+	// What this machine just sent, as the team sees it.
 	return out, e.pull(ctx, v, st, out)
+}
+
+// Evidence is a record that names a newer chain than this machine's:
+// its writer id and index, its author's fingerprint, and the head and
+// epoch it names.
+type Evidence struct {
+	Host   string `json:"host"`
+	Index  int64  `json:"index"`
+	Author string `json:"author"`
+	Seq    int64  `json:"seq"`
+	Epoch  int    `json:"epoch"`
 }
 
 // publish sends the sessions of the projects this member shares, each
@@ -204,7 +243,8 @@ func (p *publisher) send(ctx context.Context, pl *Payload) error {
 	if err != nil {
 		return err
 	}
-	rec, err := team.SealRecord(team.Header{Team: s.ID, Host: s.Host, Index: s.Next, Epoch: p.epoch, Author: p.v.Me.Fingerprint()}, s.Keys, p.v.Me, b)
+	h := team.Header{Team: s.ID, Host: s.Host, Index: s.Next, Epoch: p.epoch, Author: p.v.Me.Fingerprint(), ChainSeq: p.v.Seq, ChainHead: p.v.Head}
+	rec, err := team.SealRecord(h, s.Keys, p.v.Me, b)
 	if err != nil {
 		return err
 	}
@@ -496,6 +536,7 @@ func (e *Env) pull(ctx context.Context, v *Verified, st Stores, out *Sync) (err 
 			err = st.Scrub(ctx)
 		}
 	}()
+hosts:
 	for _, h := range hosts {
 		after := s.Applied[h.Host]
 		for after < h.Last {
@@ -513,7 +554,20 @@ func (e *Env) pull(ctx context.Context, v *Verified, st Stores, out *Sync) (err 
 					out.setAside(s, SetAside{Host: h.Host, Index: after + 1, Why: fmt.Sprintf("records %d to %d are missing on the hub", after+1, r.Index-1)})
 				}
 				hd, payload, err := team.OpenRecord(v.State, s.Keys, r)
+				if keptApart(s, r, err) {
+					out.KeptApart++
+					if err := e.Local.Save(s); err != nil {
+						return err
+					}
+					continue hosts
+				}
 				if err == nil {
+					if s.Writers == nil {
+						s.Writers = map[string]string{}
+					}
+					if s.Writers[h.Host] == "" {
+						s.Writers[h.Host] = hd.Author
+					}
 					var changed bool
 					changed, err = apply(ctx, st, v, hd, payload)
 					if err != nil && !recordsFault(err) {
@@ -538,6 +592,27 @@ func (e *Env) pull(ctx context.Context, v *Verified, st Stores, out *Sync) (err 
 		}
 	}
 	return nil
+}
+
+// keptApart reports whether a record that did not open (err) is kept
+// apart, to be read again at the next sync: written under a newer chain
+// than this machine's (when a member of this chain signed it, it is
+// kept in s as evidence that the hub hides entries), or by a member
+// who left before the admin's rotation named what they wrote before.
+func keptApart(s *State, r team.Record, err error) bool {
+	if errors.Is(err, team.ErrPending) {
+		return true
+	}
+	var nc *team.NewerChain
+	if !errors.As(err, &nc) {
+		return false
+	}
+	if nc.Signed && (s.Newer == nil || nc.Seq > s.Newer.Seq || nc.Epoch > s.Newer.Epoch) {
+		var h team.Header
+		json.Unmarshal(r.Header, &h)
+		s.Newer = &Evidence{Host: r.Host, Index: r.Index, Author: h.Author, Seq: nc.Seq, Epoch: nc.Epoch}
+	}
+	return true
 }
 
 // SetAside is a record a sync did not apply: whose writer and index, its

@@ -56,7 +56,7 @@ docs/team.md.`,
 	}
 	cmd.AddCommand(newCmdCreate(inv), newCmdInvite(inv), newCmdInvites(inv), newCmdJoin(inv), newCmdMembers(inv),
 		newCmdRemove(inv), newCmdLeave(inv), newCmdShare(inv, true), newCmdShare(inv, false),
-		newCmdSync(inv), newCmdList(inv), newCmdDoctor(inv))
+		newCmdSync(inv), newCmdList(inv), newCmdDoctor(inv), newCmdHead(inv))
 	return cmd
 }
 
@@ -751,6 +751,39 @@ them; --json lists them with their total.`,
 				}
 				fmt.Fprintf(inv.IO.Out, "  %s\n", command.Truncate(a.String(), 300))
 			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&ref, "team", "", "the team `NAME` (default the only one)")
+	return cmd
+}
+
+func newCmdHead(inv *command.Invocation) *cobra.Command {
+	e := &env{inv: inv}
+	var ref string
+	cmd := &cobra.Command{
+		Use:   "head [--team NAME]",
+		Short: "Print the team's chain head as this machine verifies it, to compare out of band",
+		Long: `Head reads the team's chain from the hub, verifies it from its genesis,
+and prints its head: the number and hash of the last entry, and the
+key's epoch. Two members who read the same head see the same team. A
+hub that shows one member an older chain, and nothing written under the
+newer one, cannot be told from a quiet team by any client: compare the
+heads over another channel (a chat, a call) now and then, and after a
+removal. Each record names the head its writer verified; loom team sync
+refuses to send while a teammate's record names a newer one.`,
+		Example: `  loom team head
+  loom team head --team core --json`,
+		Args: command.ArgsBetween(0, 0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			v, err := e.verified(cmd.Context(), ref)
+			if err != nil {
+				return err
+			}
+			if inv.JSON() {
+				return command.WriteJSON(inv.IO.Out, map[string]any{"team": v.Name, "id": v.Team, "seq": v.Seq, "head": v.Head, "epoch": v.Epoch})
+			}
+			fmt.Fprintf(inv.IO.Out, "team %s: entry %d, epoch %d, head %s\n", v.Name, v.Seq, v.Epoch, v.Head)
 			return nil
 		},
 	}
