@@ -43,6 +43,8 @@ func (l Local) StoreFile(id string) string { return filepath.Join(l.Dir, id, "se
 
 func (l Local) stateFile(id string) string { return filepath.Join(l.Dir, id, "team.json") }
 
+func (l Local) claimsFile(id string) string { return filepath.Join(l.Dir, id, "claims") }
+
 // State is what a machine keeps of one team.
 type State struct {
 	ID   string `json:"id"`

@@ -94,6 +94,8 @@ type Stores struct {
 	// records that redacted or deleted sessions left behind (the old
 	// text in free pages and the search index).
 	Scrub func(context.Context) error
+	// claims are the team's sessions' first writers (set by SyncTeam).
+	claims claims
 }
 
 // maxRecordMessages bounds the messages of one record.
@@ -106,6 +108,7 @@ func (e *Env) SyncTeam(ctx context.Context, s *State, st Stores) (*Sync, error) 
 	if err != nil {
 		return nil, err
 	}
+	st.claims = claims(e.Local.claimsFile(s.ID))
 	out := &Sync{Team: v.Name}
 	if (v.Stale || v.ExpiredHolder(e.now())) && v.Me.Fingerprint() == v.Admin {
 		if v, err = e.rotate(ctx, v); err != nil {
@@ -734,8 +737,16 @@ func apply(ctx context.Context, st Stores, v *Verified, hd *team.Header, payload
 		return false, err
 	}
 	if found && Author(have.Key) != author.Name {
-		// Another member's session of the same id: not theirs to change.
-		return false, nil
+		// Another member's session of the same id: it stays theirs,
+		// unless this record wrote it first in chain order (the hub
+		// lists the writers in its own order, which a writer id picks).
+		if len(p.Messages) == 0 || p.Messages[0].Seq != 1 || !st.claims.earlier(v, sess.ID, hd) {
+			return false, nil
+		}
+		if _, err := st.Team.Delete(ctx, sess.ID, loom.DeleteOptions{Purge: true, Force: true}); err != nil {
+			return false, err
+		}
+		found = false
 	}
 	var kept []*loom.SessionData
 	switch p.Op {
@@ -766,6 +777,9 @@ func apply(ctx context.Context, st Stores, v *Verified, hd *team.Header, payload
 			return p.Op == OpReplace, nil
 		}
 		err := loom.WriteImport(ctx, st.Team, &loom.ImportWrite{Sessions: append([]*loom.SessionData{{Session: sess, Messages: p.Messages}}, kept...)})
+		if err == nil {
+			err = st.claims.add(sess.ID, hd)
+		}
 		return p.Op == OpReplace, err
 	}
 	changes, err := updates(ctx, st.Team, have, p.Messages)
