@@ -174,7 +174,7 @@ func (e *Env) publish(ctx context.Context, v *Verified, st Stores, out *Sync) er
 			return err
 		}
 	}
-	pub := &publisher{e: e, v: v, gate: st.Detector.Gate(st.Own), raw: st.Own, out: out}
+	pub := &publisher{e: e, v: v, det: st.Detector, gate: st.Detector.Gate(st.Own), raw: st.Own, out: out}
 	pub.epoch, _ = s.Keys.Latest()
 	ids := make([]string, 0, len(s.Shares))
 	for id := range s.Shares {
@@ -225,7 +225,6 @@ func (e *Env) publish(ctx context.Context, v *Verified, st Stores, out *Sync) er
 			}
 		}
 	}
-	out.Redacted = pub.gate.Redacted()
 	return nil
 }
 
@@ -233,6 +232,7 @@ func (e *Env) publish(ctx context.Context, v *Verified, st Stores, out *Sync) er
 type publisher struct {
 	e     *Env
 	v     *Verified
+	det   *secrets.Detector
 	gate  *secrets.Gate
 	raw   loom.Store
 	epoch int
@@ -317,10 +317,14 @@ func (p *publisher) session(ctx context.Context, proj team.Project, sess, g *loo
 			i = j
 		}
 		if len(changed) > 0 {
+			before := p.gate.Redacted()
 			gm, err := p.gate.Messages(ctx, sess.ID, loom.MessageQuery{After: after, Oldest: true, Limit: maxRecordMessages})
 			if err != nil {
 				return err
 			}
+			// Counted when sent: the gate also reads what is only
+			// compared, which an idle sync must not report.
+			p.out.Redacted += p.gate.Redacted() - before
 			var picked []*loom.Message
 			for _, m := range gm {
 				if changed[m.Seq] {
@@ -349,6 +353,13 @@ func (p *publisher) session(ctx context.Context, proj team.Project, sess, g *loo
 	}
 	if n > 0 {
 		p.out.Sessions++
+		// The secrets of the session's own fields, sent with it (the
+		// list's gate read every session's, sent or not).
+		fields := p.det.Gate(p.raw)
+		if _, err := fields.Session(ctx, sess.ID); err != nil {
+			return err
+		}
+		p.out.Redacted += fields.Redacted()
 	}
 	if updated {
 		p.out.Updated++
