@@ -25,7 +25,12 @@ func TestTeamFirstWriterKeepsSession(t *testing.T) {
 	const sid = "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9a01"
 	importSession(t, alice, sid, "alice's bilby", "why is the bilby slow", "The bilby index was missing.")
 	alice.must(t, "team", "share", "--content", "--yes")
-	alice.must(t, "team", "sync")
+	if out := alice.must(t, "team", "sync"); !strings.Contains(out, "sent 1 record (1 session, 0 secrets redacted)") {
+		t.Fatalf("alice's first sync: %s", out)
+	}
+	if out := alice.must(t, "team", "members"); !strings.Contains(out, ": 2 members,") {
+		t.Fatalf("alice's members: %s", out)
+	}
 	bob.must(t, "team", "sync")
 	bob.must(t, "team", "share", "--content", "--yes")
 	bob.must(t, "team", "sync")

@@ -294,7 +294,7 @@ or expired. Revoke an open one with loom team invite --revoke.`,
 				}
 				return command.WriteJSON(inv.IO.Out, list)
 			}
-			fmt.Fprintf(inv.IO.Out, "team %s: %d invites\n", v.Name, len(list))
+			fmt.Fprintf(inv.IO.Out, "team %s: %s\n", v.Name, human.Plural(len(list), "invite"))
 			for _, in := range list {
 				what := "member"
 				if in.MachineOf != "" {
@@ -361,10 +361,10 @@ the chain, and the team's keys are wrapped again for you.`,
 				return command.WriteJSON(inv.IO.Out, map[string]any{"id": v.Team, "name": v.Name, "admin": v.Admin, "me": v.Local.Me, "machine": v.Local.Machine, "members": len(v.Members)})
 			}
 			if v.Local.Machine != "" {
-				fmt.Fprintf(inv.IO.Out, "joined team %s as %s's machine %s (%d members); admin fingerprint %s\nloom team sync brings the team's sessions; loom team share shares this machine's projects\n", v.Name, v.Local.Me, v.Local.Machine, len(v.Members), v.Admin)
+				fmt.Fprintf(inv.IO.Out, "joined team %s as %s's machine %s (%s); admin fingerprint %s\nloom team sync brings the team's sessions; loom team share shares this machine's projects\n", v.Name, v.Local.Me, v.Local.Machine, human.Plural(len(v.Members), "member"), v.Admin)
 				return nil
 			}
-			fmt.Fprintf(inv.IO.Out, "joined team %s as %s (%d members); admin fingerprint %s\nshare a project with loom team share --content (or --aggregates); loom team sync brings the team's sessions\n", v.Name, v.Local.Me, len(v.Members), v.Admin)
+			fmt.Fprintf(inv.IO.Out, "joined team %s as %s (%s); admin fingerprint %s\nshare a project with loom team share --content (or --aggregates); loom team sync brings the team's sessions\n", v.Name, v.Local.Me, human.Plural(len(v.Members), "member"), v.Admin)
 			return nil
 		},
 	}
@@ -426,7 +426,11 @@ hub's own list is never read: a member is who the signed chain names.`,
 			if inv.JSON() {
 				return command.WriteJSON(inv.IO.Out, map[string]any{"team": v.Team, "name": v.Name, "epoch": v.Epoch, "entries": v.Seq, "members": rows})
 			}
-			fmt.Fprintf(inv.IO.Out, "team %s (id %s): %d members, key epoch %d, %d chain entries verified\n", v.Name, v.Team, len(rows), v.Epoch, v.Seq)
+			entries := human.Count(v.Seq) + " chain entries"
+			if v.Seq == 1 {
+				entries = "1 chain entry"
+			}
+			fmt.Fprintf(inv.IO.Out, "team %s (id %s): %s, key epoch %d, %s verified\n", v.Name, v.Team, human.Plural(len(rows), "member"), v.Epoch, entries)
 			for _, rw := range rows {
 				role := "member"
 				if rw.Admin {
@@ -661,7 +665,7 @@ func syncRun(ctx context.Context, e *env, ref string) error {
 		if out.Deleted > 0 {
 			changed += fmt.Sprintf(", %d deleted", out.Deleted)
 		}
-		fmt.Fprintf(inv.IO.Out, "team %s: sent %d records (%d sessions%s, %d secrets redacted), applied %d\n", out.Team, out.Published, out.Sessions, changed, out.Redacted, out.Applied)
+		fmt.Fprintf(inv.IO.Out, "team %s: sent %s (%s%s, %s redacted), applied %d\n", out.Team, human.Plural(out.Published, "record"), human.Plural(out.Sessions, "session"), changed, human.Plural(out.Redacted, "secret"), out.Applied)
 	}
 	return nil
 }

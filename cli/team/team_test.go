@@ -245,9 +245,9 @@ func TestTeam(t *testing.T) {
 	r = alice.run(t, "team", "share", "--content")
 	// A store that redacts on write holds the secret as a marker already:
 	// the share has none left to redact.
-	preview := "1 sessions, 2 messages, 1 secrets redacted"
+	preview := "1 session, 2 messages, 1 secret redacted"
 	if clitest.RedactingOnWrite() {
-		preview = "1 sessions, 2 messages, 0 secrets redacted"
+		preview = "1 session, 2 messages, 0 secrets redacted"
 	}
 	if r.Code != 2 || !strings.Contains(r.Stderr, preview) {
 		t.Fatalf("the first share's preview: %d %s", r.Code, r.Stderr)
