@@ -134,7 +134,8 @@ func TestTeamSyncSetsAside(t *testing.T) {
 		if len(r.Stderr) > 4000 || strings.Count(r.Stderr, "\n") > 30 {
 			t.Fatalf("%s's sync said %d bytes, %d lines of what it set aside", m.name, len(r.Stderr), strings.Count(r.Stderr, "\n"))
 		}
-		if !strings.Contains(r.Stderr, "set aside") || !strings.Contains(r.Stderr, "loom team doctor") {
+		t.Logf("%s's sync:\n%s%s", m.name, r.Stderr, r.Stdout)
+		if !strings.Contains(r.Stderr, "set aside") || !strings.Contains(r.Stderr, "loom team doctor") || !strings.Contains(r.Stderr, "record 2 (bob)") {
 			t.Fatalf("%s's sync does not say what it set aside:\n%s", m.name, r.Stderr)
 		}
 		list := m.must(t, "session", "list", "--team", "core", "--all-projects")
@@ -165,7 +166,9 @@ func TestTeamSyncSetsAside(t *testing.T) {
 		if doc.SetAsideTotal != 2001 || !twin {
 			t.Fatalf("%s's doctor: %d set aside, bob's second twin among them %v", m.name, doc.SetAsideTotal, twin)
 		}
-		if out := m.must(t, "team", "doctor"); !strings.Contains(out, "b0b0b0b0b0b0b0b0") || len(out) > 8000 {
+		out := m.must(t, "team", "doctor")
+		t.Logf("%s's doctor:\n%s", m.name, out[:min(len(out), 1200)])
+		if !strings.Contains(out, "b0b0b0b0b0b0b0b0") || len(out) > 8000 {
 			t.Fatalf("%s's doctor:\n%s", m.name, out)
 		}
 	}

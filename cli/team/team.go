@@ -670,6 +670,22 @@ func syncRun(ctx context.Context, e *env, ref string) error {
 	return nil
 }
 
+// membersFirst returns the records set aside, a member's before those
+// of writers no member of the chain, whose junk then hides none of them.
+func membersFirst(aside []teamrun.SetAside) []teamrun.SetAside {
+	out := slices.Clone(aside)
+	slices.SortStableFunc(out, func(a, b teamrun.SetAside) int {
+		switch {
+		case a.Author != "" && b.Author == "":
+			return -1
+		case a.Author == "" && b.Author != "":
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
 // maxAsideLines bounds the lines a sync says of the records it set
 // aside: 2,000 junk writers make a summary, not 300 KB on every sync.
 const maxAsideLines = 10
@@ -680,10 +696,11 @@ func sayAside(inv *command.Invocation, teamName string, aside []teamrun.SetAside
 	if len(aside) == 0 {
 		return
 	}
-	for i, a := range aside {
+	sorted := membersFirst(aside)
+	for i, a := range sorted {
 		if i == maxAsideLines {
 			writers := map[string]bool{}
-			for _, r := range aside[i:] {
+			for _, r := range sorted[i:] {
 				writers[r.Host] = true
 			}
 			fmt.Fprintf(inv.IO.ErrOut, "loom: team %s: and %s of %s set aside\n", teamName, human.Plural(len(aside)-i, "more record"), human.Plural(len(writers), "writer"))
@@ -736,19 +753,7 @@ them; --json lists them with their total.`,
 				return nil
 			}
 			fmt.Fprintf(inv.IO.Out, "%s set aside, not applied:\n", human.Plural(s.SetAsideTotal, "record"))
-			// A member's records first: junk of writers no member of the
-			// chain does not hide them.
-			shown := slices.Clone(s.SetAside)
-			slices.SortStableFunc(shown, func(a, b teamrun.SetAside) int {
-				switch {
-				case a.Author != "" && b.Author == "":
-					return -1
-				case a.Author == "" && b.Author != "":
-					return 1
-				}
-				return 0
-			})
-			for i, a := range shown {
+			for i, a := range membersFirst(s.SetAside) {
 				if i == maxAsideShown {
 					fmt.Fprintf(inv.IO.Out, "  … and %s more (--json lists the first %s)\n", human.Count(int64(s.SetAsideTotal-i)), human.Count(int64(len(s.SetAside))))
 					break
