@@ -544,7 +544,7 @@ func (e *Env) pull(ctx context.Context, v *Verified, st Stores, out *Sync) (err 
 	if err != nil {
 		return err
 	}
-	scrub := false
+	scrub, refreshed := false, false
 	defer func() {
 		if scrub && st.Scrub != nil && err == nil {
 			err = st.Scrub(ctx)
@@ -568,6 +568,19 @@ hosts:
 					out.setAside(s, SetAside{Host: h.Host, Index: after + 1, Why: fmt.Sprintf("records %d to %d are missing on the hub", after+1, r.Index-1)})
 				}
 				hd, payload, err := team.OpenRecord(v.State, s.Keys, r)
+				var nc *team.NewerChain
+				if errors.As(err, &nc) && !refreshed {
+					// The chain may have grown since this sync read it (a
+					// member joined and wrote at once): read it again,
+					// once a pull.
+					refreshed = true
+					nv, verr := e.Verify(ctx, s)
+					if verr != nil {
+						return verr
+					}
+					*v = *nv
+					hd, payload, err = team.OpenRecord(v.State, s.Keys, r)
+				}
 				if keptApart(s, r, err) {
 					out.KeptApart++
 					if err := e.Local.Save(s); err != nil {
@@ -610,18 +623,20 @@ hosts:
 
 // keptApart reports whether a record that did not open (err) is kept
 // apart, to be read again at the next sync: written under a newer chain
-// than this machine's (when a member of this chain signed it, it is
-// kept in s as evidence that the hub hides entries), or by a member
-// who left before the admin's rotation named what they wrote before.
+// than this machine's and signed by a member of this chain (kept in s as
+// evidence that the hub hides entries), or by a member who left before
+// the admin's rotation named what they wrote before. A record of a
+// newer chain that no member of this one signed is set aside: junk that
+// names a made-up head is not read again at every sync.
 func keptApart(s *State, r team.Record, err error) bool {
 	if errors.Is(err, team.ErrPending) {
 		return true
 	}
 	var nc *team.NewerChain
-	if !errors.As(err, &nc) {
+	if !errors.As(err, &nc) || !nc.Signed {
 		return false
 	}
-	if nc.Signed && (s.Newer == nil || nc.Seq > s.Newer.Seq || nc.Epoch > s.Newer.Epoch) {
+	if s.Newer == nil || nc.Seq > s.Newer.Seq || nc.Epoch > s.Newer.Epoch {
 		var h team.Header
 		json.Unmarshal(r.Header, &h)
 		s.Newer = &Evidence{Host: r.Host, Index: r.Index, Author: h.Author, Seq: nc.Seq, Epoch: nc.Epoch}
