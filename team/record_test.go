@@ -53,3 +53,29 @@ func TestRecordsKnowTheirHead(t *testing.T) {
 		t.Fatalf("bob's record of the newer chain, read on the older: %v", err)
 	}
 }
+
+// TestRecordsOfALeaver: a leaver's records read after the leave and
+// before the admin's rotation are kept apart (ErrPending); the rotation
+// names what they wrote before, which then opens, and nothing past it.
+func TestRecordsOfALeaver(t *testing.T) {
+	w := newWorld(t)
+	st := w.state(t)
+	rec := func(index int64) team.Record {
+		return must(team.SealRecord(team.Header{Team: teamID, Host: "c1", Index: index, Epoch: 1, Author: w.carol.Fingerprint(), ChainSeq: st.Seq, ChainHead: st.Head}, w.ring, w.carol, []byte("x")))
+	}
+	first, second := rec(1), rec(2)
+	b, err := team.Leave(st, w.carol, at)
+	w.add(t, b, err)
+	if _, _, err := team.OpenRecord(w.state(t), w.ring, first); !errors.Is(err, team.ErrPending) {
+		t.Fatalf("a leaver's record before the rotation: %v", err)
+	}
+	b, _, err = team.RotateCut(w.state(t), w.admin, w.ring, "", map[string]int64{"c1": 1}, at)
+	w.add(t, b, err)
+	after := w.state(t)
+	if _, _, err := team.OpenRecord(after, w.ring, first); err != nil {
+		t.Fatalf("what the leaver wrote before, named by the rotation: %v", err)
+	}
+	if _, _, err := team.OpenRecord(after, w.ring, second); !errors.Is(err, team.ErrNotThen) {
+		t.Fatalf("a leaver's record past what the rotation names: %v", err)
+	}
+}
