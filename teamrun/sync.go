@@ -122,7 +122,7 @@ func (e *Env) SyncTeam(ctx context.Context, s *State, st Stores) (*Sync, error) 
 		s.Newer = nil
 	}
 	if !v.In(v.Me.Fingerprint()) {
-		out.Waiting = "you are no longer a member of the team: nothing is sent, and nothing new can be read"
+		out.Waiting = notMember
 		return out, nil
 	}
 	// The teammates' records first: one written under a newer chain
@@ -131,6 +131,10 @@ func (e *Env) SyncTeam(ctx context.Context, s *State, st Stores) (*Sync, error) 
 		return out, err
 	}
 	switch {
+	case !v.In(v.Me.Fingerprint()):
+		// The chain the pull read again removed this machine.
+		out.Waiting = notMember
+		return out, nil
 	case s.Newer != nil:
 		out.Newer = s.Newer
 		out.Waiting = fmt.Sprintf("a teammate wrote under a newer chain (entry %d, epoch %d) than this machine verified (entry %d, epoch %d): the hub may be hiding entries from this machine; nothing is sent until it shows them (compare loom team head with a teammate's)", s.Newer.Seq, s.Newer.Epoch, v.Seq, v.Epoch)
@@ -148,6 +152,9 @@ func (e *Env) SyncTeam(ctx context.Context, s *State, st Stores) (*Sync, error) 
 	// What this machine just sent, as the team sees it.
 	return out, e.pull(ctx, v, st, out)
 }
+
+// notMember is what a sync of a machine no longer in the team says.
+const notMember = "you are no longer a member of the team: nothing is sent, and nothing new can be read"
 
 // Evidence is a record that names a newer chain than this machine's:
 // its writer id and index, its author's fingerprint, and the head and
