@@ -673,10 +673,17 @@ func (a SetAside) String() string {
 // maxSetAside bounds the records set aside a team's state keeps
 // (SetAsideTotal counts them all): the first ones, a member's before
 // those of writers no member of the chain, whose junk could otherwise
-// push a member's out.
-const maxSetAside = 1000
+// push a member's out. The state is written at every page a sync
+// applies and every session it sends: it stays small.
+const maxSetAside = 200
+
+// maxWhy bounds the reason a record set aside keeps.
+const maxWhy = 300
 
 func (out *Sync) setAside(s *State, a SetAside) {
+	if len(a.Why) > maxWhy {
+		a.Why = strings.ToValidUTF8(a.Why[:maxWhy], "") + "…"
+	}
 	out.SetAside = append(out.SetAside, a)
 	s.SetAsideTotal++
 	if len(s.SetAside) < maxSetAside {

@@ -726,7 +726,7 @@ the writer id and index of each, its author as the verified chain names
 them, and why (a writer no member of the chain, a record altered or
 written under a key its author no longer held, one the team's store
 could not take). A record set aside stops nothing: the writer's next
-records were applied. Records set aside are kept, the first 1,000 of
+records were applied. Records set aside are kept, the first 200 of
 them; --json lists them with their total.`,
 		Example: `  loom team doctor
   loom team doctor --team core --json`,
