@@ -279,6 +279,8 @@ var commandWays = map[string]class{
 	"loom team leave":         quiet("signs a leave"),
 	"loom team unshare":       quiet("signs an unshare, the project sealed"),
 	"loom team list":          quiet("prints the teams this machine is in"),
+	"loom team doctor":        quiet("prints the records its syncs set aside: writer ids, indexes, members' names and why, from this machine's state"),
+	"loom team head":          quiet("prints the verified chain's head: its number, hash and epoch"),
 	"loom session resume":     by(rowContinue),
 	"loom session show":       by(rowShown),
 	"loom blame":              by(rowShown),

@@ -62,6 +62,13 @@ type Entry struct {
 	Epoch int `json:"epoch,omitempty"`
 	// Keys are the keyring wrapped for each recipient, by fingerprint.
 	Keys map[string][]byte `json:"keys,omitempty"`
+	// Writers are, in a remove or a rotate, the last record index of
+	// each writer id of the members and machines who left (the removed
+	// one, those who left since the last rotation), as the admin's
+	// machine found them on the hub: what they wrote before they left.
+	// A record of theirs past it, or of another writer id, is never
+	// applied (State.Cut).
+	Writers map[string]int64 `json:"writers,omitempty"`
 	// Sealed is what a share names, sealed under the team's key.
 	Sealed []byte `json:"sealed,omitempty"`
 	// Version is the rules the entry was written under: 0 before a
@@ -154,9 +161,16 @@ type State struct {
 	// someone no longer in the team, and nothing is published until the
 	// admin rotates.
 	Stale bool
-	// Seq and Head are the last entry's seq and hash.
-	Seq  int64
-	Head string
+	// Seq and Head are the last entry's seq and hash; Hashes every
+	// entry's hash, by seq-1 (a record names the head it was written
+	// under).
+	Seq    int64
+	Head   string
+	Hashes []string
+	// Cut is the last record index of each writer id of the members and
+	// machines who left, as the remove or rotate after their leaving
+	// names it (Entry.Writers): the records of theirs a client applies.
+	Cut map[string]int64
 	// Entries are the chain's entries, in order.
 	Entries []*Entry
 	// Past is every member the chain named, by fingerprint (their keys
@@ -218,6 +232,7 @@ func (st *State) Apply(pinned string, signed []byte) error {
 		return forged(seq, "%v", err)
 	}
 	st.Seq, st.Head = seq, Hash(signed)
+	st.Hashes = append(st.Hashes, st.Head)
 	st.Entries = append(st.Entries, e)
 	return nil
 }
@@ -412,6 +427,14 @@ func (st *State) take(e *Entry) error {
 		st.EpochAt[e.Epoch] = e.Seq
 		st.Holders[e.Epoch] = holders
 		st.Stale = false
+		if st.Cut == nil {
+			st.Cut = map[string]int64{}
+		}
+		for host, last := range e.Writers {
+			if _, ok := st.Cut[host]; !ok && last >= 0 {
+				st.Cut[host] = last
+			}
+		}
 	case KindRevoke:
 		used, ok := st.Invites[e.Target]
 		if !ok || used || st.Revoked[e.Target] {

@@ -129,6 +129,13 @@ func Join(st *State, inv, me *Identity, name, user string, at time.Time) ([]byte
 // machines and the open invites only; with target set, it removes that
 // member (and their machines), or that one machine, in the same entry.
 func Rotate(st *State, admin *Identity, ring Keyring, target string, at time.Time) ([]byte, Keyring, error) {
+	return RotateCut(st, admin, ring, target, nil, at)
+}
+
+// RotateCut is Rotate naming in the entry what the members and machines
+// who left wrote before (Entry.Writers: the last index of each of their
+// writer ids).
+func RotateCut(st *State, admin *Identity, ring Keyring, target string, writers map[string]int64, at time.Time) ([]byte, Keyring, error) {
 	if admin.Fingerprint() != st.Admin {
 		return nil, nil, loom.Errorf(loom.EINVALID, "only the team's admin (%s) removes members and rotates the key", st.Admin)
 	}
@@ -149,7 +156,7 @@ func Rotate(st *State, admin *Identity, ring Keyring, target string, at time.Tim
 	}
 	nring[st.Epoch+1] = key
 	e := st.NewEntry(kind, st.Admin, at)
-	e.Target, e.Epoch, e.Keys = target, st.Epoch+1, map[string][]byte{}
+	e.Target, e.Epoch, e.Keys, e.Writers = target, st.Epoch+1, map[string][]byte{}, writers
 	to := st.Recipients(e.At)
 	if target != "" {
 		for fp := range st.goneWith(target) {

@@ -21,6 +21,14 @@ type Header struct {
 	Epoch int    `json:"epoch"`
 	// Author is the fingerprint of the member who wrote and signed it.
 	Author string `json:"author"`
+	// ChainSeq and ChainHead are the chain head its writer had verified
+	// when it wrote it: the last entry's seq and hash. A client refuses
+	// a record whose author was no member at that head, or that is
+	// sealed under another epoch than that head's; one naming a head
+	// later than its own chain is evidence that the hub hides entries
+	// from it. Records of a loom before them name none (0, "").
+	ChainSeq  int64  `json:"chain_seq,omitempty"`
+	ChainHead string `json:"chain_head,omitempty"`
 }
 
 // Record is one record of a member's machine's log on the hub.
@@ -69,10 +77,38 @@ func signed(header, sealed []byte) []byte {
 // removed before it): it is not applied.
 var ErrNotMember = errors.New("written by no member of that epoch")
 
+// ErrNotThen is in the chain of a record its author could not have
+// written when it says: they were no member at the head it names, or
+// it is sealed under another epoch than that head's, or its author left
+// and the chain does not name it among what they wrote before.
+var ErrNotThen = errors.New("written when its author could not")
+
+// NewerChain is in the chain of a record written under a chain newer
+// than the one this machine verified: it names a later head, or an
+// epoch this chain has not made. It is kept apart (not applied, read
+// again at the next sync). Signed says it is signed by a member of this
+// chain: evidence that the hub hides entries from this machine.
+type NewerChain struct {
+	Seq    int64
+	Epoch  int
+	Signed bool
+}
+
+func (n *NewerChain) Error() string {
+	return fmt.Sprintf("written under a newer chain than this machine's (entry %d, epoch %d)", n.Seq, n.Epoch)
+}
+
+// ErrPending is in the chain of a record of a member who left, read
+// before the admin's rotation names what they wrote before they left:
+// it is kept apart until then.
+var ErrPending = errors.New("its author left, and the admin's rotation has not yet named what they wrote before")
+
 // OpenRecord checks r against the verified chain st and opens it with
 // ring: its header must be the one it travels under, its author a holder
-// of its epoch's key, its signature the author's. It returns the header
-// and the payload.
+// of its epoch's key, its signature the author's; its author a member at
+// the chain head it names, its epoch that head's; a record of a member
+// who left must be one the chain names as written before (State.Cut).
+// It returns the header and the payload.
 func OpenRecord(st *State, ring Keyring, r Record) (*Header, []byte, error) {
 	var h Header
 	if err := json.Unmarshal(r.Header, &h); err != nil {
@@ -81,16 +117,24 @@ func OpenRecord(st *State, ring Keyring, r Record) (*Header, []byte, error) {
 	if h.Team != st.Team || h.Host != r.Host || h.Index != r.Index || h.Epoch != r.Epoch {
 		return nil, nil, fmt.Errorf("record %s/%d: %w: filed under another header", r.Host, r.Index, envelope.ErrTampered)
 	}
-	author := st.Past[h.Author]
-	if author == nil || !st.Holders[h.Epoch][h.Author] || isInvite(st, h.Author) {
-		return nil, nil, fmt.Errorf("record %s/%d: %w %d", r.Host, r.Index, ErrNotMember, h.Epoch)
-	}
 	if len(r.Body) < ed25519.SignatureSize {
 		return nil, nil, fmt.Errorf("record %s/%d: %w", r.Host, r.Index, envelope.ErrTampered)
 	}
 	sig, sealed := r.Body[:ed25519.SignatureSize], r.Body[ed25519.SignatureSize:]
+	author := st.Past[h.Author]
+	if h.ChainSeq > st.Seq || h.Epoch > st.Epoch {
+		nc := &NewerChain{Seq: h.ChainSeq, Epoch: h.Epoch}
+		nc.Signed = author != nil && st.In(h.Author) && ed25519.Verify(ed25519.PublicKey(author.Sign), signed(r.Header, sealed), sig)
+		return nil, nil, fmt.Errorf("record %s/%d: %w", r.Host, r.Index, nc)
+	}
+	if author == nil || !st.Holders[h.Epoch][h.Author] || isInvite(st, h.Author) {
+		return nil, nil, fmt.Errorf("record %s/%d: %w %d", r.Host, r.Index, ErrNotMember, h.Epoch)
+	}
 	if !ed25519.Verify(ed25519.PublicKey(author.Sign), signed(r.Header, sealed), sig) {
 		return nil, nil, fmt.Errorf("record %s/%d: not signed by %s: %w", r.Host, r.Index, author.Name, envelope.ErrTampered)
+	}
+	if err := st.writtenThen(&h, r); err != nil {
+		return nil, nil, fmt.Errorf("record %s/%d: %w", r.Host, r.Index, err)
 	}
 	key, ok := ring[h.Epoch]
 	if !ok {
@@ -103,12 +147,59 @@ func OpenRecord(st *State, ring Keyring, r Record) (*Header, []byte, error) {
 	return &h, payload, nil
 }
 
+// writtenThen checks that h's author could write it at the head it
+// names: a member then (joined at or before it, not left by it), under
+// that head's epoch; and that a record of an author who left since is
+// one the chain names as written before they left.
+func (st *State) writtenThen(h *Header, r Record) error {
+	if h.ChainSeq > 0 {
+		if got := st.Hashes[h.ChainSeq-1]; got != h.ChainHead {
+			return fmt.Errorf("%w: it names entry %d of a chain this machine does not hold (the hub shows members different chains, or the header was made up)", ErrNotThen, h.ChainSeq)
+		}
+		if left, ok := st.Left[h.Author]; ok && left <= h.ChainSeq {
+			return fmt.Errorf("%w: its author left or was removed at entry %d, by the head it names (entry %d)", ErrNotThen, left, h.ChainSeq)
+		}
+		if joined := st.Joined[h.Author]; joined > h.ChainSeq {
+			return fmt.Errorf("%w: its author joined at entry %d, after the head it names (entry %d)", ErrNotThen, joined, h.ChainSeq)
+		}
+		if ep := st.EpochOf(h.ChainSeq); h.Epoch != ep {
+			return fmt.Errorf("%w: it is sealed under epoch %d, and the head it names (entry %d) is of epoch %d", ErrNotThen, h.Epoch, h.ChainSeq, ep)
+		}
+	}
+	left, ok := st.Left[h.Author]
+	if !ok {
+		return nil
+	}
+	if st.EpochAt[st.Epoch] < left {
+		return ErrPending
+	}
+	if last, cut := st.Cut[r.Host]; !cut || r.Index > last {
+		return fmt.Errorf("%w: its author left at entry %d, and the chain names no record of writer %s up to %d as written before", ErrNotThen, left, r.Host, r.Index)
+	}
+	return nil
+}
+
+// EpochOf returns the epoch of the chain's head at entry seq: the
+// newest one started at or before it.
+func (st *State) EpochOf(seq int64) int {
+	ep := 0
+	for e, at := range st.EpochAt {
+		if at <= seq && e > ep {
+			ep = e
+		}
+	}
+	return ep
+}
+
 // isInvite reports whether fp is an invite's key, which signs a join
 // and nothing else.
 func isInvite(st *State, fp string) bool {
 	_, ok := st.Invites[fp]
 	return ok
 }
+
+// IsInvite reports whether fp is an invite's key, not a member's.
+func (st *State) IsInvite(fp string) bool { return isInvite(st, fp) }
 
 // Code is what an invite code carries: where the team is, who its admin
 // is, and the invite's private keys.

@@ -43,6 +43,8 @@ func (l Local) StoreFile(id string) string { return filepath.Join(l.Dir, id, "se
 
 func (l Local) stateFile(id string) string { return filepath.Join(l.Dir, id, "team.json") }
 
+func (l Local) claimsFile(id string) string { return filepath.Join(l.Dir, id, "claims") }
+
 // State is what a machine keeps of one team.
 type State struct {
 	ID   string `json:"id"`
@@ -80,6 +82,18 @@ type State struct {
 	Applied map[string]int64 `json:"applied"`
 	// Shares are the projects this member shares, by project id.
 	Shares map[string]team.Project `json:"shares"`
+	// SetAside are the teammates' records set aside, not applied (the
+	// first maxSetAside of them), and SetAsideTotal how many there were.
+	SetAside      []SetAside `json:"set_aside,omitempty"`
+	SetAsideTotal int        `json:"set_aside_total,omitempty"`
+	// Writers are the author each writer id's records were first applied
+	// from (or, on the admin's machine, its first record's header
+	// names), by writer id: what a removal or a rotation names of the
+	// members who left (team.Entry.Writers).
+	Writers map[string]string `json:"writers,omitempty"`
+	// Newer is a teammate's record that names a newer chain than this
+	// machine verified: until the chain shows it, nothing is published.
+	Newer *Evidence `json:"newer,omitempty"`
 }
 
 // Sent is what a machine published of one of its sessions: the

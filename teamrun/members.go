@@ -2,6 +2,7 @@ package teamrun
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -322,7 +323,11 @@ func (e *Env) Remove(ctx context.Context, s *State, ref string) (*team.Member, *
 	if m == nil {
 		return nil, nil, loom.Errorf(loom.ENOTFOUND, "no member %q in team %s (a machine is MEMBER/MACHINE, as loom team members shows it)", ref, v.Name)
 	}
-	b, ring, err := team.Rotate(v.State, v.Me, s.Keys, m.Fingerprint(), e.now())
+	cut, err := e.departedWriters(ctx, v, m.Fingerprint())
+	if err != nil {
+		return nil, nil, err
+	}
+	b, ring, err := team.RotateCut(v.State, v.Me, s.Keys, m.Fingerprint(), cut, e.now())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -337,7 +342,11 @@ func (e *Env) Remove(ctx context.Context, s *State, ref string) (*team.Member, *
 // rotate makes a new key after a member left (the admin's machine does
 // it at its next sync).
 func (e *Env) rotate(ctx context.Context, v *Verified) (*Verified, error) {
-	b, ring, err := team.Rotate(v.State, v.Me, v.Local.Keys, "", e.now())
+	cut, err := e.departedWriters(ctx, v, "")
+	if err != nil {
+		return nil, err
+	}
+	b, ring, err := team.RotateCut(v.State, v.Me, v.Local.Keys, "", cut, e.now())
 	if err != nil {
 		return nil, err
 	}
@@ -346,6 +355,67 @@ func (e *Env) rotate(ctx context.Context, v *Verified) (*Verified, error) {
 	}
 	v.Local.Keys = ring
 	return e.Verify(ctx, v.Local)
+}
+
+// departedWriters returns what a removal of target ("" for none) or a
+// rotation names of the members and machines who left: the last index
+// the hub holds of each of their writer ids the chain has not named yet
+// (team.Entry.Writers). A writer id's author is the one its records were
+// applied from, else the one its first record's header names. What the
+// hub withholds here is not named, and no client applies it after.
+func (e *Env) departedWriters(ctx context.Context, v *Verified, target string) (map[string]int64, error) {
+	// Those who left since the newest rotation: what those before wrote
+	// before they left was named by it, and a writer id of theirs the
+	// hub shows since is one they made after.
+	gone := map[string]bool{}
+	for fp, at := range v.Left {
+		if at > v.EpochAt[v.Epoch] {
+			gone[fp] = true
+		}
+	}
+	if target != "" {
+		gone[target] = true
+		for fp := range v.MachinesOf(target) {
+			gone[fp] = true
+		}
+	}
+	if len(gone) == 0 {
+		return nil, nil
+	}
+	s := v.Local
+	c := e.client(s.Hub)
+	hosts, err := c.TeamHosts(ctx, s.ID)
+	if err != nil {
+		return nil, err
+	}
+	if s.Writers == nil {
+		s.Writers = map[string]string{}
+	}
+	out := map[string]int64{}
+	for _, h := range hosts {
+		if _, named := v.Cut[h.Host]; named || h.Last < 1 {
+			continue
+		}
+		author, ok := s.Writers[h.Host]
+		if !ok {
+			recs, _, err := c.TeamRecords(ctx, s.ID, h.Host, 0, 1)
+			if err != nil {
+				return nil, err
+			}
+			var hd team.Header
+			if len(recs) > 0 && json.Unmarshal(recs[0].Header, &hd) == nil {
+				author = hd.Author
+			}
+			s.Writers[h.Host] = author
+		}
+		if gone[author] {
+			out[h.Host] = h.Last
+		}
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, e.Local.Save(s)
 }
 
 // Leave signs this member's leaving. What this machine synced stays on

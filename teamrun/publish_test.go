@@ -11,6 +11,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/secrets"
+	"github.com/loomhq/loom/secrets/secretstest"
 	"github.com/loomhq/loom/sqlite"
 	"github.com/loomhq/loom/team"
 )
@@ -259,5 +260,34 @@ func TestApplyReplaceKeepsSubagents(t *testing.T) {
 	}
 	if _, err := ts.Session(ctx, sid[0]); loom.ErrorCode(err) != loom.ENOTFOUND {
 		t.Fatalf("the deleted copy: %v", err)
+	}
+}
+
+// TestIdleSyncRedactsNothing: the secrets a sync reports redacted are
+// those of what it sent: a sync that sends nothing reports none, though
+// the session it compares holds a secret in its title and text.
+func TestIdleSyncRedactsNothing(t *testing.T) {
+	ctx := context.Background()
+	e, v, st, out := publishEnv(t)
+	secret := secretstest.New(81).Secret("github-token")
+	sd := sessionData(ids(1)[0], 2)
+	sd.Session.Title = "deploy with " + secret.Text
+	sd.Messages[0].Parts[0].Text = "use " + secret.Text
+	if err := st.Own.Import(ctx, []*loom.SessionData{sd}); err != nil {
+		t.Fatal(err)
+	}
+	first := &Sync{}
+	if err := e.publish(ctx, v, st, first); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.recs) != 1 || first.Redacted == 0 || strings.Contains(out.recs[0].Session.Title, secret.Value) {
+		t.Fatalf("the first sync: %+v", first)
+	}
+	idle := &Sync{}
+	if err := e.publish(ctx, v, st, idle); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.recs) != 1 || idle.Redacted != 0 {
+		t.Fatalf("an idle sync: %d records, %d secrets redacted", len(out.recs)-1, idle.Redacted)
 	}
 }

@@ -59,15 +59,25 @@ type Sync struct {
 	Redacted int `json:"redacted"`
 	// Applied is how many teammates' records were applied.
 	Applied int `json:"applied"`
-	// Refused are the records not applied, and why (a writer no member
-	// of the chain, a record altered).
-	Refused []string `json:"refused,omitempty"`
+	// SetAside are the records this sync did not apply, and why (a
+	// writer no member of the chain, a record altered, one the team's
+	// store cannot take): each is passed over once, the rest applied.
+	SetAside []SetAside `json:"set_aside,omitempty"`
 	// Rotated is set when this (admin's) machine rotated the key after a
 	// member left.
 	Rotated bool `json:"rotated,omitempty"`
 	// Waiting says why nothing was published (a member left and the
-	// admin has not rotated the key yet; this member was removed).
+	// admin has not rotated the key yet; this member was removed; a
+	// teammate wrote under a newer chain than this machine's).
 	Waiting string `json:"waiting,omitempty"`
+	// KeptApart is how many writers' records were kept apart, neither
+	// applied nor set aside, to be read again at the next sync: written
+	// under a newer chain than this machine's, or by a member who left
+	// before the admin's rotation named what they wrote before.
+	KeptApart int `json:"kept_apart,omitempty"`
+	// Newer is the record that names a newer chain than this machine's,
+	// signed by a member of it: evidence that the hub hides entries.
+	Newer *Evidence `json:"newer,omitempty"`
 }
 
 // Stores are what a sync reads and writes: the member's own store (what
@@ -85,9 +95,9 @@ type Stores struct {
 	// records that redacted or deleted sessions left behind (the old
 	// text in free pages and the search index).
 	Scrub func(context.Context) error
+	// claims are the team's sessions' first writers (set by SyncTeam).
+	claims claims
 }
-
-const notMember = "you are no longer a member of the team: nothing is sent, and nothing new can be read"
 
 // maxRecordMessages bounds the messages of one record.
 const maxRecordMessages = 500
@@ -108,6 +118,7 @@ func (e *Env) SyncTeam(ctx context.Context, s *State, st Stores) (*Sync, error) 
 	if err != nil {
 		return nil, err
 	}
+	st.claims = claims(e.Local.claimsFile(s.ID))
 	out := &Sync{Team: v.Name}
 	if (v.Stale || v.ExpiredHolder(e.now())) && v.Me.Fingerprint() == v.Admin {
 		if v, err = e.rotate(ctx, v); err != nil {
@@ -115,18 +126,55 @@ func (e *Env) SyncTeam(ctx context.Context, s *State, st Stores) (*Sync, error) 
 		}
 		out.Rotated = true
 	}
-	switch {
-	case !v.In(v.Me.Fingerprint()):
+	if n := s.Newer; n != nil && (v.Seq >= n.Seq && v.Epoch >= n.Epoch || !v.In(n.Author)) {
+		// The chain shows what the evidence said it hid, or its writer
+		// is no member any more.
+		s.Newer = nil
+	}
+	if !v.In(v.Me.Fingerprint()) {
 		out.Waiting = notMember
 		return out, nil
+	}
+	// The teammates' records first: one written under a newer chain
+	// than this machine's stops this machine publishing under its own.
+	if err := e.pull(ctx, v, st, out); err != nil {
+		return out, err
+	}
+	switch {
+	case !v.In(v.Me.Fingerprint()):
+		// The chain the pull read again removed this machine.
+		out.Waiting = notMember
+		return out, nil
+	case s.Newer != nil:
+		out.Newer = s.Newer
+		out.Waiting = fmt.Sprintf("a teammate wrote under a newer chain (entry %d, epoch %d) than this machine verified (entry %d, epoch %d): the hub may be hiding entries from this machine; nothing is sent until it shows them (compare loom team head with a teammate's)", s.Newer.Seq, s.Newer.Epoch, v.Seq, v.Epoch)
+		return out, e.Local.Save(s)
 	case v.Stale:
 		out.Waiting = "a member left and the admin has not rotated the team's key yet (the admin's next loom team sync does): nothing is sent until then"
-	default:
-		if err := e.publish(ctx, v, st, out); err != nil {
-			return out, err
-		}
+		return out, nil
 	}
+	if err := e.publish(ctx, v, st, out); err != nil {
+		return out, err
+	}
+	if out.Published == 0 {
+		return out, nil
+	}
+	// What this machine just sent, as the team sees it.
 	return out, e.pull(ctx, v, st, out)
+}
+
+// notMember is what a sync of a machine no longer in the team says.
+const notMember = "you are no longer a member of the team: nothing is sent, and nothing new can be read"
+
+// Evidence is a record that names a newer chain than this machine's:
+// its writer id and index, its author's fingerprint, and the head and
+// epoch it names.
+type Evidence struct {
+	Host   string `json:"host"`
+	Index  int64  `json:"index"`
+	Author string `json:"author"`
+	Seq    int64  `json:"seq"`
+	Epoch  int    `json:"epoch"`
 }
 
 // publish sends the sessions of the projects this member shares, each
@@ -145,7 +193,7 @@ func (e *Env) publish(ctx context.Context, v *Verified, st Stores, out *Sync) er
 			return err
 		}
 	}
-	pub := &publisher{e: e, v: v, gate: st.Detector.Gate(st.Own), raw: st.Own, out: out}
+	pub := &publisher{e: e, v: v, det: st.Detector, gate: st.Detector.Gate(st.Own), raw: st.Own, out: out}
 	pub.epoch, _ = s.Keys.Latest()
 	ids := make([]string, 0, len(s.Shares))
 	for id := range s.Shares {
@@ -196,7 +244,6 @@ func (e *Env) publish(ctx context.Context, v *Verified, st Stores, out *Sync) er
 			}
 		}
 	}
-	out.Redacted = pub.gate.Redacted()
 	return nil
 }
 
@@ -204,6 +251,7 @@ func (e *Env) publish(ctx context.Context, v *Verified, st Stores, out *Sync) er
 type publisher struct {
 	e     *Env
 	v     *Verified
+	det   *secrets.Detector
 	gate  *secrets.Gate
 	raw   loom.Store
 	epoch int
@@ -220,7 +268,8 @@ func (p *publisher) send(ctx context.Context, pl *Payload) error {
 	// Padded with spaces (which JSON reads past) to its size class: the
 	// hub learns a record's size class, not its length.
 	b = append(b, bytes.Repeat([]byte{' '}, team.PadClass(len(b))-len(b))...)
-	rec, err := team.SealRecord(team.Header{Team: s.ID, Host: s.Host, Index: s.Next, Epoch: p.epoch, Author: p.v.Me.Fingerprint()}, s.Keys, p.v.Me, b)
+	h := team.Header{Team: s.ID, Host: s.Host, Index: s.Next, Epoch: p.epoch, Author: p.v.Me.Fingerprint(), ChainSeq: p.v.Seq, ChainHead: p.v.Head}
+	rec, err := team.SealRecord(h, s.Keys, p.v.Me, b)
 	if err != nil {
 		return err
 	}
@@ -314,10 +363,14 @@ func (p *publisher) session(ctx context.Context, proj team.Project, sess, g *loo
 			i = j
 		}
 		if len(changed) > 0 {
+			before := p.gate.Redacted()
 			gm, err := p.gate.Messages(ctx, sess.ID, loom.MessageQuery{After: after, Oldest: true, Limit: maxRecordMessages})
 			if err != nil {
 				return err
 			}
+			// Counted when sent: the gate also reads what is only
+			// compared, which an idle sync must not report.
+			p.out.Redacted += p.gate.Redacted() - before
 			var picked []*loom.Message
 			for _, m := range gm {
 				if changed[m.Seq] {
@@ -346,6 +399,13 @@ func (p *publisher) session(ctx context.Context, proj team.Project, sess, g *loo
 	}
 	if n > 0 {
 		p.out.Sessions++
+		// The secrets of the session's own fields, sent with it (the
+		// list's gate read every session's, sent or not).
+		fields := p.det.Gate(p.raw)
+		if _, err := fields.Session(ctx, sess.ID); err != nil {
+			return err
+		}
+		p.out.Redacted += fields.Redacted()
 	}
 	if updated {
 		p.out.Updated++
@@ -517,9 +577,12 @@ func Outgoing(mode, me string, sess *loom.Session, msgs []*loom.Message) *Payloa
 // pageRecords is how many records a pull asks for at once.
 const pageRecords = 200
 
-// pull applies every writer's records after those applied, in order; a
-// record that does not verify stops its writer's log here and is
-// reported.
+// pull applies every writer's records after those applied, in order. A
+// record that does not verify, or that the team's store cannot take, is
+// set aside (kept in the team's state with whose it is and why) and the
+// writer's next records are applied: no record stops a team. Only what
+// fails on this machine (the hub unreachable, the store unwritable)
+// stops the pull, to be tried again.
 func (e *Env) pull(ctx context.Context, v *Verified, st Stores, out *Sync) (err error) {
 	s := v.Local
 	c := e.client(s.Hub)
@@ -527,38 +590,71 @@ func (e *Env) pull(ctx context.Context, v *Verified, st Stores, out *Sync) (err 
 	if err != nil {
 		return err
 	}
-	scrub := false
+	scrub, refreshed := false, false
 	defer func() {
 		if scrub && st.Scrub != nil && err == nil {
 			err = st.Scrub(ctx)
 		}
 	}()
+hosts:
 	for _, h := range hosts {
 		after := s.Applied[h.Host]
-	host:
 		for after < h.Last {
 			recs, more, err := c.TeamRecords(ctx, s.ID, h.Host, after, pageRecords)
 			if err != nil {
 				return err
 			}
 			for _, r := range recs {
+				if r.Index <= after {
+					continue
+				}
 				if r.Index != after+1 {
-					out.Refused = append(out.Refused, fmt.Sprintf("writer %s: record %d is missing", h.Host, after+1))
-					break host
+					// The hub holds no record between: what it lost or
+					// withheld cannot be applied.
+					out.setAside(s, SetAside{Host: h.Host, Index: after + 1, Why: fmt.Sprintf("records %d to %d are missing on the hub", after+1, r.Index-1)})
 				}
 				hd, payload, err := team.OpenRecord(v.State, s.Keys, r)
-				if err != nil {
-					out.Refused = append(out.Refused, refusal(r, err))
-					break host
+				var nc *team.NewerChain
+				if errors.As(err, &nc) && !refreshed {
+					// The chain may have grown since this sync read it (a
+					// member joined and wrote at once): read it again,
+					// once a pull.
+					refreshed = true
+					nv, verr := e.Verify(ctx, s)
+					if verr != nil {
+						return verr
+					}
+					*v = *nv
+					hd, payload, err = team.OpenRecord(v.State, s.Keys, r)
 				}
-				changed, err := apply(ctx, st, v, hd, payload)
-				if err != nil {
-					return fmt.Errorf("record %d of writer %s: %w", r.Index, h.Host, err)
+				if keptApart(s, r, err) {
+					out.KeptApart++
+					if err := e.Local.Save(s); err != nil {
+						return err
+					}
+					continue hosts
 				}
-				scrub = scrub || changed
+				if err == nil {
+					if s.Writers == nil {
+						s.Writers = map[string]string{}
+					}
+					if s.Writers[h.Host] == "" {
+						s.Writers[h.Host] = hd.Author
+					}
+					var changed bool
+					changed, err = apply(ctx, st, v, hd, payload)
+					if err != nil && !recordsFault(err) {
+						return fmt.Errorf("record %d of writer %s: %w", r.Index, h.Host, err)
+					}
+					scrub = scrub || changed
+				}
+				if err != nil {
+					out.setAside(s, SetAside{Host: h.Host, Index: r.Index, Author: authorOf(v.State, r), Why: refusal(err)})
+				} else {
+					out.Applied++
+				}
 				after = r.Index
 				s.Applied[h.Host] = after
-				out.Applied++
 			}
 			if err := e.Local.Save(s); err != nil {
 				return err
@@ -571,12 +667,116 @@ func (e *Env) pull(ctx context.Context, v *Verified, st Stores, out *Sync) (err 
 	return nil
 }
 
-func refusal(r team.Record, err error) string {
+// keptApart reports whether a record that did not open (err) is kept
+// apart, to be read again at the next sync: written under a newer chain
+// than this machine's and signed by a member of this chain (kept in s as
+// evidence that the hub hides entries), or by a member who left before
+// the admin's rotation named what they wrote before. A record of a
+// newer chain that no member of this one signed is set aside: junk that
+// names a made-up head is not read again at every sync.
+func keptApart(s *State, r team.Record, err error) bool {
+	if errors.Is(err, team.ErrPending) {
+		return true
+	}
+	var nc *team.NewerChain
+	if !errors.As(err, &nc) || !nc.Signed {
+		return false
+	}
+	if s.Newer == nil || nc.Seq > s.Newer.Seq || nc.Epoch > s.Newer.Epoch {
+		var h team.Header
+		json.Unmarshal(r.Header, &h)
+		s.Newer = &Evidence{Host: r.Host, Index: r.Index, Author: h.Author, Seq: nc.Seq, Epoch: nc.Epoch}
+	}
+	return true
+}
+
+// SetAside is a record a sync did not apply: whose writer and index, its
+// author as the verified chain names them ("" when it names none), and
+// why.
+type SetAside struct {
+	Host   string `json:"host"`
+	Index  int64  `json:"index"`
+	Author string `json:"author,omitempty"`
+	Why    string `json:"why"`
+}
+
+// String is the record set aside, in one line.
+func (a SetAside) String() string {
+	who := "no member"
+	if a.Author != "" {
+		who = a.Author
+	}
+	return fmt.Sprintf("writer %s, record %d (%s): set aside: %s", a.Host, a.Index, who, a.Why)
+}
+
+// maxSetAside bounds the records set aside a team's state keeps
+// (SetAsideTotal counts them all): the first ones, a member's before
+// those of writers no member of the chain, whose junk could otherwise
+// push a member's out. The state is written at every page a sync
+// applies and every session it sends: it stays small.
+const maxSetAside = 200
+
+// maxWhy bounds the reason a record set aside keeps.
+const maxWhy = 300
+
+func (out *Sync) setAside(s *State, a SetAside) {
+	if len(a.Why) > maxWhy {
+		a.Why = strings.ToValidUTF8(a.Why[:maxWhy], "") + "…"
+	}
+	out.SetAside = append(out.SetAside, a)
+	s.SetAsideTotal++
+	if len(s.SetAside) < maxSetAside {
+		s.SetAside = append(s.SetAside, a)
+		return
+	}
+	if a.Author == "" {
+		return
+	}
+	for i, old := range s.SetAside {
+		if old.Author == "" {
+			s.SetAside = append(append(s.SetAside[:i:i], s.SetAside[i+1:]...), a)
+			return
+		}
+	}
+}
+
+// authorOf names the author a record's header claims, when the chain
+// names them: a member's name (a machine's is its member's).
+func authorOf(st *team.State, r team.Record) string {
+	var h team.Header
+	if json.Unmarshal(r.Header, &h) != nil || h.Author == "" {
+		return ""
+	}
+	if m := st.MemberOf(h.Author); m != nil && !st.IsInvite(h.Author) {
+		return m.Name
+	}
+	return ""
+}
+
+// errRecord is in the chain of a record's own fault, found applying it:
+// it is set aside, and the next records are applied.
+var errRecord = errors.New("a record the team's store cannot take")
+
+// recordsFault reports whether err, from applying a record, is the
+// record's fault (set aside) rather than this machine's (the pull stops,
+// to be tried again).
+func recordsFault(err error) bool {
+	if errors.Is(err, errRecord) {
+		return true
+	}
+	switch loom.ErrorCode(err) {
+	case loom.EINVALID, loom.ECONFLICT, loom.EAMBIGUOUS:
+		return true
+	}
+	return false
+}
+
+func refusal(err error) string {
 	switch {
 	case errors.Is(err, team.ErrNotMember):
-		return fmt.Sprintf("writer %s, record %d: refused: %v (the hub let someone write who is no member of the verified chain)", r.Host, r.Index, err)
+		return fmt.Sprintf("%v (the hub let someone write who is no member of the verified chain)", err)
 	default:
-		return fmt.Sprintf("writer %s, record %d: refused: %v", r.Host, r.Index, err)
+		return err.Error()
 	}
 }
 
@@ -589,10 +789,10 @@ func refusal(r team.Record, err error) string {
 func apply(ctx context.Context, st Stores, v *Verified, hd *team.Header, payload []byte) (bool, error) {
 	var p Payload
 	if err := json.Unmarshal(payload, &p); err != nil {
-		return false, fmt.Errorf("a record this loom cannot read: %w", err)
+		return false, fmt.Errorf("%w: this loom cannot read it: %v", errRecord, err)
 	}
-	if p.Session == nil {
-		return false, errors.New("a record without its session")
+	if p.Session == nil || p.Session.ID == "" {
+		return false, fmt.Errorf("%w: it names no session", errRecord)
 	}
 	author := v.MemberOf(hd.Author)
 	sess := p.Session
@@ -601,6 +801,11 @@ func apply(ctx context.Context, st Stores, v *Verified, hd *team.Header, payload
 	surface, rest, _ := strings.Cut(sess.Key, ":")
 	if strings.HasPrefix(rest, "@") {
 		_, rest, _ = strings.Cut(rest, "/")
+	}
+	if rest == "" {
+		// A session without a key of its own (a rewind's, an import's):
+		// its id keeps it apart from the member's other keyless ones.
+		rest = sess.ID
 	}
 	sess.Key = TeamKey(surface+":"+rest, author.Name)
 	sess.Surface = surface
@@ -611,8 +816,16 @@ func apply(ctx context.Context, st Stores, v *Verified, hd *team.Header, payload
 		return false, err
 	}
 	if found && Author(have.Key) != author.Name {
-		// Another member's session of the same id: not theirs to change.
-		return false, nil
+		// Another member's session of the same id: it stays theirs,
+		// unless this record wrote it first in chain order (the hub
+		// lists the writers in its own order, which a writer id picks).
+		if len(p.Messages) == 0 || p.Messages[0].Seq != 1 || !st.claims.earlier(v, sess.ID, hd) {
+			return false, nil
+		}
+		if _, err := st.Team.Delete(ctx, sess.ID, loom.DeleteOptions{Purge: true, Force: true}); err != nil {
+			return false, err
+		}
+		found = false
 	}
 	var kept []*loom.SessionData
 	switch p.Op {
@@ -636,13 +849,16 @@ func apply(ctx context.Context, st Stores, v *Verified, hd *team.Header, payload
 		}
 	case "":
 	default:
-		return false, fmt.Errorf("a record of an operation this loom does not know (%q): update loom", p.Op)
+		return false, fmt.Errorf("%w: an operation this loom does not know (%q): update loom", errRecord, p.Op)
 	}
 	if !found {
 		if len(p.Messages) == 0 || p.Messages[0].Seq != 1 {
 			return p.Op == OpReplace, nil
 		}
 		err := loom.WriteImport(ctx, st.Team, &loom.ImportWrite{Sessions: append([]*loom.SessionData{{Session: sess, Messages: p.Messages}}, kept...)})
+		if err == nil {
+			err = st.claims.add(sess.ID, hd)
+		}
 		return p.Op == OpReplace, err
 	}
 	changes, err := updates(ctx, st.Team, have, p.Messages)

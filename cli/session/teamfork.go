@@ -52,7 +52,10 @@ func teamFork(ctx context.Context, inv *command.Invocation, opts *ForkOptions) (
 	}
 	s := &loom.Session{
 		ID: id, Key: loom.SurfaceCLI + ":" + p.Name + ":" + strconv.FormatInt(now.UnixMilli(), 10),
-		Title: title, UserID: inv.User(), Surface: loom.SurfaceCLI, Kind: loom.KindMain,
+		// A fork of turns 1..turn: its inherited history is counted in
+		// the teammate's session, by every report alike (loom usage read
+		// the session's sums, its reports by time the messages').
+		Title: title, UserID: inv.User(), Surface: loom.SurfaceCLI, Kind: loom.KindFork, ForkTurn: turn,
 		Project: p, Cwd: p.Root, Model: src.Model, Provider: src.Provider, Profile: src.Profile,
 		GitBranch: src.GitBranch, CreatedAt: now, UpdatedAt: now,
 		Description: fmt.Sprintf("forked from @%s's session %s (team %s) at turn %d of %d", author, src.ID, tm.Name, turn, src.TurnCount),

@@ -9,6 +9,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/internal/human"
 	"github.com/loomhq/loom/team"
 	"github.com/loomhq/loom/teamrun"
 )
@@ -89,7 +90,7 @@ func shareRun(ctx context.Context, e *env, ref, dir, mode string, yes bool) erro
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(inv.IO.ErrOut, "Sharing project %s (%s) with team %s, %s: %d sessions, %d messages, %d secrets redacted before sealing.\n", p.Name, p.Root, s.Name, mode, pv.sessions, pv.messages, pv.redacted)
+		fmt.Fprintf(inv.IO.ErrOut, "Sharing project %s (%s) with team %s, %s: %s, %s, %s redacted before sealing.\n", p.Name, p.Root, s.Name, mode, human.Plural(pv.sessions, "session"), human.Plural(pv.messages, "message"), human.Plural(pv.redacted, "secret"))
 		if mode == team.ModeAggregates {
 			fmt.Fprintln(inv.IO.ErrOut, "Only usage, cost, models, agents and tool counts are sent; no text.")
 		}

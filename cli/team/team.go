@@ -56,7 +56,7 @@ docs/team.md.`,
 	}
 	cmd.AddCommand(newCmdCreate(inv), newCmdInvite(inv), newCmdInvites(inv), newCmdJoin(inv), newCmdMembers(inv),
 		newCmdRemove(inv), newCmdLeave(inv), newCmdShare(inv, true), newCmdShare(inv, false),
-		newCmdSync(inv), newCmdList(inv), newCmdSetHub(inv))
+		newCmdSync(inv), newCmdList(inv), newCmdDoctor(inv), newCmdHead(inv), newCmdSetHub(inv))
 	return cmd
 }
 
@@ -294,7 +294,7 @@ or expired. Revoke an open one with loom team invite --revoke.`,
 				}
 				return command.WriteJSON(inv.IO.Out, list)
 			}
-			fmt.Fprintf(inv.IO.Out, "team %s: %d invites\n", v.Name, len(list))
+			fmt.Fprintf(inv.IO.Out, "team %s: %s\n", v.Name, human.Plural(len(list), "invite"))
 			for _, in := range list {
 				what := "member"
 				if in.MachineOf != "" {
@@ -361,10 +361,10 @@ the chain, and the team's keys are wrapped again for you.`,
 				return command.WriteJSON(inv.IO.Out, map[string]any{"id": v.Team, "name": v.Name, "admin": v.Admin, "me": v.Local.Me, "machine": v.Local.Machine, "members": len(v.Members)})
 			}
 			if v.Local.Machine != "" {
-				fmt.Fprintf(inv.IO.Out, "joined team %s as %s's machine %s (%d members); admin fingerprint %s\nloom team sync brings the team's sessions; loom team share shares this machine's projects\n", v.Name, v.Local.Me, v.Local.Machine, len(v.Members), v.Admin)
+				fmt.Fprintf(inv.IO.Out, "joined team %s as %s's machine %s (%s); admin fingerprint %s\nloom team sync brings the team's sessions; loom team share shares this machine's projects\n", v.Name, v.Local.Me, v.Local.Machine, human.Plural(len(v.Members), "member"), v.Admin)
 				return nil
 			}
-			fmt.Fprintf(inv.IO.Out, "joined team %s as %s (%d members); admin fingerprint %s\nshare a project with loom team share --content (or --aggregates); loom team sync brings the team's sessions\n", v.Name, v.Local.Me, len(v.Members), v.Admin)
+			fmt.Fprintf(inv.IO.Out, "joined team %s as %s (%s); admin fingerprint %s\nshare a project with loom team share --content (or --aggregates); loom team sync brings the team's sessions\n", v.Name, v.Local.Me, human.Plural(len(v.Members), "member"), v.Admin)
 			return nil
 		},
 	}
@@ -426,7 +426,11 @@ hub's own list is never read: a member is who the signed chain names.`,
 			if inv.JSON() {
 				return command.WriteJSON(inv.IO.Out, map[string]any{"team": v.Team, "name": v.Name, "epoch": v.Epoch, "entries": v.Seq, "members": rows})
 			}
-			fmt.Fprintf(inv.IO.Out, "team %s (id %s): %d members, key epoch %d, %d chain entries verified\n", v.Name, v.Team, len(rows), v.Epoch, v.Seq)
+			entries := human.Count(v.Seq) + " chain entries"
+			if v.Seq == 1 {
+				entries = "1 chain entry"
+			}
+			fmt.Fprintf(inv.IO.Out, "team %s (id %s): %s, key epoch %d, %s verified\n", v.Name, v.Team, human.Plural(len(rows), "member"), v.Epoch, entries)
 			for _, rw := range rows {
 				role := "member"
 				if rw.Admin {
@@ -651,8 +655,13 @@ func newCmdSync(inv *command.Invocation) *cobra.Command {
 the projects you share (through the secret gate, sealed under the
 team's key and signed by you), and applies the teammates' records to
 the team's store on this machine (data directory teams/ID/sessions.db),
-which --team reads. A record whose writer the verified chain does not
-name, or that was altered, is refused and said.`,
+which --team reads. A record that does not verify (a writer the
+verified chain does not name, a record altered) or that the team's store
+cannot take is set aside, said on stderr in one line (past 10, the rest
+in one line more), and the writer's next records are applied: sync
+still exits 0, and loom team doctor lists what was set aside. Sync exits
+1 only when it could not do its work (the hub unreachable, the chain
+not valid, the store unwritable).`,
 		Example: `  loom team sync
   loom team sync --team core --json`,
 		Args: command.ArgsBetween(0, 0),
@@ -695,9 +704,7 @@ func syncRun(ctx context.Context, e *env, ref string) error {
 	if err != nil {
 		return err
 	}
-	for _, why := range out.Refused {
-		fmt.Fprintln(inv.IO.ErrOut, "loom: team "+s.Name+": "+why)
-	}
+	sayAside(inv, s.Name, out.SetAside)
 	if inv.JSON() {
 		if err := command.WriteJSON(inv.IO.Out, out); err != nil {
 			return err
@@ -716,10 +723,137 @@ func syncRun(ctx context.Context, e *env, ref string) error {
 		if out.Deleted > 0 {
 			changed += fmt.Sprintf(", %d deleted", out.Deleted)
 		}
-		fmt.Fprintf(inv.IO.Out, "team %s: sent %d records (%d sessions%s, %d secrets redacted), applied %d\n", out.Team, out.Published, out.Sessions, changed, out.Redacted, out.Applied)
-	}
-	if len(out.Refused) > 0 {
-		return &command.SilentError{Code: command.ExitError}
+		fmt.Fprintf(inv.IO.Out, "team %s: sent %s (%s%s, %s redacted), applied %d\n", out.Team, human.Plural(out.Published, "record"), human.Plural(out.Sessions, "session"), changed, human.Plural(out.Redacted, "secret"), out.Applied)
 	}
 	return nil
+}
+
+// membersFirst returns the records set aside, a member's before those
+// of writers no member of the chain, whose junk then hides none of them.
+func membersFirst(aside []teamrun.SetAside) []teamrun.SetAside {
+	out := slices.Clone(aside)
+	slices.SortStableFunc(out, func(a, b teamrun.SetAside) int {
+		switch {
+		case a.Author != "" && b.Author == "":
+			return -1
+		case a.Author == "" && b.Author != "":
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// maxAsideLines bounds the lines a sync says of the records it set
+// aside: 2,000 junk writers make a summary, not 300 KB on every sync.
+const maxAsideLines = 10
+
+// sayAside says on stderr, one line each (the first maxAsideLines, then
+// one line for the rest), the records a sync set aside.
+func sayAside(inv *command.Invocation, teamName string, aside []teamrun.SetAside) {
+	if len(aside) == 0 {
+		return
+	}
+	sorted := membersFirst(aside)
+	for i, a := range sorted {
+		if i == maxAsideLines {
+			writers := map[string]bool{}
+			for _, r := range sorted[i:] {
+				writers[r.Host] = true
+			}
+			fmt.Fprintf(inv.IO.ErrOut, "loom: team %s: and %s of %s set aside\n", teamName, human.Plural(len(aside)-i, "more record"), human.Plural(len(writers), "writer"))
+			break
+		}
+		fmt.Fprintf(inv.IO.ErrOut, "loom: team %s: %s\n", teamName, command.Truncate(a.String(), 300))
+	}
+	fmt.Fprintf(inv.IO.ErrOut, "loom: team %s: %s set aside, not applied (the rest was); loom team doctor lists them\n", teamName, human.Plural(len(aside), "record"))
+}
+
+// maxAsideShown bounds the records set aside loom team doctor prints
+// (--json gives every one kept).
+const maxAsideShown = 50
+
+func newCmdDoctor(inv *command.Invocation) *cobra.Command {
+	var ref string
+	cmd := &cobra.Command{
+		Use:   "doctor [--team NAME]",
+		Short: "Say what this machine's syncs of the team set aside, and why",
+		Long: `Doctor reads this machine's state of the team (without the hub) and
+lists the teammates' records its syncs set aside instead of applying:
+the writer id and index of each, its author as the verified chain names
+them, and why (a writer no member of the chain, a record altered or
+written under a key its author no longer held, one the team's store
+could not take). A record set aside stops nothing: the writer's next
+records were applied. Records set aside are kept, the first 200 of
+them; --json lists them with their total.`,
+		Example: `  loom team doctor
+  loom team doctor --team core --json`,
+		Args: command.ArgsBetween(0, 0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			l, err := inv.Teams()
+			if err != nil {
+				return err
+			}
+			s, err := l.Find(ref)
+			if err != nil {
+				return err
+			}
+			if inv.JSON() {
+				aside := s.SetAside
+				if aside == nil {
+					aside = []teamrun.SetAside{}
+				}
+				return command.WriteJSON(inv.IO.Out, map[string]any{"team": s.Name, "id": s.ID, "seq": s.Seq, "head": s.Head, "set_aside": aside, "set_aside_total": s.SetAsideTotal})
+			}
+			fmt.Fprintf(inv.IO.Out, "team %s: chain verified to entry %d (%s)\n", s.Name, s.Seq, s.Head)
+			if s.SetAsideTotal == 0 {
+				fmt.Fprintln(inv.IO.Out, "no record set aside: every record read was applied")
+				return nil
+			}
+			fmt.Fprintf(inv.IO.Out, "%s set aside, not applied:\n", human.Plural(s.SetAsideTotal, "record"))
+			for i, a := range membersFirst(s.SetAside) {
+				if i == maxAsideShown {
+					fmt.Fprintf(inv.IO.Out, "  … and %s more (--json lists the first %s)\n", human.Count(int64(s.SetAsideTotal-i)), human.Count(int64(len(s.SetAside))))
+					break
+				}
+				fmt.Fprintf(inv.IO.Out, "  %s\n", command.Truncate(a.String(), 300))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&ref, "team", "", "the team `NAME` (default the only one)")
+	return cmd
+}
+
+func newCmdHead(inv *command.Invocation) *cobra.Command {
+	e := &env{inv: inv}
+	var ref string
+	cmd := &cobra.Command{
+		Use:   "head [--team NAME]",
+		Short: "Print the team's chain head as this machine verifies it, to compare out of band",
+		Long: `Head reads the team's chain from the hub, verifies it from its genesis,
+and prints its head: the number and hash of the last entry, and the
+key's epoch. Two members who read the same head see the same team. A
+hub that shows one member an older chain, and nothing written under the
+newer one, cannot be told from a quiet team by any client: compare the
+heads over another channel (a chat, a call) now and then, and after a
+removal. Each record names the head its writer verified; loom team sync
+refuses to send while a teammate's record names a newer one.`,
+		Example: `  loom team head
+  loom team head --team core --json`,
+		Args: command.ArgsBetween(0, 0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			v, err := e.verified(cmd.Context(), ref)
+			if err != nil {
+				return err
+			}
+			if inv.JSON() {
+				return command.WriteJSON(inv.IO.Out, map[string]any{"team": v.Name, "id": v.Team, "seq": v.Seq, "head": v.Head, "epoch": v.Epoch})
+			}
+			fmt.Fprintf(inv.IO.Out, "team %s: entry %d, epoch %d, head %s\n", v.Name, v.Seq, v.Epoch, v.Head)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&ref, "team", "", "the team `NAME` (default the only one)")
+	return cmd
 }
