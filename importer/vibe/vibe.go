@@ -19,7 +19,7 @@
 // keeping no usage per reply. compact() starts a new session whose
 // totals go on from its parent's (only clear_history resets them): such
 // a session's usage is its totals less those of its parent's
-// meta.json, which its bundle holds. A line that is not a message
+// meta.json, in its directory beside it. A line that is not a message
 // is a problem; the rest is read.
 //
 // Vibe is a Python program (not on npm): the fixtures in testdata are
@@ -77,38 +77,31 @@ func (Format) Roots(env func(string) string, home string) []string {
 }
 
 // Bundles finds each session's messages.jsonl, with its meta.json when
-// there is one and, for a session compact() continued, the meta.json
-// of the session it continues (whose totals its own include).
+// there is one.
 func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, error) {
 	if filepath.Base(root) == metaFile {
 		root = filepath.Join(filepath.Dir(root), messagesFile)
 	}
 	bs, err := importer.FileBundles(ctx, Tool, root, func(_ string, d fs.DirEntry) bool { return d.Name() == messagesFile })
 	for i := range bs {
-		dir := filepath.Dir(bs[i].Name())
-		m := filepath.Join(dir, metaFile)
-		if importer.RegularFile(m) != nil {
-			continue
-		}
-		bs[i].Files = append(bs[i].Files, m)
-		if p := parentMeta(dir, m); p != "" {
-			bs[i].Files = append(bs[i].Files, p)
+		if m := filepath.Join(filepath.Dir(bs[i].Name()), metaFile); importer.RegularFile(m) == nil {
+			bs[i].Files = append(bs[i].Files, m)
 		}
 	}
 	return bs, err
 }
 
-// parentMeta is the meta.json of the session that the session of
-// metaPath continues, or "" when it continues none or its directory is
-// gone. Vibe names a session's directory <prefix>_<date>_<time>_<the
-// first 8 characters of its id> (vibe/core/session/session_logger.py)
-// beside the others, so the parent is the sibling so named whose
-// meta.json holds its id.
-func parentMeta(dir, metaPath string) string {
-	m, ok := readMeta(metaPath)
-	parent := importer.LineID(m.ParentSessionID)
-	if !ok || len(parent) < 8 || strings.ContainsAny(parent[:8], `*?[\/`) {
-		return ""
+// parentMeta is the meta.json of session parent, which the session in
+// dir continues, when it is beside it. Vibe names a session's directory
+// <prefix>_<date>_<time>_<the first 8 characters of its id>
+// (vibe/core/session/session_logger.py) beside the others, so the
+// parent is the sibling so named whose meta.json holds its id. It is
+// read from where Vibe keeps it, not as part of the session's bundle:
+// it is its own session's file, and a file of two bundles would be
+// read again by every import.
+func parentMeta(dir, parent string) (meta, bool) {
+	if len(parent) < 8 || strings.ContainsAny(parent[:8], `*?[\/`) {
+		return meta{}, false
 	}
 	cands, _ := filepath.Glob(filepath.Join(filepath.Dir(dir), "*_"+parent[:8]))
 	for _, c := range cands {
@@ -117,10 +110,10 @@ func parentMeta(dir, metaPath string) string {
 			continue
 		}
 		if pm, ok := readMeta(p); ok && importer.LineID(pm.SessionID) == parent {
-			return p
+			return pm, true
 		}
 	}
-	return ""
+	return meta{}, false
 }
 
 // readMeta reads a meta.json; ok is false when it is not one.
@@ -201,9 +194,6 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 			res.Problemf(b.Files[1], 0, "not Vibe's session metadata")
 		}
 	}
-	if len(b.Files) > 2 {
-		parent, _ = readMeta(b.Files[2])
-	}
 	f, fi, err := importer.Open(name, importer.MaxFile)
 	if err != nil {
 		return nil, fmt.Errorf("vibe: %w", err)
@@ -250,7 +240,10 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 		}
 	}
 	st := m.Stats
-	if s.ParentSourceID != "" && importer.LineID(parent.SessionID) == s.ParentSourceID && continuesCompaction(s) && covers(st, parent.Stats) {
+	if s.ParentSourceID != "" && continuesCompaction(s) {
+		parent, _ = parentMeta(filepath.Dir(name), s.ParentSourceID)
+	}
+	if s.ParentSourceID != "" && importer.LineID(parent.SessionID) == s.ParentSourceID && covers(st, parent.Stats) {
 		st.Steps -= parent.Stats.Steps
 		st.Prompt -= parent.Stats.Prompt
 		st.Completion -= parent.Stats.Completion

@@ -96,4 +96,11 @@ func TestCompactionCountsUsageOnce(t *testing.T) {
 	if u.APICalls != 2 || u.InputTokens != 2400 || u.OutputTokens != 70 {
 		t.Errorf("continued session's own usage %+v, want 2 calls, 2400 in, 70 out", u)
 	}
+	// The parent's meta.json is its own session's file, not read again
+	// by a second import.
+	st := importertest.Store(t)
+	importertest.Import(t, st, Format{}, root)
+	if r := importertest.Import(t, st, Format{}, root); r.FilesRead != 0 {
+		t.Errorf("a second import read %d files again", r.FilesRead)
+	}
 }
