@@ -474,6 +474,7 @@ func (tr *ToolReport) problem(p Problem) {
 // problems.
 func (tr *ToolReport) read(files int, res *Result) {
 	tr.FilesRead += files
+	tr.FilesFailed += res.unreadable
 	for k, n := range res.Skipped {
 		tr.Skipped[k] += n
 	}
