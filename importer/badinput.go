@@ -44,6 +44,9 @@ func sessionLike(name string) bool {
 	return len(name) > 1 && strings.Contains(name[1:], ".")
 }
 
+// nothingRead opens the line of a file from which nothing could be read.
+const nothingRead = "nothing read: "
+
 // unreadable is the one problem of a file from which nothing could be
 // read: the first of its problems, and how many more there were.
 func unreadable(name string, ps []Problem) Problem {
@@ -51,11 +54,14 @@ func unreadable(name string, ps []Problem) Problem {
 	if p.File == "" {
 		p.File = name
 	}
+	if len(ps) == 1 && strings.HasPrefix(p.Reason, nothingRead) {
+		return p // made one line already
+	}
 	if p.Line > 0 {
-		p.Reason = "nothing read: line " + strconv.Itoa(p.Line) + ": " + p.Reason
+		p.Reason = nothingRead + "line " + strconv.Itoa(p.Line) + ": " + p.Reason
 		p.Line = 0
 	} else {
-		p.Reason = "nothing read: " + p.Reason
+		p.Reason = nothingRead + p.Reason
 	}
 	if n := len(ps) - 1; n > 0 {
 		p.Reason += " (and " + strconv.Itoa(n) + " more problems)"

@@ -161,14 +161,13 @@ func copyTree(t *testing.T, src string) string {
 // notYet are the cases a reader does not follow the rule in yet, each
 // with what it does instead (docs/import.md says so too).
 var notYet = map[string]string{
-	"cursor/garbage":      "a transcript that is not JSON is a line, beside what the editor's database holds of it",
+	"cursor/garbage":      "a transcript that is not JSON gives a line per line, beside what the editor's database holds of it",
 	"cursor/0 bytes":      "read with the editor's database, which holds the conversation",
-	"copilot-vs/garbage":  "a trace file's lines each a line, beside the other traces of its conversation",
 	"copilot-vs/0 bytes":  "read with the other traces of its conversation",
 	"antigravity/garbage": "an artifact is Markdown: any text is one",
 	"antigravity/0 bytes": "read with the other artifacts of its conversation",
 	"windsurf/garbage":    "a Markdown file that is no trajectory is passed over",
-	"qwen/a directory":    "a directory in the place of a session file is passed over",
+	"qwen/a directory":    "one line and exit 1, but not every session of the other files is imported",
 }
 
 // names says whether a problem is about file (or, for a directory in
