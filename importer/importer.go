@@ -162,6 +162,24 @@ type Result struct {
 	// from here, when it is made or read later in the run, or has it
 	// set when it is stored already.
 	Titles map[string]string
+
+	// unreadable counts the files of the bundle that could not be read
+	// at all while the rest of it was (Unreadablef).
+	unreadable int
+}
+
+// Unreadablef adds the problem of a file of the bundle that could not
+// be read at all (not JSON, too large), the rest of the bundle read: as
+// Problemf, and the file counts as one that could not be read (the
+// import exits 1), as a bundle of which nothing could be read does. An
+// empty file is no failure (badinput.go): its line says it is empty.
+func (r *Result) Unreadablef(file string, line int, reason string) {
+	if isEmpty(file) {
+		r.Problemf(file, 0, emptyReason)
+		return
+	}
+	r.Problemf(file, line, reason)
+	r.unreadable++
 }
 
 // Skip counts one line or record of type t as skipped; a nil Result

@@ -117,7 +117,7 @@ func SessionLines(ctx context.Context, path string, r io.Reader, res *Result, fn
 // SessionLinesFrom is SessionLines numbering r's first line first, as
 // LinesFrom: a segment of a file read with its lines' numbers in it.
 func SessionLinesFrom(ctx context.Context, path string, r io.Reader, first int, res *Result, fn func(n int, line []byte)) (int, error) {
-	lines := 0
+	lines, had := 0, len(res.Problems)
 	err := LinesFrom(ctx, r, first, func(n int, b []byte) error {
 		b = bytes.TrimSpace(b)
 		if len(b) == 0 {
@@ -127,5 +127,22 @@ func SessionLinesFrom(ctx context.Context, path string, r io.Reader, first int, 
 		fn(n, b)
 		return nil
 	}, res.TooLong(path))
+	if err == nil && first == 1 && lines > 0 && len(res.Problems)-had == lines && allOf(res.Problems[had:], path) {
+		// Not one line could be read: the file is one that could not
+		// be read (badinput.go), one line for it.
+		p := unreadable(path, res.Problems[had:])
+		res.Problems = res.Problems[:had]
+		res.Unreadablef(p.File, 0, p.Reason)
+	}
 	return lines, err
+}
+
+// allOf says whether every problem of ps is about file.
+func allOf(ps []Problem, file string) bool {
+	for _, p := range ps {
+		if p.File != file {
+			return false
+		}
+	}
+	return true
 }

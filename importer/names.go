@@ -56,17 +56,24 @@ func FilesIn(ctx context.Context, tool, dir string, match func(name string) bool
 		return nil, fmt.Errorf("%s: %w", tool, err)
 	}
 	var out []Bundle
+	var u Unreadable
 	for _, e := range entries {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		n := e.Name()
-		if !strings.HasPrefix(n, ".") && match(n) && EntryMode(dir, e).IsRegular() {
+		if strings.HasPrefix(n, ".") || !match(n) {
+			continue
+		}
+		switch mode := EntryMode(dir, e); {
+		case mode.IsRegular():
 			out = append(out, Bundle{Files: []string{filepath.Join(dir, n)}})
+		case mode.IsDir():
+			u.Problems = append(u.Problems, Problem{File: filepath.Join(dir, n), Reason: DirReason})
 		}
 	}
 	slices.SortFunc(out, func(a, b Bundle) int { return strings.Compare(a.Name(), b.Name()) })
-	return out, nil
+	return out, u.Err()
 }
 
 // Getenv is env made safe to call when nil (no variable set).

@@ -51,6 +51,12 @@ func fileBundles(ctx context.Context, tool, root string, skip map[string]bool, k
 		if d.IsDir() && path != root && skip[d.Name()] {
 			return fs.SkipDir
 		}
+		if d.IsDir() && path != root && sessionLike(d.Name()) && keep(path, d) {
+			// Named as a session file, and no file: one line for it,
+			// and nothing in it is read.
+			unreadable.Problems = append(unreadable.Problems, Problem{File: path, Reason: DirReason})
+			return fs.SkipDir
+		}
 		if d.Type().IsRegular() && keep(path, d) {
 			out = append(out, Bundle{Files: []string{path}})
 		}

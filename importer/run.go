@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -284,11 +285,21 @@ func (im *Importer) bundle(ctx context.Context, f Format, b Bundle, known map[st
 		}
 	}
 	res, err := read(ctx, f, Bundle{Files: files})
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	// The rule for bad input (badinput.go): a file that stays empty
+	// holds nothing yet, one line and recorded; one from which nothing
+	// could be read is one line, and fails.
+	empty := files[0] == b.Name() && stats[0].Size <= maxBlank && isEmpty(b.Name())
+	switch {
+	case (err != nil || len(res.Sessions) == 0) && empty:
+		res = &Result{Problems: []Problem{{File: b.Name(), Reason: emptyReason}}}
+	case err != nil:
 		tr.failed(Problem{File: b.Name(), Reason: err.Error()})
+		return nil
+	case len(res.Sessions) == 0 && len(res.Problems) > 0:
+		tr.failed(unreadable(b.Name(), res.Problems))
 		return nil
 	}
 	if im.Rescan {
@@ -473,6 +484,7 @@ func (tr *ToolReport) problem(p Problem) {
 // problems.
 func (tr *ToolReport) read(files int, res *Result) {
 	tr.FilesRead += files
+	tr.FilesFailed += res.unreadable
 	for k, n := range res.Skipped {
 		tr.Skipped[k] += n
 	}
@@ -526,6 +538,17 @@ func (tr *ToolReport) SkippedTypes() []string {
 func (r *Report) done(start, end time.Time) {
 	r.Elapsed = end.Sub(start)
 	r.DurationMS = r.Elapsed.Milliseconds()
+}
+
+// maxBlank bounds the files isEmpty looks into.
+const maxBlank = 4 << 10
+
+// isEmpty says whether the file at path is there and holds nothing but
+// white space (0 bytes, or a line break a program wrote before
+// anything else).
+func isEmpty(path string) bool {
+	data, err := ReadSmall(path, maxBlank+1)
+	return err == nil && len(data) <= maxBlank && len(bytes.TrimSpace(data)) == 0
 }
 
 // read reads a bundle with f. A reader that fails on a hostile file in

@@ -309,8 +309,13 @@ func DBBundles(tool, root, file string) ([]Bundle, error) {
 	if !fi.IsDir() {
 		return []Bundle{SQLiteBundle(root)}, nil
 	}
-	if db := filepath.Join(root, file); RegularFile(db) == nil {
+	db := filepath.Join(root, file)
+	if RegularFile(db) == nil {
 		return []Bundle{SQLiteBundle(db)}, nil
+	}
+	var u Unreadable
+	if u.DirInPlace(db) {
+		return nil, &u
 	}
 	return nil, nil
 }

@@ -86,6 +86,9 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 			}
 			return nil
 		}
+		if unreadable.NamedDir(p, d, p != root && strings.HasSuffix(d.Name(), ".jsonl")) {
+			return fs.SkipDir
+		}
 		if !d.Type().IsRegular() || !strings.HasSuffix(d.Name(), ".jsonl") {
 			return nil
 		}

@@ -82,6 +82,8 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 		dir := filepath.Base(filepath.Dir(path))
 		n := d.Name()
 		switch {
+		case unreadable.NamedDir(path, d, (dir == sessionsDir || dir == emptyWindowDir) && (strings.HasSuffix(n, ".json") || strings.HasSuffix(n, ".jsonl"))):
+			return fs.SkipDir
 		case d.IsDir():
 			rel, _ := filepath.Rel(root, path)
 			if depth := strings.Count(rel, string(filepath.Separator)) + 1; rel != "." && depth >= 3 && n != sessionsDir && n != emptyWindowDir {

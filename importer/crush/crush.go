@@ -129,12 +129,14 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 	if !fi.IsDir() {
 		return []importer.Bundle{importer.SQLiteBundle(root)}, nil
 	}
+	var u importer.Unreadable
 	for _, db := range []string{filepath.Join(root, dbName), filepath.Join(root, dataDir, dbName)} {
 		if err := importer.RegularFile(db); err == nil {
 			return []importer.Bundle{importer.SQLiteBundle(db)}, nil
 		}
+		u.DirInPlace(db)
 	}
-	return nil, nil
+	return nil, u.Err()
 }
 
 // Read reads every session of one database.

@@ -86,7 +86,7 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		b, err := chatsBundles(d)
+		b, err := chatsBundles(d, &unreadable)
 		if err != nil {
 			// A problem of the import; the other projects are read.
 			unreadable.Add(d, err)
@@ -159,8 +159,9 @@ func isDir(p string) bool {
 	return err == nil && fi.IsDir()
 }
 
-// chatsBundles groups one chats directory's files into bundles.
-func chatsBundles(dir string) ([]importer.Bundle, error) {
+// chatsBundles groups one chats directory's files into bundles; a
+// directory named as a session file is recorded in u.
+func chatsBundles(dir string, u *importer.Unreadable) ([]importer.Bundle, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -173,6 +174,8 @@ func chatsBundles(dir string) ([]importer.Bundle, error) {
 	for _, e := range entries {
 		name := e.Name()
 		switch m := importer.EntryMode(dir, e); {
+		case m.IsDir() && isSessionName(name):
+			u.Problems = append(u.Problems, importer.Problem{File: filepath.Join(dir, name), Reason: importer.DirReason})
 		case m.IsDir():
 			subdirs = append(subdirs, name)
 		case m.IsRegular() && isSessionName(name):

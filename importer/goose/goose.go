@@ -101,7 +101,13 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 	if fi, err := os.Stat(db); err == nil && fi.Mode().IsRegular() {
 		return []importer.Bundle{importer.SQLiteBundle(db)}, nil
 	}
-	return importer.FilesIn(ctx, Tool, root, func(n string) bool { return strings.HasSuffix(n, ".jsonl") })
+	var u importer.Unreadable
+	u.DirInPlace(db)
+	bs, err := importer.FilesIn(ctx, Tool, root, func(n string) bool { return strings.HasSuffix(n, ".jsonl") })
+	if err == nil {
+		err = u.Err()
+	}
+	return bs, err
 }
 
 // Read reads one bundle: the database, or one JSONL session file.

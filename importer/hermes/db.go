@@ -29,10 +29,15 @@ func isDir(path string) bool {
 var (
 	sessionColumns = []string{"id", "source", "model", "parent_session_id", "started_at", "ended_at", "end_reason",
 		"title", "cwd", "git_branch", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
-		"reasoning_tokens", "api_call_count", "estimated_cost_usd", "actual_cost_usd"}
+		"reasoning_tokens", "api_call_count", "estimated_cost_usd", "actual_cost_usd", "model_config"}
 	messageColumns = []string{"id", "role", "content", "tool_call_id", "tool_calls", "timestamp", "reasoning",
-		"reasoning_content", "_compressed_summary", "active", "compacted"}
+		"reasoning_content", "_compressed_summary", "active", "compacted", "display_identity", "tool_name"}
 )
+
+// delegateTool is the tool by which a Hermes session runs a sub-agent
+// (tools/delegate_tool.py): each child session it starts is a session
+// of its own, whose parent_session_id names the session that called it.
+const delegateTool = "delegate_task"
 
 // readDB reads every session of Hermes's database, then each transcript
 // of the bundle whose session the database does not hold.
@@ -61,6 +66,7 @@ func readDB(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
 		usage  loom.Usage
 		end    string
 		source string
+		marks  markers
 	}
 	var all []row
 	str, num := importer.SQLiteString, importer.SQLiteFloat
@@ -84,7 +90,7 @@ func readDB(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
 		if c := max(num(v[17]), num(v[16])); c > 0 && c < 1e9 {
 			u.CostUSD = c
 		}
-		all = append(all, row{s, u, str(v[6]), str(v[1])})
+		all = append(all, row{s, u, str(v[6]), str(v[1]), markersOf(str(v[18]))})
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -107,15 +113,27 @@ func readDB(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
 			res.Skip("empty-session")
 			continue
 		}
-		// A session that a compression of its parent started (after the
-		// parent ended so) continues the conversation, and starts with
-		// the summary; any other child (a delegated task, source "tool")
-		// was run by its parent: a sub-agent.
+		// What a child is, as Hermes's own lineage rules
+		// (hermes_state_common.py) tell: a /branch child (its
+		// model_config's _branched_from names the parent) is a fork; a
+		// reset child (_reset_from) a conversation of its own; a
+		// delegated run (_delegate_from, or source "tool") a sub-agent;
+		// a child of a session ended by compression that is none of
+		// those continues the conversation, starting with the summary: a
+		// fork of the parent from which it goes on. Any other child
+		// (a database of before the markers) was run by its parent.
 		if p, ok := byID[r.s.ParentSourceID]; ok && p.s.SourceID != r.s.SourceID {
-			continued := p.end == "compression" && r.source != "tool" && !r.s.CreatedAt.Before(p.s.UpdatedAt)
-			if continued {
+			pid := p.s.SourceID
+			switch {
+			case r.marks.Reset == pid:
 				r.s.ParentSourceID = ""
-			} else {
+			case r.marks.Branched == pid:
+				r.s.Kind = loom.KindFork
+			case r.marks.Delegate == pid || r.source == "tool" || r.source == "subagent":
+				r.s.Kind = loom.KindSubagent
+			case p.end == "compression":
+				r.s.Kind = loom.KindFork
+			default:
 				r.s.Kind = loom.KindSubagent
 			}
 		} else {
@@ -135,6 +153,7 @@ func readDB(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
 		}
 		res.Sessions = append(res.Sessions, r.s)
 	}
+	linkDelegates(res.Sessions)
 	// The transcripts Hermes wrote when the database refused a write.
 	for _, f := range b.Files[1:] {
 		if !strings.HasSuffix(f, ".jsonl") || inDB[strings.TrimSuffix(filepath.Base(f), ".jsonl")] {
@@ -169,13 +188,20 @@ func messages(ctx context.Context, db *sql.DB, have map[string]bool, s *importer
 		return err
 	}
 	defer rows.Close()
-	t := &importer.Transcript{Res: res}
-	str, num := importer.SQLiteString, importer.SQLiteFloat
+	var all [][]any
 	for rows.Next() {
 		v, err := importer.SQLiteRow(rows, len(messageColumns))
 		if err != nil {
 			return err
 		}
+		all = append(all, v)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	t := &importer.Transcript{Res: res}
+	str, num := importer.SQLiteString, importer.SQLiteFloat
+	for _, v := range shown(all) {
 		mid := strconv.FormatInt(int64(num(v[0])), 10)
 		at := importer.UnixTime(num(v[5]))
 		l := importer.ChatLine{Role: str(v[1]), ToolCallID: str(v[3]), Reasoning: str(v[7]), Thinking: str(v[6])}
@@ -194,11 +220,102 @@ func messages(ctx context.Context, db *sql.DB, have map[string]bool, s *importer
 			m.Model = s.Model
 		}
 	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
 	s.Messages = t.Msgs
 	return nil
+}
+
+// shown is what Hermes shows of a session's rows (all, read in order):
+// an in-place compaction archives the rows it summarised (active 0,
+// compacted 1) and writes the tail it keeps again as new active rows,
+// the same messages at the same times, which Hermes shows once by
+// their display_identity (a hash of role, content, time, tool call and
+// tool name; the fields themselves where an older database has not
+// computed it yet). An archived row an active row repeats is left out:
+// the active one stands in its place.
+func shown(all [][]any) [][]any {
+	key := func(v []any) string {
+		str := importer.SQLiteString
+		if id := str(v[11]); id != "" {
+			return "d\x00" + id
+		}
+		return strings.Join([]string{"f", str(v[1]), str(v[2]), str(v[5]), str(v[3]), str(v[4]), str(v[12])}, "\x00")
+	}
+	active := func(v []any) bool { return v[9] == nil || importer.SQLiteFloat(v[9]) != 0 }
+	live := map[string]int{}
+	for _, v := range all {
+		if active(v) {
+			live[key(v)]++
+		}
+	}
+	out := make([][]any, 0, len(all))
+	for _, v := range all {
+		if !active(v) && live[key(v)] > 0 {
+			continue
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// markers are the lineage markers Hermes writes in a child session's
+// model_config: the parent it was branched, reset or delegated from.
+type markers struct {
+	Branched string `json:"_branched_from"`
+	Delegate string `json:"_delegate_from"`
+	Reset    string `json:"_reset_from"`
+}
+
+// markersOf reads the markers of a model_config; none when it is not a
+// JSON object.
+func markersOf(config string) markers {
+	var m markers
+	if json.Unmarshal([]byte(config), &m) != nil {
+		return markers{}
+	}
+	return m
+}
+
+// linkDelegates gives each delegate_task call of sessions an agent part
+// for each sub-agent session it ran. Hermes records no call id on the
+// child: a sub-agent belongs to the last delegate_task call its parent
+// made before the sub-agent started (one call may run several, a batch
+// of tasks).
+func linkDelegates(sessions []*importer.Session) {
+	type call struct {
+		m    *loom.Message
+		part loom.Part
+		subs int
+	}
+	calls := map[string][]*call{}
+	for _, s := range sessions {
+		for _, m := range s.Messages {
+			for _, p := range m.Parts {
+				if p.Type == loom.PartTool && p.Name == delegateTool {
+					calls[s.SourceID] = append(calls[s.SourceID], &call{m: m, part: p})
+				}
+			}
+		}
+	}
+	for _, s := range sessions {
+		if s.Kind != loom.KindSubagent || len(calls[s.ParentSourceID]) == 0 {
+			continue
+		}
+		var c *call
+		for _, k := range calls[s.ParentSourceID] {
+			if !k.m.CreatedAt.After(s.CreatedAt) {
+				c = k
+			}
+		}
+		if c == nil {
+			continue
+		}
+		if c.subs++; c.subs == 1 {
+			importer.AddAgentPart(c.m, c.part, s.SourceID)
+			continue
+		}
+		c.m.Parts = append(c.m.Parts, loom.Part{ID: c.part.ID + "/agent/" + strconv.Itoa(c.subs), Type: loom.PartAgent,
+			Name: c.part.Name, SessionID: s.SourceID})
+	}
 }
 
 // CountSessions counts the sessions of Hermes's database (the

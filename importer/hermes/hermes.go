@@ -20,12 +20,16 @@
 // directory, branch; its totals of tokens, calls and cost on its last
 // reply, Hermes keeping none per message) and its rows of messages, in
 // order, its messages: those Hermes still shows (active, or compacted
-// and kept), tool_calls a reply's calls, a tool row completing its
-// call, a compression's summary (_compressed_summary) a summary
-// message. A child session that a compression of its parent started
-// continues the conversation; any other child (a delegated task) is a
-// sub-agent of its parent. The database is opened read-only
-// (importer.OpenSQLite).
+// and kept; an archived row that an in-place compaction copied into a
+// new active row, the same display_identity, once), tool_calls a
+// reply's calls, a tool row completing its call, a compression's
+// summary (_compressed_summary) a summary message. A child session that
+// a compression of its parent started continues the conversation, a
+// fork of it; a /branch child is a fork, a reset child a session of its
+// own; a delegated run (_delegate_from, source "tool") is a sub-agent of
+// its parent, named by an agent part of the delegate_task call that
+// ran it. Each named profile (profiles/NAME/) is read as a home
+// directory. The database is opened read-only (importer.OpenSQLite).
 //
 // Hermes is a Python program (npm has only an unofficial wrapper that
 // installs it from elsewhere): the fixtures are written to the format
@@ -36,8 +40,10 @@ package hermes
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -73,7 +79,9 @@ func (Format) Roots(env func(string) string, home string) []string {
 // the database (with its write-ahead log) and the transcripts of
 // sessions/, read together (a session in both is read from the
 // database); else each <id>.jsonl transcript under root (its sessions/
-// when it has one), one bundle each.
+// when it has one), one bundle each. A named profile (hermes -p NAME,
+// profiles/NAME/ of the home directory) is a home directory of its
+// own, read the same way.
 func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, error) {
 	fi, err := importer.StatRoot(Tool, root)
 	if fi == nil {
@@ -85,12 +93,31 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 		}
 		return []importer.Bundle{{Files: []string{root}}}, nil
 	}
-	dir := root
+	bs, err := homeBundles(ctx, root)
+	profiles, _ := os.ReadDir(filepath.Join(root, profilesDir))
+	for _, p := range profiles {
+		if !p.IsDir() {
+			continue
+		}
+		pb, perr := homeBundles(ctx, filepath.Join(root, profilesDir, p.Name()))
+		bs = append(bs, pb...)
+		err = errors.Join(err, perr)
+	}
+	return bs, err
+}
+
+// profilesDir holds Hermes's named profiles in its home directory
+// (hermes_cli/profiles.py), each a home directory of its own.
+const profilesDir = "profiles"
+
+// homeBundles is Bundles of one home directory, its profiles left out.
+func homeBundles(ctx context.Context, root string) ([]importer.Bundle, error) {
+	dir, profiles := root, filepath.Join(root, profilesDir)+string(filepath.Separator)
 	if sub := filepath.Join(root, "sessions"); isDir(sub) {
 		dir = sub
 	}
-	bs, err := importer.FileBundles(ctx, Tool, dir, func(_ string, d fs.DirEntry) bool {
-		return strings.HasSuffix(d.Name(), ".jsonl")
+	bs, err := importer.FileBundles(ctx, Tool, dir, func(path string, d fs.DirEntry) bool {
+		return strings.HasSuffix(d.Name(), ".jsonl") && !strings.HasPrefix(path, profiles)
 	})
 	if db := filepath.Join(root, dbName); importer.RegularFile(db) == nil {
 		b := importer.SQLiteBundle(db)

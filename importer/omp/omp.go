@@ -6,10 +6,14 @@
 // sessions/ (~/.omp/agent/sessions; $PI_CODING_AGENT_DIR replaces
 // ~/.omp/agent, $PI_CODING_AGENT_SESSION_DIR the sessions directory), in
 // a directory per working directory. A sub-agent's transcript is
-// <session>/<agent>.jsonl beside its parent's <session>.jsonl. Each file
-// is read by pi's reader (package pi: header, entry tree, messages,
-// tools, compactions, branches as forks); omp's header title names the
-// session, a sub-agent's file is a sub-agent of the session beside it,
+// <session>/<id>.jsonl beside its parent's <session>.jsonl (the task
+// tool's artifacts directory; omp 18 names the parent's file in its
+// header's parentSession). Each file is read by pi's reader (package
+// pi: header, entry tree, messages, tools, compactions, branches as
+// forks); omp's header title names the session, a sub-agent's file is
+// a sub-agent of the session beside it (not the fork pi's reader makes
+// of a parentSession), a task call has an agent part for each sub-agent
+// it ran (by the names its input gives and the ids its result names),
 // and omp's own entry types (model_usage, service_tier_change, title
 // slots) are counted as skipped.
 //
@@ -25,7 +29,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/loomhq/loom"
@@ -89,17 +96,104 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 	title := header(path).Title
 	parent := header(filepath.Dir(path) + ".jsonl").ID
 	for _, s := range res.Sessions {
-		if s.Kind != loom.KindMain {
+		// omp 18 names the parent's file as the sub-agent's
+		// parentSession, which pi's reader takes for a fork of it.
+		if s.Kind != loom.KindMain && (s.Kind != loom.KindFork || s.ParentSourceID != parent) {
 			continue
 		}
 		if s.Title == "" {
 			s.Title = title
 		}
 		if parent != "" && parent != s.SourceID {
-			s.Kind, s.ParentSourceID = loom.KindSubagent, parent
+			s.Kind, s.ParentSourceID, s.ForkTurn = loom.KindSubagent, parent, 0
 		}
 	}
+	linkTasks(res, strings.TrimSuffix(path, ".jsonl"))
 	return res, nil
+}
+
+// taskTool is omp's tool that runs sub-agents.
+const taskTool = "task"
+
+// taskResultID finds the sub-agents a task call's result names: its
+// <task-result id="…"> envelopes and agent://<id> pointers
+// (prompts/tools/task-summary.md).
+var taskResultID = regexp.MustCompile(`<task-result id="([A-Za-z0-9_.-]+)"|agent://([A-Za-z0-9_.-]+)`)
+
+// linkTasks gives each task call of res's sessions an agent part for
+// each sub-agent it ran whose file is in dir, the session's artifacts
+// directory: omp writes a sub-agent to <dir>/<id>.jsonl, its id the
+// name the call gave it (name, or each of tasks[].name) or one omp
+// made up, which the call's result names.
+func linkTasks(res *importer.Result, dir string) {
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return
+	}
+	subs := map[string]string{} // file id → session id
+	sub := func(id string) string {
+		if sid, ok := subs[id]; ok {
+			return sid
+		}
+		sid := ""
+		if !strings.ContainsAny(id, `/\`) && id != "." && id != ".." {
+			sid = header(filepath.Join(dir, id+".jsonl")).ID
+		}
+		subs[id] = sid
+		return sid
+	}
+	for _, s := range res.Sessions {
+		if s.Kind == loom.KindSubagent {
+			continue
+		}
+		for _, m := range s.Messages {
+			for _, p := range m.Parts {
+				if p.Type != loom.PartTool || p.Name != taskTool {
+					continue
+				}
+				seen := map[string]bool{}
+				for _, id := range taskIDs(p) {
+					sid := sub(id)
+					if sid == "" || seen[sid] || sid == s.SourceID {
+						continue
+					}
+					seen[sid] = true
+					if len(seen) == 1 {
+						importer.AddAgentPart(m, p, sid)
+						continue
+					}
+					m.Parts = append(m.Parts, loom.Part{ID: p.ID + "/agent/" + strconv.Itoa(len(seen)), Type: loom.PartAgent, Name: p.Name, SessionID: sid})
+				}
+			}
+		}
+	}
+}
+
+// taskIDs are the ids of the sub-agents a task call names, in order:
+// the names its input gives, then those its result names.
+func taskIDs(p loom.Part) []string {
+	var in struct {
+		Name  string `json:"name"`
+		Tasks []struct {
+			Name string `json:"name"`
+		} `json:"tasks"`
+	}
+	var ids []string
+	if json.Unmarshal(p.Input, &in) == nil {
+		ids = append(ids, in.Name)
+		for _, t := range in.Tasks {
+			ids = append(ids, t.Name)
+		}
+	}
+	for _, m := range taskResultID.FindAllStringSubmatch(loom.JSONText(p.Output), -1) {
+		ids = append(ids, cmp.Or(m[1], m[2]))
+	}
+	out := ids[:0]
+	for _, id := range ids {
+		if id = strings.TrimSpace(id); id != "" {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // sessionHeader is the first line of a session file.

@@ -80,3 +80,32 @@ func TestReadReal(t *testing.T) {
 		t.Errorf("skipped %v, want the two title entries", res.Skipped)
 	}
 }
+
+// omp 18.2.3 writes a task's sub-agent as <session>/<name>.jsonl (its
+// task tool's artifacts directory, task/executor.ts), whose header names
+// the parent's file as parentSession (session/session-manager.ts): it is
+// a sub-agent of that session, not a fork, and the task call that ran
+// it has an agent part naming it. The files are built to omp 18.2.3's
+// source as npm ships it.
+func TestSubagentOfParentSession(t *testing.T) {
+	res := importertest.ReadAll(t, Format{}, filepath.Join("testdata", "subagent"))
+	importertest.CheckValidOf(t, Tool, res)
+	if len(res.Problems) != 0 {
+		t.Errorf("problems %v", res.Problems)
+	}
+	parent := "01a2182d-5000-7000-8000-0000000000a1"
+	sub := importertest.Session(t, res, "01a2182d-5100-7000-8000-0000000000b2")
+	if sub.Kind != loom.KindSubagent || sub.ParentSourceID != parent {
+		t.Errorf("sub-agent %s of %q, want a sub-agent of %s", sub.Kind, sub.ParentSourceID, parent)
+	}
+	s := importertest.Session(t, res, parent)
+	var agent *loom.Part
+	for _, p := range s.Messages[1].Parts {
+		if p.Type == loom.PartAgent {
+			agent = &p
+		}
+	}
+	if agent == nil || agent.SessionID != sub.SourceID || agent.Name != "task" {
+		t.Errorf("task call's parts %+v, want an agent part naming the sub-agent", s.Messages[1].Parts)
+	}
+}

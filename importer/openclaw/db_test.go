@@ -104,3 +104,26 @@ func TestImportAndFollowDB(t *testing.T) {
 			`{"type":"message","id":"later-1","parentId":"eb03b1a4-a28e-4786-aaf2-e85bbbf4ef31","timestamp":"2026-11-26T14:00:00.000Z","message":{"role":"user","content":"Thanks","timestamp":1795700600000}}`)
 	}, 1)
 }
+
+// A compaction OpenClaw keeps in its database (pi's compaction entry,
+// as `openclaw sessions compact` writes it among the transcript events)
+// is a summary message counting one compaction; the call that made its
+// summary is recorded nowhere.
+func TestCompactionInDB(t *testing.T) {
+	root := t.TempDir()
+	path := filepath.Join(root, "main", "agent", dbName)
+	writeDB(t, path, false)
+	db := importertest.SQLiteWriter(t, path)
+	importertest.Exec(t, db, `INSERT INTO transcript_events (session_id, seq, created_at, event_json) VALUES (?, 13, 1795700600000, ?), (?, 14, 1795700601000, ?)`,
+		"46716943-f902-4163-881a-85429324bd13",
+		`{"type":"compaction","id":"cmp-1","parentId":"eb03b1a4-a28e-4786-aaf2-e85bbbf4ef31","timestamp":"2026-11-26T14:00:00.000Z","summary":"The user had a greeting and read notes.txt.","firstKeptEntryId":"eb03b1a4-a28e-4786-aaf2-e85bbbf4ef31","tokensBefore":3400}`,
+		"46716943-f902-4163-881a-85429324bd13",
+		`{"type":"message","id":"later-1","parentId":"cmp-1","timestamp":"2026-11-26T14:00:01.000Z","message":{"role":"user","content":"Thanks","timestamp":1795700601000}}`)
+	db.Close()
+	res := importertest.ReadAllValid(t, Format{}, root)
+	s := importertest.Session(t, res, "46716943-f902-4163-881a-85429324bd13")
+	k := importertest.Message(t, s, "cmp-1")
+	if k.Role != loom.RoleSummary || k.Usage.Compactions != 1 || k.Usage.APICalls != 0 {
+		t.Errorf("compaction %s %+v", k.Role, k.Usage)
+	}
+}

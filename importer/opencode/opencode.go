@@ -120,13 +120,18 @@ func (f Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, er
 	if fi, err := os.Stat(db); err == nil && fi.Mode().IsRegular() {
 		return []importer.Bundle{dbBundle(db)}, nil
 	}
-	if isDir(filepath.Join(root, storageDir, "session")) {
-		return treeBundles(ctx, filepath.Join(root, storageDir))
+	var u importer.Unreadable
+	u.DirInPlace(db)
+	for _, storage := range []string{filepath.Join(root, storageDir), root} {
+		if isDir(filepath.Join(storage, "session")) {
+			bs, err := treeBundles(ctx, storage)
+			if err == nil {
+				err = u.Err()
+			}
+			return bs, err
+		}
 	}
-	if isDir(filepath.Join(root, "session")) {
-		return treeBundles(ctx, root)
-	}
-	return nil, nil
+	return nil, u.Err()
 }
 
 // Read reads one bundle Bundles returned: the database, or one session

@@ -84,7 +84,7 @@ func readTree(ctx context.Context, b importer.Bundle, read func(string) ([]byte,
 // not be read are counted as orphans.
 func readFailed(res *importer.Result, file string, err error) {
 	if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, errMalformed) {
-		res.Problemf(file, 0, err.Error())
+		res.Unreadablef(file, 0, err.Error())
 	}
 }
 
@@ -98,14 +98,14 @@ var errMalformed = errors.New("malformed record")
 func readRecord(read func(string) ([]byte, error), name string, v any, res *importer.Result) error {
 	data, err := read(name)
 	if errors.Is(err, errTooLarge) {
-		res.Problemf(name, 0, "larger than "+size(maxRecord))
+		res.Unreadablef(name, 0, "larger than "+size(maxRecord))
 		return errMalformed
 	}
 	if err != nil {
 		return err
 	}
 	if line, reason := decode(data, v); reason != "" {
-		res.Problemf(name, line, reason)
+		res.Unreadablef(name, line, reason)
 		return errMalformed
 	}
 	return nil

@@ -102,7 +102,7 @@ func (c *conversation) parse() *importer.Result {
 	res := &importer.Result{Problems: c.missing}
 	var st state
 	if c.state != nil && json.Unmarshal(c.state, &st) != nil {
-		res.Problemf(c.statePath, 0, "not a conversation's state")
+		res.Unreadablef(c.statePath, 0, "not a conversation's state")
 	}
 	id := strings.TrimSpace(st.ID)
 	if id == "" || strings.ContainsAny(id, "\n\r") {
@@ -143,7 +143,7 @@ func (c *conversation) parse() *importer.Result {
 	for _, f := range c.events {
 		var ev event
 		if err := json.Unmarshal(f.data, &ev); err != nil || ev.Kind == "" {
-			res.Problemf(f.path, 0, "not an event")
+			res.Unreadablef(f.path, 0, "not an event")
 			continue
 		}
 		mid := strings.TrimSpace(ev.ID)

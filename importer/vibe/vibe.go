@@ -16,7 +16,10 @@
 // session it continues, and its totals (prompt, completion and cached
 // tokens; steps less the prompts as model calls, Vibe counting a step
 // for each prompt too) are the usage of the session's last reply, Vibe
-// keeping no usage per reply. A line that is not a message
+// keeping no usage per reply. compact() starts a new session whose
+// totals go on from its parent's (only clear_history resets them): such
+// a session's usage is its totals less those of its parent's
+// meta.json, in its directory beside it. A line that is not a message
 // is a problem; the rest is read.
 //
 // Vibe is a Python program (not on npm): the fixtures in testdata are
@@ -88,6 +91,40 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 	return bs, err
 }
 
+// parentMeta is the meta.json of session parent, which the session in
+// dir continues, when it is beside it. Vibe names a session's directory
+// <prefix>_<date>_<time>_<the first 8 characters of its id>
+// (vibe/core/session/session_logger.py) beside the others, so the
+// parent is the sibling so named whose meta.json holds its id. It is
+// read from where Vibe keeps it, not as part of the session's bundle:
+// it is its own session's file, and a file of two bundles would be
+// read again by every import.
+func parentMeta(dir, parent string) (meta, bool) {
+	if len(parent) < 8 || strings.ContainsAny(parent[:8], `*?[\/`) {
+		return meta{}, false
+	}
+	cands, _ := filepath.Glob(filepath.Join(filepath.Dir(dir), "*_"+parent[:8]))
+	for _, c := range cands {
+		p := filepath.Join(c, metaFile)
+		if c == dir || importer.RegularFile(p) != nil {
+			continue
+		}
+		if pm, ok := readMeta(p); ok && importer.LineID(pm.SessionID) == parent {
+			return pm, true
+		}
+	}
+	return meta{}, false
+}
+
+// readMeta reads a meta.json; ok is false when it is not one.
+func readMeta(path string) (m meta, ok bool) {
+	data, err := importer.ReadSmall(path, 16<<20)
+	if err != nil || json.Unmarshal(data, &m) != nil {
+		return meta{}, false
+	}
+	return m, true
+}
+
 // meta is meta.json.
 type meta struct {
 	SessionID       string `json:"session_id"`
@@ -104,12 +141,43 @@ type meta struct {
 	Config struct {
 		ActiveModel string `json:"active_model"`
 	} `json:"config"`
-	Stats struct {
-		Steps      float64 `json:"steps"`
-		Prompt     float64 `json:"session_prompt_tokens"`
-		Completion float64 `json:"session_completion_tokens"`
-		Cached     float64 `json:"session_cached_tokens"`
-	} `json:"stats"`
+	Stats stats `json:"stats"`
+}
+
+// stats are meta.json's running totals.
+type stats struct {
+	Steps      float64 `json:"steps"`
+	Prompt     float64 `json:"session_prompt_tokens"`
+	Completion float64 `json:"session_completion_tokens"`
+	Cached     float64 `json:"session_cached_tokens"`
+}
+
+// covers reports whether the totals st include every count of parent's,
+// as a compaction's continuation does and a fork (fresh totals) need not.
+func covers(st, parent stats) bool {
+	return st.Steps >= parent.Steps && st.Prompt >= parent.Prompt && st.Completion >= parent.Completion && st.Cached >= parent.Cached
+}
+
+// compactionOpening is how compact() opens the session it starts: the
+// injected message of vibe/core/compaction.py's
+// render_compaction_context, after the system prompt.
+const compactionOpening = "You are continuing a trajectory after a context compaction."
+
+// continuesCompaction reports whether s is a session
+// compact() started: its first line after the system prompt is the
+// injected compaction context. A fork (fork()) copies its parent's
+// messages but starts with fresh totals.
+func continuesCompaction(s *importer.Session) bool {
+	for _, msg := range s.Messages {
+		if msg.Role == loom.RoleSystem {
+			if strings.HasPrefix(strings.TrimSpace(importer.Text(msg.Parts)), compactionOpening) {
+				return true
+			}
+			continue
+		}
+		return false
+	}
+	return false
 }
 
 // Read reads one session: its messages, then what meta.json says of it.
@@ -119,11 +187,11 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 		return nil, errors.New("vibe: empty bundle")
 	}
 	res := &importer.Result{}
-	var m meta
+	var m, parent meta
 	if len(b.Files) > 1 {
-		if data, err := importer.ReadSmall(b.Files[1], 16<<20); err != nil || json.Unmarshal(data, &m) != nil {
+		var ok bool
+		if m, ok = readMeta(b.Files[1]); !ok {
 			res.Problemf(b.Files[1], 0, "not Vibe's session metadata")
-			m = meta{}
 		}
 	}
 	f, fi, err := importer.Open(name, importer.MaxFile)
@@ -163,19 +231,30 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 	}
 	// Vibe counts a step for each prompt as well as for each model call
 	// (and a compaction's call): the calls are the steps less the
-	// prompts.
+	// prompts. A session compact() continued carries on its parent's
+	// running totals: its own are the difference.
 	prompts := int64(0)
 	for _, msg := range s.Messages {
 		if msg.Role == loom.RoleUser {
 			prompts++
 		}
 	}
+	st := m.Stats
+	if s.ParentSourceID != "" && continuesCompaction(s) {
+		parent, _ = parentMeta(filepath.Dir(name), s.ParentSourceID)
+	}
+	if s.ParentSourceID != "" && importer.LineID(parent.SessionID) == s.ParentSourceID && covers(st, parent.Stats) {
+		st.Steps -= parent.Stats.Steps
+		st.Prompt -= parent.Stats.Prompt
+		st.Completion -= parent.Stats.Completion
+		st.Cached -= parent.Stats.Cached
+	}
 	for i := len(s.Messages) - 1; i >= 0; i-- {
 		if r := s.Messages[i]; r.Role == loom.RoleAssistant {
-			cached := importer.Tokens(m.Stats.Cached)
+			cached := importer.Tokens(st.Cached)
 			r.Model = s.Model
-			r.Usage = loom.Usage{InputTokens: max(importer.Tokens(m.Stats.Prompt)-cached, 0), CacheReadTokens: cached,
-				OutputTokens: importer.Tokens(m.Stats.Completion), APICalls: max(importer.Tokens(m.Stats.Steps)-prompts, 0)}
+			r.Usage = loom.Usage{InputTokens: max(importer.Tokens(st.Prompt)-cached, 0), CacheReadTokens: cached,
+				OutputTokens: importer.Tokens(st.Completion), APICalls: max(importer.Tokens(st.Steps)-prompts, 0)}
 			break
 		}
 	}

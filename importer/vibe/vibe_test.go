@@ -62,3 +62,45 @@ func TestStepsAreNotCalls(t *testing.T) {
 		t.Errorf("usage %+v, want 3 calls", u)
 	}
 }
+
+// Vibe's compact() starts a new session that continues the old one
+// (parent_session_id) and keeps the running totals: stats are reset only
+// by clear_history (vibe/core/agent_loop.py at ac8f1a09). The continued
+// session's own usage is its totals less its parent's, so the two
+// sessions together book what Vibe's last meta.json says: 4 calls
+// (the compaction's among them), 4,400 input and 120 output tokens.
+func TestCompactionCountsUsageOnce(t *testing.T) {
+	root := filepath.Join("testdata", "compacted")
+	res := importertest.ReadAll(t, Format{}, root)
+	importertest.CheckValidOf(t, Tool, res)
+	var total loom.Usage
+	for _, s := range res.Sessions {
+		for _, m := range s.Messages {
+			total.Add(m.Usage)
+		}
+	}
+	if total.APICalls != 4 || total.InputTokens != 4400 || total.OutputTokens != 120 {
+		t.Errorf("usage of both sessions %+v, want 4 calls, 4400 in, 120 out", total)
+	}
+	c := importertest.Session(t, res, "d4e5f6a7-2222-4000-8000-00000000aa03")
+	if c.ParentSourceID != "c3d4e5f6-1111-4000-8000-00000000aa03" {
+		t.Errorf("continued session's parent %q", c.ParentSourceID)
+	}
+	// Read alone, as a watch reads a file that changed, the session
+	// still finds its parent's totals.
+	one := importertest.ReadAll(t, Format{}, filepath.Join(root, "session_20260710_091500_d4e5f6a7", messagesFile))
+	var u loom.Usage
+	for _, m := range importertest.Session(t, one, c.SourceID).Messages {
+		u.Add(m.Usage)
+	}
+	if u.APICalls != 2 || u.InputTokens != 2400 || u.OutputTokens != 70 {
+		t.Errorf("continued session's own usage %+v, want 2 calls, 2400 in, 70 out", u)
+	}
+	// The parent's meta.json is its own session's file, not read again
+	// by a second import.
+	st := importertest.Store(t)
+	importertest.Import(t, st, Format{}, root)
+	if r := importertest.Import(t, st, Format{}, root); r.FilesRead != 0 {
+		t.Errorf("a second import read %d files again", r.FilesRead)
+	}
+}

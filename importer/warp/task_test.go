@@ -1,6 +1,7 @@
 package warp
 
 import (
+	"context"
 	"path/filepath"
 	"testing"
 
@@ -106,4 +107,23 @@ func TestReadTasks(t *testing.T) {
 		t.Errorf("problems %v, want the broken task's", res.Problems)
 	}
 	importertest.ImportsOnce(t, Format{}, dir, 2, 7)
+}
+
+// --from list counts what an import makes of the database: the
+// conversation and its task's sub-agent, two sessions, not the one
+// conversation of its prompts.
+func TestCountSessionsIsWhatIsImported(t *testing.T) {
+	dir := t.TempDir()
+	writeTasks(t, dir)
+	bs, err := Format{}.Bundles(context.Background(), dir)
+	if err != nil || len(bs) != 1 {
+		t.Fatalf("bundles %v, %v", bs, err)
+	}
+	n, err := Format{}.CountSessions(context.Background(), bs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(importertest.ReadAllValid(t, Format{}, dir).Sessions); n != got {
+		t.Errorf("counted %d sessions, imported %d", n, got)
+	}
 }

@@ -75,9 +75,16 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 	return importer.DBBundles(Tool, root, dbName)
 }
 
-// CountSessions counts the conversations with a prompt.
-func (Format) CountSessions(ctx context.Context, b importer.Bundle) (int, error) {
-	return importer.CountSQLite(ctx, Tool, b, "SELECT count(DISTINCT conversation_id) FROM ai_queries", "ai_queries")
+// CountSessions counts the sessions an import makes of the database:
+// its conversations and the sub-agents of their tasks, which only the
+// tasks' records tell (a task names its parent inside its record), so
+// the database is read as an import reads it.
+func (f Format) CountSessions(ctx context.Context, b importer.Bundle) (int, error) {
+	res, err := f.Read(ctx, b)
+	if err != nil {
+		return 0, err
+	}
+	return len(res.Sessions), nil
 }
 
 // Read reads every conversation's prompts.

@@ -102,10 +102,16 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 		return []importer.Bundle{{Files: []string{root}}}, nil
 	}
 	var out []importer.Bundle
+	var u importer.Unreadable
 	if db := filepath.Join(root, threadsDB); importer.RegularFile(db) == nil {
 		out = append(out, importer.SQLiteBundle(db))
+	} else {
+		u.DirInPlace(db)
 	}
 	files, err := importer.FilesIn(ctx, Tool, root, func(n string) bool { return strings.HasSuffix(n, contextsSuffix) })
+	if err == nil {
+		err = u.Err()
+	}
 	return append(out, files...), err
 }
 
