@@ -414,6 +414,7 @@ func (b *Blamer) index(ctx context.Context) error {
 type cand struct {
 	e    loom.FileEdit
 	rel  string // the file it changed, in the repository
+	root string // the root of the repository it was made at
 	c    fileedit.Change
 	runs [][]string // Norm of each line
 	raw  [][]string
@@ -555,12 +556,21 @@ func matchRoot(es []loom.FileEdit, tracked map[string]bool) (string, bool) {
 // relTo is path in the repository seen at one of roots, ok false when
 // it is in none.
 func relTo(roots []string, path string) (string, bool) {
+	r := rootOf(roots, path)
+	if r == "" {
+		return "", false
+	}
+	return strings.TrimPrefix(path, strings.TrimSuffix(r, "/")+"/"), true
+}
+
+// rootOf is the one of roots path is in, "" when none.
+func rootOf(roots []string, path string) string {
 	for _, r := range roots {
-		if rest, ok := strings.CutPrefix(path, strings.TrimSuffix(r, "/")+"/"); ok {
-			return rest, true
+		if strings.HasPrefix(path, strings.TrimSuffix(r, "/")+"/") {
+			return r
 		}
 	}
-	return "", false
+	return ""
 }
 
 // Recorded says whether any session of the user worked in g's
@@ -734,7 +744,7 @@ func (b *Blamer) candidates(ctx context.Context, roots []string, repo []loom.Fil
 			continue
 		}
 		e.Parts = nil
-		cands = append(cands, &cand{e: e, rel: r, c: c, foreign: foreign, dest: dest[e.SessionID]})
+		cands = append(cands, &cand{e: e, rel: r, root: rootOf(roots, e.Path), c: c, foreign: foreign, dest: dest[e.SessionID]})
 	}
 	return cands, common, true, nil
 }

@@ -27,6 +27,7 @@ type history struct {
 	changed map[string]map[string]bool // commit → files it changed
 	lines   map[string][]string        // commit + "\x00" + file → the file's lines before it
 	counts  map[string]map[string]int  // commit, file, before → how many times it held each line
+	trees   worktrees
 }
 
 // changedIn are the files commit changed (the work tree's changes since

@@ -339,7 +339,7 @@ func attribute(lines []blamed, cands []*cand, shallow bool, h *history) []Line {
 		return moved[norms[i]]
 	}
 	eligible := func(s *segment, i int) bool {
-		if !s.anchored || !inTime(s, i) {
+		if !s.anchored || !inTime(s, i) || !h.canHold(s.c, lines[i], norms[i]) {
 			return false
 		}
 		if !s.c.foreign {
@@ -432,7 +432,7 @@ func attribute(lines []blamed, cands []*cand, shallow bool, h *history) []Line {
 		var sub, program *cand
 		shell := false
 		for _, c := range commands {
-			if !c.e.At.After(low) || c.e.At.After(l.Time.Add(slack)) {
+			if !c.e.At.After(low) || c.e.At.After(l.Time.Add(slack)) || !h.canHold(c, l, norms[i]) {
 				continue
 			}
 			switch c.c.Op {
