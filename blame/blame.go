@@ -418,11 +418,24 @@ type cand struct {
 	c    fileedit.Change
 	runs [][]string // Norm of each line
 	raw  [][]string
+	// places are how many lines of the file each run's lines may
+	// account for: one, but for an edit of every occurrence of a text
+	// (nil: one each).
+	places []int
 	// foreign marks an edit of another file than this one (by any of
 	// its names); dest, that the edit's session moved or rewrote this
 	// file by a command (its lines may have come from the other file
 	// that way).
 	foreign, dest bool
+}
+
+// placesOf is how many lines of the file each line of run r may
+// account for.
+func (c *cand) placesOf(r int) int {
+	if r < len(c.places) {
+		return c.places[r]
+	}
+	return 1
 }
 
 // roots are where the repository's sessions saw it: here, the other

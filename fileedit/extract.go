@@ -44,6 +44,9 @@ type Change struct {
 type Replacement struct {
 	Old, New string
 	All      bool
+	// Count is how many occurrences the call said it replaced (Gemini
+	// CLI's expected_replacements), 0 when it did not say.
+	Count int
 }
 
 // Added are the runs of lines the change put in the file, each run
@@ -247,6 +250,9 @@ func (p *pair) replacement() (Replacement, bool) {
 		return Replacement{}, false
 	}
 	r := Replacement{New: *nw, All: p.ReplaceAll || p.ReplaceAll2 || p.Multiple || p.Expected > 1}
+	if p.Expected > 1 {
+		r.Count = p.Expected
+	}
 	if old != nil {
 		r.Old = *old
 	}
