@@ -497,7 +497,7 @@ func attribute(lines []blamed, cands []*cand, shallow bool, h *history) []Line {
 			case loom.EditShell:
 				// A substitution that can be read changed only the lines
 				// it gives: another line is not its.
-				readable, gave := h.substituted(c.c.Command, l, norms[i])
+				readable, gave := h.substituted(c.c.Command, l, norms[i], ownLines(cands, c.e.At))
 				if !readable {
 					shell = true
 				} else if gave && sub == nil {
