@@ -300,7 +300,7 @@ func (b *Blamer) Blame(ctx context.Context, g Git, rel, rev string) (*Result, er
 	case !any:
 		// Nothing to attribute: that is all there is to say.
 		res.Notes = []string{}
-		res.Notes = append(res.Notes, "loom holds no session that changed a file in "+g.Dir+": import the agents' sessions first (loom session import --from all)")
+		res.Notes = append(res.Notes, noSessionNote+g.Dir+": import the agents' sessions first (loom session import --from all)")
 	case !slices.ContainsFunc(cands, func(c *cand) bool { return !c.foreign }):
 		res.Notes = append(res.Notes, "no session loom holds changed "+rel+": its lines are a human's (or unknown)")
 	}
@@ -356,8 +356,17 @@ func (b *Blamer) finish(ctx context.Context, g Git, rel, rev string, res *Result
 			applyNotes(lines, res.Lines, recs)
 		}
 	}
+	if slices.ContainsFunc(res.Lines, func(l Line) bool { return l.Source != "" }) {
+		// The agents' lines were read from the repository: it is not
+		// sessions to import that the file lacks.
+		res.Notes = slices.DeleteFunc(res.Notes, func(n string) bool { return strings.HasPrefix(n, noSessionNote) })
+	}
 	return res
 }
+
+// noSessionNote starts the note of a repository no session loom holds
+// worked in.
+const noSessionNote = "loom holds no session that changed a file in "
 
 // ageCache is the Blamer's cache directory.
 func (b *Blamer) ageCache() *ageCache {
