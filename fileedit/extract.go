@@ -155,7 +155,8 @@ const (
 	writeTool
 	editTool
 	patchTool
-	commandTool // str_replace_editor and its like: the command says
+	commandTool  // str_replace_editor and its like: the command says
+	notebookTool // a cell of a Jupyter notebook (.ipynb)
 )
 
 // nameSeparators are taken out of a tool's name before it is compared
@@ -185,6 +186,8 @@ func kindOf(name string) toolKind {
 		return patchTool
 	case "strreplaceeditor", "strreplacebasededittool", "texteditor", "editor":
 		return commandTool
+	case "notebookedit":
+		return notebookTool
 	}
 	return notEdit
 }
@@ -297,6 +300,9 @@ func fromCall(p *loom.Part) []Change {
 			}
 		}
 		return nil
+	}
+	if kind == notebookTool {
+		return fromNotebookEdit(p.Input)
 	}
 	var in input
 	if json.Unmarshal(p.Input, &in) != nil {
