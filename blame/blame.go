@@ -127,6 +127,9 @@ type Blamer struct {
 	// when empty: the ages git blame gave the lines of the work tree's
 	// files, so that a file blamed again costs git the commits since.
 	Cache string
+	// Sessions reads the store's sessions (for git notes, the id each
+	// agent gave its session); nil reads them through Store when it can.
+	Sessions SessionReader
 	// indexed is set once the edit index was brought up to date.
 	indexed bool
 	// found keeps, by work tree, where its sessions saw it (roots).
