@@ -666,17 +666,9 @@ func (b *Blamer) candidates(ctx context.Context, roots []string, repo []loom.Fil
 	for _, l := range lines {
 		lineage[l.Path] = true
 	}
-	// Moves an agent made bring the file's earlier name in.
-	for changed := true; changed; {
-		changed = false
-		for _, e := range repo {
-			to, ok1 := relTo(roots, e.Path)
-			from, ok2 := relTo(roots, e.From)
-			if e.Op == loom.EditMove && ok1 && ok2 && lineage[to] && !lineage[from] {
-				lineage[from], changed = true, true
-			}
-		}
-	}
+	// Moves an agent made bring the file's earlier name in, copies the
+	// file copied (its edits up to the copy).
+	copiedInto(roots, repo, lineage)
 	// Other files whose added lines this one holds, two in a row.
 	have := map[uint64]bool{}
 	var prev uint64
@@ -746,6 +738,7 @@ func (b *Blamer) candidates(ctx context.Context, roots []string, repo []loom.Fil
 			dest[e.SessionID] = true
 		}
 	}
+	copied := copyTimes(roots, es, lineage)
 	// Each message's parts are decoded once, for all the edits its
 	// calls made.
 	changes := map[string][]fileedit.Change{}
@@ -754,7 +747,7 @@ func (b *Blamer) candidates(ctx context.Context, roots []string, repo []loom.Fil
 			continue
 		}
 		r, _ := relTo(roots, e.Path)
-		foreign := !lineage[r]
+		foreign := !lineage[r] || !copied[r].IsZero() && e.At.After(copied[r])
 		if foreign && (e.Op == loom.EditShell || e.Op == loom.EditProgram) {
 			// What a command did to another file says nothing of this one.
 			continue
@@ -772,6 +765,35 @@ func (b *Blamer) candidates(ctx context.Context, roots []string, repo []loom.Fil
 		cands = append(cands, &cand{e: e, rel: r, root: rootOf(roots, e.Path), c: c, foreign: foreign, dest: dest[e.SessionID]})
 	}
 	return cands, common, true, nil
+}
+
+// copiedInto adds to lineage the files the file's lines came from by an
+// agent's move (its earlier names) or copy (cp: the file copied).
+func copiedInto(roots []string, repo []loom.FileEdit, lineage map[string]bool) {
+	for changed := true; changed; {
+		changed = false
+		for _, e := range repo {
+			to, ok1 := relTo(roots, e.Path)
+			from, ok2 := relTo(roots, e.From)
+			if ok1 && ok2 && lineage[to] && !lineage[from] && (e.Op == loom.EditMove || e.Op == loom.EditShell) {
+				lineage[from], changed = true, true
+			}
+		}
+	}
+}
+
+// copyTimes are when each file copied into the file (cp, among es, to
+// a name of its lineage) was last copied: its edits after that are not
+// the copy's.
+func copyTimes(roots []string, es []loom.FileEdit, lineage map[string]bool) map[string]time.Time {
+	copied := map[string]time.Time{}
+	for _, e := range es {
+		to, _ := relTo(roots, e.Path)
+		if from, ok := relTo(roots, e.From); ok && lineage[to] && e.Op == loom.EditShell && e.At.After(copied[from]) {
+			copied[from] = e.At
+		}
+	}
+	return copied
 }
 
 // commonFiles is in how many files' edits a line must be to be too

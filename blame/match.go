@@ -455,7 +455,8 @@ func attribute(lines []blamed, cands []*cand, shallow bool, h *history) []Line {
 	// is looked up among, one by one.
 	var commands []*cand
 	for _, c := range cands {
-		if !c.foreign && (c.c.Op == loom.EditShell || c.c.Op == loom.EditProgram) {
+		// A copy (cp) put in what the file copied held: its edits tell.
+		if !c.foreign && (c.c.Op == loom.EditShell && c.e.From == "" || c.c.Op == loom.EditProgram) {
 			commands = append(commands, c)
 		}
 	}
