@@ -1,0 +1,157 @@
+package blame_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/loomhq/loom/fileedit"
+	"github.com/loomhq/loom/internal/testkit/clitest"
+	"github.com/loomhq/loom/providertest"
+)
+
+// rewritten records rel as the agent's tool left it on disk: its lines
+// that are lines of the file before stay whose they were, the others
+// are who's.
+func (l *ledger) rewritten(rel, who string) {
+	l.t.Helper()
+	b, err := os.ReadFile(filepath.Join(l.dir, rel))
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	cur := l.files[rel]
+	old := make([]string, len(cur))
+	for i, x := range cur {
+		old[i] = x.text
+	}
+	nl := fileedit.Lines(string(b))
+	m := fileedit.Match(old, nl)
+	out := make([]tline, len(nl))
+	for j, s := range nl {
+		out[j] = tline{s, who}
+		if m[j] >= 0 {
+			out[j].who = cur[m[j]].who
+		}
+	}
+	l.files[rel] = out
+}
+
+// TestBlameRealClaudeCodeEditPaths: the real Claude Code edits by the
+// paths the usual scenario does not take — an Edit with replace_all, a
+// NotebookEdit of a human's notebook, a cp of its file then changed by
+// a human, a perl -pi and a sed -i with two expressions on lines its
+// Write put in before any commit — and loom blame is scored against
+// who wrote each line.
+func TestBlameRealClaudeCodeEditPaths(t *testing.T) {
+	skipRealAgents(t)
+	fx, p, a := startClaudeCode(t)
+	dir, git := repoDir(t, fx)
+	led := &ledger{t: t, dir: dir, files: map[string][]tline{}}
+	human := func(rel, content string) {
+		clitest.MustWrite(t, filepath.Join(dir, rel), content)
+		led.created(rel, content, "human")
+	}
+	session := func(n int, calls ...providertest.ToolCall) {
+		t.Helper()
+		token := fmt.Sprintf("PATHS-%d", n)
+		for i := range calls {
+			calls[i].ID = fmt.Sprintf("call_p%d_%d", n, i)
+		}
+		p.add(token, calls)
+		a.run(t, dir, token+": make the changes")
+	}
+	path := func(rel string) string { return filepath.Join(dir, rel) }
+
+	human("README.md", "# Stations\n")
+	human("analysis.ipynb", stationsNotebook)
+	git("init", "-q", "-b", "main")
+	git("add", "-A")
+	git("commit", "-qm", "start")
+
+	session(1, a.write(path("src/conf.py"), confPy))
+	led.created("src/conf.py", confPy, "agent")
+	git("add", "-A")
+	git("commit", "-qm", "conf")
+
+	old := "    log.info(\"legacy value read: %s\", value)\n"
+	nw := "    metrics.count(\"value_reads\")\n    log.debug(\"value read from the station: %s\", value)\n"
+	calls := append(a.editFirst(path("src/conf.py")),
+		providertest.ToolCall{Name: "Edit", Args: args(map[string]any{"file_path": path("src/conf.py"), "old_string": old, "new_string": nw, "replace_all": true})},
+		providertest.ToolCall{Name: "Read", Args: args(map[string]any{"file_path": path("analysis.ipynb")})},
+		providertest.ToolCall{Name: "NotebookEdit", Args: args(map[string]any{"notebook_path": path("analysis.ipynb"), "cell_id": "load", "cell_type": "code", "edit_mode": "insert",
+			"new_source": "totals = frame.groupby('station').sum()\ntotals.plot(kind='bar', title='Totals by station')"})},
+		a.write(path("src/flags.py"), flagsPy),
+		a.shell("perl -pi -e 's/DEBUG_MODE_ENABLED = True/DEBUG_MODE_ENABLED = False/' src/flags.py"),
+		a.shell("sed -i -e 's/REQUEST_TIMEOUT_SECONDS = 10/REQUEST_TIMEOUT_SECONDS = 30/' -e 's/legacy_client_name = /client_name_from_env = /' src/flags.py"),
+		a.shell("cp src/conf.py src/conf_station.py"))
+	session(2, calls...)
+	for range 3 {
+		led.replaced("src/conf.py", old, nw, "agent")
+	}
+	led.check("src/conf.py")
+	led.rewritten("analysis.ipynb", "agent")
+	led.created("src/flags.py", strings.NewReplacer("DEBUG_MODE_ENABLED = True", "DEBUG_MODE_ENABLED = False",
+		"REQUEST_TIMEOUT_SECONDS = 10", "REQUEST_TIMEOUT_SECONDS = 30", "legacy_client_name = ", "client_name_from_env = ").Replace(flagsPy), "agent")
+	led.check("src/flags.py")
+	led.files["src/conf_station.py"] = append([]tline(nil), led.files["src/conf.py"]...)
+	led.check("src/conf_station.py")
+	git("add", "-A")
+	git("commit", "-qm", "metrics, totals, flags")
+	// A human changes a line of the copy.
+	led.replaced("src/conf_station.py", "def read_a(value):\n", "def read_a(value):  # the first station\n", "human")
+	clitest.MustWrite(t, path("src/conf_station.py"), led.text("src/conf_station.py"))
+	git("add", "-A")
+	git("commit", "-qm", "station")
+
+	fx.MustExec(t, "session", "import", "--from", "claude-code")
+	score(t, fx, dir, led, "claude-code")
+}
+
+const confPy = `import logging
+
+log = logging.getLogger(__name__)
+
+
+def read_a(value):
+    log.info("legacy value read: %s", value)
+    return value
+
+
+def read_b(value):
+    log.info("legacy value read: %s", value)
+    return value * 2
+
+
+def read_c(value):
+    log.info("legacy value read: %s", value)
+    return value * 3
+`
+
+const flagsPy = `import os
+
+DEBUG_MODE_ENABLED = True
+REQUEST_TIMEOUT_SECONDS = 10
+legacy_client_name = os.environ.get("CLIENT", "stations")
+`
+
+const stationsNotebook = `{
+ "cells": [
+  {
+   "cell_type": "code",
+   "execution_count": null,
+   "id": "load",
+   "metadata": {},
+   "outputs": [],
+   "source": [
+    "import pandas as pd\n",
+    "frame = pd.read_csv('measurements.csv')"
+   ]
+  }
+ ],
+ "metadata": {},
+ "nbformat": 4,
+ "nbformat_minor": 5
+}
+`
