@@ -654,10 +654,7 @@ func TestBlameRealCodexCodeMode(t *testing.T) {
 func TestBlameRealGemini(t *testing.T) {
 	skipRealAgents(t)
 	g := clitest.StartGemini(t, "")
-	p := newPlans()
-	g.Srv.Respond(func(r providertest.Request) (agentclitest.Turn, bool) {
-		return answer(p, r, geminiResults, turnCall, turnText)
-	})
+	p := geminiPlans(g.Srv)
 	scenario(t, g.Fx, p, filePathTools(realAgent{
 		tool: "gemini",
 		run: func(t *testing.T, dir, prompt string) {
@@ -668,6 +665,15 @@ func TestBlameRealGemini(t *testing.T) {
 			return providertest.ToolCall{Name: "run_shell_command", Args: args(map[string]any{"command": cmd, "description": "Run it"})}
 		},
 	}, "write_file", "replace", "", map[string]any{"instruction": "Make the change asked for."}))
+}
+
+// geminiPlans makes the fake Gemini model srv answer by plans.
+func geminiPlans(srv *agentclitest.Scripted) *plans {
+	p := newPlans()
+	srv.Respond(func(r providertest.Request) (agentclitest.Turn, bool) {
+		return answer(p, r, geminiResults, turnCall, turnText)
+	})
+	return p
 }
 
 func TestBlameRealQwen(t *testing.T) {

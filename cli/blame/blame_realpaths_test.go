@@ -155,3 +155,39 @@ const stationsNotebook = `{
  "nbformat_minor": 5
 }
 `
+
+// TestBlameRealGeminiEveryPlace: the real Gemini CLI's replace of every
+// occurrence of a text (allow_multiple, as 0.61 names what earlier
+// versions called expected_replacements) wrote its lines at each place.
+func TestBlameRealGeminiEveryPlace(t *testing.T) {
+	skipRealAgents(t)
+	g := clitest.StartGemini(t, "")
+	p := geminiPlans(g.Srv)
+	dir, git := repoDir(t, g.Fx)
+	g.Dir = dir
+	led := &ledger{t: t, dir: dir, files: map[string][]tline{}}
+	clitest.MustWrite(t, filepath.Join(dir, "README.md"), "# Stations\n")
+	led.created("README.md", "# Stations\n", "human")
+	git("init", "-q", "-b", "main")
+	git("add", "-A")
+	git("commit", "-qm", "start")
+	conf := filepath.Join(dir, "src/conf.py")
+	p.add("EVERY-1", []providertest.ToolCall{{ID: "call_e1", Name: "write_file", Args: args(map[string]any{"file_path": conf, "content": confPy})}})
+	g.Run("", "EVERY-1: write the configuration")
+	led.created("src/conf.py", confPy, "agent")
+	git("add", "-A")
+	git("commit", "-qm", "conf")
+	old := "    log.info(\"legacy value read: %s\", value)\n"
+	nw := "    metrics.count(\"value_reads\")\n    log.debug(\"value read from the station: %s\", value)\n"
+	p.add("EVERY-2", []providertest.ToolCall{{ID: "call_e2", Name: "replace", Args: args(map[string]any{"file_path": conf, "old_string": old, "new_string": nw,
+		"allow_multiple": true, "instruction": "Count every read and log it at debug level."})}})
+	g.Run("", "EVERY-2: count the reads")
+	for range 3 {
+		led.replaced("src/conf.py", old, nw, "agent")
+	}
+	led.check("src/conf.py")
+	git("add", "-A")
+	git("commit", "-qm", "metrics")
+	g.Fx.MustExec(t, "session", "import", "--from", "gemini")
+	score(t, g.Fx, dir, led, "gemini")
+}
