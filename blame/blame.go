@@ -310,7 +310,8 @@ func (b *Blamer) Blame(ctx context.Context, g Git, rel, rev string) (*Result, er
 	if err := refine(ctx, g, cands); err != nil {
 		return nil, err
 	}
-	res.Lines = attribute(lines, cands, shallow, &history{ctx: ctx, g: g, rel: rel, rev: rev, common: common})
+	h := &history{ctx: ctx, g: g, rel: rel, rev: rev, common: common}
+	res.Lines = attribute(lines, cands, shallow, h)
 	if !any && sd.elsewhere > 0 {
 		for i := range res.Lines {
 			if res.Lines[i].Kind == Human {
@@ -319,7 +320,9 @@ func (b *Blamer) Blame(ctx context.Context, g Git, rel, rev string) (*Result, er
 		}
 	}
 	if key != "" {
-		e := &attrEntry{Key: key, Store: sd.version, User: b.UserID, Facts: sd.facts, Notes: slices.Clone(res.Notes), Lines: make([]Line, len(res.Lines))}
+		facts := sd.facts
+		facts.Trees = h.trees.asked
+		e := &attrEntry{Key: key, Store: sd.version, User: b.UserID, Facts: facts, Notes: slices.Clone(res.Notes), Lines: make([]Line, len(res.Lines))}
 		for i, l := range res.Lines {
 			l.Text = ""
 			e.Lines[i] = l

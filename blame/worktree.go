@@ -1,6 +1,7 @@
 package blame
 
 import (
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -21,6 +22,9 @@ type worktrees struct {
 	listed bool
 	others map[string]bool
 	made   map[string][]madeCommit
+	// asked are the roots an edit was made at that the answer rested
+	// on, each with whether it had a .git then (rootsHold looks again).
+	asked map[string]bool
 }
 
 // canHold says whether the line l (norm its Norm) can hold what edit c
@@ -32,7 +36,11 @@ type worktrees struct {
 // that is no work tree of this machine (another machine, a worktree
 // since removed), cannot be told and stands as before.
 func (h *history) canHold(c *cand, l blamed, norm string) bool {
-	if h == nil || c.root == "" || c.root == h.g.Dir || !h.otherWorktree(c.root) {
+	if h == nil || c.root == "" || c.root == h.g.Dir {
+		return true
+	}
+	h.ask(c.root)
+	if !h.otherWorktree(c.root) {
 		return true
 	}
 	if l.Commit == uncommitted {
@@ -48,6 +56,24 @@ func (h *history) canHold(c *cand, l blamed, norm string) bool {
 		}
 	}
 	return false
+}
+
+// ask notes that the answer rests on what root is: a work tree of this
+// machine (its .git there) or not.
+func (h *history) ask(root string) {
+	if _, ok := h.trees.asked[root]; ok {
+		return
+	}
+	if h.trees.asked == nil {
+		h.trees.asked = map[string]bool{}
+	}
+	h.trees.asked[root] = hasGit(root)
+}
+
+// hasGit says whether dir is a work tree's top (its .git there).
+func hasGit(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, ".git"))
+	return err == nil
 }
 
 // otherWorktree says whether root is another work tree of the blamed

@@ -45,7 +45,6 @@ func TestBlameOtherWorktreeUnmerged(t *testing.T) {
 	r.commit("start")
 	wt := filepath.Join(filepath.Dir(r.dir), filepath.Base(r.dir)+"-feature")
 	r.git("worktree", "add", "-q", "-b", "feature", wt)
-	t.Cleanup(func() { r.git("worktree", "remove", "--force", wt) })
 	r.worktreeSession("B", wt)
 	body := handler("RunHooks", 6)
 	in := filepath.Join(wt, "hooks/ctl.go")
@@ -87,4 +86,11 @@ func TestBlameOtherWorktreeUnmerged(t *testing.T) {
 	}
 	r.want(r.blame("hooks/merged.go"), map[string]string{"func MergeHooks": "agent:B", "Checkxxx(": "agent:B"})
 	r.want(r.blame("hooks/squashed.go"), map[string]string{"func SquashHooks": "agent:B", "Checkxxx(": "agent:B"})
+
+	// The worktree removed, its history is gone with it: no one can tell
+	// where its edit went, and the answer kept for the file is not
+	// given again as if it could (a blame with the cache and one
+	// without agree).
+	r.git("worktree", "remove", "--force", wt)
+	r.blame("hooks/ctl.go")
 }
