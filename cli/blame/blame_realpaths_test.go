@@ -6,9 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loomhq/loom/fileedit"
 	"github.com/loomhq/loom/internal/testkit/clitest"
+	"github.com/loomhq/loom/internal/testkit/gittest"
 	"github.com/loomhq/loom/providertest"
 )
 
@@ -190,4 +192,49 @@ func TestBlameRealGeminiEveryPlace(t *testing.T) {
 	git("commit", "-qm", "metrics")
 	g.Fx.MustExec(t, "session", "import", "--from", "gemini")
 	score(t, g.Fx, dir, led, "gemini")
+}
+
+// TestBlameRealClaudeCodeWorktrees: the real Claude Code works in a
+// second worktree of the repository. Its edit of hooks/ctl.go is never
+// committed; a human then commits the same handler in the main
+// worktree: the human's. Its write of hooks/merged.go is committed
+// there and merged: its own.
+func TestBlameRealClaudeCodeWorktrees(t *testing.T) {
+	skipRealAgents(t)
+	fx, p, a := startClaudeCode(t)
+	dir, git := repoDir(t, fx)
+	led := &ledger{t: t, dir: dir, files: map[string][]tline{}}
+	ctl := "package hooks\n\n// Controller runs the hooks of a repository.\ntype Controller struct{}\n"
+	clitest.MustWrite(t, filepath.Join(dir, "hooks/ctl.go"), ctl)
+	led.created("hooks/ctl.go", ctl, "human")
+	git("init", "-q", "-b", "main")
+	git("add", "-A")
+	git("commit", "-qm", "start")
+	wt := filepath.Join(fx.Home, "repo-feature")
+	git("worktree", "add", "-q", "-b", "feature", wt)
+	if real, err := filepath.EvalSymlinks(wt); err == nil {
+		wt = real
+	}
+	handler := "\n// RunHooks runs each hook of the controller in turn.\nfunc (c *Controller) RunHooks(ctx context.Context) error {\n\tfor _, h := range c.hooks {\n\t\tif err := h.Run(ctx); err != nil {\n\t\t\treturn fmt.Errorf(\"run hook %s: %w\", h.Name, err)\n\t\t}\n\t}\n\treturn nil\n}\n"
+	merged := "package hooks\n\n// Merge joins the hooks of two controllers.\nfunc Merge(a, b *Controller) *Controller {\n\treturn &Controller{hooks: append(a.hooks, b.hooks...)}\n}\n"
+	calls := append(a.editFirst(filepath.Join(wt, "hooks/ctl.go")),
+		a.edit(filepath.Join(wt, "hooks/ctl.go"), "type Controller struct{}\n", "type Controller struct{}\n"+handler),
+		a.write(filepath.Join(wt, "hooks/merged.go"), merged))
+	for i := range calls {
+		calls[i].ID = fmt.Sprintf("call_w_%d", i)
+	}
+	p.add("WORKTREE-1", calls)
+	a.run(t, wt, "WORKTREE-1: run the hooks and merge controllers")
+	gittest.Git(t, wt, time.Time{}, "add", "hooks/merged.go")
+	gittest.Git(t, wt, time.Time{}, "commit", "-qm", "merge controllers")
+	git("merge", "-q", "--no-ff", "-m", "feature", "feature")
+	led.created("hooks/merged.go", merged, "agent")
+	// The human writes the same handler in the main worktree.
+	clitest.MustWrite(t, filepath.Join(dir, "hooks/ctl.go"), ctl+handler)
+	led.created("hooks/ctl.go", ctl+handler, "human")
+	git("add", "-A")
+	git("commit", "-qm", "run hooks")
+
+	fx.MustExec(t, "session", "import", "--from", "claude-code")
+	score(t, fx, dir, led, "claude-code")
 }
