@@ -5,8 +5,10 @@ import (
 	bin "encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -48,7 +50,7 @@ import (
 
 const (
 	attrMagic   = "loom blame answer\n"
-	attrVersion = 1
+	attrVersion = 2
 	attrSuffix  = ".attr"
 )
 
@@ -76,6 +78,11 @@ type rootFacts struct {
 	// Index names git's index file with its size and time, when the
 	// files git tracks were read ("" when they were not).
 	Index string
+	// Trees are the roots other than the work tree that edits of the
+	// file's lines were made at, each with whether it was a work tree
+	// of this machine: an edit of another work tree counts only through
+	// its history (worktree.go), which goes with it.
+	Trees map[string]bool
 }
 
 type rootFact struct {
@@ -153,6 +160,11 @@ func encodeAttr(e *attrEntry) []byte {
 		flag(f.Git)
 		flag(f.Same)
 	}
+	b = bin.AppendUvarint(b, uint64(len(e.Facts.Trees)))
+	for _, root := range slices.Sorted(maps.Keys(e.Facts.Trees)) {
+		str(root)
+		flag(e.Facts.Trees[root])
+	}
 	b = bin.AppendUvarint(b, uint64(len(e.Notes)))
 	for _, n := range e.Notes {
 		str(n)
@@ -226,6 +238,13 @@ func decodeAttr(b []byte) (*attrEntry, error) {
 	for i := range e.Facts.Roots {
 		f := &e.Facts.Roots[i]
 		f.Root, f.ProjectName, f.Git, f.Same = r.str(), r.str(), r.byte() == 1, r.byte() == 1
+	}
+	if n := r.uint(len(r.b)); n > 0 {
+		e.Facts.Trees = make(map[string]bool, n)
+		for range n {
+			root := r.str()
+			e.Facts.Trees[root] = r.byte() == 1
+		}
 	}
 	e.Notes = make([]string, r.uint(len(r.b)))
 	for i := range e.Notes {
@@ -309,6 +328,11 @@ func (b *Blamer) rootsHold(ctx context.Context, g Git, e *attrEntry) bool {
 	}
 	if e.Facts.Index != "" && indexStat(strings.SplitN(e.Facts.Index, "\x00", 2)[0]) != e.Facts.Index {
 		return false
+	}
+	for root, had := range e.Facts.Trees {
+		if hasGit(root) != had {
+			return false
+		}
 	}
 	return true
 }

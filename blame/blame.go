@@ -131,6 +131,9 @@ type Blamer struct {
 	// when empty: the ages git blame gave the lines of the work tree's
 	// files, so that a file blamed again costs git the commits since.
 	Cache string
+	// Sessions reads the store's sessions (for git notes, the id each
+	// agent gave its session); nil reads them through Store when it can.
+	Sessions SessionReader
 	// indexed is set once the edit index was brought up to date.
 	indexed bool
 	// found keeps, by work tree, where its sessions saw it (roots).
@@ -304,14 +307,15 @@ func (b *Blamer) Blame(ctx context.Context, g Git, rel, rev string) (*Result, er
 	case !any:
 		// Nothing to attribute: that is all there is to say.
 		res.Notes = []string{}
-		res.Notes = append(res.Notes, "loom holds no session that changed a file in "+g.Dir+": import the agents' sessions first (loom session import --from all)")
+		res.Notes = append(res.Notes, noSessionNote+g.Dir+": import the agents' sessions first (loom session import --from all)")
 	case !slices.ContainsFunc(cands, func(c *cand) bool { return !c.foreign }):
 		res.Notes = append(res.Notes, "no session loom holds changed "+rel+": its lines are a human's (or unknown)")
 	}
 	if err := refine(ctx, g, cands); err != nil {
 		return nil, err
 	}
-	res.Lines = attribute(lines, cands, shallow, &history{ctx: ctx, g: g, rel: rel, rev: rev, common: common})
+	h := &history{ctx: ctx, g: g, rel: rel, rev: rev, common: common}
+	res.Lines = attribute(lines, cands, shallow, h)
 	if !any && sd.elsewhere > 0 {
 		for i := range res.Lines {
 			if res.Lines[i].Kind == Human {
@@ -320,7 +324,9 @@ func (b *Blamer) Blame(ctx context.Context, g Git, rel, rev string) (*Result, er
 		}
 	}
 	if key != "" {
-		e := &attrEntry{Key: key, Store: sd.version, User: b.UserID, Facts: sd.facts, Notes: slices.Clone(res.Notes), Lines: make([]Line, len(res.Lines))}
+		facts := sd.facts
+		facts.Trees = h.trees.asked
+		e := &attrEntry{Key: key, Store: sd.version, User: b.UserID, Facts: facts, Notes: slices.Clone(res.Notes), Lines: make([]Line, len(res.Lines))}
 		for i, l := range res.Lines {
 			l.Text = ""
 			e.Lines[i] = l
@@ -360,8 +366,17 @@ func (b *Blamer) finish(ctx context.Context, g Git, rel, rev string, res *Result
 			applyNotes(lines, res.Lines, recs)
 		}
 	}
+	if slices.ContainsFunc(res.Lines, func(l Line) bool { return l.Source != "" }) {
+		// The agents' lines were read from the repository: it is not
+		// sessions to import that the file lacks.
+		res.Notes = slices.DeleteFunc(res.Notes, func(n string) bool { return strings.HasPrefix(n, noSessionNote) })
+	}
 	return res
 }
+
+// noSessionNote starts the note of a repository no session loom holds
+// worked in.
+const noSessionNote = "loom holds no session that changed a file in "
 
 // ageCache is the Blamer's cache directory.
 func (b *Blamer) ageCache() *ageCache {
@@ -418,14 +433,28 @@ func (b *Blamer) index(ctx context.Context) error {
 type cand struct {
 	e    loom.FileEdit
 	rel  string // the file it changed, in the repository
+	root string // the root of the repository it was made at
 	c    fileedit.Change
 	runs [][]string // Norm of each line
 	raw  [][]string
+	// places are how many lines of the file each run's lines may
+	// account for: one, but for an edit of every occurrence of a text
+	// (nil: one each).
+	places []int
 	// foreign marks an edit of another file than this one (by any of
 	// its names); dest, that the edit's session moved or rewrote this
 	// file by a command (its lines may have come from the other file
 	// that way).
 	foreign, dest bool
+}
+
+// placesOf is how many lines of the file each line of run r may
+// account for.
+func (c *cand) placesOf(r int) int {
+	if r < len(c.places) {
+		return c.places[r]
+	}
+	return 1
 }
 
 // roots are where the repository's sessions saw it: here, the other
@@ -559,12 +588,21 @@ func matchRoot(es []loom.FileEdit, tracked map[string]bool) (string, bool) {
 // relTo is path in the repository seen at one of roots, ok false when
 // it is in none.
 func relTo(roots []string, path string) (string, bool) {
+	r := rootOf(roots, path)
+	if r == "" {
+		return "", false
+	}
+	return strings.TrimPrefix(path, strings.TrimSuffix(r, "/")+"/"), true
+}
+
+// rootOf is the one of roots path is in, "" when none.
+func rootOf(roots []string, path string) string {
 	for _, r := range roots {
-		if rest, ok := strings.CutPrefix(path, strings.TrimSuffix(r, "/")+"/"); ok {
-			return rest, true
+		if strings.HasPrefix(path, strings.TrimSuffix(r, "/")+"/") {
+			return r
 		}
 	}
-	return "", false
+	return ""
 }
 
 // Recorded says whether any session of the user worked in g's
@@ -635,17 +673,9 @@ func (b *Blamer) candidates(ctx context.Context, roots []string, repo []loom.Fil
 	for _, l := range lines {
 		lineage[l.Path] = true
 	}
-	// Moves an agent made bring the file's earlier name in.
-	for changed := true; changed; {
-		changed = false
-		for _, e := range repo {
-			to, ok1 := relTo(roots, e.Path)
-			from, ok2 := relTo(roots, e.From)
-			if e.Op == loom.EditMove && ok1 && ok2 && lineage[to] && !lineage[from] {
-				lineage[from], changed = true, true
-			}
-		}
-	}
+	// Moves an agent made bring the file's earlier name in, copies the
+	// file copied (its edits up to the copy).
+	copiedInto(roots, repo, lineage)
 	// Other files whose added lines this one holds, two in a row.
 	have := map[uint64]bool{}
 	var prev uint64
@@ -715,6 +745,7 @@ func (b *Blamer) candidates(ctx context.Context, roots []string, repo []loom.Fil
 			dest[e.SessionID] = true
 		}
 	}
+	copied := copyTimes(roots, es, lineage)
 	// Each message's parts are decoded once, for all the edits its
 	// calls made.
 	changes := map[string][]fileedit.Change{}
@@ -723,7 +754,7 @@ func (b *Blamer) candidates(ctx context.Context, roots []string, repo []loom.Fil
 			continue
 		}
 		r, _ := relTo(roots, e.Path)
-		foreign := !lineage[r]
+		foreign := !lineage[r] || !copied[r].IsZero() && e.At.After(copied[r])
 		if foreign && (e.Op == loom.EditShell || e.Op == loom.EditProgram) {
 			// What a command did to another file says nothing of this one.
 			continue
@@ -738,9 +769,38 @@ func (b *Blamer) candidates(ctx context.Context, roots []string, repo []loom.Fil
 			continue
 		}
 		e.Parts = nil
-		cands = append(cands, &cand{e: e, rel: r, c: c, foreign: foreign, dest: dest[e.SessionID]})
+		cands = append(cands, &cand{e: e, rel: r, root: rootOf(roots, e.Path), c: c, foreign: foreign, dest: dest[e.SessionID]})
 	}
 	return cands, common, true, nil
+}
+
+// copiedInto adds to lineage the files the file's lines came from by an
+// agent's move (its earlier names) or copy (cp: the file copied).
+func copiedInto(roots []string, repo []loom.FileEdit, lineage map[string]bool) {
+	for changed := true; changed; {
+		changed = false
+		for _, e := range repo {
+			to, ok1 := relTo(roots, e.Path)
+			from, ok2 := relTo(roots, e.From)
+			if ok1 && ok2 && lineage[to] && !lineage[from] && (e.Op == loom.EditMove || e.Op == loom.EditShell) {
+				lineage[from], changed = true, true
+			}
+		}
+	}
+}
+
+// copyTimes are when each file copied into the file (cp, among es, to
+// a name of its lineage) was last copied: its edits after that are not
+// the copy's.
+func copyTimes(roots []string, es []loom.FileEdit, lineage map[string]bool) map[string]time.Time {
+	copied := map[string]time.Time{}
+	for _, e := range es {
+		to, _ := relTo(roots, e.Path)
+		if from, ok := relTo(roots, e.From); ok && lineage[to] && e.Op == loom.EditShell && e.At.After(copied[from]) {
+			copied[from] = e.At
+		}
+	}
+	return copied
 }
 
 // commonFiles is in how many files' edits a line must be to be too

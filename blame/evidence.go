@@ -4,8 +4,10 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/loomhq/loom/fileedit"
 )
@@ -27,6 +29,7 @@ type history struct {
 	changed map[string]map[string]bool // commit → files it changed
 	lines   map[string][]string        // commit + "\x00" + file → the file's lines before it
 	counts  map[string]map[string]int  // commit, file, before → how many times it held each line
+	trees   worktrees
 }
 
 // changedIn are the files commit changed (the work tree's changes since
@@ -147,8 +150,10 @@ func (h *history) linesBefore(commit, file string) []string {
 
 // substituted says whether cmd is a sed -i or perl -pi command whose
 // s/// can be read (readable), and whether line l (norm its Norm) is
-// what it made of a line of the file before l's commit (gave).
-func (h *history) substituted(cmd string, l blamed, norm string) (readable, gave bool) {
+// what it made of a line of the file before l's commit, or of a line
+// the agents' edits of the file put in before the command (own: a
+// file written and rewritten before any commit) (gave).
+func (h *history) substituted(cmd string, l blamed, norm string, own [][]string) (readable, gave bool) {
 	f, ok := substitution(cmd)
 	if !ok {
 		return false, false
@@ -160,10 +165,29 @@ func (h *history) substituted(cmd string, l blamed, norm string) (readable, gave
 	if l.Commit == uncommitted {
 		file = h.rel
 	}
-	for _, p := range h.linesBefore(l.Commit, file) {
-		if q := f(p); q != p && fileedit.Norm(q) == norm {
+	gives := func(p string) bool {
+		q := f(p)
+		return q != p && fileedit.Norm(q) == norm
+	}
+	if slices.ContainsFunc(h.linesBefore(l.Commit, file), gives) {
+		return true, true
+	}
+	for _, run := range own {
+		if slices.ContainsFunc(run, gives) {
 			return true, true
 		}
 	}
 	return true, false
+}
+
+// ownLines are the lines the edits of the file itself among cands put
+// in before t.
+func ownLines(cands []*cand, t time.Time) [][]string {
+	var out [][]string
+	for _, c := range cands {
+		if !c.foreign && c.e.At.Before(t) {
+			out = append(out, c.raw...)
+		}
+	}
+	return out
 }

@@ -37,9 +37,9 @@ func refine(ctx context.Context, g Git, cands []*cand) error {
 			f = &file{}
 			files[c.rel] = f
 		}
-		switch c.c.Op {
-		case loom.EditWrite:
-			content := fileedit.Lines(c.c.Content)
+		// The file as the last commit before the edit had it, when
+		// that is newer than what the edits before it tell.
+		committed := func() {
 			if !loaded {
 				commits, loaded = fileCommits(ctx, g, cands), true
 			}
@@ -48,6 +48,11 @@ func refine(ctx context.Context, g Git, cands []*cand) error {
 					f.state, f.known = fileedit.Lines(string(b)), true
 				}
 			}
+		}
+		switch c.c.Op {
+		case loom.EditWrite:
+			content := fileedit.Lines(c.c.Content)
+			committed()
 			if f.known {
 				c.raw = fileedit.Inserted(f.state, content)
 			} else {
@@ -55,19 +60,12 @@ func refine(ctx context.Context, g Git, cands []*cand) error {
 			}
 			f.state, f.known = content, true
 		case loom.EditChange:
-			c.raw = c.c.Added()
+			if !f.known && slices.ContainsFunc(c.c.Replace, func(r fileedit.Replacement) bool { return r.All }) {
+				committed()
+			}
+			c.raw, c.places = changeRuns(c.c.Replace, f.state, f.known)
 			if f.known {
-				text := strings.Join(f.state, "\n")
-				for _, r := range c.c.Replace {
-					if r.Old != "" && strings.Contains(text, r.Old) {
-						n := 1
-						if r.All {
-							n = -1
-						}
-						text = strings.Replace(text, r.Old, r.New, n)
-					}
-				}
-				f.state = strings.Split(text, "\n")
+				f.state = replaced(f.state, c.c.Replace)
 			}
 		default:
 			f.known = false
@@ -82,6 +80,60 @@ func refine(ctx context.Context, g Git, cands []*cand) error {
 		}
 	}
 	return nil
+}
+
+// changeRuns are the runs of lines an edit's replacements put in, and
+// at how many places of the file each run went: one, but for a
+// replacement of every occurrence of its old text, as many as the file
+// before it held (state, when known), else as many as the call said,
+// else any number.
+func changeRuns(rs []fileedit.Replacement, state []string, known bool) (runs [][]string, places []int) {
+	text := strings.Join(state, "\n")
+	for _, r := range rs {
+		n := 1
+		if r.All {
+			n = 0
+			if known && r.Old != "" {
+				n = strings.Count(text, r.Old)
+			}
+			switch {
+			case n == 0 && r.Count > 0:
+				n = r.Count
+			case n == 0:
+				n = anyPlaces
+			}
+		}
+		for _, run := range fileedit.Inserted(fileedit.Lines(r.Old), fileedit.Lines(r.New)) {
+			runs, places = append(runs, run), append(places, n)
+		}
+		text = replace(text, r)
+	}
+	return runs, places
+}
+
+// anyPlaces is the places of a run whose edit replaced every
+// occurrence of a text of a file whose content is not known.
+const anyPlaces = 1 << 20
+
+// replaced is the file state after an edit's replacements.
+func replaced(state []string, rs []fileedit.Replacement) []string {
+	text := strings.Join(state, "\n")
+	for _, r := range rs {
+		text = replace(text, r)
+	}
+	return strings.Split(text, "\n")
+}
+
+// replace makes replacement r in text, as the edit's tool did.
+func replace(text string, r fileedit.Replacement) string {
+	if r.Old == "" || !strings.Contains(text, r.Old) {
+		return text
+	}
+	n := 1
+	if r.All {
+		n = -1
+	}
+	return strings.Replace(text, r.Old, r.New, n)
 }
 
 // fileCommit is a commit that changed a file of the lineage.
@@ -203,10 +255,15 @@ func attribute(lines []blamed, cands []*cand, shallow bool, h *history) []Line {
 		weights[i] = weight(s)
 		strongAt[i] = weights[i] >= 6 && len(pos[s]) <= 2
 	}
-	anchored := func(c *cand, i0, i1 int) bool {
+	// A line of an edit of many places (every occurrence of a text) is
+	// at as many places of the file: it says something at twice those.
+	strongIn := func(c *cand, r int, s string) bool {
+		return weight(s) >= 6 && len(pos[s]) <= 2*min(c.placesOf(r), n)
+	}
+	anchored := func(c *cand, r, i0, i1 int) bool {
 		total, any := 0, false
 		for i := i0; i <= i1; i++ {
-			if c.foreign && strongAt[i] && !h.isCommon(norms[i]) || !c.foreign && strongAt[i] {
+			if c.foreign && strongAt[i] && !h.isCommon(norms[i]) || !c.foreign && strongIn(c, r, norms[i]) {
 				any = true
 			}
 			total += weights[i]
@@ -215,7 +272,7 @@ func attribute(lines []blamed, cands []*cand, shallow bool, h *history) []Line {
 	}
 	at := make([][]*segment, n)
 	emit := func(c *cand, r, i0, i1, j0 int) {
-		if !anchored(c, i0, i1) {
+		if !anchored(c, r, i0, i1) {
 			return
 		}
 		sg := &segment{c: c, run: r, i0: i0, i1: i1, j0: j0, anchored: true}
@@ -241,7 +298,7 @@ func attribute(lines []blamed, cands []*cand, shallow bool, h *history) []Line {
 			anchoredAny := false
 			seen := map[[2]int]bool{}
 			for j, l := range run {
-				if !strong(l) {
+				if !strongIn(c, r, l) {
 					continue
 				}
 				anchoredAny = true
@@ -339,7 +396,7 @@ func attribute(lines []blamed, cands []*cand, shallow bool, h *history) []Line {
 		return moved[norms[i]]
 	}
 	eligible := func(s *segment, i int) bool {
-		if !s.anchored || !inTime(s, i) {
+		if !s.anchored || !inTime(s, i) || !h.canHold(s.c, lines[i], norms[i]) {
 			return false
 		}
 		if !s.c.foreign {
@@ -384,20 +441,22 @@ func attribute(lines []blamed, cands []*cand, shallow bool, h *history) []Line {
 		return a.i - b.i
 	})
 	chosen := make([]*segment, n)
-	claimed := map[editLine]bool{}
+	claimed := uses{}
 	for _, c := range claims {
 		k := c.s.key(c.i)
-		if chosen[c.i] != nil || claimed[k] {
+		if chosen[c.i] != nil || claimed.full(k) {
 			continue
 		}
-		chosen[c.i], claimed[k] = c.s, true
+		chosen[c.i] = c.s
+		claimed.take(k)
 	}
 	// The commands of agents that changed the file itself (a sed -i, a
 	// program): the only candidates a line no edit's text accounts for
 	// is looked up among, one by one.
 	var commands []*cand
 	for _, c := range cands {
-		if !c.foreign && (c.c.Op == loom.EditShell || c.c.Op == loom.EditProgram) {
+		// A copy (cp) put in what the file copied held: its edits tell.
+		if !c.foreign && (c.c.Op == loom.EditShell && c.e.From == "" || c.c.Op == loom.EditProgram) {
 			commands = append(commands, c)
 		}
 	}
@@ -432,14 +491,14 @@ func attribute(lines []blamed, cands []*cand, shallow bool, h *history) []Line {
 		var sub, program *cand
 		shell := false
 		for _, c := range commands {
-			if !c.e.At.After(low) || c.e.At.After(l.Time.Add(slack)) {
+			if !c.e.At.After(low) || c.e.At.After(l.Time.Add(slack)) || !h.canHold(c, l, norms[i]) {
 				continue
 			}
 			switch c.c.Op {
 			case loom.EditShell:
 				// A substitution that can be read changed only the lines
 				// it gives: another line is not its.
-				readable, gave := h.substituted(c.c.Command, l, norms[i])
+				readable, gave := h.substituted(c.c.Command, l, norms[i], ownLines(cands, c.e.At))
 				if !readable {
 					shell = true
 				} else if gave && sub == nil {
@@ -464,6 +523,13 @@ func attribute(lines []blamed, cands []*cand, shallow bool, h *history) []Line {
 	}
 	return out
 }
+
+// uses count the lines of the file each line an edit put in accounts
+// for: one at most, but for an edit of many places.
+type uses map[editLine]int
+
+func (u uses) full(k editLine) bool { return u[k] >= k.c.placesOf(k.run) }
+func (u uses) take(k editLine)      { u[k]++ }
 
 // maxWeakRun is the longest run of an edit's lines, none of which says
 // enough alone, that is looked for in the file line by line.
@@ -497,7 +563,7 @@ func setEdit(l *Line, kind string, c *cand) {
 // stands for), or is like it and is gone from the file (a human changed
 // it; a line beside the agent's that only resembles one of them is the
 // human's own).
-func alignedAt(i int, norms []string, pos map[string][]int, chosen []*segment, claimed map[editLine]bool) (s *segment, same, ok bool) {
+func alignedAt(i int, norms []string, pos map[string][]int, chosen []*segment, claimed uses) (s *segment, same, ok bool) {
 	for d := 1; d <= 3; d++ {
 		for _, k := range []int{i - d, i + d} {
 			if k < 0 || k >= len(chosen) || chosen[k] == nil || chosen[k].c.foreign {
@@ -510,12 +576,12 @@ func alignedAt(i int, norms []string, pos map[string][]int, chosen []*segment, c
 				continue
 			}
 			key := editLine{s.c, s.run, j}
-			if norms[i] == run[j] && !claimed[key] {
-				claimed[key] = true
+			if norms[i] == run[j] && !claimed.full(key) {
+				claimed.take(key)
 				return s, true, true
 			}
-			if !claimed[key] && len(pos[run[j]]) == 0 && similar(norms[i], run[j]) >= 0.5 {
-				claimed[key] = true
+			if !claimed.full(key) && len(pos[run[j]]) == 0 && similar(norms[i], run[j]) >= 0.5 {
+				claimed.take(key)
 				return s, false, true
 			}
 		}

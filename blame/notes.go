@@ -228,12 +228,22 @@ const (
 	attrTraces = "loom_traces"
 )
 
-// NewAuthorship is the authorship log of commit rev (whose parent is
-// base): the lines of files (blamed at rev) that rev brought in and an
-// agent's session wrote, mixed ones too (marked in loom's attributes).
-func NewAuthorship(rev, base, version string, files []*Result) *Authorship {
-	a := &Authorship{Meta: AuthorshipMeta{SchemaVersion: AuthorshipSchema, GitAIVersion: "loom " + version, BaseCommitSHA: base,
+// NewAuthorship is the authorship log of commit rev: the lines of
+// files (blamed at rev) that rev brought in and an agent's session
+// wrote, mixed ones too (marked in loom's attributes). As git-ai writes
+// one, base_commit_sha is rev itself, git_ai_version the writer's
+// version ("loom" and loom's version), and each session is named by
+// the id its agent gave it (agentID: Claude Code's, Codex's own id of
+// the conversation; loom's id when it has none), so that git-ai's key
+// of the same conversation (s_ and the first 14 hex digits of the
+// SHA-256 of "tool:id") is loom's too. loom's own id is kept in the
+// session's custom attributes.
+func NewAuthorship(rev, version string, files []*Result, agentID func(sessionID string) string) *Authorship {
+	a := &Authorship{Meta: AuthorshipMeta{SchemaVersion: AuthorshipSchema, GitAIVersion: strings.TrimSpace("loom " + version), BaseCommitSHA: rev,
 		Prompts: map[string]PromptRecord{}, Sessions: map[string]SessionRecord{}}}
+	if agentID == nil {
+		agentID = func(id string) string { return id }
+	}
 	traces := map[string]map[string]string{} // session key → trace key → turn[:mixed]
 	for _, f := range files {
 		af := AttestedFile{Path: f.Path}
@@ -247,9 +257,10 @@ func NewAuthorship(rev, base, version string, files []*Result) *Authorship {
 			if tool == "" {
 				tool = l.Agent
 			}
-			sk := "s_" + hexOf(tool+":"+l.SessionID, 14)
+			own := agentID(l.SessionID)
+			sk := "s_" + hexOf(tool+":"+own, 14)
 			if _, ok := a.Meta.Sessions[sk]; !ok {
-				a.Meta.Sessions[sk] = SessionRecord{AgentID: AgentID{Tool: tool, ID: l.SessionID, Model: l.Model},
+				a.Meta.Sessions[sk] = SessionRecord{AgentID: AgentID{Tool: tool, ID: own, Model: l.Model},
 					CustomAttributes: map[string]string{attrSession: l.SessionID, attrAgent: l.Agent, attrProvider: l.Provider}}
 				traces[sk] = map[string]string{}
 			}
@@ -450,6 +461,7 @@ func (b *Blamer) Notes(ctx context.Context, g Git, spec, version string) (int, e
 		return 0, err
 	}
 	n := 0
+	ids := &agentIDs{ctx: ctx, b: b, ids: map[string]string{}}
 	for _, rev := range revs {
 		files, err := g.changed(ctx, rev)
 		if err != nil {
@@ -459,11 +471,7 @@ func (b *Blamer) Notes(ctx context.Context, g Git, spec, version string) (int, e
 		if err != nil {
 			return n, err
 		}
-		base := ""
-		if out, err := g.run(ctx, "rev-parse", "-q", "--verify", rev+"^"); err == nil {
-			base = strings.TrimSpace(string(out))
-		}
-		a := NewAuthorship(rev, base, version, results)
+		a := NewAuthorship(rev, version, results, ids.of)
 		if len(a.Files) == 0 {
 			continue
 		}
@@ -473,6 +481,41 @@ func (b *Blamer) Notes(ctx context.Context, g Git, spec, version string) (int, e
 		n++
 	}
 	return n, nil
+}
+
+// agentIDs are the ids the agents gave loom's sessions, read once each.
+type agentIDs struct {
+	ctx context.Context
+	b   *Blamer
+	ids map[string]string
+}
+
+// SessionReader reads a session of the store (loom.Store does).
+type SessionReader interface {
+	Session(ctx context.Context, id string) (*loom.Session, error)
+}
+
+// of is the id session id's agent gave it: the part of an imported
+// session's key after its tool's name; loom's id for its own sessions
+// or when no store tells.
+func (a *agentIDs) of(id string) string {
+	if own, ok := a.ids[id]; ok {
+		return own
+	}
+	own := id
+	st := a.b.Sessions
+	if st == nil {
+		st, _ = a.b.Store.(SessionReader)
+	}
+	if st != nil {
+		if s, err := st.Session(a.ctx, id); err == nil && s.Source != nil {
+			if _, native, ok := strings.Cut(s.Key, ":"); ok && native != "" {
+				own = native
+			}
+		}
+	}
+	a.ids[id] = own
+	return own
 }
 
 // applyNotes credits the lines of out (blamed as lines) that notes'

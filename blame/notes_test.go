@@ -168,3 +168,64 @@ func FuzzParseAuthorship(f *testing.F) {
 		a.Record("c", time.Now())
 	})
 }
+
+// TestNotesAsGitAIWritesThem: loom's note of a commit has the fields
+// git-ai's has, as git-ai fills them: base_commit_sha is the commit
+// itself, git_ai_version names the writer and its version, and the
+// session is named by the id its agent gave it, so that its key is the
+// one git-ai gives the same conversation (its published example:
+// cursor's session_123 is s_c9883b05a2487d).
+func TestNotesAsGitAIWritesThem(t *testing.T) {
+	if k := "s_" + hexOf("cursor:session_123", 14); k != "s_c9883b05a2487d" {
+		t.Fatalf("git-ai's key of cursor's session_123: %s, want s_c9883b05a2487d", k)
+	}
+	gitAI, err := ParseAuthorship("src/main.rs\n  s_c9883b05a2487d::t_9f8e7d6c5b4a32 1-10\n---\n" +
+		`{"schema_version": "authorship/3.0.0", "git_ai_version": "1.4.0", "base_commit_sha": "abc123", "prompts": {}, "humans": {},` +
+		` "sessions": {"s_c9883b05a2487d": {"agent_id": {"tool": "cursor", "id": "session_123", "model": "gpt-4"}, "human_author": "alice@example.com"}}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRepo(t)
+	r.write("README.md", "# notes\n")
+	r.commit("start")
+	native := "9c1e4b2a-51d4-4e0b-8a3e-2f6d7c8b9a01"
+	r.session("cc", "claude-code").Key = "claude-code:" + native
+	r.agentWrite("cc", "calc.go", "package calc\n\n// Add adds two numbers.\nfunc Add(a, b int) int {\n\treturn a + b\n}\n")
+	r.commit("add")
+	head := strings.TrimSpace(r.git("rev-parse", "HEAD"))
+	for _, version := range []string{"1.2.3", ""} {
+		b := &Blamer{Store: r.st, Roots: r.st, Versions: r.st, UserID: "local"}
+		if n, err := b.Notes(context.Background(), Git{Dir: r.dir}, "HEAD", version); err != nil || n != 1 {
+			t.Fatalf("notes written: %d, %v", n, err)
+		}
+		loomNote, err := ParseAuthorship(r.git("notes", "--ref="+NotesRef, "show", "HEAD"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, g := loomNote.Meta, gitAI.Meta
+		if m.SchemaVersion != g.SchemaVersion || m.BaseCommitSHA != head {
+			t.Errorf("schema %q, base_commit_sha %q; want %q and the commit itself, %s", m.SchemaVersion, m.BaseCommitSHA, g.SchemaVersion, head)
+		}
+		if want := strings.TrimSpace("loom " + version); m.GitAIVersion != want {
+			t.Errorf("git_ai_version %q, want %q", m.GitAIVersion, want)
+		}
+		key := "s_" + hexOf("claude:"+native, 14)
+		s, ok := m.Sessions[key]
+		if !ok || len(m.Sessions) != 1 {
+			t.Fatalf("sessions %+v, want the one keyed %s", m.Sessions, key)
+		}
+		if s.AgentID != (AgentID{Tool: "claude", ID: native, Model: "m-cc"}) || s.CustomAttributes[attrSession] != r.ses["cc"].ID {
+			t.Errorf("session record %+v", s)
+		}
+		if len(loomNote.Files) != 1 || len(loomNote.Files[0].Entries) != 1 || !strings.HasPrefix(loomNote.Files[0].Entries[0].Key, key+"::t_") {
+			t.Errorf("attestations %+v", loomNote.Files)
+		}
+		r.git("notes", "--ref="+NotesRef, "remove", "HEAD")
+	}
+	// The note read back still names loom's session.
+	b := &Blamer{Store: r.st, Roots: r.st, Versions: r.st, UserID: "local"}
+	if _, err := b.Notes(context.Background(), Git{Dir: r.dir}, "HEAD", "1.2.3"); err != nil {
+		t.Fatal(err)
+	}
+	r.want(r.blame("calc.go"), map[string]string{"func Add": "agent:cc"})
+}

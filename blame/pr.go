@@ -2,6 +2,7 @@ package blame
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/loomhq/loom"
@@ -32,8 +33,10 @@ type PR struct {
 	// Sessions are the sessions behind the agents' lines, most lines
 	// first, with their cost (filled by whoever holds the sessions).
 	Sessions []PRSession `json:"sessions"`
-	// CostUSD is the cost of those sessions, whole.
+	// CostUSD is the cost of those sessions, whole: of those the store
+	// holds, NotHeld counting the others, whose cost is not known.
 	CostUSD float64  `json:"cost_usd"`
+	NotHeld int      `json:"sessions_not_held,omitempty"`
 	Notes   []string `json:"notes,omitempty"`
 }
 
@@ -50,6 +53,10 @@ type PRSession struct {
 	CostUSD float64 `json:"cost_usd"`
 	// Share is a share link of the session, when one was asked for.
 	Share string `json:"share,omitempty"`
+	// NotHeld says the session is not in the store: its lines were read
+	// from the repository's git notes or Agent Trace records, its title
+	// and cost are not known (CostUSD is 0).
+	NotHeld bool `json:"not_held,omitempty"`
 }
 
 // PullRequest blames the lines a range of commits added: spec is
@@ -115,6 +122,8 @@ func (b *Blamer) PullRequest(ctx context.Context, g Git, spec string) (*PR, erro
 	}
 	ss := map[string]*Sessions{}
 	notes := map[string]bool{}
+	var failed []error
+	blamed := 0
 	for _, f := range strings.Split(string(diff), "\x00") {
 		if f == "" {
 			continue
@@ -124,8 +133,16 @@ func (b *Blamer) PullRequest(ctx context.Context, g Git, spec string) (*PR, erro
 			if loom.ErrorCode(err) == loom.EINVALID {
 				continue // a binary file
 			}
-			return nil, err
+			if ctx.Err() != nil {
+				return nil, err
+			}
+			// A file git cannot read (an object missing, damaged) is
+			// said, and the others are counted.
+			failed = append(failed, err)
+			notes[f+" could not be blamed, its lines are not counted: "+err.Error()] = true
+			continue
 		}
+		blamed++
 		for _, n := range res.Notes {
 			if !strings.HasPrefix(n, "no session loom holds changed") {
 				notes[n] = true
@@ -163,12 +180,16 @@ func (b *Blamer) PullRequest(ctx context.Context, g Git, spec string) (*PR, erro
 			pr.Files = append(pr.Files, pf)
 		}
 	}
+	if blamed == 0 && len(failed) > 0 {
+		return nil, failed[0]
+	}
 	for _, s := range sortedSessions(ss) {
 		pr.Sessions = append(pr.Sessions, PRSession{Sessions: s})
 	}
 	for n := range notes {
 		pr.Notes = append(pr.Notes, n)
 	}
+	slices.Sort(pr.Notes)
 	return pr, nil
 }
 

@@ -8,7 +8,8 @@ import (
 // substitution reads the s/// of a sed -i or perl -pi command: a
 // function that applies it to one line, false when the command holds
 // none that can be read (another sed command, a script file, an
-// expression over several lines).
+// expression over several lines). Several expressions (-e A -e B, or
+// s///; s/// in one) are applied in turn, as sed does.
 func substitution(cmd string) (func(string) string, bool) {
 	f := words(cmd)
 	if len(f) == 0 {
@@ -19,28 +20,83 @@ func substitution(cmd string) (func(string) string, bool) {
 		return nil, false
 	}
 	ere := prog == "perl"
-	var script string
+	var scripts []string
 	for i := 1; i < len(f); i++ {
 		w := f[i]
 		switch {
 		case w == "-e" || w == "--expression":
-			if i+1 < len(f) && script == "" {
-				script = f[i+1]
+			if i+1 < len(f) {
+				scripts = append(scripts, f[i+1])
 			}
 			i++
 		case w == "-E" || w == "-r" || w == "--regexp-extended":
 			ere = true
 		case strings.HasPrefix(w, "-") && prog == "perl" && strings.HasSuffix(w, "e") && !strings.HasPrefix(w, "--"):
 			// perl -pi -e, -pie
-			if i+1 < len(f) && script == "" {
-				script = f[i+1]
+			if i+1 < len(f) {
+				scripts = append(scripts, f[i+1])
 			}
 			i++
-		case strings.HasPrefix(w, "-"):
-		case script == "" && prog == "sed":
-			script = w
+		case strings.HasPrefix(w, "-") || w == "":
+			// An option, or the empty suffix of BSD sed's -i ''.
+		case len(scripts) == 0 && prog == "sed":
+			scripts = append(scripts, w)
 		}
 	}
+	var subs []func(string) string
+	for _, script := range scripts {
+		for _, one := range splitScript(script) {
+			sub, ok := oneSubstitution(one, prog == "perl", ere)
+			if !ok {
+				return nil, false
+			}
+			subs = append(subs, sub)
+		}
+	}
+	if len(subs) == 0 {
+		return nil, false
+	}
+	return func(line string) string {
+		for _, sub := range subs {
+			line = sub(line)
+		}
+		return line
+	}, true
+}
+
+// splitScript splits a script into its commands at the ; or line ends
+// between them (those inside an s/// are its own).
+func splitScript(script string) []string {
+	var out []string
+	rest := strings.TrimSpace(script)
+	for rest != "" {
+		if len(rest) < 2 || rest[0] != 's' {
+			return append(out, rest)
+		}
+		d, n := rest[1], 0
+		end := len(rest)
+		for i := 2; i < len(rest); i++ {
+			if rest[i] == '\\' {
+				i++
+				continue
+			}
+			if rest[i] == d {
+				if n++; n == 2 {
+					// The flags run to the next ; or line end.
+					end = i + 1 + strings.IndexFunc(rest[i+1:]+";", func(r rune) bool { return r == ';' || r == '\n' })
+					break
+				}
+			}
+		}
+		out = append(out, rest[:end])
+		rest = strings.TrimSpace(strings.TrimLeft(rest[min(end, len(rest)):], ";\n"))
+	}
+	return out
+}
+
+// oneSubstitution reads one s/// command of sed's (ere: its extended
+// syntax) or perl's.
+func oneSubstitution(script string, perl, ere bool) (func(string) string, bool) {
 	script = strings.TrimSuffix(strings.TrimSpace(script), ";")
 	if len(script) < 4 || script[0] != 's' {
 		return nil, false
@@ -50,8 +106,8 @@ func substitution(cmd string) (func(string) string, bool) {
 	if !ok || len(parts) != 3 {
 		return nil, false
 	}
-	pat, repl, flags := parts[0], parts[1], parts[2]
-	if strings.ContainsAny(flags, "emsx") && prog == "perl" || strings.Contains(flags, "w") {
+	pat, repl, flags := parts[0], parts[1], strings.TrimSpace(parts[2])
+	if strings.ContainsAny(flags, "emsx") && perl || strings.Contains(flags, "w") {
 		return nil, false
 	}
 	if !ere {
@@ -64,7 +120,7 @@ func substitution(cmd string) (func(string) string, bool) {
 	if err != nil {
 		return nil, false
 	}
-	template := goTemplate(repl, prog == "perl")
+	template := goTemplate(repl, perl)
 	all := strings.Contains(flags, "g")
 	return func(line string) string {
 		if all {

@@ -13,6 +13,9 @@ func TestSubstitution(t *testing.T) {
 		{`sed -i '' 's|/usr/bin|/opt/bin|' a.sh`, "x=/usr/bin/y", "x=/opt/bin/y"},
 		{`perl -pi -e 's/(\w+)_old/$1_new/g' a.go`, "a_old b_old", "a_new b_new"},
 		{`sed -i 's/x/[&]/' f`, "axb", "a[x]b"},
+		{`sed -i -e 's/alpha/beta/' -e 's/gamma/delta/' f`, "alpha gamma", "beta delta"},
+		{`sed -i 's/alpha/beta/; s/beta/omega/g' f`, "alpha beta", "omega omega"},
+		{`perl -pi -e 's/a;b/c/; s/x/y/' f`, "a;b x", "c y"},
 	} {
 		f, ok := substitution(c.cmd)
 		if !ok {
@@ -23,7 +26,7 @@ func TestSubstitution(t *testing.T) {
 			t.Errorf("%s on %q: %q, want %q", c.cmd, c.in, got, c.out)
 		}
 	}
-	for _, cmd := range []string{"sed -i '/x/d' f", "sed -i -f script.sed f", "sed -n p f"} {
+	for _, cmd := range []string{"sed -i '/x/d' f", "sed -i -e 's/a/b/' -e '/x/d' f", "sed -i -f script.sed f", "sed -n p f"} {
 		if _, ok := substitution(cmd); ok && cmd != "sed -n p f" {
 			t.Errorf("%s: read as a substitution", cmd)
 		}

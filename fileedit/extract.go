@@ -44,6 +44,9 @@ type Change struct {
 type Replacement struct {
 	Old, New string
 	All      bool
+	// Count is how many occurrences the call said it replaced (Gemini
+	// CLI's expected_replacements), 0 when it did not say.
+	Count int
 }
 
 // Added are the runs of lines the change put in the file, each run
@@ -150,7 +153,8 @@ const (
 	writeTool
 	editTool
 	patchTool
-	commandTool // str_replace_editor and its like: the command says
+	commandTool  // str_replace_editor and its like: the command says
+	notebookTool // a cell of a Jupyter notebook (.ipynb)
 )
 
 // nameSeparators are taken out of a tool's name before it is compared
@@ -180,6 +184,8 @@ func kindOf(name string) toolKind {
 		return patchTool
 	case "strreplaceeditor", "strreplacebasededittool", "texteditor", "editor":
 		return commandTool
+	case "notebookedit":
+		return notebookTool
 	}
 	return notEdit
 }
@@ -245,6 +251,9 @@ func (p *pair) replacement() (Replacement, bool) {
 		return Replacement{}, false
 	}
 	r := Replacement{New: *nw, All: p.ReplaceAll || p.ReplaceAll2 || p.Multiple || p.Expected > 1}
+	if p.Expected > 1 {
+		r.Count = p.Expected
+	}
 	if old != nil {
 		r.Old = *old
 	}
@@ -289,6 +298,9 @@ func fromCall(p *loom.Part) []Change {
 			}
 		}
 		return nil
+	}
+	if kind == notebookTool {
+		return fromNotebookEdit(p.Input)
 	}
 	var in input
 	if json.Unmarshal(p.Input, &in) != nil {

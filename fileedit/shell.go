@@ -219,8 +219,9 @@ func simpleCommands(line string) []Change {
 				}
 			}
 		case "cp":
+			// A copy: From is the file whose content it is.
 			if len(args) == 2 {
-				out = append(out, Change{Op: loom.EditShell, Path: args[1], Command: seg})
+				out = append(out, Change{Op: loom.EditShell, Path: args[1], From: args[0], Command: seg})
 			}
 		}
 		for i, w := range f {

@@ -220,8 +220,15 @@ func (o *Options) blamer(ctx context.Context) (*blame.Blamer, loom.Store, error)
 			o.union, es, roots, versions = u, u, u, nil
 		}
 	}
-	return &blame.Blamer{Store: es, Team: o.union, Roots: roots, Versions: versions, UserID: o.User, Now: o.Now, Cache: o.BlameCache}, st, nil
+	sessions := sessionsOf(func(ctx context.Context, id string) (*loom.Session, error) { return o.storeOf(st, id).Session(ctx, id) })
+	return &blame.Blamer{Store: es, Team: o.union, Roots: roots, Versions: versions, Sessions: sessions, UserID: o.User, Now: o.Now, Cache: o.BlameCache}, st, nil
 }
+
+// sessionsOf reads a session from whichever store holds it (one's own,
+// or a team's).
+type sessionsOf func(ctx context.Context, id string) (*loom.Session, error)
+
+func (f sessionsOf) Session(ctx context.Context, id string) (*loom.Session, error) { return f(ctx, id) }
 
 // teamOf names the team whose store holds session id ("" for one's own).
 func teamOf(o *Options, id string) string {

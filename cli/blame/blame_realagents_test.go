@@ -169,11 +169,9 @@ func (l *ledger) check(rel string) {
 	}
 }
 
-// scenario runs the agent through three sessions in a repository, with
-// a human's work between them, and scores loom blame against the
-// ledger.
-func scenario(t *testing.T, fx *clitest.Fixture, p *plans, a realAgent) {
-	t.Helper()
+// repoDir is the scenario's repository in the fixture's home (not yet
+// a repository) and git run in it.
+func repoDir(t *testing.T, fx *clitest.Fixture) (string, func(args ...string)) {
 	dir := filepath.Join(fx.Home, "repo")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -181,10 +179,18 @@ func scenario(t *testing.T, fx *clitest.Fixture, p *plans, a realAgent) {
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real
 	}
-	git := func(args ...string) {
+	return dir, func(args ...string) {
 		t.Helper()
 		gittest.Git(t, dir, time.Time{}, args...)
 	}
+}
+
+// scenario runs the agent through three sessions in a repository, with
+// a human's work between them, and scores loom blame against the
+// ledger.
+func scenario(t *testing.T, fx *clitest.Fixture, p *plans, a realAgent) {
+	t.Helper()
+	dir, git := repoDir(t, fx)
 	led := &ledger{t: t, dir: dir, files: map[string][]tline{}}
 	human := func(rel, old, new string) {
 		t.Helper()
@@ -554,6 +560,13 @@ func filePathTools(a realAgent, write, edit, read string, extra map[string]any) 
 
 func TestBlameRealClaudeCode(t *testing.T) {
 	skipRealAgents(t)
+	fx, p, a := startClaudeCode(t)
+	scenario(t, fx, p, a)
+}
+
+// startClaudeCode is the real Claude Code against a fake model that
+// answers by the plans, as an agent of the scenarios.
+func startClaudeCode(t *testing.T) (*clitest.Fixture, *plans, realAgent) {
 	bin := agentclitest.Install(t, agentclitest.ClaudeCode)
 	fx := clitest.NewEmptyFixture(t)
 	p := newPlans()
@@ -566,15 +579,15 @@ func TestBlameRealClaudeCode(t *testing.T) {
 	})
 	env := agentclitest.Env(fx.Home, "ANTHROPIC_BASE_URL="+srv.BaseURL(), "ANTHROPIC_API_KEY=sk-ant-fake",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1")
-	scenario(t, fx, p, filePathTools(realAgent{
+	return fx, p, filePathTools(realAgent{
 		tool: "claude-code",
 		run: func(t *testing.T, dir, prompt string) {
-			agentclitest.Run(t, clitest.CLITimeout, dir, env, bin, "-p", "--model", "claude-sonnet-4-5", "--allowedTools", "Read,Write,Edit,Bash", "--", prompt)
+			agentclitest.Run(t, clitest.CLITimeout, dir, env, bin, "-p", "--model", "claude-sonnet-4-5", "--allowedTools", "Read,Write,Edit,Bash,NotebookEdit", "--", prompt)
 		},
 		shell: func(cmd string) providertest.ToolCall {
 			return providertest.ToolCall{Name: "Bash", Args: args(map[string]any{"command": cmd, "description": "Run it"})}
 		},
-	}, "Write", "Edit", "Read", nil))
+	}, "Write", "Edit", "Read", nil)
 }
 
 func TestBlameRealCodex(t *testing.T) {
@@ -641,10 +654,7 @@ func TestBlameRealCodexCodeMode(t *testing.T) {
 func TestBlameRealGemini(t *testing.T) {
 	skipRealAgents(t)
 	g := clitest.StartGemini(t, "")
-	p := newPlans()
-	g.Srv.Respond(func(r providertest.Request) (agentclitest.Turn, bool) {
-		return answer(p, r, geminiResults, turnCall, turnText)
-	})
+	p := geminiPlans(g.Srv)
 	scenario(t, g.Fx, p, filePathTools(realAgent{
 		tool: "gemini",
 		run: func(t *testing.T, dir, prompt string) {
@@ -655,6 +665,15 @@ func TestBlameRealGemini(t *testing.T) {
 			return providertest.ToolCall{Name: "run_shell_command", Args: args(map[string]any{"command": cmd, "description": "Run it"})}
 		},
 	}, "write_file", "replace", "", map[string]any{"instruction": "Make the change asked for."}))
+}
+
+// geminiPlans makes the fake Gemini model srv answer by plans.
+func geminiPlans(srv *agentclitest.Scripted) *plans {
+	p := newPlans()
+	srv.Respond(func(r providertest.Request) (agentclitest.Turn, bool) {
+		return answer(p, r, geminiResults, turnCall, turnText)
+	})
+	return p
 }
 
 func TestBlameRealQwen(t *testing.T) {

@@ -54,13 +54,13 @@ func lineRun(ctx context.Context, o *Options, st loom.Store, res *blame.Result) 
 			if l.Conversation != "" {
 				who += ", conversation " + l.Conversation
 			}
-			who = term.SanitizeLine(who) + " (from an Agent Trace record)"
+			who = term.SanitizeLine(who) + " " + fromRecord(l)
 		}
 		fmt.Fprintf(w, "%s %s\n", cs.Bold("written by"), who)
 		return nil
 	case x == nil:
-		fmt.Fprintf(w, "%s %s %s, model %s, conversation %s (from an Agent Trace record)\n", cs.Bold("written by"), l.Kind,
-			term.SanitizeLine(l.Agent), term.SanitizeLine(l.Model), term.SanitizeLine(l.SessionID))
+		fmt.Fprintf(w, "%s %s %s, model %s, conversation %s %s\n", cs.Bold("written by"), l.Kind,
+			term.SanitizeLine(l.Agent), term.SanitizeLine(l.Model), term.SanitizeLine(l.SessionID), fromRecord(l))
 		return nil
 	}
 	kind := "an agent"
@@ -143,4 +143,14 @@ func editText(p *loom.Part) string {
 		return loom.JSONText(p.Input)
 	}
 	return b.String()
+}
+
+// fromRecord says where a line's attribution read from the repository
+// came from: a git note of the Git AI standard, or an Agent Trace
+// record.
+func fromRecord(l blame.Line) string {
+	if l.Source == "notes" {
+		return "(from a git note of the Git AI standard)"
+	}
+	return "(from an Agent Trace record)"
 }

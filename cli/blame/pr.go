@@ -77,13 +77,19 @@ func prRun(ctx context.Context, o *RepoOptions) error {
 	}
 	for i := range pr.Sessions {
 		s := &pr.Sessions[i]
-		if ses, err := o.storeOf(st, s.SessionID).Session(ctx, s.SessionID); err == nil {
-			s.Title, s.CostUSD = ses.Title, loom.RoundCost(ses.Usage.CostUSD)
-			if gate != nil {
-				s.Title, _ = gate.Redact(s.Title)
-			}
-			pr.CostUSD += ses.Usage.CostUSD
+		ses, err := o.storeOf(st, s.SessionID).Session(ctx, s.SessionID)
+		if err != nil {
+			// Read from the repository's notes or traces alone: its title
+			// and cost are not known, which is not a cost of nothing.
+			s.NotHeld = true
+			pr.NotHeld++
+			continue
 		}
+		s.Title, s.CostUSD = ses.Title, loom.RoundCost(ses.Usage.CostUSD)
+		if gate != nil {
+			s.Title, _ = gate.Redact(s.Title)
+		}
+		pr.CostUSD += ses.Usage.CostUSD
 	}
 	pr.CostUSD = loom.RoundCost(pr.CostUSD)
 	if o.Share && len(pr.Sessions) > 0 {
@@ -118,10 +124,14 @@ func prRun(ctx context.Context, o *RepoOptions) error {
 		}
 	}
 	if len(pr.Sessions) > 0 {
-		fmt.Fprintf(w, "\n%s (cost $%.2f)\n", cs.Bold("sessions"), pr.CostUSD)
+		fmt.Fprintf(w, "\n%s (%s)\n", cs.Bold("sessions"), prCost(pr))
 		for _, s := range pr.Sessions {
 			printSession(ctx, o.Options, st, s.Sessions)
-			fmt.Fprintf(w, "    %q, $%.2f\n", term.SanitizeLine(s.Title), s.CostUSD)
+			if s.NotHeld {
+				fmt.Fprintf(w, "    title and cost not known: %s\n", notHeld)
+			} else {
+				fmt.Fprintf(w, "    %q, $%.2f\n", term.SanitizeLine(s.Title), s.CostUSD)
+			}
 			if s.Share != "" {
 				fmt.Fprintf(w, "    %s\n", term.SanitizeLine(s.Share))
 			}
@@ -212,6 +222,25 @@ func sharePR(ctx context.Context, o *RepoOptions, st loom.Store, gate *secrets.D
 	return nil
 }
 
+// prCost says what the sessions behind a pull request cost, as far as
+// it is known.
+func prCost(pr *blame.PR) string {
+	switch {
+	case pr.NotHeld == 0:
+		return fmt.Sprintf("cost $%.2f", pr.CostUSD)
+	case pr.NotHeld == len(pr.Sessions):
+		return "cost not known: " + notHeldAll
+	}
+	return fmt.Sprintf("cost $%.2f for the %d this store holds, not known for the %d %s", pr.CostUSD, len(pr.Sessions)-pr.NotHeld, pr.NotHeld, readFrom)
+}
+
+// The words of a session's cost that is not known.
+const (
+	readFrom   = "read from the repository's git notes or Agent Trace records"
+	notHeld    = "the session is not in this store, its lines were " + readFrom
+	notHeldAll = "no session is in this store, their lines were " + readFrom
+)
+
 // byLines are the keys of m, most agents' lines first.
 func byLines(m map[string]blame.Tally) []string {
 	return slices.SortedFunc(maps.Keys(m), func(a, b string) int {
@@ -269,9 +298,21 @@ func writeMarkdown(w io.Writer, pr *blame.PR) {
 			if s.Share != "" {
 				name = "[" + name + "](" + s.Share + ")"
 			}
-			fmt.Fprintf(w, "| %s | %s | %s | %d | $%.2f |\n", md.Replace(name), md.Replace(s.Agent), md.Replace(s.Model), s.Lines+s.Mixed, s.CostUSD)
+			cost := fmt.Sprintf("$%.2f", s.CostUSD)
+			if s.NotHeld {
+				cost = "not known"
+			}
+			fmt.Fprintf(w, "| %s | %s | %s | %d | %s |\n", md.Replace(name), md.Replace(s.Agent), md.Replace(s.Model), s.Lines+s.Mixed, cost)
 		}
-		fmt.Fprintf(w, "\nThe sessions cost $%.2f in all.\n", pr.CostUSD)
+		switch {
+		case pr.NotHeld == 0:
+			fmt.Fprintf(w, "\nThe sessions cost $%.2f in all.\n", pr.CostUSD)
+		case pr.NotHeld == len(pr.Sessions):
+			fmt.Fprintf(w, "\nThe sessions' cost is not known: %s.\n", notHeldAll)
+		default:
+			fmt.Fprintf(w, "\nThe %d sessions this store holds cost $%.2f; the cost of the %d others, %s, is not known.\n",
+				len(pr.Sessions)-pr.NotHeld, pr.CostUSD, pr.NotHeld, readFrom)
+		}
 	}
 	fmt.Fprintf(w, "\n<sub>loom blame pr %s</sub>\n", md.Replace(pr.Range))
 }

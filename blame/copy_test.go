@@ -1,0 +1,36 @@
+package blame
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestBlameCopiedByTheAgent: the agent wrote a.go and copied it to
+// b.go (cp); a human then changed lines of b.go. The copy's lines are
+// the agent's, braces and blank lines too, and the lines the human
+// changed are mixed.
+func TestBlameCopiedByTheAgent(t *testing.T) {
+	r := newRepo(t)
+	r.write("README.md", "# copy\n")
+	r.commit("start")
+	src := "package shapes\n\n// Area is the area of a rectangle.\nfunc Area(width, height float64) float64 {\n\treturn width * height\n}\n\n// Perimeter is the perimeter of a rectangle.\nfunc Perimeter(width, height float64) float64 {\n\treturn 2 * (width + height)\n}\n"
+	r.agentWrite("s1", "a.go", src)
+	r.agent("s1", "claude-code", "Bash", map[string]any{"command": "cp a.go b.go"}, func() { r.write("b.go", src) })
+	r.commit("shapes")
+	r.tick(time.Hour)
+	b := strings.Replace(r.read("b.go"), "// Area is the area of a rectangle.", "// Area is the area of a square's rectangle.", 1)
+	b = strings.Replace(b, "\treturn 2 * (width + height)", "\treturn 2 * (width + height) // both sides", 1)
+	r.write("b.go", b)
+	r.commit("human")
+	res := r.blame("b.go")
+	r.want(res, map[string]string{
+		"package shapes": "agent:s1", "func Area": "agent:s1", "return width * height": "agent:s1", "func Perimeter": "agent:s1",
+		"square's rectangle": "mixed:s1", "both sides": "mixed:s1",
+	})
+	for _, l := range res.Lines {
+		if l.Kind == Unknown || l.Kind == Human {
+			t.Errorf("line %d %q: %s", l.N, l.Text, l.Kind)
+		}
+	}
+}

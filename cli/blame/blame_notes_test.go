@@ -1,0 +1,76 @@
+package blame_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loomhq/loom/internal/testkit/clitest"
+	"github.com/loomhq/loom/internal/testkit/gittest"
+)
+
+// tokensCommitted is a work tree of two commits: a human's README.md,
+// then the agent's tokens.go and the files of more a human wrote.
+func tokensCommitted(t *testing.T, more map[string]string) *work {
+	w := newWork(t)
+	w.write("README.md", "# parser\n")
+	w.git("add", "-A")
+	w.git("commit", "-qm", "start")
+	w.agentWrites("Write a tokenizer for the parser.", "tokens.go", parser)
+	for rel, content := range more {
+		w.write(rel, content)
+	}
+	w.git("add", "-A")
+	w.git("commit", "-qm", "tokens")
+	return w
+}
+
+// TestBlameFromNotesAlone: a clone that has a repository's git notes
+// but no session of it says where its lines came from (a git note, not
+// an Agent Trace record), does not ask to import sessions it reads from
+// the notes, and its pull request's cost and titles are said to be
+// unknown, not $0.00.
+func TestBlameFromNotesAlone(t *testing.T) {
+	w := tokensCommitted(t, nil)
+	w.must("blame", "notes", "--all")
+
+	fx := clitest.NewEmptyFixture(t)
+	clone := filepath.Join(fx.Home, "clone")
+	gittest.Git(t, fx.Home, time.Time{}, "clone", "-q", w.dir, clone)
+	gittest.Git(t, clone, time.Time{}, "fetch", "-q", "origin", "refs/notes/ai:refs/notes/ai")
+	run := func(args ...string) clitest.Result {
+		return fx.RunWith(t, clitest.RunOpts{Dir: clone}, args...)
+	}
+	r := run("blame", "tokens.go")
+	if r.Code != 0 || !strings.Contains(r.Stdout, w.ses.ID) || strings.Contains(r.Stderr, "import the agents' sessions first") {
+		t.Errorf("loom blame in a clone with notes: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	r = run("blame", "tokens.go:4")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "from a git note") || strings.Contains(r.Stdout, "Agent Trace") {
+		t.Errorf("loom blame FILE:LINE of a line from a git note: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	r = run("blame", "pr", "HEAD~1..HEAD", "--markdown")
+	if r.Code != 0 || strings.Contains(r.Stdout, "$0.00") || !strings.Contains(r.Stdout, "not known") {
+		t.Errorf("loom blame pr --markdown from notes alone: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	r = run("blame", "pr", "HEAD~1..HEAD")
+	if r.Code != 0 || strings.Contains(r.Stdout, "$0.00") || !strings.Contains(r.Stdout, "not known") {
+		t.Errorf("loom blame pr from notes alone: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+}
+
+// TestBlamePRUnreadableFile: a file of the range whose content git
+// cannot read is named, and the other files are counted.
+func TestBlamePRUnreadableFile(t *testing.T) {
+	w := tokensCommitted(t, map[string]string{"broken.txt": "a line git will lose\n"})
+	blob := strings.TrimSpace(w.git("rev-parse", "HEAD:broken.txt"))
+	if err := os.Remove(filepath.Join(w.dir, ".git", "objects", blob[:2], blob[2:])); err != nil {
+		t.Fatal(err)
+	}
+	r := w.run("blame", "pr", "HEAD~1..HEAD")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "6 lines added: 6 by agents") || !strings.Contains(r.Stderr, "broken.txt") {
+		t.Errorf("loom blame pr with an unreadable file: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+}
