@@ -503,11 +503,9 @@ func (a *agentIDs) of(id string) string {
 		return own
 	}
 	own := id
-	st := a.b.Sessions
-	if st == nil {
-		st, _ = a.b.Store.(SessionReader)
-	}
-	if st != nil {
+	// The sessions are read from Sessions, which the wiring that opens
+	// the store hands in; without them, loom's id stands.
+	if st := a.b.Sessions; st != nil {
 		if s, err := st.Session(a.ctx, id); err == nil && s.Source != nil {
 			if _, native, ok := strings.Cut(s.Key, ":"); ok && native != "" {
 				own = native

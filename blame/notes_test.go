@@ -194,7 +194,7 @@ func TestNotesAsGitAIWritesThem(t *testing.T) {
 	r.commit("add")
 	head := strings.TrimSpace(r.git("rev-parse", "HEAD"))
 	for _, version := range []string{"1.2.3", ""} {
-		b := &Blamer{Store: r.st, Roots: r.st, Versions: r.st, UserID: "local"}
+		b := &Blamer{Store: r.st, Roots: r.st, Versions: r.st, Sessions: r.st, UserID: "local"}
 		if n, err := b.Notes(context.Background(), Git{Dir: r.dir}, "HEAD", version); err != nil || n != 1 {
 			t.Fatalf("notes written: %d, %v", n, err)
 		}
