@@ -277,7 +277,7 @@ func policyWords(p retention.Policy, pl hooks.Places) string {
 	}
 	var rule []string
 	if p.MaxAge > 0 {
-		rule = append(rule, fmt.Sprintf("keeps a session %g days after %s", p.MaxDays, p.Since))
+		rule = append(rule, fmt.Sprintf("keeps a session %s after %s", retention.DayWords(p.MaxDays), p.Since))
 	}
 	if p.MaxCount > 0 {
 		rule = append(rule, fmt.Sprintf("keeps the %d newest of each project", p.MaxCount))

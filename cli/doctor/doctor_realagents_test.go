@@ -158,7 +158,9 @@ func TestDoctorAgreesWithGemini(t *testing.T) {
 	}{
 		{"default", ``, []float64{2, 29.5, 30.5, 45}, 2},
 		{"maxAge 10d", `"sessionRetention": {"maxAge": "10d"}, `, []float64{2, 9.5, 10.5, 29}, 2},
-		{"maxCount 3", `"sessionRetention": {"maxCount": 3}, `, []float64{1, 2, 3, 4, 5}, 3}, // its own chat of the first run is the newest
+		// Its own chat of the first run is the newest.
+		{"maxCount 3", `"sessionRetention": {"maxCount": 3}, `, []float64{1, 2, 3, 4, 5}, 3},
+		{"maxCount 2", `"sessionRetention": {"maxCount": 2}, `, []float64{1, 2, 3, 4, 5}, 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
