@@ -444,7 +444,11 @@ func uninstallRun(ctx context.Context, opts *Options, withHooks bool) error {
 	if mgr == "systemd" && rep.Service.Stopped {
 		opts.Manager(ctx, "systemctl", "--user", "daemon-reload")
 	}
-	stopByHand(ctx, opts, &rep.Service)
+	// A manager that failed otherwise may still run the service, whose
+	// capture is then no capture started otherwise.
+	if s := rep.Service; s.Stopped || s.NoManager || strings.HasSuffix(s.Problem, " is not on PATH") {
+		stopByHand(ctx, opts, &rep.Service)
+	}
 	m, err := opts.readManifest()
 	if err != nil {
 		return err
