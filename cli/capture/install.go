@@ -146,7 +146,7 @@ func installRun(ctx context.Context, opts *Options, start, withHooks bool) error
 	}
 	if rep.Service.NoManager {
 		rep.Service.Instead = cronLine(svc)
-		startErr = fmt.Errorf("no user service manager runs here (%s), so nothing starts the service: add the line above to your crontab (crontab -e) to start capture at boot (docs/durability.md)", rep.Service.Problem)
+		startErr = fmt.Errorf("no user service manager runs here (%s), so nothing starts the service: add the @reboot line printed to your crontab (crontab -e) to start capture at boot (docs/durability.md)", rep.Service.Problem)
 	}
 	if opts.JSON() {
 		if err := command.WriteJSON(opts.IO.Out, rep); err != nil {
