@@ -119,6 +119,31 @@ func StatePath(stateDir string) string {
 	return filepath.Join(stateDir, "capture", "state.json")
 }
 
+// InstalledPath is where loom capture install records what it installed
+// (the service's file, the hooks it added), under loom's state directory.
+func InstalledPath(stateDir string) string {
+	return filepath.Join(stateDir, "capture", "installed.json")
+}
+
+// Installed is the service's file that loom capture install wrote and
+// that is still there; "" when no service is installed.
+func Installed(stateDir string) string {
+	b, err := os.ReadFile(InstalledPath(stateDir))
+	if err != nil {
+		return ""
+	}
+	var m struct {
+		Service string `json:"service"`
+	}
+	if json.Unmarshal(b, &m) != nil || m.Service == "" {
+		return ""
+	}
+	if _, err := os.Stat(m.Service); err != nil {
+		return ""
+	}
+	return m.Service
+}
+
 // ReadState reads the state file at path; nil, and no error, when there
 // is none.
 func ReadState(path string) (*State, error) {

@@ -436,6 +436,16 @@ func (s source) Usage(ctx context.Context, f loom.UsageFilter) (*loom.UsageRepor
 	return s.st.Usage(ctx, f)
 }
 
+// ProjectRoots says where a project's sessions ran, which names the
+// projects that share a name (report.ProjectLabels).
+func (s source) ProjectRoots(ctx context.Context, userID, projectID string) ([]string, error) {
+	e, ok := s.st.(loom.Engine)
+	if !ok || e.Services().Edits == nil {
+		return nil, nil
+	}
+	return e.Services().Edits.ProjectRoots(ctx, userID, projectID)
+}
+
 func (s source) Session(ctx context.Context, id string) (*loom.Session, error) {
 	return s.st.Session(ctx, id)
 }

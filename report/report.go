@@ -398,9 +398,6 @@ func Build(ctx context.Context, st Slicer, o Options) (*Report, error) {
 			key, name = s.Surface, s.Surface
 		case ByProject:
 			key, name = s.ProjectID, s.ProjectName
-			if name == "" {
-				name = "(no project)"
-			}
 		case ByMember:
 			key = o.Member(s.SessionID)
 			if key == "" {
@@ -417,6 +414,20 @@ func Build(ctx context.Context, st Slicer, o Options) (*Report, error) {
 			parts[row][key] = p
 		}
 		p.add(s.Usage, s.Messages, cost, priced, model)
+	}
+	if o.Breakdown == ByProject {
+		var refs []ProjectRef
+		for _, ps := range parts {
+			for _, p := range ps {
+				refs = append(refs, ProjectRef{ID: p.Key, Name: p.Name})
+			}
+		}
+		labels := ProjectLabels(ctx, st, o.UserID, refs)
+		for _, ps := range parts {
+			for _, p := range ps {
+				p.Name = labels[p.Key]
+			}
+		}
 	}
 	seen := map[*Row]bool{}
 	for _, row := range rows {

@@ -66,9 +66,9 @@ func (claudeCode) policy(pl Place) Policy {
 	return p
 }
 
-func (claudeCode) due(ctx context.Context, p Policy, cov []importer.Coverage, now time.Time) ([]Session, error) {
+func (claudeCode) due(ctx context.Context, p Policy, cov []importer.Coverage, now time.Time) ([]Session, int, error) {
 	var out []Session
-	why := fmt.Sprintf("kept %g days after it was last written", p.MaxDays)
+	why := "kept " + DayWords(p.MaxDays) + " after it was last written"
 	for _, c := range cov {
 		fi, err := os.Stat(c.Bundle.Name())
 		if err != nil {
@@ -77,7 +77,7 @@ func (claudeCode) due(ctx context.Context, p Policy, cov []importer.Coverage, no
 		last := fi.ModTime()
 		out = append(out, session(c, last.Add(p.MaxAge), last, why))
 	}
-	return out, nil
+	return out, len(cov), nil
 }
 
 // settingAt is the value of the top-level key of the JSON settings file

@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/loomhq/loom"
@@ -118,8 +119,10 @@ type rule interface {
 	policy(pl Place) Policy
 	// due says when the agent deletes each bundle of cov (the agent's
 	// files, compared with the store), as sessions at risk whatever
-	// their time; the caller keeps those due by the horizon.
-	due(ctx context.Context, p Policy, cov []importer.Coverage, now time.Time) ([]Session, error)
+	// their time; the caller keeps those due by the horizon. It counts
+	// the sessions cov holds too: a file is not always one (an empty
+	// chat, a sub-agent's file).
+	due(ctx context.Context, p Policy, cov []importer.Coverage, now time.Time) (due []Session, sessions int, err error)
 }
 
 var rules = []rule{claudeCode{}, gemini{}, keeper{"codex", "keeps its rollouts until you delete them (codex delete)"}}
@@ -157,10 +160,11 @@ func Check(ctx context.Context, st loom.Store, user string, formats []importer.F
 		p := r.policy(pl)
 		a := AgentReport{Policy: p, Sessions: len(cov), AtRisk: []Session{}}
 		if p.Deletes && p.Problem == "" {
-			due, err := r.due(ctx, p, cov, now)
+			due, n, err := r.due(ctx, p, cov, now)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", r.agent(), err)
 			}
+			a.Sessions = n
 			for _, s := range due {
 				if s.DeletesAt.After(now.Add(within)) {
 					continue
@@ -192,9 +196,18 @@ func (k keeper) agent() string { return k.name }
 func (k keeper) policy(Place) Policy {
 	return Policy{Agent: k.name, When: k.when}
 }
-func (keeper) due(context.Context, Policy, []importer.Coverage, time.Time) ([]Session, error) {
-	return nil, nil
+func (keeper) due(_ context.Context, _ Policy, cov []importer.Coverage, _ time.Time) ([]Session, int, error) {
+	return nil, len(cov), nil
 }
 
 // days is d in days, for reports.
 func days(d time.Duration) float64 { return d.Hours() / 24 }
+
+// DayWords says n days in words: "1 day", "2.5 days", "30 days".
+func DayWords(n float64) string {
+	s := strconv.FormatFloat(n, 'f', -1, 64)
+	if n == 1 {
+		return s + " day"
+	}
+	return s + " days"
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/htmlview"
+	"github.com/loomhq/loom/report"
 )
 
 // Dashboard limits.
@@ -326,6 +327,16 @@ func (s *Server) choices(ctx context.Context, user string) ([]loom.Project, []st
 			seenS[x.Surface] = true
 			surfaces = append(surfaces, x.Surface)
 		}
+	}
+	// Named as loom usage and insights name them: apart where several
+	// share a name.
+	refs := make([]report.ProjectRef, len(projects))
+	for i, p := range projects {
+		refs[i] = report.ProjectRef{ID: p.ID, Name: p.Name}
+	}
+	labels := report.ProjectLabels(ctx, s.st, user, refs)
+	for i := range projects {
+		projects[i].Name = labels[projects[i].ID]
 	}
 	return projects, surfaces, nil
 }

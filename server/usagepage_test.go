@@ -56,3 +56,24 @@ func TestUsagePageEdges(t *testing.T) {
 		t.Errorf("models beyond six are not drawn as other:\n%s", legend)
 	}
 }
+
+// Two repositories named cli are told apart on every page that names
+// projects, as loom usage and loom insights name them: the insights
+// page's share of projects and the sessions page's project filter.
+func TestPagesTellProjectsOfTheSameNameApart(t *testing.T) {
+	e := newEnv(t)
+	for i, root := range []string{"/src/a/cli", "/src/b/cli"} {
+		e.seed(&loom.Session{UserID: "alice", Key: fmt.Sprintf("cli:%d", i), Title: "work in " + root, Surface: "cli",
+			Project: loom.Project{ID: fmt.Sprintf("p-cli-%d", i), Name: "cli", Root: root}},
+			&loom.Message{Role: loom.RoleAssistant, Provider: "openai", Model: "model-a", CreatedAt: time.Now().Add(-time.Minute),
+				Usage: loom.Usage{InputTokens: 1000}, Parts: []loom.Part{{Type: loom.PartText, Text: "ok"}}})
+	}
+	for _, path := range []string{"/insights", "/"} {
+		resp := e.send("GET", path, "", nil, cookieOf(e.alice))
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !strings.Contains(string(b), "cli (/src/a/cli)") || !strings.Contains(string(b), "cli (/src/b/cli)") {
+			t.Errorf("GET %s: %d, the two projects named cli are not told apart:\n%s", path, resp.StatusCode, b)
+		}
+	}
+}

@@ -180,7 +180,7 @@ func (o *Options) manifestPath() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(d.State, "capture", "installed.json"), nil
+	return capture.InstalledPath(d.State), nil
 }
 
 func (o *Options) readManifest() (*manifest, error) {
@@ -254,6 +254,13 @@ func (o *Options) service() (capture.Service, error) {
 	}
 	if u := o.UserFlag(); u != "" {
 		env["LOOM_USER"] = u
+	}
+	// The home loom was installed from: a service manager sets HOME from
+	// the password file, which may name another directory (a container's
+	// user, a HOME moved by hand), and the service would then follow the
+	// agents' directories there.
+	if home != "" {
+		env["HOME"] = home
 	}
 	s := capture.Service{Program: prog, Args: []string{"capture", "run"}}
 	for _, k := range slices.Sorted(maps.Keys(env)) {

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -32,6 +34,17 @@ type serviceReport struct {
 	// Linger, on Linux, says whether the user's services start at boot
 	// (loginctl enable-linger), before any login.
 	Linger *bool `json:"linger,omitempty"`
+	// NoManager says that no user service manager runs here (a
+	// container, WSL without systemd, a minimal VM): nothing will start
+	// the service. Instead (install) is the crontab line that starts
+	// loom capture run at boot in its place.
+	NoManager bool   `json:"no_manager,omitempty"`
+	Instead   string `json:"instead,omitempty"`
+	// ByHand (uninstall) is the pid of a capture run started otherwise
+	// than by the service (in a terminal, by cron), and ByHandStopped
+	// says it was stopped too.
+	ByHand        int  `json:"by_hand,omitempty"`
+	ByHandStopped bool `json:"by_hand_stopped,omitempty"`
 }
 
 type changeReport struct {
@@ -131,6 +144,10 @@ func installRun(ctx context.Context, opts *Options, start, withHooks bool) error
 	if start {
 		startErr = opts.manage(ctx, &rep.Service, true)
 	}
+	if rep.Service.NoManager {
+		rep.Service.Instead = cronLine(svc)
+		startErr = fmt.Errorf("no user service manager runs here (%s), so nothing starts the service: add the @reboot line printed to your crontab (crontab -e) to start capture at boot (docs/durability.md)", rep.Service.Problem)
+	}
 	if opts.JSON() {
 		if err := command.WriteJSON(opts.IO.Out, rep); err != nil {
 			return err
@@ -159,6 +176,12 @@ func (opts *Options) manage(ctx context.Context, r *serviceReport, start bool) e
 		if err != nil && strings.Contains(line, " bootout ") {
 			continue // launchd: the agent was not loaded
 		}
+		if err != nil && r.Manager == "systemd" && noUserManager(out) {
+			r.NoManager = true
+			r.Problem = args[0] + ": " + firstLine(out, err)
+			r.Run = r.Run[i:]
+			return nil
+		}
 		if err != nil {
 			r.Problem = strings.TrimSpace(line + ": " + firstLine(out, err))
 			r.Run = r.Run[i:]
@@ -172,6 +195,40 @@ func (opts *Options) manage(ctx context.Context, r *serviceReport, start bool) e
 		r.Stopped = true
 	}
 	return nil
+}
+
+// noUserManager says that systemctl --user failed, as it printed out,
+// because no user service manager runs: no user bus to reach one (a
+// container, a minimal VM, a login without a session), or no systemd
+// at all (WSL without it).
+func noUserManager(out string) bool {
+	for _, s := range []string{"Failed to connect to bus", "Failed to connect to user scope bus", "not been booted with systemd", "$DBUS_SESSION_BUS_ADDRESS and $XDG_RUNTIME_DIR not defined"} {
+		if strings.Contains(out, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// cronLine is the crontab line that starts s at boot where no service
+// manager does: its environment, the home included, set before loom,
+// its output appended to the service's log. cron hands the line to
+// /bin/sh, and takes a % for a new line unless it is escaped.
+func cronLine(s capture.Service) string {
+	words := []string{"@reboot"}
+	for _, kv := range s.Env {
+		k, v, _ := strings.Cut(kv, "=")
+		words = append(words, k+"="+shellQuote(v))
+	}
+	words = append(words, shellQuote(s.Program))
+	for _, a := range s.Args {
+		words = append(words, shellQuote(a))
+	}
+	line := strings.Join(words, " ")
+	if s.Log != "" {
+		line += " >>" + shellQuote(s.Log) + " 2>&1"
+	}
+	return strings.ReplaceAll(line, "%", `\%`)
 }
 
 func firstLine(out string, err error) string {
@@ -255,6 +312,11 @@ func printChange(opts *Options, rep *changeReport, install, start bool) {
 		fmt.Fprintln(out, "Started it: loom capture status shows what it follows.")
 	case s.Stopped:
 		fmt.Fprintln(out, "Stopped it.")
+	case s.NoManager && install:
+		fmt.Fprintln(out, "No user service manager runs here; this line in your crontab (crontab -e) starts capture at boot instead:")
+		fmt.Fprintf(out, "  %s\n", s.Instead)
+	case s.NoManager:
+		fmt.Fprintf(out, "No user service manager runs here (%s): it ran no service to stop.\n", s.Problem)
 	case len(s.Run) > 0:
 		if s.Problem != "" {
 			fmt.Fprintf(out, "%s: ", s.Problem)
@@ -271,7 +333,13 @@ func printChange(opts *Options, rep *changeReport, install, start bool) {
 			fmt.Fprintf(out, "  %s\n", cs.Bold(l))
 		}
 	}
-	if s.Linger != nil && !*s.Linger && install {
+	switch {
+	case s.ByHandStopped:
+		fmt.Fprintf(out, "Stopped the capture started otherwise (pid %d); if cron or your shell's profile starts it, take that line out too.\n", s.ByHand)
+	case s.ByHand != 0:
+		fmt.Fprintf(out, "A capture started otherwise still runs (pid %d): stop it with kill %d.\n", s.ByHand, s.ByHand)
+	}
+	if s.Linger != nil && !*s.Linger && install && !s.NoManager {
 		fmt.Fprintln(out, opts.IO.WrapErr("It starts when you log in; to start it at boot, before any login (a server, a reboot while away), run: loginctl enable-linger $USER"))
 	}
 	for _, r := range rep.Hooks {
@@ -279,6 +347,43 @@ func printChange(opts *Options, rep *changeReport, install, start bool) {
 	}
 	for _, p := range rep.HookProblems {
 		fmt.Fprintf(opts.IO.ErrOut, "loom: %s\n", p)
+	}
+}
+
+// stopByHand stops a capture that still runs once the service is
+// stopped: one started in a terminal, by cron or a shell's profile
+// (where no service manager runs, the capture there is), as its state
+// file shows (its pid on this host, a fresh heartbeat). Uninstall
+// means capture stops; r says whether it did.
+func stopByHand(ctx context.Context, opts *Options, r *serviceReport) {
+	path, err := opts.statePath()
+	if err != nil {
+		return
+	}
+	running := func() *capture.State {
+		s, err := capture.ReadState(path)
+		if err != nil || s == nil || s.PID == os.Getpid() || !capture.Live(s, opts.Now()).Running {
+			return nil
+		}
+		return s
+	}
+	s := running()
+	if s == nil {
+		return
+	}
+	r.ByHand = s.PID
+	p, err := os.FindProcess(s.PID)
+	if err != nil || p.Signal(syscall.SIGTERM) != nil {
+		return
+	}
+	// It writes "stopped" in its state file as it ends.
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		if s := running(); s == nil || s.PID != r.ByHand {
+			r.ByHandStopped = true
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 
@@ -338,6 +443,11 @@ func uninstallRun(ctx context.Context, opts *Options, withHooks bool) error {
 	}
 	if mgr == "systemd" && rep.Service.Stopped {
 		opts.Manager(ctx, "systemctl", "--user", "daemon-reload")
+	}
+	// A manager that failed otherwise may still run the service, whose
+	// capture is then no capture started otherwise.
+	if s := rep.Service; s.Stopped || s.NoManager || strings.HasSuffix(s.Problem, " is not on PATH") {
+		stopByHand(ctx, opts, &rep.Service)
 	}
 	m, err := opts.readManifest()
 	if err != nil {

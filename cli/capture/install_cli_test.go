@@ -1,11 +1,13 @@
 package capture_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loomhq/loom/cli/capture"
 	"github.com/loomhq/loom/internal/testkit/clitest"
@@ -64,7 +66,7 @@ func TestCaptureInstallSystemd(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no unit written: %v\n%s", err, r.Stdout)
 	}
-	for _, want := range []string{"ExecStart=" + clitest.LoomBinary(t) + " capture run\n", "Environment=LOOM_HOME=" + fx.Home + "\n", "Restart=always\n"} {
+	for _, want := range []string{"ExecStart=" + clitest.LoomBinary(t) + " capture run\n", "Environment=LOOM_HOME=" + fx.Home + "\n", "Environment=HOME=" + fx.Home + "\n", "Restart=always\n"} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("the unit lacks %q:\n%s", want, b)
 		}
@@ -130,9 +132,13 @@ func verifyUnit(t *testing.T, unit string) {
 }
 
 // TestCaptureInstallWithoutManager: where systemctl is not installed,
-// install writes the unit and says what starts it (exit 0); where it
-// fails (no user session manager), install says so in one line and
-// exits 1, the commands to run printed.
+// install writes the unit and says what starts it (exit 0). Where no
+// user service manager runs (a container, WSL without systemd: systemctl
+// fails to reach the bus), install writes the unit, prints the crontab
+// line that starts capture at boot instead, and says so in one line
+// (exit 1); that line, run as cron runs it (a bare environment, another
+// HOME), starts a capture of this home, and uninstall stops it rather
+// than say nothing of it.
 func TestCaptureInstallWithoutManager(t *testing.T) {
 	t.Parallel()
 	fx := clitest.NewEmptyFixture(t)
@@ -142,14 +148,46 @@ func TestCaptureInstallWithoutManager(t *testing.T) {
 	}
 	path, _ := fakeSystemctl(t, "Failed to connect to bus: No medium found")
 	r = runLoom(t, fx, []string{"PATH=" + path}, "capture", "install", "--no-hooks")
-	if r.Code != 1 || strings.Count(r.Stderr, "\n") != 1 || !strings.Contains(r.Stderr, "Failed to connect to bus") ||
-		!strings.Contains(r.Stdout, "systemctl --user daemon-reload") {
-		t.Fatalf("with a failing systemctl: exit %d\nstdout: %s\nstderr: %s", r.Code, r.Stdout, r.Stderr)
+	if r.Code != 1 || strings.Count(r.Stderr, "\n") != 1 || !strings.Contains(r.Stderr, "no user service manager runs here (systemctl: Failed to connect to bus") ||
+		!strings.Contains(r.Stderr, "crontab -e") {
+		t.Fatalf("with no user bus: exit %d\nstdout: %s\nstderr: %s", r.Code, r.Stdout, r.Stderr)
 	}
-	// Nothing installed: uninstall says so.
-	r = runLoom(t, fx, []string{"PATH=" + t.TempDir()}, "capture", "uninstall")
-	if r.Code != 0 {
-		t.Fatalf("uninstall: exit %d: %s", r.Code, r.Stderr)
+	var line string
+	for _, l := range strings.Split(r.Stdout, "\n") {
+		if l = strings.TrimSpace(l); strings.HasPrefix(l, "@reboot ") {
+			line = l
+		}
+	}
+	if !strings.Contains(line, "HOME="+fx.Home+" ") || !strings.Contains(line, clitest.LoomBinary(t)+" capture run >>") {
+		t.Fatalf("no crontab line with the home and loom:\n%s", r.Stdout)
+	}
+	// Installed: doctor no longer advises installing it.
+	doc := runLoom(t, fx, []string{"PATH=" + path}, "doctor")
+	if doc.Code != 0 || strings.Contains(doc.Stdout, "capture install") || !strings.Contains(doc.Stdout, "its service is installed (~/.config/systemd/user/loom-capture.service) but does not run") {
+		t.Fatalf("doctor after install: exit %d\n%s%s", doc.Code, doc.Stdout, doc.Stderr)
+	}
+	cron := exec.Command("/bin/sh", "-c", strings.TrimPrefix(line, "@reboot "))
+	cron.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir(), "LOOM_RECALL_WARM=false"}
+	if err := cron.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan error, 1)
+	go func() { ended <- cron.Wait() }()
+	t.Cleanup(func() { cron.Process.Kill() })
+	var none strings.Builder
+	s := waitStatus(t, fx, []string{"PATH=" + path}, &none, "running from the crontab line", func(st capture.Status) bool { return st.Running })
+
+	r = runLoom(t, fx, []string{"PATH=" + path}, "capture", "uninstall")
+	if r.Code != 0 || !strings.Contains(r.Stdout, fmt.Sprintf("Stopped the capture started otherwise (pid %d)", s.PID)) || strings.Contains(r.Stdout, "Stopped it.") {
+		t.Fatalf("uninstall with a capture started by cron: exit %d\nstdout: %s\nstderr: %s", r.Code, r.Stdout, r.Stderr)
+	}
+	select {
+	case <-ended:
+	case <-time.After(time.Minute):
+		t.Fatal("the capture started by the crontab line still runs after uninstall")
+	}
+	if st := status(t, fx, "PATH="+path); st.Running {
+		t.Fatalf("after uninstall, status says capture runs: %+v", st)
 	}
 	r = runLoom(t, fx, []string{"PATH=" + t.TempDir()}, "capture", "uninstall")
 	if r.Code != 1 || !strings.Contains(r.Stderr, "no capture service is installed") {

@@ -66,6 +66,9 @@ type Report struct {
 type CaptureReport struct {
 	Running bool   `json:"running"`
 	Why     string `json:"why"`
+	// Service is the capture service's file when loom capture install
+	// wrote one: installed, whether it runs or not.
+	Service string `json:"service,omitempty"`
 }
 
 // NewCmdDoctor builds loom doctor.
@@ -148,7 +151,7 @@ func captureLiveness(opts *Options, now time.Time) CaptureReport {
 		return CaptureReport{Why: err.Error()}
 	}
 	l := capture.Live(s, now)
-	return CaptureReport{Running: l.Running, Why: l.Why}
+	return CaptureReport{Running: l.Running, Why: l.Why, Service: capture.Installed(d.State)}
 }
 
 func doctorRun(ctx context.Context, opts *Options) error {
@@ -170,7 +173,7 @@ func printReport(opts *Options, rep *Report) {
 	if rep.Capture.Running {
 		fmt.Fprintf(out, "Capture: %s (%s).\n", cs.Green("running"), rep.Capture.Why)
 	} else {
-		fmt.Fprintln(out, opts.IO.WrapErr(fmt.Sprintf("Capture: %s (%s); loom capture install keeps loom's copy up to date by itself.", cs.Yellow("not running"), rep.Capture.Why)))
+		fmt.Fprintln(out, opts.IO.WrapErr(fmt.Sprintf("Capture: %s (%s); %s", cs.Yellow("not running"), rep.Capture.Why, captureAdvice(rep.Capture, pl))))
 	}
 	within := human.Plural(int(rep.WithinDays+0.5), "day")
 	now := opts.Now()
@@ -220,12 +223,33 @@ func printReport(opts *Options, rep *Report) {
 	switch {
 	case rep.Unheld > 0:
 		fmt.Fprintln(out, opts.IO.WrapErr(cs.Yellow(fmt.Sprintf("%s will be deleted before loom holds %s whole:", human.Plural(rep.Unheld, "session"), them(rep.Unheld)))+
-			" import now with loom session import --from AGENT, and run loom capture install to keep up by itself."))
+			" import now with loom session import --from AGENT"+keepUp(rep.Capture)))
 	case rep.AtRisk > 0:
 		fmt.Fprintf(out, "Every session due within %s is held whole by loom.\n", within)
 	default:
 		fmt.Fprintf(out, "No session is due within %s.\n", within)
 	}
+}
+
+// captureAdvice is what to do when capture does not run: install its
+// service, or, once installed, find out why it does not run.
+func captureAdvice(c CaptureReport, pl hooks.Places) string {
+	if c.Service == "" {
+		return "loom capture install keeps loom's copy up to date by itself."
+	}
+	return "its service is installed (" + hooks.Short(pl, c.Service) + ") but does not run: loom capture status says why, and docs/durability.md what to do where no service manager runs."
+}
+
+// keepUp ends the advice for sessions not held whole: how loom keeps up
+// from then on.
+func keepUp(c CaptureReport) string {
+	switch {
+	case c.Running:
+		return "."
+	case c.Service != "":
+		return ", and start the capture service (loom capture status says why it does not run)."
+	}
+	return ", and run loom capture install to keep up by itself."
 }
 
 func them(n int) string {
@@ -253,7 +277,7 @@ func policyWords(p retention.Policy, pl hooks.Places) string {
 	}
 	var rule []string
 	if p.MaxAge > 0 {
-		rule = append(rule, fmt.Sprintf("keeps a session %g days after %s", p.MaxDays, p.Since))
+		rule = append(rule, fmt.Sprintf("keeps a session %s after %s", retention.DayWords(p.MaxDays), p.Since))
 	}
 	if p.MaxCount > 0 {
 		rule = append(rule, fmt.Sprintf("keeps the %d newest of each project", p.MaxCount))

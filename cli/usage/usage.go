@@ -22,6 +22,7 @@ import (
 	"github.com/loomhq/loom/internal/human"
 	"github.com/loomhq/loom/paths"
 	"github.com/loomhq/loom/pricing"
+	"github.com/loomhq/loom/report"
 	"github.com/loomhq/loom/teamrun"
 )
 
@@ -196,6 +197,7 @@ func usageRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
+	labelProjects(ctx, st, opts.User, rep.ByProject)
 	prices, err := opts.PriceTable()
 	if err != nil {
 		return err
@@ -430,4 +432,18 @@ func usageByMember(ctx context.Context, st loom.Store, sessions []loom.UsageRow)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Usage.CostUSD > out[j].Usage.CostUSD })
 	return out, nil
+}
+
+// labelProjects names the projects of rows as every listing of them
+// does (report.ProjectLabels): apart where several share a name, and
+// the sessions of no project as such, not by their agent.
+func labelProjects(ctx context.Context, st any, user string, rows []loom.UsageRow) {
+	refs := make([]report.ProjectRef, len(rows))
+	for i, r := range rows {
+		refs[i] = report.ProjectRef{ID: r.Key, Name: r.Name}
+	}
+	labels := report.ProjectLabels(ctx, st, user, refs)
+	for i := range rows {
+		rows[i].Name = labels[rows[i].Key]
+	}
 }
