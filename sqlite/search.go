@@ -301,14 +301,16 @@ func (s *Store) rankBroad(ctx context.Context, q loom.SearchQuery, terms []loom.
 	for _, id := range pool {
 		inPool[id] = 0
 	}
-	var parts []loom.Term
-	if !q.Raw {
-		parts = anyTerms(terms)
-	} else {
+	if !q.AnyWord || q.Raw {
+		// Every match holds every word: what would tell them apart (how
+		// often, in how long a message) is not ranked.
 		for id := range inPool {
 			inPool[id] = 1
 		}
+		best, _ := sqlstore.MergeBroad(nil, scoredList(inPool), limit, 1)
+		return best, true, nil
 	}
+	parts := anyTerms(terms)
 	total, err := s.IndexSize(ctx)
 	if err != nil {
 		return nil, false, err
@@ -321,10 +323,7 @@ func (s *Store) rankBroad(ctx context.Context, q loom.SearchQuery, terms []loom.
 			return nil, false, err
 		}
 	}
-	sel := make([]bool, len(parts))
-	if q.AnyWord {
-		sel = sqlstore.Selecting(counts, RankDepth)
-	}
+	sel := sqlstore.Selecting(counts, RankDepth)
 	var rare []string
 	for i, p := range parts {
 		if sel[i] {
@@ -382,9 +381,7 @@ func (s *Store) rankBroad(ctx context.Context, q loom.SearchQuery, terms []loom.
 		}
 	}
 	best, partial := sqlstore.MergeBroad(scoredList(selected), scoredList(inPool), limit, bound)
-	// Every word of an every-word query is in each match: what would
-	// tell them apart (how often, in how long a message) was not ranked.
-	return best, partial || !q.AnyWord || q.Raw, nil
+	return best, partial, nil
 }
 
 // scoredList is scores as a list.
