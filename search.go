@@ -126,8 +126,10 @@ type SearchHit struct {
 	// Partial is set on every hit of a search that ran out of time
 	// before every tier it needed had run: the hits are the best that
 	// the tiers which ended in time found, in their order, but not all
-	// there are (and on the hits of a search that asked for the newest
-	// matches, SearchQuery.Newest).
+	// there are; of a search that ranked only the newest of its matches
+	// (a query whose words are all in more messages than an engine
+	// ranks at once); and of a search that asked for the newest
+	// matches, SearchQuery.Newest.
 	Partial bool `json:"partial,omitempty"`
 	// Tier is "" for a hit that holds every term of the query, else the
 	// tier that found it (TierWordForms, TierTitle, TierAnyWord,
@@ -146,8 +148,8 @@ func (h SearchHit) MessageKey() string {
 	return h.MessageID + "\x00" + strconv.FormatInt(h.Seq, 10) + "\x00" + strconv.FormatInt(h.CreatedAt.UnixNano(), 10)
 }
 
-// Partial reports whether hits are those of a search that ran out of
-// time: the best it found before, not all.
+// Partial reports whether hits are those of a search that ranked only
+// part of its matches (SearchHit.Partial): the best of those, not all.
 func Partial(hits []SearchHit) bool {
 	return len(hits) > 0 && hits[0].Partial
 }

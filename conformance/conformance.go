@@ -59,6 +59,7 @@ func Run(t *testing.T, factory Factory, orphan Orphan) {
 		{"SearchLimits", testSearchLimits},
 		{"SearchAnyWord", testSearchAnyWord},
 		{"SearchTiers", testSearchTiers},
+		{"SearchRareAmongCommon", testSearchRareAmongCommon},
 		{"SearchSameIDs", testSearchSameIDs},
 		{"SearchTitlesWeighed", testSearchTitlesWeighed},
 		{"LongMessage", testLongMessage},

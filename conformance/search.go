@@ -615,3 +615,73 @@ func testSearchTitlesWeighed(t *testing.T, open Opener) {
 		}
 	}
 }
+
+// testSearchRareAmongCommon: a question whose one rare word is in an old
+// message, and whose common word is in more newer messages than an
+// engine ranks at once, finds the old message first (issue 82).
+func testSearchRareAmongCommon(t *testing.T, open Opener) {
+	RareAmongCommon(t, open(t), 2100)
+}
+
+// RareAmongCommon checks that one message "Audrey: I think positive
+// reinforcement training is important for pets." followed by notes newer
+// messages "Bob: I think so, note i." is the first of three hits for
+// "Why does Audrey think reinforcement matters?": the rare words choose
+// what is ranked, and "think", in every message, only adds to scores. No
+// cap on how many matches are ranked may answer with the newest of them
+// instead. The engines' tests call it with 200,000 notes too (PostgreSQL's
+// as a benchmark).
+func RareAmongCommon(t testing.TB, st loom.Store, notes int) {
+	t.Helper()
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := newSession("alice", "cli:pets")
+	s.Kind, s.MessageCount, s.TurnCount, s.CreatedAt, s.UpdatedAt = loom.KindMain, notes+1, notes+1, t0, t0.Add(time.Duration(notes)*time.Second)
+	d := &loom.SessionData{Session: s}
+	say := func(seq int, words string) {
+		d.Messages = append(d.Messages, &loom.Message{ID: loom.NewID(), SessionID: s.ID, Seq: int64(seq), Role: loom.RoleUser, Turn: seq,
+			Parts: []loom.Part{{ID: loom.NewID(), Type: loom.PartText, Text: words}}, CreatedAt: t0.Add(time.Duration(seq) * time.Second)})
+	}
+	say(1, "Audrey: I think positive reinforcement training is important for pets.")
+	for i := 1; i <= notes; i++ {
+		say(i+1, fmt.Sprintf("Bob: I think so, note %d.", i))
+	}
+	c, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	if err := st.Import(c, []*loom.SessionData{d}); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []loom.SearchQuery{
+		{Text: "Why does Audrey think reinforcement matters?", UserID: "alice", Limit: 3},
+		{Text: "Why does Audrey think reinforcement matters?", UserID: "alice", Limit: 3, ProjectID: s.Project.ID},
+		{Text: "audrey think", UserID: "alice", Limit: 3, AnyWord: true},
+	} {
+		// A search refused for running out of time (a busy machine) is
+		// no answer, right or wrong: it is asked again.
+		start := time.Now()
+		hits, err := searchAgain(c, st, q)
+		if err != nil {
+			t.Fatalf("search %+v: %v", q, err)
+		}
+		t.Logf("search %q among %d: %v", q.Text, notes, time.Since(start))
+		if len(hits) == 0 || hits[0].Seq != 1 {
+			t.Fatalf("search %q among %d newer matches of a common word: first hit is not the rare word's message: %+v", q.Text, notes, hits)
+		}
+		for i, h := range hits {
+			if i > 0 && h.Score > hits[i-1].Score {
+				t.Fatalf("hits not best first: %+v", hits)
+			}
+		}
+		if !strings.Contains(hits[0].Snippet, loom.DefaultMarkStart+"Audrey"+loom.DefaultMarkEnd) {
+			t.Fatalf("snippet %q", hits[0].Snippet)
+		}
+	}
+}
+
+// searchAgain runs q on st, asked again when a busy machine refused it for time.
+func searchAgain(c context.Context, st loom.Store, q loom.SearchQuery) ([]loom.SearchHit, error) {
+	hits, err := st.Search(c, q)
+	for try := 1; errors.Is(err, loom.ErrSearchTime) && try < 10; try++ {
+		hits, err = st.Search(c, q)
+	}
+	return hits, err
+}

@@ -38,7 +38,7 @@ func searchHints(query string, r searchResult, n int) []string {
 	}
 	hints := []string{"To read around a match: read_session with ref=<session id> and before_seq=<seq + 3>."}
 	if r.Partial {
-		hints = append(hints, "partial: the search ran out of time (a busy machine, or common words); these are the best hits found before it did, ranked, but not all. Call again for the rest, or narrow it with more or rarer words.")
+		hints = append(hints, "partial: the search ranked only part of the matches (a busy machine, or words found in most messages); these are the best hits of those it ranked, but not all. Call again, or narrow it with more or rarer words.")
 	}
 	if r.More {
 		hints = append(hints, fmt.Sprintf("more: there are more than %d matches; call again with a higher limit (at most %d) or narrow with more words, project, surface, role or since.", n, MaxSearchLimit))

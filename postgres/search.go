@@ -88,9 +88,11 @@ const RarityDepth = 10000
 // knows nothing of other messages. The counts run first, in one
 // statement, and the score holds their results and each term's tsquery
 // as constants, so that it takes no arguments of its own.
-func (s *Store) rarity(ctx context.Context, terms []loom.Term) (string, error) {
+func (s *Store) rarity(ctx context.Context, terms []loom.Term) (weights, error) {
 	c := query.New(dialect)
 	var cols []string
+	// counted says, for each of cols, whether its messages were counted.
+	var counted []bool
 	for _, t := range terms {
 		var parts []string
 		var args [][]any
@@ -116,6 +118,7 @@ func (s *Store) rarity(ctx context.Context, terms []loom.Term) (string, error) {
 				// One term: its weight, the same for every message,
 				// changes no order, so its messages are not counted.
 				n = "0"
+				counted = append(counted, false)
 			case len(t.Alts) > 1:
 				// The messages holding any of the alternatives (a fuzzy
 				// tier's variants of a word), counted one alternative at
@@ -130,29 +133,32 @@ func (s *Store) rarity(ctx context.Context, terms []loom.Term) (string, error) {
 					ns = append(ns, count(c.SQL(sql, as...)))
 				}
 				n = "least(" + strings.Join(ns, " + ") + ", " + strconv.Itoa(RarityDepth) + ")"
+				counted = append(counted, true)
 			default:
 				n = count(q)
+				counted = append(counted, true)
 			}
 			cols = append(cols, fmt.Sprintf("(%s)::text, (%s)::float8", q, n))
 		}
 	}
 	if len(cols) == 0 {
-		return "0", nil
+		return weights{score: "0"}, nil
 	}
 	rows, err := s.pool.Query(ctx, fmt.Sprintf(`SELECT greatest((SELECT reltuples FROM pg_class WHERE oid = 'bodies'::regclass), (SELECT count(*) FROM (SELECT FROM bodies LIMIT %d) a))::float8, %s`,
 		RarityDepth, strings.Join(cols, ", ")), append([]any{s.planMode()}, c.Args...)...)
 	if err != nil {
-		return "", fmt.Errorf("search: %w", err)
+		return weights{}, fmt.Errorf("search: %w", err)
 	}
 	defer rows.Close()
 	if !rows.Next() {
-		return "", fmt.Errorf("search: %w", rows.Err())
+		return weights{}, fmt.Errorf("search: %w", rows.Err())
 	}
 	vals, err := rows.Values()
 	if err != nil {
-		return "", fmt.Errorf("search: %w", err)
+		return weights{}, fmt.Errorf("search: %w", err)
 	}
 	total, _ := vals[0].(float64)
+	var out weights
 	var sum []string
 	for i := 1; i+1 < len(vals); i += 2 {
 		tsq, _ := vals[i].(string)
@@ -163,12 +169,34 @@ func (s *Store) rarity(ctx context.Context, terms []loom.Term) (string, error) {
 		// A sum of alternatives' counts may pass the total.
 		n = min(n, total)
 		w := max(math.Log((total-n+0.5)/(n+0.5)), 0.000001)
-		sum = append(sum, fmt.Sprintf("ts_rank(c.search, '%s'::tsquery, 1) * %g", strings.ReplaceAll(tsq, "'", "''"), w))
+		part := weighedPart{tsq: "'" + strings.ReplaceAll(tsq, "'", "''") + "'::tsquery", n: int64(n), w: w}
+		if !counted[i/2] {
+			part.n = -1
+		}
+		out.parts = append(out.parts, part)
+		sum = append(sum, fmt.Sprintf("ts_rank(c.search, %s, 1) * %g", part.tsq, w))
 	}
-	if len(sum) == 0 {
-		return "0", nil
+	out.score = "0"
+	if len(sum) > 0 {
+		out.score = "(" + strings.Join(sum, " + ") + ")"
 	}
-	return "(" + strings.Join(sum, " + ") + ")", rows.Err()
+	return out, rows.Err()
+}
+
+// weights are the score of an any-word search (rarity) and its parts,
+// the terms it weighs.
+type weights struct {
+	score string
+	parts []weighedPart
+}
+
+// weighedPart is one term of an any-word search: its tsquery (SQL of a
+// constant), how many messages hold it (up to RarityDepth; -1 when not
+// counted) and its weight.
+type weighedPart struct {
+	tsq string
+	n   int64
+	w   float64
 }
 
 // termSQL returns SQL for a tsquery of one term of a search's tiers: its
@@ -219,59 +247,168 @@ func (s *Store) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHi
 
 // search runs q, whose text parses into terms: first the ranked
 // statement, which also counts the query's matches up to RankDepth+1;
-// when there are more, the newest statement.
+// when there are more, rankBroad.
 func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Term) ([]loom.SearchHit, error) {
 	if q.Titles {
 		return s.searchTitles(ctx, q, terms)
 	}
-	var score string
+	var w weights
 	if q.AnyWord && !q.Raw && !q.Newest {
 		var err error
-		if score, err = s.rarity(ctx, terms); err != nil {
+		if w, err = s.rarity(ctx, terms); err != nil {
 			return nil, err
 		}
 	}
-	st, ok := searchStatements(q, terms, score)
+	st, ok := searchStatements(q, terms, w.score, "")
 	if !ok {
 		return nil, nil
 	}
 	if q.Newest {
 		return s.newestHits(ctx, st, q)
 	}
-	rows, err := s.pool.Query(ctx, st.ranked, append([]any{s.planMode()}, st.args...)...)
+	r, matches, err := s.ranked(ctx, st.ranked, st.args, q)
 	if err != nil {
-		return nil, searchError(err, q.Raw)
+		return nil, err
 	}
-	var hits []loom.SearchHit
-	var texts []string
-	var matches int64
+	if matches <= RankDepth {
+		return withSnippets(q, r.hits, r.texts), nil
+	}
+	return s.rankBroad(ctx, q, terms, w, st)
+}
+
+// ranked runs sql, a ranked statement (searchSQL), and returns its
+// hits, the start of their texts (snippet.MaxText) and the number of
+// matches it counted.
+func (s *Store) ranked(ctx context.Context, sql string, args []any, q loom.SearchQuery) (r rankedHits, matches int64, err error) {
+	rows, err := s.pool.Query(ctx, sql, append([]any{s.planMode()}, args...)...)
+	if err != nil {
+		return r, 0, searchError(err, q.Raw)
+	}
+	defer rows.Close()
 	for rows.Next() {
 		// All but the count are NULL when no hit is ranked.
 		var (
 			sessionID, id, role, title, key, text *string
-			seq                                   *int64
+			seq, body                             *int64
 			created                               *time.Time
 			score                                 *float32
 		)
-		if err := rows.Scan(&matches, &sessionID, &id, &seq, &role, &created, &score, &title, &key, &text); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("search: %w", err)
+		if err := rows.Scan(&matches, &sessionID, &id, &seq, &role, &created, &score, &title, &key, &text, &body); err != nil {
+			return r, 0, fmt.Errorf("search: %w", err)
 		}
 		if sessionID == nil {
 			break
 		}
-		hits = append(hits, loom.SearchHit{SessionID: *sessionID, MessageID: *id, Seq: *seq, Role: *role,
+		r.hits = append(r.hits, loom.SearchHit{SessionID: *sessionID, MessageID: *id, Seq: *seq, Role: *role,
 			CreatedAt: utc(*created), Score: float64(*score), SessionTitle: *title, SessionKey: *key})
-		texts = append(texts, *text)
+		r.texts, r.bodies = append(r.texts, *text), append(r.bodies, *body)
 	}
-	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, searchError(err, q.Raw)
+		return r, 0, searchError(err, q.Raw)
 	}
-	if matches <= RankDepth {
-		return withSnippets(q, hits, texts), nil
+	return r, matches, nil
+}
+
+// rankedHits are hits with the start of their texts (snippet.MaxText)
+// and the ids of their bodies.
+type rankedHits struct {
+	hits   []loom.SearchHit
+	texts  []string
+	bodies []int64
+}
+
+// scored is r's messages by body, each with its score.
+func (r rankedHits) scored() []sqlstore.Scored {
+	out := make([]sqlstore.Scored, len(r.hits))
+	for i, h := range r.hits {
+		out[i] = sqlstore.Scored{Body: r.bodies[i], Score: h.Score}
 	}
-	return s.newestHits(ctx, st, q)
+	return out
+}
+
+// rankBroad ranks a query with more than RankDepth matches, whose
+// statements are st, as the SQLite engine does (see its rankBroad): the
+// rare terms of an any-word query (sqlstore.Selecting over the counts
+// rarity made) select the messages that are ranked, each scored by every
+// term (w.score: ts_rank is computed per message, so a common term adds
+// to a score without its messages being read); the newest RankDepth
+// matches are ranked too, and a message of common terms only may rank
+// above one of a rare term. The answer is partial when a message older
+// than those could have taken a place (sqlstore.MergeBroad; ts_rank is
+// at most 0.1 a term), and always for an every-word or raw query, of
+// which only the newest RankDepth matches are ranked.
+func (s *Store) rankBroad(ctx context.Context, q loom.SearchQuery, terms []loom.Term, w weights, st searchSQL) ([]loom.SearchHit, error) {
+	var selected rankedHits
+	bound := 0.0
+	if q.AnyWord && !q.Raw {
+		counts := make([]int64, len(w.parts))
+		for i, p := range w.parts {
+			counts[i] = p.n
+		}
+		sel := sqlstore.Selecting(counts, RankDepth)
+		var rare []string
+		for i, p := range w.parts {
+			if sel[i] {
+				rare = append(rare, p.tsq)
+			} else {
+				bound += 0.1 * p.w
+			}
+		}
+		if len(rare) > 0 {
+			sst, _ := searchStatements(q, terms, w.score, "("+strings.Join(rare, " || ")+")")
+			var err error
+			if selected, _, err = s.ranked(ctx, sst.ranked, sst.args, q); err != nil {
+				return nil, err
+			}
+		}
+	}
+	var pool rankedHits
+	var err error
+	if n := len(selected.hits); n >= st.limit && selected.hits[st.limit-1].Score >= bound {
+		// No message of common terms only can take a place: the newest
+		// matches, which take 2,000 look-ups to rank, are not needed.
+		return broadHits(q, selected, pool, bound)
+	}
+	if q.SessionID == "" {
+		if pool, _, err = s.ranked(ctx, st.pool, st.args, q); err != nil {
+			return nil, err
+		}
+	}
+	if q.SessionID != "" || len(pool.hits) < st.limit {
+		// Few of the store's newest matches pass the filters: the
+		// filters choose where to start.
+		if pool, _, err = s.ranked(ctx, st.poolNewest, st.args, q); err != nil {
+			return nil, err
+		}
+	}
+	return broadHits(q, selected, pool, bound)
+}
+
+// broadHits returns the best of a broad query's ranked hits, selected
+// by its rare terms and pool, its newest matches, as rankBroad says.
+func broadHits(q loom.SearchQuery, selected, pool rankedHits, bound float64) ([]loom.SearchHit, error) {
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 20
+	}
+	best, partial := sqlstore.MergeBroad(selected.scored(), pool.scored(), limit, bound)
+	// The hits of the best bodies, in their order (a body read in
+	// several sessions is a hit in each).
+	var out []loom.SearchHit
+	var texts []string
+	for _, b := range best {
+		seen := map[string]bool{}
+		for _, r := range []rankedHits{selected, pool} {
+			for i, h := range r.hits {
+				if r.bodies[i] == b.Body && !seen[h.SessionID] {
+					seen[h.SessionID] = true
+					h.Partial = partial || !q.AnyWord || q.Raw
+					out, texts = append(out, h), append(texts, r.texts[i])
+				}
+			}
+		}
+	}
+	return withSnippets(q, out, texts), nil
 }
 
 // withSnippets returns the hits that q keeps (sqlstore.Kept), each with
@@ -405,9 +542,9 @@ const lookup = `CROSS JOIN LATERAL (
 // searchSQL are the statements of one search, their arguments, and the
 // most hits it returns.
 type searchSQL struct {
-	ranked, walk, newest string
-	args                 []any
-	limit                int
+	ranked, walk, newest, pool, poolNewest string
+	args                                   []any
+	limit                                  int
 }
 
 // searchStatements returns the statements that run q, whose text parses
@@ -432,20 +569,28 @@ type searchSQL struct {
 // filters that select few messages: a session's, or a user's few among
 // many users'.
 //
-// score is the SQL of a hit's score, ts_rank of the whole query when "".
-func searchStatements(q loom.SearchQuery, terms []loom.Term, score string) (st searchSQL, ok bool) {
+// pool and poolNewest rank the newest RankDepth matches of a query with
+// more (rankBroad), as ranked does, found as walk and newest find them.
+//
+// score is the SQL of a hit's score, ts_rank of the whole query when "";
+// match, when not "", is the SQL of a tsquery (constants only) that
+// selects the messages instead of q's terms (rankBroad's rare terms).
+func searchStatements(q loom.SearchQuery, terms []loom.Term, score, match string) (st searchSQL, ok bool) {
 	// A filter PostgreSQL cannot hold matches nothing it stores.
 	if !storable(q.UserID, q.SessionID, q.ProjectID, q.Surface, q.Role) {
 		return st, false
 	}
 	c := query.New(dialect)
 	var tsq string
-	if q.Raw {
+	switch {
+	case match != "":
+		tsq = match
+	case q.Raw:
 		if strings.TrimSpace(q.Text) == "" {
 			return st, false
 		}
 		tsq = c.SQL("to_tsquery('english', ?::text)", clean(q.Text))
-	} else {
+	default:
 		expr, args, ok := matchExpr(terms, q.AnyWord)
 		if !ok {
 			return st, false
@@ -474,7 +619,7 @@ func searchStatements(q loom.SearchQuery, terms []loom.Term, score string) (st s
 		), n AS MATERIALIZED (
 			SELECT count(*) AS n FROM (SELECT FROM c LIMIT %[2]d) x
 		)
-		SELECT n.n, h.session_id, h.id, h.seq, h.role, h.created_at, h.score, h.title, h.key, %[3]s
+		SELECT n.n, h.session_id, h.id, h.seq, h.role, h.created_at, h.score, h.title, h.key, %[3]s, h.body_id
 		FROM n
 		LEFT JOIN LATERAL (
 			SELECT m.session_id, m.id, m.seq, m.role, m.created_at, c.id AS body_id,
@@ -506,6 +651,31 @@ func searchStatements(q loom.SearchQuery, terms []loom.Term, score string) (st s
 		WHERE numnode(%[1]s) > 0 AND b.search @@ %[1]s AND %[2]s
 		ORDER BY b.id DESC, m.created_at DESC, m.session_id, m.seq
 		LIMIT %[4]d`, tsq, c.String(), text, limit)
+	// The pool: its newest RankDepth matches, ranked, in the shape of
+	// ranked (the count is theirs).
+	pool := `SELECT count(*) OVER (), p.session_id, p.id, p.seq, p.role, p.created_at, p.score, p.title, p.key, %[1]s, p.body_id
+		FROM (%[2]s) p JOIN bodies b ON b.id = p.body_id
+		ORDER BY p.score DESC, p.body_id DESC, p.created_at DESC, p.session_id, p.seq
+		LIMIT %[3]d`
+	cols := `m.session_id, m.id, m.seq, m.role, m.created_at, c.id AS body_id, ` + score + ` AS score, s.title, coalesce(s.key, '') AS key`
+	st.pool = fmt.Sprintf(pool, text, fmt.Sprintf(`SELECT %[1]s
+		FROM (
+			SELECT b.id, b.search FROM bodies b
+			WHERE numnode(%[2]s) > 0 AND b.search @@ %[2]s
+			ORDER BY b.id DESC
+			LIMIT %[3]d
+		) c
+		%[4]s
+		WHERE %[5]s
+		ORDER BY c.id DESC, m.created_at DESC, m.session_id, m.seq
+		LIMIT %[6]d`, cols, tsq, ScanDepth, lookup, c.String(), RankDepth), limit)
+	st.poolNewest = fmt.Sprintf(pool, text, fmt.Sprintf(`SELECT %[1]s
+		FROM bodies c
+		JOIN session_messages m ON m.body_id = c.id
+		JOIN sessions s ON s.id = m.session_id
+		WHERE numnode(%[2]s) > 0 AND c.search @@ %[2]s AND %[3]s
+		ORDER BY c.id DESC, m.created_at DESC, m.session_id, m.seq
+		LIMIT %[4]d`, cols, tsq, c.String(), RankDepth), limit)
 	st.args, st.limit = c.Args, limit
 	return st, true
 }

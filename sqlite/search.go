@@ -1,9 +1,11 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -41,23 +43,30 @@ func MatchExpr(terms []loom.Term) string {
 	return strings.Join(parts, " AND ")
 }
 
-// anyExpr is MatchExpr matching any term instead of every one: each word
-// of a run of words, each phrase and each alternative, joined with OR.
+// anyExpr is MatchExpr matching any term instead of every one: each of
+// anyTerms, joined with OR.
 func anyExpr(terms []loom.Term) string {
 	var parts []string
-	for _, t := range terms {
-		switch {
-		case len(t.Alts) > 0:
-			parts = append(parts, termExpr(t))
-		case t.Phrase || t.Prefix:
-			parts = append(parts, termExpr(t))
-		default:
-			for _, w := range t.Words {
-				parts = append(parts, termExpr(loom.Term{Words: []string{w}}))
-			}
-		}
+	for _, t := range anyTerms(terms) {
+		parts = append(parts, termExpr(t))
 	}
 	return strings.Join(parts, " OR ")
+}
+
+// anyTerms are the terms an any-word search matches any of: each word of
+// a run of words, each phrase and each term with alternatives.
+func anyTerms(terms []loom.Term) []loom.Term {
+	var out []loom.Term
+	for _, t := range terms {
+		if len(t.Alts) > 0 || t.Phrase || t.Prefix {
+			out = append(out, t)
+			continue
+		}
+		for _, w := range t.Words {
+			out = append(out, loom.Term{Words: []string{w}})
+		}
+	}
+	return out
 }
 
 // termExpr renders one term as an FTS5 expression.
@@ -111,8 +120,8 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 	// word, which for words found in most messages costs hundreds of
 	// milliseconds whatever else is done. So matches are first walked
 	// newest first, which stops early: a query with at most RankDepth
-	// matches is ranked by bm25; a broader one (its words too common to
-	// tell messages apart) returns its newest matches first.
+	// matches is ranked by bm25; a broader one is ranked by its rare
+	// words (rankBroad).
 	from := ` FROM bodies_fts CROSS JOIN session_messages m ON m.body_id = bodies_fts.rowid
 		CROSS JOIN sessions s ON s.id = m.session_id WHERE ` + where
 	walk := `SELECT f.rowid AS id FROM (SELECT rowid FROM bodies_fts WHERE bodies_fts MATCH ? ORDER BY rowid DESC LIMIT ` +
@@ -166,21 +175,40 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 		return nil, nil
 	}
 	var rows *sql.Rows
-	if len(newest) <= RankDepth && !q.Newest {
+	// broad holds the scores of a broad query's best matches, read
+	// below without the full-text match.
+	var broad map[int64]float64
+	partial := false
+	switch {
+	case len(newest) <= RankDepth && !q.Newest:
 		rows, err = reads{s}.QueryContext(ctx, fmt.Sprintf(cols, "-bodies_fts.rank")+from+`
 			ORDER BY bodies_fts.rank, m.created_at DESC LIMIT ?`, append(args, limit)...)
-	} else {
-		// Broad query: the newest matches, scored by recency (higher is
-		// newer) so that scores still sort best first.
-		top := newest[:min(limit, len(newest))]
-		targs := append([]any{float64(newest[0])}, filters.Args...)
-		for _, id := range top {
+	case q.Newest:
+		// The newest matches, scored by recency (higher is newer) so
+		// that scores still sort best first.
+		broad = make(map[int64]float64, limit)
+		for _, id := range newest[:min(limit, len(newest))] {
+			broad[id] = float64(id) / float64(newest[0])
+		}
+	default:
+		var best []sqlstore.Scored
+		if best, partial, err = s.rankBroad(ctx, q, terms, from, args, newest, limit); err != nil {
+			return nil, searchError(err, q.Raw)
+		}
+		broad = make(map[int64]float64, len(best))
+		for _, b := range best {
+			broad[b.Body] = b.Score
+		}
+	}
+	if broad != nil {
+		targs := slices.Clone(filters.Args)
+		for id := range broad {
 			targs = append(targs, id)
 		}
-		// The rows are known: read them without the full-text match.
-		rows, err = reads{s}.QueryContext(ctx, fmt.Sprintf(cols, "CAST(m.body_id AS REAL) / ?")+detailFrom+filters.String()+
-			` AND m.body_id IN (`+inList(len(top))+`) ORDER BY m.body_id DESC, m.created_at DESC LIMIT ?`,
-			append(targs, limit)...)
+		// The rows are known: read them without the full-text match,
+		// and score them here.
+		rows, err = reads{s}.QueryContext(ctx, fmt.Sprintf(cols, "0.0")+detailFrom+filters.String()+
+			` AND m.body_id IN (`+inList(len(broad))+`) ORDER BY m.body_id DESC, m.created_at DESC`, targs...)
 	}
 	if err != nil {
 		return nil, searchError(err, q.Raw)
@@ -196,6 +224,9 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 			return nil, fmt.Errorf("search: %w", err)
 		}
 		h.CreatedAt = created.T
+		if broad != nil {
+			h.Score, h.Partial = broad[body], partial
+		}
 		hits = append(hits, h)
 		bodies = append(bodies, body)
 	}
@@ -205,6 +236,24 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 	}
 	if len(hits) == 0 {
 		return nil, nil
+	}
+	if broad != nil {
+		// Best first, a tie newest first, as ranked.
+		order := make([]int, len(hits))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(a, b int) int {
+			if c := cmp.Compare(hits[b].Score, hits[a].Score); c != 0 {
+				return c
+			}
+			return cmp.Compare(bodies[b], bodies[a])
+		})
+		sortedHits, sortedBodies := make([]loom.SearchHit, len(hits)), make([]int64, len(hits))
+		for i, j := range order {
+			sortedHits[i], sortedBodies[i] = hits[j], bodies[j]
+		}
+		hits, bodies = sortedHits, sortedBodies
 	}
 	kept := sqlstore.Kept(q, hits)
 	keptHits, keptBodies := make([]loom.SearchHit, 0, len(kept)), make([]int64, 0, len(kept))
@@ -222,6 +271,126 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 		keptHits[i].Snippet = snippets[keptBodies[i]]
 	}
 	return keptHits, nil
+}
+
+// rankBroad ranks a query with more than RankDepth matches; newest are
+// the newest RankDepth+1 of them that pass its filters, and from and
+// args its full-text match joined to its messages and sessions and
+// filtered (the match expression first). It returns the best limit of
+// them, and whether they may not be the best of every match (see
+// sqlstore.MergeBroad).
+//
+// Of an any-word query, the rare words (sqlstore.Selecting: the rarest,
+// while the messages holding them are at most RankDepth) select the
+// messages to rank: each is scored by bm25 over the rare words, plus the
+// weight (bm25's inverse document frequency) of each common word it
+// holds. FTS5 counts every message of a word before it can rank by it,
+// and 200,000 messages of "think" took 60-130 ms to rank where
+// selecting by "audrey" took under a millisecond. The newest RankDepth
+// matches are scored by the common words they hold and ranked among
+// them: a message of common words only may rank above one of a rare
+// word, and when it could outrank the page without being among those
+// newest, the answer is partial.
+//
+// An every-word query (and a raw one) with more than RankDepth matches
+// has no rare word: each of its newest RankDepth matches holds every
+// word, so they tie, newest first, and the answer is partial.
+func (s *Store) rankBroad(ctx context.Context, q loom.SearchQuery, terms []loom.Term, from string, args []any, newest []int64, limit int) ([]sqlstore.Scored, bool, error) {
+	pool := newest[:min(len(newest), RankDepth)]
+	inPool := make(map[int64]float64, len(pool))
+	for _, id := range pool {
+		inPool[id] = 0
+	}
+	if !q.AnyWord || q.Raw {
+		// Every match holds every word: what would tell them apart (how
+		// often, in how long a message) is not ranked.
+		for id := range inPool {
+			inPool[id] = 1
+		}
+		best, _ := sqlstore.MergeBroad(nil, scoredList(inPool), limit, 1)
+		return best, true, nil
+	}
+	parts := anyTerms(terms)
+	total, err := s.IndexSize(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	counts := make([]int64, len(parts))
+	for i, p := range parts {
+		row := reads{s}.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT rowid FROM bodies_fts WHERE bodies_fts MATCH ? LIMIT ?)`,
+			termExpr(p), ScanDepth)
+		if err := row.Scan(&counts[i]); err != nil {
+			return nil, false, err
+		}
+	}
+	sel := sqlstore.Selecting(counts, RankDepth)
+	var rare []string
+	for i, p := range parts {
+		if sel[i] {
+			rare = append(rare, termExpr(p))
+		}
+	}
+	// holding adds weight to the score of each message of scores that
+	// matches expr (from rowid lo on).
+	holding := func(expr string, lo int64, weight float64, scores map[int64]float64) error {
+		ids, err := s.newest(ctx, `SELECT rowid AS id FROM bodies_fts WHERE bodies_fts MATCH ? AND rowid >= ?`, expr, lo)
+		for _, id := range ids {
+			if _, ok := scores[id]; ok {
+				scores[id] += weight
+			}
+		}
+		return err
+	}
+	selected := map[int64]float64{}
+	if len(rare) > 0 {
+		rareExpr := "(" + strings.Join(rare, " OR ") + ")"
+		rows, err := reads{s}.QueryContext(ctx, `SELECT bodies_fts.rowid, -bodies_fts.rank`+from, append([]any{rareExpr}, args[1:]...)...)
+		if err != nil {
+			return nil, false, err
+		}
+		for rows.Next() {
+			var id int64
+			var score float64
+			if err := rows.Scan(&id, &score); err != nil {
+				rows.Close()
+				return nil, false, err
+			}
+			selected[id] = score
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, false, err
+		}
+		for i, p := range parts {
+			if !sel[i] && len(selected) > 0 {
+				if err := holding(rareExpr+" AND "+termExpr(p), 0, sqlstore.IDF(total, counts[i]), selected); err != nil {
+					return nil, false, err
+				}
+			}
+		}
+	}
+	// The most a message of common words only scores.
+	bound := 0.0
+	for i, p := range parts {
+		if !sel[i] {
+			w := sqlstore.IDF(total, counts[i])
+			bound += w
+			if err := holding(termExpr(p), pool[len(pool)-1], w, inPool); err != nil {
+				return nil, false, err
+			}
+		}
+	}
+	best, partial := sqlstore.MergeBroad(scoredList(selected), scoredList(inPool), limit, bound)
+	return best, partial, nil
+}
+
+// scoredList is scores as a list.
+func scoredList(scores map[int64]float64) []sqlstore.Scored {
+	out := make([]sqlstore.Scored, 0, len(scores))
+	for id, sc := range scores {
+		out = append(out, sqlstore.Scored{Body: id, Score: sc})
+	}
+	return out
 }
 
 // searchTitles matches session titles (loom.SearchQuery.Titles).

@@ -38,16 +38,29 @@ func TestLease(t *testing.T) {
 	})
 }
 
-// A query matching more than RankDepth messages returns its newest
-// matches first, with scores that still sort best first.
-func TestBroadSearchNewestFirst(t *testing.T) {
+// An every-word query matching more than RankDepth messages ranks the
+// newest of them and says its answer is partial.
+func TestBroadSearchPartial(t *testing.T) {
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "s.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	storetest.BroadSearchNewestFirst(t, st, sqlite.RankDepth)
+	storetest.BroadSearchPartial(t, st, sqlite.RankDepth)
+}
+
+// A question's rare word finds its message first among 200,000 newer
+// messages of its common word (issue 82's reproduction at a real
+// user's size; the conformance suite runs it with 2,100).
+func TestRareAmongCommon(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "s.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	conformance.RareAmongCommon(t, st, 200_000)
 }
 
 // A prefix search in a raw query needs MinPrefix letters: FTS5 reads

@@ -14,8 +14,10 @@ import (
 	"github.com/loomhq/loom/internal/human"
 )
 
-// PartialNote is the line a search that ran out of time prints.
-const PartialNote = "Search ran out of time (a busy machine, or common words): these are the best hits found before it did, not all; try again for the rest."
+// PartialNote is the line a search prints that ranked only part of its
+// matches: it ran out of time, or its words are all in more messages
+// than a search ranks at once.
+const PartialNote = "Search ranked only part of the matches (a busy machine, or words found in most messages): these are the best hits of those it ranked, not all; try again, or add a rarer word."
 
 // MatchesElsewhere reports whether q, which found nothing in the project
 // it keeps to, matches in another project (or outside any).

@@ -168,6 +168,9 @@ func RunSearch(ctx context.Context, q loom.SearchQuery, search func(ctx context.
 			add(h, r.t)
 		}
 	}
+	// A tier that ranked part of its matches (a bound on its work)
+	// makes the answer partial too.
+	partial = partial || slices.ContainsFunc(hits, func(h loom.SearchHit) bool { return h.Partial })
 	if partial {
 		if len(hits) == 0 {
 			return nil, searchTimeError{loom.Errorf(loom.EINVALID, "search stopped after %v before its tiers had ranked any hit: the machine is too busy, or its words are in too many messages; try again, or search for fewer or rarer words", loom.MaxSearchTime)}
@@ -201,8 +204,9 @@ func rankedHits(ctx context.Context, q loom.SearchQuery, terms []loom.Term, limi
 	hits = OneHitPerMessage(hits, limit)
 	for i := range hits {
 		// The newest matches a caller asked for are marked so
-		// (loom.SearchQuery.Newest).
-		hits[i].Partial = q.Newest
+		// (loom.SearchQuery.Newest), as are hits the engine ranked
+		// among part of the matches only.
+		hits[i].Partial = hits[i].Partial || q.Newest
 		if q.AnyWord {
 			hits[i].Tier = loom.TierAnyWord
 		}
