@@ -33,6 +33,19 @@ func OwnsWriter(fp, host string) bool {
 
 func compact(fp string) string { return strings.ReplaceAll(fp, " ", "") }
 
+// bound reports whether host has the form of a writer id bound to a key
+// (32 hex digits, '-', 16 hex digits), as against a writer id of before
+// the binding (16 random hex digits), which names no key.
+func bound(host string) bool {
+	fp, rnd, ok := strings.Cut(host, "-")
+	if !ok || len(fp) != 32 || len(rnd) != 16 {
+		return false
+	}
+	_, err1 := hex.DecodeString(fp)
+	_, err2 := hex.DecodeString(rnd)
+	return err1 == nil && err2 == nil
+}
+
 // ErrNotYours is in the chain of a put the hub refuses: a record under
 // another's writer id, signed by another key than its author's, by a
 // key that is no member now, or sent by another hub user than the
