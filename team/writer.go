@@ -33,6 +33,19 @@ func OwnsWriter(fp, host string) bool {
 
 func compact(fp string) string { return strings.ReplaceAll(fp, " ", "") }
 
+// bound reports whether host has the form of a writer id bound to a key
+// (32 hex digits, '-', 16 hex digits), as against a writer id of before
+// the binding (16 random hex digits), which names no key.
+func bound(host string) bool {
+	fp, rnd, ok := strings.Cut(host, "-")
+	if !ok || len(fp) != 32 || len(rnd) != 16 {
+		return false
+	}
+	_, err1 := hex.DecodeString(fp)
+	_, err2 := hex.DecodeString(rnd)
+	return err1 == nil && err2 == nil
+}
+
 // ErrNotYours is in the chain of a put the hub refuses: a record under
 // another's writer id, signed by another key than its author's, by a
 // key that is no member now, or sent by another hub user than the
@@ -42,8 +55,10 @@ var ErrNotYours = errors.New("not a record this hub user may write")
 // CheckPut checks a record hub user user puts for the team whose
 // verified chain is st: its header is the one it travels under, its
 // author a member (or a member's machine) now whose hub user is user and
-// who holds the key of its epoch, its writer id the author's, and its
-// signature the author's. It does not open the record (the hub cannot).
+// who holds the key of its epoch, its writer id the author's, its
+// signature the author's, and the chain head it names one of st's at
+// which its author could write it (as a member's client checks it). It
+// does not open the record (the hub cannot).
 func CheckPut(st *State, user string, r Record) error {
 	var h Header
 	if err := json.Unmarshal(r.Header, &h); err != nil {
@@ -64,6 +79,13 @@ func CheckPut(st *State, user string, r Record) error {
 		return fmt.Errorf("record %d: %w: its author holds no key of epoch %d", r.Index, ErrNotYours, h.Epoch)
 	case len(r.Body) < ed25519.SignatureSize || !ed25519.Verify(ed25519.PublicKey(m.Sign), signed(r.Header, r.Body[ed25519.SignatureSize:]), r.Body[:ed25519.SignatureSize]):
 		return fmt.Errorf("record %d: %w: it is not signed by its author", r.Index, ErrNotYours)
+	case h.ChainSeq > st.Seq:
+		// A record naming a later head than the hub's own chain would be
+		// kept apart by every member and stop their publishing.
+		return fmt.Errorf("record %d: %w: it names entry %d of the chain, which has %d", r.Index, ErrNotYours, h.ChainSeq, st.Seq)
+	}
+	if err := st.writtenThen(&h, r); err != nil {
+		return fmt.Errorf("record %d: %w: %w", r.Index, ErrNotYours, err)
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package team_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -76,10 +75,11 @@ func keylessSession(t *testing.T, m *member, id, text string) {
 
 // TestTeamSyncSetsAside: no record stops a team. Two keyless sessions,
 // a teammate's records that reuse one key, a record from someone the
-// hub's operator put in its members table and 2,000 junk writers: each
-// member's sync applies the rest, sets those aside with whose and why,
-// exits 0, says it in a bounded number of lines, and says it once;
-// loom team doctor lists them.
+// hub's operator put in its members table and 2,000 junk writers (the
+// hub refuses her pushes, so the operator files them in its records
+// table by hand): each member's sync applies the rest, sets those aside
+// with whose and why, exits 0, says it in a bounded number of lines, and
+// says it once; loom team doctor lists them.
 func TestTeamSyncSetsAside(t *testing.T) {
 	p := newPair(t)
 	alice, bob := p.alice, p.bob
@@ -93,13 +93,14 @@ func TestTeamSyncSetsAside(t *testing.T) {
 	// the hub: the second cannot be kept beside the first.
 	me, bs := signer(t, bob, p.id)
 	epoch, _ := bs.Keys.Latest()
+	twinHost := team.NewWriter(me.Fingerprint())
 	var recs []team.Record
 	for i, sid := range []string{"0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9d11", "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9d12"} {
 		sess := &loom.Session{ID: sid, Key: "cli:same", Surface: "cli", Kind: "main", Title: "bob's twin " + sid[len(sid)-2:], Project: loom.Project{ID: "0000000000000000", Name: "api"},
 			CreatedAt: clitest.Base, UpdatedAt: clitest.Base}
 		msg := &loom.Message{ID: sid[:30] + "000001", SessionID: sid, Seq: 1, Role: "user", CreatedAt: clitest.Base, Parts: []loom.Part{{ID: "p1", Type: "text", Text: "twin"}}}
 		b, _ := json.Marshal(teamrun.Outgoing(team.ModeContent, "bob", sess, []*loom.Message{msg}))
-		rec, err := team.SealRecord(team.Header{Team: p.id, Host: "b0b0b0b0b0b0b0b0", Index: int64(i + 1), Epoch: epoch, Author: me.Fingerprint()}, bs.Keys, me, b)
+		rec, err := team.SealRecord(team.Header{Team: p.id, Host: twinHost, Index: int64(i + 1), Epoch: epoch, Author: me.Fingerprint()}, bs.Keys, me, b)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,31 +110,35 @@ func TestTeamSyncSetsAside(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Mallory, let in by a row of the hub's members table, writes 2,000
-	// junk writers' records, and one signed with keys of her own that
-	// names a chain head far past the team's (which is not read again at
-	// every sync).
+	// Mallory, let in by a row of the hub's members table, writes a
+	// record signed with keys of her own that names a chain head far past
+	// the team's (which is not read again at every sync), and 2,000 junk
+	// writers' records. The hub refuses her push (no member of the chain
+	// signed it); its operator files them all by hand.
 	mallory := newMember(t, "mallory", p.hubURL, p.tok("mallory"))
 	if _, err := p.pool.Exec(context.Background(), `INSERT INTO team_members (team_id, member, user_id) VALUES ($1, 'ffff', 'mallory')`, p.id); err != nil {
 		t.Fatal(err)
 	}
-	mc := &hub.Client{URL: p.hubURL, Token: mallory.tok}
 	mid, _ := team.NewIdentity()
-	far, err := team.SealRecord(team.Header{Team: p.id, Host: "ffffffffffffffff", Index: 1, Epoch: epoch, Author: mid.Fingerprint(), ChainSeq: 999999, ChainHead: "x"}, bs.Keys, mid, []byte("{}"))
+	far, err := team.SealRecord(team.Header{Team: p.id, Host: team.NewWriter(mid.Fingerprint()), Index: 1, Epoch: epoch, Author: mid.Fingerprint(), ChainSeq: 999999, ChainHead: "x"}, bs.Keys, mid, []byte("{}"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := mc.PutTeamRecords(context.Background(), p.id, []team.Record{far}); err != nil {
+	junk := team.Record{Host: "ffffffffffffffff", Index: 1, Epoch: epoch, Header: []byte(`{"junk":true}`), Body: make([]byte, 80)}
+	mc := &hub.Client{URL: p.hubURL, Token: mallory.tok}
+	for _, r := range []team.Record{far, junk} {
+		if _, err := mc.PutTeamRecords(context.Background(), p.id, []team.Record{r}); loom.ErrorCode(err) != "forbidden" {
+			t.Fatalf("mallory, let in by the row, pushes %s: %v", r.Host, err)
+		}
+	}
+	if _, err := p.pool.Exec(context.Background(), `INSERT INTO team_records (team_id, host_id, idx, epoch, header, body, received_at) VALUES ($1, $2, $3, $4, $5, $6, now())`,
+		p.id, far.Host, far.Index, far.Epoch, far.Header, far.Body); err != nil {
 		t.Fatal(err)
 	}
-	for batch := 0; batch < 4; batch++ {
-		var junk []team.Record
-		for i := 0; i < 500; i++ {
-			junk = append(junk, team.Record{Host: fmt.Sprintf("%016x", batch*500+i), Index: 1, Epoch: epoch, Header: []byte(`{"junk":true}`), Body: make([]byte, 80)})
-		}
-		if _, err := mc.PutTeamRecords(context.Background(), p.id, junk); err != nil {
-			t.Fatalf("mallory, let in by the row, pushes: %v", err)
-		}
+	if _, err := p.pool.Exec(context.Background(), `INSERT INTO team_records (team_id, host_id, idx, epoch, header, body, received_at)
+		SELECT $1, lpad(to_hex(n), 16, '0'), 1, $2, $3, $4, now() FROM generate_series(0, 1999) AS n`,
+		p.id, junk.Epoch, junk.Header, junk.Body); err != nil {
+		t.Fatal(err)
 	}
 
 	for _, m := range []*member{bob, alice} {
@@ -171,14 +176,14 @@ func TestTeamSyncSetsAside(t *testing.T) {
 		}
 		twin := false
 		for _, s := range doc.SetAside {
-			twin = twin || s.Host == "b0b0b0b0b0b0b0b0" && s.Index == 2 && s.Author == "bob" && s.Why != ""
+			twin = twin || s.Host == twinHost && s.Index == 2 && s.Author == "bob" && s.Why != ""
 		}
 		if doc.SetAsideTotal != 2002 || !twin {
 			t.Fatalf("%s's doctor: %d set aside, bob's second twin among them %v", m.name, doc.SetAsideTotal, twin)
 		}
 		out := m.must(t, "team", "doctor")
 		t.Logf("%s's doctor:\n%s", m.name, out[:min(len(out), 1200)])
-		if !strings.Contains(out, "b0b0b0b0b0b0b0b0") || len(out) > 8000 {
+		if !strings.Contains(out, twinHost) || len(out) > 8000 {
 			t.Fatalf("%s's doctor:\n%s", m.name, out)
 		}
 	}

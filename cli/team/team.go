@@ -770,8 +770,10 @@ func sayAside(inv *command.Invocation, teamName string, aside []teamrun.SetAside
 }
 
 // maxAsideShown bounds the records set aside loom team doctor prints
-// (--json gives every one kept).
-const maxAsideShown = 50
+// (--json gives every one kept): a writer id bound to its key is 49
+// characters and a line names it twice, so 30 lines keep the list
+// within 8 KB.
+const maxAsideShown = 30
 
 func newCmdDoctor(inv *command.Invocation) *cobra.Command {
 	var ref string

@@ -38,7 +38,7 @@ func postRecord(t *testing.T, hubBase, tok, teamID string, r team.Record) int {
 // member's writer id, at his next indexes, signed by her or claiming to
 // be his, are refused with 403, and his next records reach the team.
 // Then the hub's operator files a record at his next index by hand: his
-// sync says the put was refused instead of "sent 1 records".
+// sync says the put was refused instead of "sent 1 record".
 func TestNobodyWritesInAnothersName(t *testing.T) {
 	hubDB, hubBase, tok, alice, created := startTeam(t)
 	bob := newMember(t, "bob", hubBase, tok("bob"))
@@ -82,7 +82,7 @@ func TestNobodyWritesInAnothersName(t *testing.T) {
 
 	// Bob's next record reaches the team.
 	importSession(t, bob, "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c13", "the numbat rollout", "when", "now")
-	if out := bob.must(t, "team", "sync"); !strings.Contains(out, "sent 1 records") {
+	if out := bob.must(t, "team", "sync"); !strings.Contains(out, "sent 1 record ") {
 		t.Fatalf("bob's sync: %s", out)
 	}
 	alice.must(t, "team", "sync")
@@ -103,7 +103,38 @@ func TestNobodyWritesInAnothersName(t *testing.T) {
 	}
 	importSession(t, bob, "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c14", "the dingo cutover", "why", "because")
 	r2 := bob.run(t, "team", "sync")
-	if r2.Code == 0 || strings.Contains(r2.Stdout, "sent 1 records") || !strings.Contains(r2.Stderr, "holds another record there") {
+	if r2.Code == 0 || strings.Contains(r2.Stdout, "sent 1 record ") || !strings.Contains(r2.Stderr, "holds another record there") {
 		t.Fatalf("bob's sync whose record the hub did not store: %d %s%s", r2.Code, r2.Stdout, r2.Stderr)
+	}
+}
+
+// TestHubRefusesAMadeUpHead: a member with his own keys posts straight
+// to the hub's API records naming a chain head past the team's, or
+// another hash at one of its entries. Each member would keep such a
+// record apart and stop publishing (the hub may be hiding entries): the
+// hub, which holds the chain, refuses them with 403, and alice's next
+// sync publishes.
+func TestHubRefusesAMadeUpHead(t *testing.T) {
+	p := newPair(t)
+	me, bs := signer(t, p.bob, p.id)
+	epoch, _ := bs.Keys.Latest()
+	host := team.NewWriter(me.Fingerprint())
+	pl, _ := json.Marshal(teamrun.Outgoing(team.ModeContent, "bob", &loom.Session{ID: "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c21", Key: "cli:x", Surface: "cli"}, nil))
+	for _, head := range []struct {
+		seq  int64
+		hash string
+	}{{bs.Seq + 5, "made up"}, {bs.Seq, strings.Repeat("0", 64)}} {
+		r, err := team.SealRecord(team.Header{Team: p.id, Host: host, Index: 1, Epoch: epoch, Author: me.Fingerprint(), ChainSeq: head.seq, ChainHead: head.hash}, bs.Keys, me, pl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if status := postRecord(t, p.hubURL, p.bob.tok, p.id, r); status != http.StatusForbidden {
+			t.Fatalf("bob's record naming entry %d %q: %d, want 403", head.seq, head.hash, status)
+		}
+	}
+	importSession(t, p.alice, "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c22", "alice's bandicoot", "why", "because")
+	p.alice.must(t, "team", "share", "--content", "--yes")
+	if out := p.alice.must(t, "team", "sync"); strings.Contains(out, "hiding") || !strings.Contains(out, "sent 1 record ") {
+		t.Fatalf("alice's sync: %s", out)
 	}
 }

@@ -3,6 +3,7 @@ package team_test
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"os/exec"
 	"strings"
 	"testing"
@@ -106,8 +107,8 @@ func TestTeamFrozenMemberRefusesToPublish(t *testing.T) {
 
 // TestTeamRemovedMemberCannotWrite: carol keeps a copy of her data
 // directory (her signing keys, the team's keys she held, the chain head
-// she verified), is removed, and has the hub's operator put records of
-// hers straight into its records table: under her writer id past what
+// she verified), is removed, and, the hub refusing her pushes (404: no
+// team of hers), has the hub's operator put records of hers straight into its records table: under her writer id past what
 // she wrote before, under a new writer id, naming the head she saved
 // (dated back) and naming the head after her removal. No member applies
 // any, and their text reaches neither loom search --team nor loom mcp
@@ -138,13 +139,17 @@ func TestTeamRemovedMemberCannotWrite(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The hub serves a removed member no team of hers: 404.
+		if status := postRecord(t, p.hubURL, carol.tok, p.id, rec); status != http.StatusNotFound {
+			t.Fatalf("removed carol's record %s/%d: %d, want 404", rec.Host, rec.Index, status)
+		}
 		if _, err := p.pool.Exec(context.Background(), `INSERT INTO team_records (team_id, host_id, idx, epoch, header, body, received_at) VALUES ($1, $2, $3, $4, $5, $6, now())`,
 			p.id, rec.Host, rec.Index, rec.Epoch, rec.Header, rec.Body); err != nil {
 			t.Fatal(err)
 		}
 	}
 	forge(saved.Host, saved.Next, saved.Seq, saved.Head, "dingoforged1")
-	forge("c0c0c0c0c0c0c0c0", 1, saved.Seq, saved.Head, "dingoforged2")
+	forge(team.NewWriter(me.Fingerprint()), 1, saved.Seq, saved.Head, "dingoforged2")
 	forge(saved.Host, saved.Next+1, 0, "", "dingoforged3")
 	forge(saved.Host, saved.Next+2, now.Seq, now.Head, "dingoforged4")
 
