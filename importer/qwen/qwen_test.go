@@ -213,11 +213,59 @@ func TestNotQwen(t *testing.T) {
 func TestRoots(t *testing.T) {
 	env := map[string]string{}
 	get := func(k string) string { return env[k] }
-	if got := (Format{}).Roots(get, "/h"); !slices.Equal(got, []string{"/h/.qwen/projects"}) {
+	if got := (Format{}).Roots(get, "/h"); !slices.Equal(got, []string{"/h/.qwen/projects", "/h/.qwen/tmp"}) {
 		t.Errorf("default roots %v", got)
 	}
 	env[EnvHome], env[EnvRuntimeDir] = "/h/q", "/run/q"
-	if got := (Format{}).Roots(get, "/h"); !slices.Equal(got, []string{"/run/q/projects", "/h/q/projects"}) {
+	if got := (Format{}).Roots(get, "/h"); !slices.Equal(got, []string{"/run/q/projects", "/h/q/projects", "/h/q/tmp"}) {
 		t.Errorf("roots %v", got)
+	}
+}
+
+// Qwen Code 0.1 recorded each session as Gemini CLI's one-document
+// recording under ~/.qwen/tmp/<project hash>/chats/, its replies typed
+// "qwen"; the file is built to @qwen-code/qwen-code 0.1.4's
+// ChatRecordingService (user and reply records, thoughts, tokens).
+func TestReadEarlyRecording(t *testing.T) {
+	roots := Format{}.Roots(func(string) string { return "" }, "/home/u")
+	if !slices.Contains(roots, filepath.Join("/home/u", ".qwen", "tmp")) {
+		t.Fatalf("roots %v lack ~/.qwen/tmp", roots)
+	}
+	bundles, err := Format{}.Bundles(context.Background(), "testdata/tmp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bundles) != 1 || len(bundles[0].Files) != 1 {
+		t.Fatalf("bundles = %v, want the one recording", bundles)
+	}
+	res, err := Format{}.Read(context.Background(), bundles[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Sessions) != 1 || len(res.Problems) != 0 || len(res.Skipped) != 0 {
+		t.Fatalf("sessions %d, problems %v, skipped %v", len(res.Sessions), res.Problems, res.Skipped)
+	}
+	s := res.Sessions[0]
+	if s.SourceID != "3f9c2b1e-7a4d-4e8b-9c0f-1d2e3a4b5c6d" || s.Cwd != "" {
+		t.Errorf("source id %q, cwd %q", s.SourceID, s.Cwd)
+	}
+	if got := texts(s, loom.RoleUser, loom.PartText); !slices.Equal(got, []string{"What does main.go print?", "And with -v?"}) {
+		t.Errorf("prompts %q", got)
+	}
+	if got := texts(s, loom.RoleAssistant, loom.PartText); !slices.Equal(got, []string{`It prints "hello, world" followed by a newline.`, "The same: main.go reads no flags."}) {
+		t.Errorf("replies %q", got)
+	}
+	if got := texts(s, loom.RoleAssistant, loom.PartReasoning); len(got) != 1 || !strings.Contains(got[0], "fmt.Println") {
+		t.Errorf("reasoning %q", got)
+	}
+	var in, out, cached int64
+	for _, m := range s.Messages {
+		in, out, cached = in+m.Usage.InputTokens, out+m.Usage.OutputTokens, cached+m.Usage.CacheReadTokens
+		if m.Role == loom.RoleAssistant && m.Model != "qwen3-coder-plus" {
+			t.Errorf("model %q", m.Model)
+		}
+	}
+	if in+cached != 1834+1870 || cached != 1024 || out == 0 {
+		t.Errorf("usage: input %d, cached %d, output %d", in, cached, out)
 	}
 }
