@@ -123,7 +123,11 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 		return nil, fmt.Errorf("qwen: a bundle without a file")
 	}
 	if isEarly(filepath.Base(path)) {
-		return gemini.Format{}.Read(ctx, importer.Bundle{Files: []string{path}})
+		res, err := gemini.Format{}.Read(ctx, importer.Bundle{Files: []string{path}})
+		if err != nil && ctx.Err() == nil {
+			return nil, earlyError{err}
+		}
+		return res, err
 	}
 	f, _, err := importer.Open(path, importer.MaxFile)
 	if err != nil {
@@ -165,3 +169,16 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 	}
 	return res, nil
 }
+
+// earlyError is the error of Gemini CLI's reader about a Qwen Code 0.1
+// recording, told as Qwen Code's, as the errors about its JSONL files
+// are, not in the name of the reader lent.
+type earlyError struct{ err error }
+
+func (e earlyError) Error() string {
+	msg := strings.TrimPrefix(e.err.Error(), "gemini: ")
+	msg = strings.Replace(msg, "not a Gemini CLI chat recording", "not a Qwen Code chat file", 1)
+	return "qwen: " + msg
+}
+
+func (e earlyError) Unwrap() error { return e.err }
