@@ -25,7 +25,7 @@ func TestEarlyRecordingBadInput(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			root := importertest.CopyDir(t, "testdata/tmp")
-			chats := filepath.Join(root, "5d1a2f9c0e7b44d3a8f6c1e2b9d04a7f3c6e8b1d2a4f5c7e9b0d3a6f8c1e2b4d", "chats")
+			chats := filepath.Join(root, "7605ea6788c640fee9e712f2bc808a7444de8007a829a26cf841c9363bef066c", "chats")
 			bad := filepath.Join(chats, "session-2025-09-13T10-00-0a0b0c0d.json")
 			if err := os.WriteFile(bad, c.data, 0o644); err != nil {
 				t.Fatal(err)
@@ -40,7 +40,7 @@ func TestEarlyRecordingBadInput(t *testing.T) {
 					lines = append(lines, p.String())
 				}
 			}
-			if len(lines) != 1 || tr.SessionsNew != 1 || strings.Contains(lines[0], "gemini") || tr.FilesFailed != c.failed {
+			if len(lines) != 1 || tr.SessionsNew != 2 || strings.Contains(lines[0], "gemini") || tr.FilesFailed != c.failed {
 				t.Errorf("failed %d, sessions %d, lines %q", tr.FilesFailed, tr.SessionsNew, lines)
 			}
 		})

@@ -224,8 +224,10 @@ func TestRoots(t *testing.T) {
 
 // Qwen Code 0.1 recorded each session as Gemini CLI's one-document
 // recording under ~/.qwen/tmp/<project hash>/chats/, its replies typed
-// "qwen"; the file is built to @qwen-code/qwen-code 0.1.4's
-// ChatRecordingService (user and reply records, thoughts, tokens).
+// "qwen". testdata/tmp holds what Qwen Code 0.1.4 wrote, run offline
+// against a fake OpenAI-compatible model: two sessions of one prompt
+// each (`qwen -p`, which resumes none), the second's input partly
+// cached.
 func TestReadEarlyRecording(t *testing.T) {
 	roots := Format{}.Roots(func(string) string { return "" }, "/home/u")
 	if !slices.Contains(roots, filepath.Join("/home/u", ".qwen", "tmp")) {
@@ -235,37 +237,43 @@ func TestReadEarlyRecording(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(bundles) != 1 || len(bundles[0].Files) != 1 {
-		t.Fatalf("bundles = %v, want the one recording", bundles)
+	if len(bundles) != 2 {
+		t.Fatalf("bundles = %v, want the two recordings", bundles)
 	}
-	res, err := Format{}.Read(context.Background(), bundles[0])
-	if err != nil {
-		t.Fatal(err)
+	want := []struct {
+		id, prompt, reply string
+		input, cached     int64
+	}{
+		{"954dd1f0-782f-4839-bca5-ba317257d9e3", "What does main.go print?", `It prints "hello, world" followed by a newline.`, 1834, 0},
+		{"e6f2f886-", "And with -v?", "The same: main.go reads no flags.", 1870, 1024},
 	}
-	if len(res.Sessions) != 1 || len(res.Problems) != 0 || len(res.Skipped) != 0 {
-		t.Fatalf("sessions %d, problems %v, skipped %v", len(res.Sessions), res.Problems, res.Skipped)
-	}
-	s := res.Sessions[0]
-	if s.SourceID != "3f9c2b1e-7a4d-4e8b-9c0f-1d2e3a4b5c6d" || s.Cwd != "" {
-		t.Errorf("source id %q, cwd %q", s.SourceID, s.Cwd)
-	}
-	if got := texts(s, loom.RoleUser, loom.PartText); !slices.Equal(got, []string{"What does main.go print?", "And with -v?"}) {
-		t.Errorf("prompts %q", got)
-	}
-	if got := texts(s, loom.RoleAssistant, loom.PartText); !slices.Equal(got, []string{`It prints "hello, world" followed by a newline.`, "The same: main.go reads no flags."}) {
-		t.Errorf("replies %q", got)
-	}
-	if got := texts(s, loom.RoleAssistant, loom.PartReasoning); len(got) != 1 || !strings.Contains(got[0], "fmt.Println") {
-		t.Errorf("reasoning %q", got)
-	}
-	var in, out, cached int64
-	for _, m := range s.Messages {
-		in, out, cached = in+m.Usage.InputTokens, out+m.Usage.OutputTokens, cached+m.Usage.CacheReadTokens
-		if m.Role == loom.RoleAssistant && m.Model != "qwen3-coder-plus" {
-			t.Errorf("model %q", m.Model)
+	for i, b := range bundles {
+		res, err := Format{}.Read(context.Background(), b)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if in+cached != 1834+1870 || cached != 1024 || out == 0 {
-		t.Errorf("usage: input %d, cached %d, output %d", in, cached, out)
+		if len(res.Sessions) != 1 || len(res.Problems) != 0 || len(res.Skipped) != 0 {
+			t.Fatalf("%s: sessions %d, problems %v, skipped %v", b.Name(), len(res.Sessions), res.Problems, res.Skipped)
+		}
+		s, w := res.Sessions[0], want[i]
+		if !strings.HasPrefix(s.SourceID, w.id) || s.Cwd != "" {
+			t.Errorf("source id %q, cwd %q", s.SourceID, s.Cwd)
+		}
+		if got := texts(s, loom.RoleUser, loom.PartText); !slices.Equal(got, []string{w.prompt}) {
+			t.Errorf("prompts %q", got)
+		}
+		if got := texts(s, loom.RoleAssistant, loom.PartText); !slices.Equal(got, []string{w.reply}) {
+			t.Errorf("replies %q", got)
+		}
+		var u loom.Usage
+		for _, m := range s.Messages {
+			u.Add(m.Usage)
+			if m.Role == loom.RoleAssistant && m.Model != "qwen3-coder-plus" {
+				t.Errorf("model %q", m.Model)
+			}
+		}
+		if u.InputTokens+u.CacheReadTokens != w.input || u.CacheReadTokens != w.cached || u.OutputTokens == 0 || u.APICalls != 1 {
+			t.Errorf("%s: usage %+v", s.SourceID, u)
+		}
 	}
 }
