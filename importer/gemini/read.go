@@ -325,6 +325,7 @@ func (r *reader) line(rec *recording, n int, line []byte) {
 		rec.records++
 		m := v.message
 		m.line, m.pos = n, "line-"+strconv.Itoa(n)
+		m.modelType()
 		rec.chain.put(messageKey(&m), &m)
 	case v.Set != nil:
 		var set setRecord
@@ -412,6 +413,7 @@ func (r *reader) putList(rec *recording, raw json.RawMessage, line int, pos stri
 			continue
 		}
 		m.line, m.pos = line, pos+strconv.Itoa(i)
+		m.modelType()
 		ids = append(ids, messageKey(m))
 		msgs = append(msgs, m)
 	}

@@ -46,6 +46,15 @@ type message struct {
 	line int
 }
 
+// modelType names a model reply "gemini" whatever the program that
+// recorded it: Qwen Code's early recordings (0.1.x, the same document
+// under ~/.qwen/tmp) call it "qwen".
+func (m *message) modelType() {
+	if m.Type == "qwen" {
+		m.Type = "gemini"
+	}
+}
+
 type thought struct {
 	Subject     string `json:"subject"`
 	Description string `json:"description"`

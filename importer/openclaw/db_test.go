@@ -91,6 +91,23 @@ func TestReadDB(t *testing.T) {
 	}
 }
 
+// KimiClaw, the OpenClaw the Kimi desktop app runs, keeps OpenClaw's
+// state in ~/.kimi_openclaw (openclaw.json, workspace/, agents/), where
+// an import with no PATH finds its sessions.
+func TestKimiClawState(t *testing.T) {
+	home := t.TempDir()
+	root := filepath.Join(home, ".kimi_openclaw", "agents")
+	if !slices.Contains(Format{}.Roots(nil, home), root) {
+		t.Fatalf("roots %v lack %s", Format{}.Roots(nil, home), root)
+	}
+	writeDB(t, filepath.Join(root, "main", "agent", dbName), false)
+	res := importertest.ReadAllValid(t, Format{}, root)
+	if len(res.Sessions) != 1 || len(res.Problems) != 0 {
+		t.Fatalf("%d sessions, problems %v", len(res.Sessions), res.Problems)
+	}
+	importertest.Session(t, res, "46716943-f902-4163-881a-85429324bd13")
+}
+
 func TestImportAndFollowDB(t *testing.T) {
 	root := t.TempDir()
 	path := filepath.Join(root, "main", "agent", dbName)

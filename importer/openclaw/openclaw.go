@@ -3,7 +3,9 @@
 // runs the Pi agent for chats on many channels, for loom's importer.
 //
 // OpenClaw keeps its state in ~/.openclaw ($OPENCLAW_STATE_DIR), and
-// Clawdbot and Moltbot kept theirs in ~/.clawdbot and ~/.moltbot: each
+// Clawdbot and Moltbot kept theirs in ~/.clawdbot and ~/.moltbot, and
+// KimiClaw (the OpenClaw that Kimi's desktop app runs) keeps its in
+// ~/.kimi_openclaw: each
 // agent's sessions are agents/<agent id>/sessions/<session id>.jsonl,
 // in pi's session format (package pi reads them: header, entry tree,
 // messages, tool calls and results, compactions, branches as forks).
@@ -60,14 +62,17 @@ func (Format) Tool() string { return Tool }
 func (Format) Provider() string { return "" }
 
 // Roots are the agents directories of OpenClaw's state ($OPENCLAW_STATE_DIR
-// or ~/.openclaw) and of Clawdbot's and Moltbot's before it.
+// or ~/.openclaw), of Clawdbot's and Moltbot's before it, and of
+// KimiClaw's, the Kimi desktop app's OpenClaw, whose state is
+// ~/.kimi_openclaw.
 func (Format) Roots(env func(string) string, home string) []string {
 	var roots []string
 	if d := importer.ToolDir(env, home, EnvState, ".openclaw"); d != "" {
 		roots = append(roots, filepath.Join(d, "agents"))
 	}
 	if home != "" {
-		roots = append(roots, filepath.Join(home, ".clawdbot", "agents"), filepath.Join(home, ".moltbot", "agents"))
+		roots = append(roots, filepath.Join(home, ".clawdbot", "agents"), filepath.Join(home, ".moltbot", "agents"),
+			filepath.Join(home, ".kimi_openclaw", "agents"))
 	}
 	return roots
 }

@@ -43,7 +43,7 @@ func TestImportAndFollow(t *testing.T) {
 // Moltbot's before it.
 func TestRoots(t *testing.T) {
 	home := filepath.FromSlash("/home/u")
-	want := []string{filepath.Join(home, ".openclaw", "agents"), filepath.Join(home, ".clawdbot", "agents"), filepath.Join(home, ".moltbot", "agents")}
+	want := []string{filepath.Join(home, ".openclaw", "agents"), filepath.Join(home, ".clawdbot", "agents"), filepath.Join(home, ".moltbot", "agents"), filepath.Join(home, ".kimi_openclaw", "agents")}
 	if got := (Format{}).Roots(nil, home); !slices.Equal(got, want) {
 		t.Errorf("roots %v", got)
 	}

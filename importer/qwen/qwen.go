@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/gemini"
 )
 
 // Format reads Qwen Code's session files. The zero value is ready to
@@ -38,8 +39,9 @@ func (Format) Tool() string { return Tool }
 // Anthropic, Gemini, Qwen's own), and the file does not say which.
 func (Format) Provider() string { return "" }
 
-// Roots are $QWEN_RUNTIME_DIR/projects when that is set, and
-// $QWEN_HOME/projects (~/.qwen/projects by default).
+// Roots are $QWEN_RUNTIME_DIR/projects when that is set,
+// $QWEN_HOME/projects (~/.qwen/projects by default), and $QWEN_HOME/tmp,
+// where Qwen Code 0.1 kept its recordings.
 func (Format) Roots(env func(string) string, home string) []string {
 	var roots []string
 	if env != nil && env(EnvRuntimeDir) != "" {
@@ -49,17 +51,19 @@ func (Format) Roots(env func(string) string, home string) []string {
 		if dir := filepath.Join(base, "projects"); len(roots) == 0 || filepath.Clean(roots[0]) != dir {
 			roots = append(roots, dir)
 		}
+		roots = append(roots, filepath.Join(base, "tmp"))
 	}
 	return roots
 }
 
 // Bundles lists every chats/<session id>.jsonl under root, each with the
 // transcripts of its sub-agents (../subagents/<session id>/agent-*.jsonl,
-// and their .meta.json); root itself may be one chat file, read
-// whatever its name.
+// and their .meta.json), and every chats/session-*.json, the one-document
+// recording of Qwen Code 0.1 (tmp/<project hash>/chats/); root itself may
+// be one chat file, read whatever its name.
 func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, error) {
 	bundles, err := importer.FileBundles(ctx, Tool, root, func(path string, d fs.DirEntry) bool {
-		return strings.HasSuffix(d.Name(), ".jsonl") && filepath.Base(filepath.Dir(path)) == "chats"
+		return filepath.Base(filepath.Dir(path)) == "chats" && (strings.HasSuffix(d.Name(), ".jsonl") || isEarly(d.Name()))
 	})
 	if err != nil {
 		return bundles, err
@@ -68,9 +72,18 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 		bundles = []importer.Bundle{{Files: []string{root}}}
 	}
 	for i := range bundles {
-		bundles[i].Files = append(bundles[i].Files, subagentFiles(bundles[i].Name())...)
+		if !isEarly(filepath.Base(bundles[i].Name())) {
+			bundles[i].Files = append(bundles[i].Files, subagentFiles(bundles[i].Name())...)
+		}
 	}
 	return bundles, nil
+}
+
+// isEarly reports whether a chat file's name is that of Qwen Code 0.1's
+// recordings, session-<time>-<id prefix>.json: Gemini CLI's one-document
+// form, its replies typed "qwen".
+func isEarly(name string) bool {
+	return strings.HasPrefix(name, "session-") && strings.HasSuffix(name, ".json")
 }
 
 // subagentFiles are the sub-agent transcripts and their metadata beside
@@ -108,6 +121,13 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 	path := b.Name()
 	if path == "" {
 		return nil, fmt.Errorf("qwen: a bundle without a file")
+	}
+	if isEarly(filepath.Base(path)) {
+		res, err := gemini.Format{}.Read(ctx, importer.Bundle{Files: []string{path}})
+		if err != nil && ctx.Err() == nil {
+			return nil, earlyError{err}
+		}
+		return res, err
 	}
 	f, _, err := importer.Open(path, importer.MaxFile)
 	if err != nil {
@@ -149,3 +169,16 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 	}
 	return res, nil
 }
+
+// earlyError is the error of Gemini CLI's reader about a Qwen Code 0.1
+// recording, told as Qwen Code's, as the errors about its JSONL files
+// are, not in the name of the reader lent.
+type earlyError struct{ err error }
+
+func (e earlyError) Error() string {
+	msg := strings.TrimPrefix(e.err.Error(), "gemini: ")
+	msg = strings.Replace(msg, "not a Gemini CLI chat recording", "not a Qwen Code chat file", 1)
+	return "qwen: " + msg
+}
+
+func (e earlyError) Unwrap() error { return e.err }

@@ -213,11 +213,67 @@ func TestNotQwen(t *testing.T) {
 func TestRoots(t *testing.T) {
 	env := map[string]string{}
 	get := func(k string) string { return env[k] }
-	if got := (Format{}).Roots(get, "/h"); !slices.Equal(got, []string{"/h/.qwen/projects"}) {
+	if got := (Format{}).Roots(get, "/h"); !slices.Equal(got, []string{"/h/.qwen/projects", "/h/.qwen/tmp"}) {
 		t.Errorf("default roots %v", got)
 	}
 	env[EnvHome], env[EnvRuntimeDir] = "/h/q", "/run/q"
-	if got := (Format{}).Roots(get, "/h"); !slices.Equal(got, []string{"/run/q/projects", "/h/q/projects"}) {
+	if got := (Format{}).Roots(get, "/h"); !slices.Equal(got, []string{"/run/q/projects", "/h/q/projects", "/h/q/tmp"}) {
 		t.Errorf("roots %v", got)
+	}
+}
+
+// Qwen Code 0.1 recorded each session as Gemini CLI's one-document
+// recording under ~/.qwen/tmp/<project hash>/chats/, its replies typed
+// "qwen". testdata/tmp holds what Qwen Code 0.1.4 wrote, run offline
+// against a fake OpenAI-compatible model: two sessions of one prompt
+// each (`qwen -p`, which resumes none), the second's input partly
+// cached.
+func TestReadEarlyRecording(t *testing.T) {
+	roots := Format{}.Roots(func(string) string { return "" }, "/home/u")
+	if !slices.Contains(roots, filepath.Join("/home/u", ".qwen", "tmp")) {
+		t.Fatalf("roots %v lack ~/.qwen/tmp", roots)
+	}
+	bundles, err := Format{}.Bundles(context.Background(), "testdata/tmp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bundles) != 2 {
+		t.Fatalf("bundles = %v, want the two recordings", bundles)
+	}
+	want := []struct {
+		id, prompt, reply string
+		input, cached     int64
+	}{
+		{"954dd1f0-782f-4839-bca5-ba317257d9e3", "What does main.go print?", `It prints "hello, world" followed by a newline.`, 1834, 0},
+		{"e6f2f886-", "And with -v?", "The same: main.go reads no flags.", 1870, 1024},
+	}
+	for i, b := range bundles {
+		res, err := Format{}.Read(context.Background(), b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Sessions) != 1 || len(res.Problems) != 0 || len(res.Skipped) != 0 {
+			t.Fatalf("%s: sessions %d, problems %v, skipped %v", b.Name(), len(res.Sessions), res.Problems, res.Skipped)
+		}
+		s, w := res.Sessions[0], want[i]
+		if !strings.HasPrefix(s.SourceID, w.id) || s.Cwd != "" {
+			t.Errorf("source id %q, cwd %q", s.SourceID, s.Cwd)
+		}
+		if got := texts(s, loom.RoleUser, loom.PartText); !slices.Equal(got, []string{w.prompt}) {
+			t.Errorf("prompts %q", got)
+		}
+		if got := texts(s, loom.RoleAssistant, loom.PartText); !slices.Equal(got, []string{w.reply}) {
+			t.Errorf("replies %q", got)
+		}
+		var u loom.Usage
+		for _, m := range s.Messages {
+			u.Add(m.Usage)
+			if m.Role == loom.RoleAssistant && m.Model != "qwen3-coder-plus" {
+				t.Errorf("model %q", m.Model)
+			}
+		}
+		if u.InputTokens+u.CacheReadTokens != w.input || u.CacheReadTokens != w.cached || u.OutputTokens == 0 || u.APICalls != 1 {
+			t.Errorf("%s: usage %+v", s.SourceID, u)
+		}
 	}
 }
