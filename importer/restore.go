@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/handoff"
@@ -184,5 +185,29 @@ func (im *Importer) restored(ctx context.Context, s *Session, x *loom.Session, m
 	}
 	out := make([]*loom.Message, 0, r.Stored+len(msgs)-r.Messages)
 	out = append(out, stored[:r.Stored]...)
-	return append(out, msgs[r.Messages:]...), nil
+	return append(out, msgs[restoredEnd(msgs, r.Messages, stored[:r.Stored]):]...), nil
+}
+
+// restoredEnd is where the n messages a restored file was written with
+// end in msgs, its reading now. An agent that resumes the file may write
+// messages of its own ahead of them: Gemini CLI rewrites the
+// conversation with its session context first. Such a message, newer
+// than every message loom held, is none of the n: it is skipped in the
+// count, and left out (the messages loom holds stand for that part of
+// the file), rather than taken for one of them, which would take the
+// last restored message for one the agent added and store it twice.
+func restoredEnd(msgs []*loom.Message, n int, stored []*loom.Message) int {
+	var last time.Time
+	for _, m := range stored {
+		if m.CreatedAt.After(last) {
+			last = m.CreatedAt
+		}
+	}
+	i := 0
+	for seen := 0; seen < n && i < len(msgs); i++ {
+		if last.IsZero() || !msgs[i].CreatedAt.After(last) {
+			seen++
+		}
+	}
+	return i
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/internal/human"
 	"github.com/loomhq/loom/paths"
+	"github.com/loomhq/loom/recall"
 	"github.com/loomhq/loom/retention"
 )
 
@@ -60,6 +61,9 @@ type Report struct {
 	// of them that loom does not hold whole.
 	AtRisk int `json:"at_risk"`
 	Unheld int `json:"unheld"`
+	// RecallHooks counts the recall hooks that answered within their
+	// budget and those that ran out of time (and gave the agent nothing).
+	RecallHooks recall.HookCounts `json:"recall_hooks"`
 }
 
 // CaptureReport says whether capture runs, as its heartbeat shows.
@@ -138,6 +142,9 @@ func Check(ctx context.Context, opts *Options) (*Report, error) {
 	}
 	rep := &Report{WithinDays: opts.Within.Hours() / 24, Agents: rr.Agents, AtRisk: rr.AtRisk(), Unheld: len(rr.Unheld())}
 	rep.Capture = captureLiveness(opts, now)
+	if d, err := opts.Dirs(); err == nil {
+		rep.RecallHooks = recall.ReadHookCounts(d.State)
+	}
 	return rep, nil
 }
 
@@ -174,6 +181,9 @@ func printReport(opts *Options, rep *Report) {
 		fmt.Fprintf(out, "Capture: %s (%s).\n", cs.Green("running"), rep.Capture.Why)
 	} else {
 		fmt.Fprintln(out, opts.IO.WrapErr(fmt.Sprintf("Capture: %s (%s); %s", cs.Yellow("not running"), rep.Capture.Why, captureAdvice(rep.Capture, pl))))
+	}
+	if h := rep.RecallHooks; h.Late > 0 {
+		fmt.Fprintln(out, opts.IO.WrapErr(recallAdvice(h, rep.Capture, cs.Yellow)))
 	}
 	within := human.Plural(int(rep.WithinDays+0.5), "day")
 	now := opts.Now()
@@ -238,6 +248,17 @@ func captureAdvice(c CaptureReport, pl hooks.Places) string {
 		return "loom capture install keeps loom's copy up to date by itself."
 	}
 	return "its service is installed (" + hooks.Short(pl, c.Service) + ") but does not run: loom capture status says why, and docs/durability.md what to do where no service manager runs."
+}
+
+// recallAdvice says how many recall hooks ran out of time, and what
+// gives them more: a warm recall (the capture service answers the hooks)
+// and a longer budget.
+func recallAdvice(h recall.HookCounts, c CaptureReport, warn func(string) string) string {
+	line := "Recall hooks: " + warn(fmt.Sprintf("%d of %d ran out of time", h.Late, h.Late+h.Answered)) + " and gave the agent nothing; "
+	if !c.Running {
+		line += "the capture service answers them from a warm store (loom capture install), and "
+	}
+	return line + "a longer budget gives them time: [recall] hook_time in config.toml or LOOM_RECALL_HOOK_TIME (see docs/search.md)."
 }
 
 // keepUp ends the advice for sessions not held whole: how loom keeps up

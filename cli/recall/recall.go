@@ -316,20 +316,36 @@ func hookRun(ctx context.Context, opts *Options) error {
 	// follow, where none answered this one.
 	defer w.start(opts)
 	if err != nil {
-		// Out of time is no fault: the agent goes on without context.
+		// Out of time is no fault: the agent goes on without context,
+		// and loom doctor tells how often that happens.
 		if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, loom.ErrSearchTime) {
 			fmt.Fprintf(opts.IO.ErrOut, "loom recall: %v\n", err)
+		} else {
+			countHook(opts, false)
 		}
 		return nil
 	}
-	if text == "" || time.Now().After(start.Add(budget)) {
+	if late := time.Now().After(start.Add(budget)); text == "" || late {
 		// Nothing, or too late: the agent has waited long enough.
+		countHook(opts, !late)
 		return nil
 	}
+	defer countHook(opts, true)
 	var out hookOutput
 	out.HookSpecificOutput.HookEventName = event
 	out.HookSpecificOutput.AdditionalContext = text
 	return json.NewEncoder(opts.IO.Out).Encode(out)
+}
+
+// countHook counts a hook that answered within its budget, or ran out
+// of time, in the state directory (recall.CountHook), for loom doctor.
+func countHook(opts *Options, answered bool) {
+	if opts.Dirs == nil {
+		return
+	}
+	if d, err := opts.Dirs(); err == nil && d.State != "" {
+		recall.CountHook(d.State, answered)
+	}
 }
 
 // warmth is what a hook found of the warm recall of its store: where

@@ -124,3 +124,44 @@ func TestRecallSaysItsScope(t *testing.T) {
 		t.Errorf("recall -a of nothing on a terminal: exit %d, stdout %q, stderr %q", r.Code, r.Stdout, r.Stderr)
 	}
 }
+
+// On a machine too busy for the hook's budget, the hook gives the agent
+// nothing; it is counted, with the hooks that answered, and loom doctor
+// says how many ran out of time and what gives them more.
+func TestRecallHookOutOfTimeCounted(t *testing.T) {
+	t.Parallel()
+	fx := clitest.NewFixture(t)
+	fx.MustExec(t, "recall", "enable")
+	in := `{"session_id":"x","cwd":"` + fx.Project + `","hook_event_name":"UserPromptSubmit","prompt":"why does TestRetry flake?"}`
+	hook := func(budget string) clitest.Result {
+		t.Helper()
+		fx.ExtraEnv = []string{"LOOM_RECALL_HOOK_TIME=" + budget}
+		defer func() { fx.ExtraEnv = nil }()
+		r := fx.Exec(t, in, "recall", "--hook", "claude-code")
+		if r.Code != 0 {
+			t.Fatalf("hook: exit %d, %s", r.Code, r.Stderr)
+		}
+		return r
+	}
+	if r := hook("1m"); r.Stdout == "" {
+		t.Fatalf("hook with a minute gave nothing: %s", r.Stderr)
+	}
+	if out := fx.MustExec(t, "doctor"); strings.Contains(out, "Recall hooks") {
+		t.Fatalf("doctor with no hook out of time:\n%s", out)
+	}
+	for range 2 {
+		if r := hook("1ns"); r.Stdout != "" {
+			t.Fatalf("hook out of time: %q", r.Stdout)
+		}
+	}
+	out := fx.MustExec(t, "doctor")
+	if !strings.Contains(out, "2 of 3 ran out of time") || !strings.Contains(out, "hook_time") {
+		t.Fatalf("doctor after hooks ran out of time:\n%s", out)
+	}
+	var rep struct {
+		RecallHooks struct{ Answered, Late int } `json:"recall_hooks"`
+	}
+	if err := json.Unmarshal([]byte(fx.MustExec(t, "doctor", "--json")), &rep); err != nil || rep.RecallHooks.Answered != 1 || rep.RecallHooks.Late != 2 {
+		t.Fatalf("doctor --json: %+v, %v", rep, err)
+	}
+}

@@ -2,6 +2,7 @@ package realclis_test
 
 import (
 	"cmp"
+	"encoding/json"
 	"os"
 	"slices"
 	"strings"
@@ -90,9 +91,32 @@ func checkGrown(t *testing.T, fx *clitest.Fixture, tool string, src *loom.Sessio
 	if len(same) != 1 || same[0].ID != src.ID || same[0].MessageCount <= src.MessageCount {
 		t.Fatalf("after the agent's turn and an import, the sessions of %s are %+v; want %s alone, grown from %d messages", src.Key, same, src.ID, src.MessageCount)
 	}
-	if !slices.ContainsFunc(sessionMessages(t, fx, src.ID), func(m *loom.Message) bool {
+	msgs := sessionMessages(t, fx, src.ID)
+	if !slices.ContainsFunc(msgs, func(m *loom.Message) bool {
 		return m.Role == loom.RoleUser && strings.Contains(m.Text(), prompt)
 	}) {
 		t.Fatalf("the session in loom lacks the new prompt %q", prompt)
+	}
+	// What the agent added follows what loom held: nothing loom held
+	// comes again after it (a message of the same role, text and tool
+	// calls).
+	key := func(m *loom.Message) string {
+		k := m.Role + "\x00" + m.Text()
+		for _, p := range m.Parts {
+			if p.Type == loom.PartTool {
+				in, _ := json.Marshal(p.Input)
+				k += "\x00" + p.Name + string(in)
+			}
+		}
+		return k
+	}
+	held := map[string]int{}
+	for i, m := range msgs[:min(src.MessageCount, len(msgs))] {
+		held[key(m)] = i
+	}
+	for i, m := range msgs[min(src.MessageCount, len(msgs)):] {
+		if j, ok := held[key(m)]; ok && m.Role != loom.RoleSystem {
+			t.Fatalf("message %d of the grown session is message %d again (%s %.80q): what loom held was taken for what the agent added", src.MessageCount+i, j, m.Role, m.Text())
+		}
 	}
 }
