@@ -27,84 +27,104 @@ func findAssignments(text string, at []int, out []Finding) []Finding {
 		if p < last || !wordEnds(text, p) {
 			continue
 		}
-		// The whole name around the word.
-		ns, ne := p, p
-		for ns > 0 && isNameByte(text[ns-1]) {
-			ns--
-		}
-		for ne < len(text) && isNameByte(text[ne]) {
-			ne++
-		}
+		ns, ne, s, e := nameAround(text, p)
 		last = ne
-		s, e := ns, ne
-		for s < e && (text[s] == '-' || text[s] == '.') {
-			s++
-		}
-		for e > s && (text[e-1] == '-' || text[e-1] == '.') {
-			e--
-		}
 		flag := s > ns && text[ns] == '-'
 		name := text[s:e]
-		if len(name) < 2 || len(name) > 80 {
-			continue
-		}
-		if s >= 2 && text[s-2:s] == "${" {
-			// ${DB_PASSWORD:-default}: a shell's or a template's
-			// reference, with a default for when it is unset.
-			continue
-		}
-		if inARN(text, s) {
-			// arn:aws:secretsmanager:…:secret:prod/db-AbCdEf: a
-			// resource's name, not a value given to one.
-			continue
-		}
-		if name != "pass" && strings.EqualFold(name, "pass") {
-			// PASS, Pass: a test's result, not a password.
-			continue
-		}
-		cls := nameClass(name)
-		if cls == notSecret && flag {
-			cls = flagClass(name)
-		}
-		if cls == bareKey && spacedQualifier(text, s) {
-			// aylien key: …, Your API2CART key is …: a key named by
-			// the words before it, as a setting's or a sentence's.
-			cls = keyName
-		}
+		cls := assignedClass(text, s, name, flag)
 		if cls == notSecret {
 			continue
 		}
-		if f, ok := assignedValue(text, s, e, name, cls, flag); ok {
-			if cls < passwordName && brokenTelegram(name, text[f.Start:f.End]) {
-				// telegram_api_token = "0948:Amlrj…": a bot token's
-				// shape with the wrong lengths is none.
-				continue
-			}
-			if cls < passwordName && brokenJWT(text[f.Start:f.End]) {
-				// apiKey := "eyJ0eXAiOiJKV1QiLCJhbGCiOi…": a token's
-				// header that is no JSON.
-				continue
-			}
-			if cls < passwordName && alteredKey(text, s, name, text[f.Start:f.End]) {
-				// netsuite token - 'KeYcG56V…WD?5iGv…': a long key with
-				// one byte no key's alphabet has is a key altered.
-				continue
-			}
-			if signingKeyFingerprint(name, text[f.Start:f.End]) {
-				// docker_repo_key: '9DC8…CD88': the fingerprint of a
-				// package repository's public signing key.
-				continue
-			}
-			if cls < passwordName && serviceMisfit(text, s, name, text[f.Start:f.End]) {
-				// ramp token - 'ramp_id_tz8O…d?SIv…': a service's key
-				// that its format does not allow.
-				continue
-			}
+		if f, ok := assignedValue(text, s, e, name, cls, flag); ok && !misfit(text, s, name, text[f.Start:f.End], cls) {
 			out = append(out, f)
 			last = max(last, f.End)
 		}
 	}
 	return out
+}
+
+// nameAround returns the whole name around the credential word at
+// text[p]: ns and ne with the dashes and dots around it (a flag's
+// leading dashes), s and e without them.
+func nameAround(text string, p int) (ns, ne, s, e int) {
+	ns, ne = p, p
+	for ns > 0 && isNameByte(text[ns-1]) {
+		ns--
+	}
+	for ne < len(text) && isNameByte(text[ne]) {
+		ne++
+	}
+	s, e = ns, ne
+	for s < e && (text[s] == '-' || text[s] == '.') {
+		s++
+	}
+	for e > s && (text[e-1] == '-' || text[e-1] == '.') {
+		e--
+	}
+	return ns, ne, s, e
+}
+
+// assignedClass is the class of the name at text[s:], a flag's name
+// when flag, as one given a value: notSecret for a name too short or
+// too long, a reference, a part of a resource's name or a test's
+// result.
+func assignedClass(text string, s int, name string, flag bool) class {
+	if len(name) < 2 || len(name) > 80 {
+		return notSecret
+	}
+	if s >= 2 && text[s-2:s] == "${" {
+		// ${DB_PASSWORD:-default}: a shell's or a template's
+		// reference, with a default for when it is unset.
+		return notSecret
+	}
+	if inARN(text, s) {
+		// arn:aws:secretsmanager:…:secret:prod/db-AbCdEf: a
+		// resource's name, not a value given to one.
+		return notSecret
+	}
+	if name != "pass" && strings.EqualFold(name, "pass") {
+		// PASS, Pass: a test's result, not a password.
+		return notSecret
+	}
+	cls := nameClass(name)
+	if cls == notSecret && flag {
+		cls = flagClass(name)
+	}
+	if cls == bareKey && spacedQualifier(text, s) {
+		// aylien key: …, Your API2CART key is …: a key named by
+		// the words before it, as a setting's or a sentence's.
+		cls = keyName
+	}
+	return cls
+}
+
+// misfit reports whether v, the value given to the name at text[s:],
+// has the shape of a key that its name or its format says it cannot
+// be, or of a public key's fingerprint.
+func misfit(text string, s int, name, v string, cls class) bool {
+	if cls < passwordName && brokenTelegram(name, v) {
+		// telegram_api_token = "0948:Amlrj…": a bot token's
+		// shape with the wrong lengths is none.
+		return true
+	}
+	if cls < passwordName && brokenJWT(v) {
+		// apiKey := "eyJ0eXAiOiJKV1QiLCJhbGCiOi…": a token's
+		// header that is no JSON.
+		return true
+	}
+	if cls < passwordName && alteredKey(text, s, name, v) {
+		// netsuite token - 'KeYcG56V…WD?5iGv…': a long key with
+		// one byte no key's alphabet has is a key altered.
+		return true
+	}
+	if signingKeyFingerprint(name, v) {
+		// docker_repo_key: '9DC8…CD88': the fingerprint of a
+		// package repository's public signing key.
+		return true
+	}
+	// ramp token - 'ramp_id_tz8O…d?SIv…': a service's key that its
+	// format does not allow.
+	return cls < passwordName && serviceMisfit(text, s, name, v)
 }
 
 // An assignment is a name that says secret, found in a text, and what

@@ -205,47 +205,8 @@ func indexExpr(v string) bool {
 // are words (long enough, with vowels), and its runs of digits short.
 // A random string of mixed case falls into many one-letter pieces.
 func identifierLike(v string) bool {
-	var segs []string
-	start := -1
-	flush := func(end int) {
-		if start >= 0 && end > start {
-			segs = append(segs, v[start:end])
-		}
-		start = -1
-	}
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		switch {
-		case c >= '0' && c <= '9':
-			flush(i)
-			k := i
-			for k < len(v) && v[k] >= '0' && v[k] <= '9' {
-				k++
-			}
-			if k-i > 4 {
-				return false
-			}
-			i = k - 1
-		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
-			if start < 0 {
-				start = i
-				continue
-			}
-			prev := v[i-1]
-			upper := c >= 'A' && c <= 'Z'
-			nextLower := i+1 < len(v) && v[i+1] >= 'a' && v[i+1] <= 'z'
-			if upper && (prev >= 'a' && prev <= 'z' || prev >= 'A' && prev <= 'Z' && nextLower) {
-				flush(i)
-				start = i
-			}
-		case strings.IndexByte("_-./:$=*[]", c) >= 0:
-			flush(i)
-		default:
-			return false
-		}
-	}
-	flush(len(v))
-	if len(segs) == 0 {
+	segs, ok := namePieces(v)
+	if !ok || len(segs) == 0 {
 		return false
 	}
 	short, noVowel, letters, vowels, small := 0, 0, 0, 0, 0
@@ -277,6 +238,53 @@ func identifierLike(v string) bool {
 		}
 	}
 	return letters >= 4 && short <= 1 && small <= 1 && noVowel <= 1 && float64(letters)/float64(len(segs)) >= 3 && float64(vowels) >= 0.25*float64(letters)
+}
+
+// namePieces cuts v into the words of a name of code: at case changes
+// (a word's capital, an acronym's end), at runs of digits and at
+// separators. ok is false when v holds a run of more than four digits
+// or a character no name holds.
+func namePieces(v string) (segs []string, ok bool) {
+	start := -1
+	flush := func(end int) {
+		if start >= 0 && end > start {
+			segs = append(segs, v[start:end])
+		}
+		start = -1
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c >= '0' && c <= '9':
+			flush(i)
+			k := i
+			for k < len(v) && v[k] >= '0' && v[k] <= '9' {
+				k++
+			}
+			if k-i > 4 {
+				return nil, false
+			}
+			i = k - 1
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			if start < 0 {
+				start = i
+				continue
+			}
+			prev := v[i-1]
+			upper := c >= 'A' && c <= 'Z'
+			nextLower := i+1 < len(v) && v[i+1] >= 'a' && v[i+1] <= 'z'
+			if upper && (prev >= 'a' && prev <= 'z' || prev >= 'A' && prev <= 'Z' && nextLower) {
+				flush(i)
+				start = i
+			}
+		case strings.IndexByte("_-./:$=*[]", c) >= 0:
+			flush(i)
+		default:
+			return nil, false
+		}
+	}
+	flush(len(v))
+	return segs, true
 }
 
 // digitInside reports whether v has a digit with letters after it.

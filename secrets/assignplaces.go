@@ -189,14 +189,7 @@ func typedDecl(text string, i int) int {
 	if c := text[j]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '&' || c == '*' || c == '[') {
 		return i
 	}
-	for j < len(text) && j-start < 40 {
-		c := text[j]
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("_.&*[]<>?,'", c) >= 0 {
-			j++
-			continue
-		}
-		break
-	}
+	j = typeEnd(text, j)
 	typ := text[start:j]
 	sp := j
 	for j < len(text) && (text[j] == ' ' || text[j] == '\t') {
@@ -206,6 +199,21 @@ func typedDecl(text string, i int) int {
 	// value's own = never does (base64's padding: MFNO…UiE=).
 	if typ == "" || j == sp || j >= len(text) || text[j] != '=' || j+1 < len(text) && (text[j+1] == '=' || text[j+1] == '>') {
 		return i
+	}
+	return j
+}
+
+// typeEnd returns where the type that starts at text[start] ends: its
+// name, path and type arguments, 40 bytes at the most.
+func typeEnd(text string, start int) int {
+	j := start
+	for j < len(text) && j-start < 40 {
+		c := text[j]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("_.&*[]<>?,'", c) >= 0 {
+			j++
+			continue
+		}
+		break
 	}
 	return j
 }

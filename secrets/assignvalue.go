@@ -86,27 +86,7 @@ func secretValue(v string, cls class, quoted, literal bool) bool {
 	if n < minLen || n > 512 {
 		return false
 	}
-	l := strings.ToLower(v)
-	if wordValues[l] || strings.HasPrefix(v, MarkerPrefix) || strings.Contains(v, "[REDACTED") || placeholderWord(v) {
-		return false
-	}
-	if placeholder(v) || reference(v) || hashForm(v) || shortPrefixed(v) || decodedPlaceholder(v) {
-		return false
-	}
-	if reservedStart(v, quoted) {
-		return false
-	}
-	if u := strings.Trim(v, `'"`); u != v && u != "" && (reservedStart(u, true) || reference(u)) {
-		// "'$PRECOMPILE_PASSWORD'": a reference quoted once more for
-		// the shell.
-		return false
-	}
-	if symbolsOnly(v) || selector(v) {
-		return false
-	}
-	if t := strings.Trim(v, ",;:"); t != v && identLike(t) {
-		// ,usernameLabel: (passwordLabel:"Password:",usernameLabel:…):
-		// a label's name and its neighbour's, not a value.
+	if standsFor(v, quoted) {
 		return false
 	}
 	if cls == passwordName && quoted && passphrase(v) && !prose(v) {
@@ -114,88 +94,13 @@ func secretValue(v string, cls class, quoted, literal bool) bool {
 		// password's name is given.
 		return true
 	}
-	if !quoted && codeOperand(v, minLen, literal) {
+	if notToken(v, cls, minLen, quoted, literal) {
 		return false
 	}
-	if timeUUID(v) {
-		// A UUID of version 1 is a time and a host's address: nothing
-		// random to keep (token: "7488a646-e31f-11e4-aace-600308960662").
+	k, ok := countChars(v, cls, quoted)
+	if !ok {
 		return false
 	}
-	if typeSpec(v) {
-		// password:string:redact, password:text:redact: a field's
-		// type and options, as schema generators take them.
-		return false
-	}
-	if d, ok := plain64(v); ok && weakPlain(d) {
-		// Base64 of a tutorial's word (ZGVtbw== is demo): a
-		// Secret's example, not a secret.
-		return false
-	}
-	for _, r := range v {
-		if r >= 0x80 && unicode.IsLetter(r) {
-			// A word of a language (a translation: "Пароль",
-			// "La contraseña es incorrecta."), not a key.
-			return false
-		}
-	}
-	if strings.Count(v, " ") >= 2 {
-		return false
-	}
-	// A quoted value whose parentheses do not pair is a key's
-	// characters (django-insecure-_du9e^cmago!%(^+=…), not code.
-	keyChars := quoted && strings.Count(v, "(") != strings.Count(v, ")")
-	if strings.ContainsAny(v, "()") && (cls != passwordName && !literal && !keyChars || codeLike(v)) || strings.Contains(v, "::") || strings.Contains(v, "->") {
-		return false
-	}
-	if strings.Contains(v, "://") && !strings.Contains(v, "@") {
-		return false
-	}
-	if looksLikePath(v) || dottedIdentifier(v) || indexExpr(v) {
-		return false
-	}
-	if !quoted && !literal && cls != passwordName {
-		// An unquoted token is made of token characters; a
-		// setting's literal (JWT_SECRET=IzrT6M!JBu4yP&QebW) is taken
-		// as written.
-		for i := 0; i < len(v); i++ {
-			c := v[i]
-			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._~+/=:-%!@*$^", c) >= 0) {
-				return false
-			}
-		}
-	}
-	if allDigits(v) && n < 12 || versionLike(v) || cls != passwordName && artifactVersion(v) {
-		return false
-	}
-	var lower, upper, digit, other int
-	for _, r := range v {
-		switch {
-		case unicode.IsLower(r):
-			lower++
-		case unicode.IsUpper(r):
-			upper++
-		case unicode.IsDigit(r):
-			digit++
-		case r == ' ':
-			if cls != passwordName || !quoted || prose(v) {
-				return false
-			}
-			other++
-		default:
-			other++
-		}
-	}
-	kinds := 0
-	for _, k := range []int{lower, upper, digit, other} {
-		if k > 0 {
-			kinds++
-		}
-	}
-	// A name of code switches case at its words' starts only; a
-	// random token of letters (PSIYbVgfkbRtQmWzXaLc) switches all the
-	// time.
-	identifier := digit == 0 && identLike(v) && caseSwitches(v)*3 <= n
 	// A name of code (testP256PrivateKey, smallType/int32,
 	// jsFetchCredentials), where one can stand: unquoted in code, a path
 	// or a URN anywhere, a quoted word without digits inside. A
@@ -206,44 +111,16 @@ func secretValue(v string, cls class, quoted, literal bool) bool {
 	}
 	switch cls {
 	case passwordName:
-		// People's passwords: anything but an identifier (a variable's
-		// or a setting's name) or a short lower-case word; a
-		// passphrase of four words or more is one
-		// (staple-horse-velvet-battery).
-		if (quoted || literal) && passphrase(v) {
-			return true
-		}
-		if strings.Contains(v, " ") && lower+other == n && strings.Count(v, " ") == other {
-			// "too short", "does not match": a test's words, not a
-			// password (a passphrase has four words or more).
-			return false
-		}
-		if identifier && (n < 12 || strings.ContainsAny(v, "_") || upper == 0) {
-			return false
-		}
-		if lower == n && n < 12 {
-			return false
-		}
-		return true
+		return passwordValue(v, k, quoted, literal)
 	case secretName:
-		if identifier {
-			return false
-		}
-		if kinds < 2 && n < 24 {
-			// One kind of character: a token still when it is long
-			// and no word (sktkgevqgqsnlgat, 3940443370678905).
-			if n < 15 || lower+upper > 0 && vowelRatio(v) >= 0.2 || other > 0 {
-				return false
-			}
-		}
-		return random(v, 0.6)
+		return secretNameValue(v, k)
 	case bareKey:
-		if lower == 0 || upper == 0 || digit == 0 || uuidLike(v) {
+		if k.lower == 0 || k.upper == 0 || k.digit == 0 || uuidLike(v) {
 			return false
 		}
 		return random(v, 0.75)
 	default:
-		if identifier || kinds < 2 || strings.Count(v, " ") > 0 {
+		if k.identifier || k.kinds() < 2 || strings.Count(v, " ") > 0 {
 			return false
 		}
 		if uuidLike(v) {
@@ -252,6 +129,190 @@ func secretValue(v string, cls class, quoted, literal bool) bool {
 		}
 		return random(v, 0.72)
 	}
+}
+
+// standsFor reports whether v stands for a secret, or for something
+// else, rather than holding one: a word of a format, a placeholder, a
+// reference, a hash, a mask or a selector, a label's name.
+func standsFor(v string, quoted bool) bool {
+	l := strings.ToLower(v)
+	if wordValues[l] || strings.HasPrefix(v, MarkerPrefix) || strings.Contains(v, "[REDACTED") || placeholderWord(v) {
+		return true
+	}
+	if placeholder(v) || reference(v) || hashForm(v) || shortPrefixed(v) || decodedPlaceholder(v) {
+		return true
+	}
+	if reservedStart(v, quoted) {
+		return true
+	}
+	if u := strings.Trim(v, `'"`); u != v && u != "" && (reservedStart(u, true) || reference(u)) {
+		// "'$PRECOMPILE_PASSWORD'": a reference quoted once more for
+		// the shell.
+		return true
+	}
+	if symbolsOnly(v) || selector(v) {
+		return true
+	}
+	if t := strings.Trim(v, ",;:"); t != v && identLike(t) {
+		// ,usernameLabel: (passwordLabel:"Password:",usernameLabel:…):
+		// a label's name and its neighbour's, not a value.
+		return true
+	}
+	return false
+}
+
+// notToken reports whether v is written as something other than a
+// token: code, a UUID of time, a field's type, base64 of a tutorial's
+// word, words of a language, a path, a URL without credentials, a
+// number or a version.
+func notToken(v string, cls class, minLen int, quoted, literal bool) bool {
+	if !quoted && codeOperand(v, minLen, literal) {
+		return true
+	}
+	if timeUUID(v) {
+		// A UUID of version 1 is a time and a host's address: nothing
+		// random to keep (token: "7488a646-e31f-11e4-aace-600308960662").
+		return true
+	}
+	if typeSpec(v) {
+		// password:string:redact, password:text:redact: a field's
+		// type and options, as schema generators take them.
+		return true
+	}
+	if d, ok := plain64(v); ok && weakPlain(d) {
+		// Base64 of a tutorial's word (ZGVtbw== is demo): a
+		// Secret's example, not a secret.
+		return true
+	}
+	for _, r := range v {
+		if r >= 0x80 && unicode.IsLetter(r) {
+			// A word of a language (a translation: "Пароль",
+			// "La contraseña es incorrecta."), not a key.
+			return true
+		}
+	}
+	if strings.Count(v, " ") >= 2 {
+		return true
+	}
+	if codeText(v, cls, quoted, literal) {
+		return true
+	}
+	if !quoted && !literal && cls != passwordName && !tokenChars(v) {
+		// An unquoted token is made of token characters; a
+		// setting's literal (JWT_SECRET=IzrT6M!JBu4yP&QebW) is taken
+		// as written.
+		return true
+	}
+	return allDigits(v) && len(v) < 12 || versionLike(v) || cls != passwordName && artifactVersion(v)
+}
+
+// codeText reports whether v reads as code, a path or a URL without
+// credentials rather than a value.
+func codeText(v string, cls class, quoted, literal bool) bool {
+	// A quoted value whose parentheses do not pair is a key's
+	// characters (django-insecure-_du9e^cmago!%(^+=…), not code.
+	keyChars := quoted && strings.Count(v, "(") != strings.Count(v, ")")
+	if strings.ContainsAny(v, "()") && (cls != passwordName && !literal && !keyChars || codeLike(v)) || strings.Contains(v, "::") || strings.Contains(v, "->") {
+		return true
+	}
+	if strings.Contains(v, "://") && !strings.Contains(v, "@") {
+		return true
+	}
+	return looksLikePath(v) || dottedIdentifier(v) || indexExpr(v)
+}
+
+// tokenChars reports whether v is made of the characters tokens are
+// written with.
+func tokenChars(v string) bool {
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._~+/=:-%!@*$^", c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// charCounts are how many characters of each kind a value holds, and
+// whether it reads as a name of code.
+type charCounts struct {
+	lower, upper, digit, other int
+	identifier                 bool
+}
+
+// kinds is how many kinds of character the value holds.
+func (k charCounts) kinds() int {
+	n := 0
+	for _, c := range []int{k.lower, k.upper, k.digit, k.other} {
+		if c > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// countChars counts v's characters by kind; ok is false when v holds a
+// space that only a quoted password's passphrase may hold.
+func countChars(v string, cls class, quoted bool) (k charCounts, ok bool) {
+	for _, r := range v {
+		switch {
+		case unicode.IsLower(r):
+			k.lower++
+		case unicode.IsUpper(r):
+			k.upper++
+		case unicode.IsDigit(r):
+			k.digit++
+		case r == ' ':
+			if cls != passwordName || !quoted || prose(v) {
+				return k, false
+			}
+			k.other++
+		default:
+			k.other++
+		}
+	}
+	// A name of code switches case at its words' starts only; a
+	// random token of letters (PSIYbVgfkbRtQmWzXaLc) switches all the
+	// time.
+	k.identifier = k.digit == 0 && identLike(v) && caseSwitches(v)*3 <= len(v)
+	return k, true
+}
+
+// passwordValue decides for a value given to a password's name.
+// People's passwords are anything but an identifier (a variable's or a
+// setting's name) or a short lower-case word; a passphrase of four words
+// or more is one (staple-horse-velvet-battery).
+func passwordValue(v string, k charCounts, quoted, literal bool) bool {
+	n := len(v)
+	if (quoted || literal) && passphrase(v) {
+		return true
+	}
+	if strings.Contains(v, " ") && k.lower+k.other == n && strings.Count(v, " ") == k.other {
+		// "too short", "does not match": a test's words, not a
+		// password (a passphrase has four words or more).
+		return false
+	}
+	if k.identifier && (n < 12 || strings.ContainsAny(v, "_") || k.upper == 0) {
+		return false
+	}
+	return k.lower != n || n >= 12
+}
+
+// secretNameValue decides for a value given to a name that says secret
+// or token.
+func secretNameValue(v string, k charCounts) bool {
+	n := len(v)
+	if k.identifier {
+		return false
+	}
+	if k.kinds() < 2 && n < 24 {
+		// One kind of character: a token still when it is long
+		// and no word (sktkgevqgqsnlgat, 3940443370678905).
+		if n < 15 || k.lower+k.upper > 0 && vowelRatio(v) >= 0.2 || k.other > 0 {
+			return false
+		}
+	}
+	return random(v, 0.6)
 }
 
 // random reports whether v's characters are spread as a random string's
