@@ -53,7 +53,18 @@ type changeReport struct {
 	HookProblems []string        `json:"hook_problems"`
 }
 
-func newCmdInstall(opts *Options) *cobra.Command {
+// InstallOptions are the options of `loom capture install`.
+type InstallOptions struct {
+	*Options
+	// Start enables and starts the service (no --no-start); Hooks adds
+	// the agents' import hooks (no --no-hooks).
+	Start, Hooks bool
+}
+
+// newCmdInstall builds loom capture install. runF, when not nil, is
+// called with the options instead of installing.
+func newCmdInstall(inv *command.Invocation, runF func(*InstallOptions) error) *cobra.Command {
+	opts := &InstallOptions{Options: NewOptions(inv)}
 	var noStart, noHooks bool
 	cmd := &cobra.Command{
 		Use:   "install",
@@ -78,7 +89,11 @@ service with this loom's; hooks already there are kept.`,
   loom capture install --no-start --json     # write the unit, start it yourself`,
 		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return installRun(cmd.Context(), opts, !noStart, !noHooks)
+			opts.Start, opts.Hooks = !noStart, !noHooks
+			if runF != nil {
+				return runF(opts)
+			}
+			return installRun(cmd.Context(), opts.Options, opts.Start, opts.Hooks)
 		},
 	}
 	cmd.Flags().BoolVar(&noStart, "no-start", false, "write the service's file, but neither enable nor start it")
@@ -399,7 +414,17 @@ func hookWords(r *hooks.Report, install bool) string {
 	return "none there"
 }
 
-func newCmdUninstall(opts *Options) *cobra.Command {
+// UninstallOptions are the options of `loom capture uninstall`.
+type UninstallOptions struct {
+	*Options
+	// Hooks takes out the import hooks install added (no --keep-hooks).
+	Hooks bool
+}
+
+// newCmdUninstall builds loom capture uninstall. runF, when not nil, is
+// called with the options instead of uninstalling.
+func newCmdUninstall(inv *command.Invocation, runF func(*UninstallOptions) error) *cobra.Command {
+	opts := &UninstallOptions{Options: NewOptions(inv)}
 	var keepHooks bool
 	cmd := &cobra.Command{
 		Use:   "uninstall",
@@ -412,7 +437,11 @@ captured stays in the store.`,
   loom capture uninstall --keep-hooks`,
 		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return uninstallRun(cmd.Context(), opts, !keepHooks)
+			opts.Hooks = !keepHooks
+			if runF != nil {
+				return runF(opts)
+			}
+			return uninstallRun(cmd.Context(), opts.Options, opts.Hooks)
 		},
 	}
 	cmd.Flags().BoolVar(&keepHooks, "keep-hooks", false, "leave the agents' hooks as they are")
