@@ -826,34 +826,48 @@ func exampleValue(v string) bool {
 }
 
 func (r *rule) accept(v string) bool {
+	return !r.standIn(v) && r.fits(v)
+}
+
+// standIn reports whether v, found by the rule, stands for a secret
+// rather than being one: a value the allow-list or the rule's filler
+// takes, a placeholder, a word, a shell's variable, base64 of a test's
+// word.
+func (r *rule) standIn(v string) bool {
 	if !accepted(fillerPart(r.ID, v)) {
-		return false
+		return true
 	}
 	if r.Placeholders && (placeholder(v) || wordValues[strings.ToLower(v)] || placeholderWord(v)) {
-		return false
+		return true
 	}
 	if weak[r.ID] && weakWord(v) {
-		return false
+		return true
 	}
 	if r.Placeholders && strings.HasPrefix(v, "$") && reservedStart(v, false) {
 		// curl --user "$USER:$GITHUB_PASSWORD": a shell's variable.
-		return false
+		return true
 	}
 	if f := fillerPart(r.ID, v); r.ID == "slack-token" && !strings.ContainsAny(f, "0123456789") && identifierLike(f) {
 		// xoxe.xoxp-1-SlackAppConfigurationAccessTokenHere: words
 		// where the secret goes.
-		return false
+		return true
 	}
 	if r.ID == "password-argument" && (placeholder(v) || reference(v) || reservedStart(v, false)) {
-		return false
+		return true
 	}
 	if r.Placeholders {
 		// dGVzdC1hcGkta2V5Cg== (test-api-key): base64 of a test's
 		// word, as echo and base64 make it, is no secret either.
 		if d, ok := plain64(v); ok && weakPlain(d) {
-			return false
+			return true
 		}
 	}
+	return false
+}
+
+// fits reports whether v has what the rule asks of a secret's shape:
+// no stub key, no code, a digit, both cases, the entropy.
+func (r *rule) fits(v string) bool {
 	if r.ID == "private-key" && stubKey(v) {
 		return false
 	}

@@ -130,25 +130,7 @@ func yamlBlockValues(doc string, at, from, off int, out []Finding) []Finding {
 			case strings.HasPrefix(trimmed, "{{") || strings.HasPrefix(trimmed, "#") || strings.HasPrefix(trimmed, "{%"):
 				// A template's directive ({{- range … }}), a comment.
 			default:
-				block, file = -1, -1
-				if k := strings.Index(trimmed, ":"); k > 0 {
-					v := strings.TrimSpace(trimmed[k+1:])
-					v = strings.TrimRight(v, "\r")
-					if c := strings.Index(v, " #"); c > 0 && !strings.ContainsAny(v[:1], `"'`) {
-						// key: value  # a comment
-						v = strings.TrimSpace(v[:c])
-					}
-					switch {
-					case (v == "|" || v == "|-" || v == "|+") && configFile(trimmed[:k]):
-						file = ind
-					case v == "|" || v == ">" || v == "|-" || v == ">-" || v == "|+" || v == ">+":
-						block = ind
-					case len(v) >= 4 && !strings.Contains(v, "{{") && !strings.HasPrefix(v, "$") && !strings.HasPrefix(v, "=") && !placeholder(strings.Trim(v, `"'`)) && !placeholderWord(v) && !strings.HasPrefix(strings.Trim(v, `"'`), "value") && !plainSecretData(trimmed[:k], strings.Trim(v, `"'`)):
-						q := strings.Trim(v, `"'`)
-						s := pos + ind + k + 1 + strings.Index(trimmed[k+1:], q)
-						out = append(out, Finding{RuleID: "kubernetes-secret", Start: off + s, End: off + s + len(q)})
-					}
-				}
+				block, file, out = yamlEntry(trimmed, pos, ind, off, out)
 			}
 		}
 		if end < 0 {
@@ -157,6 +139,35 @@ func yamlBlockValues(doc string, at, from, off int, out []Finding) []Finding {
 		pos += end + 1
 	}
 	return out
+}
+
+// yamlEntry reads the line trimmed of a Secret's data, a key's, at pos
+// and indented by ind: the start of a block scalar (block, or file for
+// one holding a config file, is then the key's indentation; both are
+// -1 otherwise), or the key's value, found.
+func yamlEntry(trimmed string, pos, ind, off int, out []Finding) (block, file int, _ []Finding) {
+	block, file = -1, -1
+	k := strings.Index(trimmed, ":")
+	if k <= 0 {
+		return block, file, out
+	}
+	v := strings.TrimSpace(trimmed[k+1:])
+	v = strings.TrimRight(v, "\r")
+	if c := strings.Index(v, " #"); c > 0 && !strings.ContainsAny(v[:1], `"'`) {
+		// key: value  # a comment
+		v = strings.TrimSpace(v[:c])
+	}
+	switch {
+	case (v == "|" || v == "|-" || v == "|+") && configFile(trimmed[:k]):
+		file = ind
+	case v == "|" || v == ">" || v == "|-" || v == ">-" || v == "|+" || v == ">+":
+		block = ind
+	case len(v) >= 4 && !strings.Contains(v, "{{") && !strings.HasPrefix(v, "$") && !strings.HasPrefix(v, "=") && !placeholder(strings.Trim(v, `"'`)) && !placeholderWord(v) && !strings.HasPrefix(strings.Trim(v, `"'`), "value") && !plainSecretData(trimmed[:k], strings.Trim(v, `"'`)):
+		q := strings.Trim(v, `"'`)
+		s := pos + ind + k + 1 + strings.Index(trimmed[k+1:], q)
+		out = append(out, Finding{RuleID: "kubernetes-secret", Start: off + s, End: off + s + len(q)})
+	}
+	return block, file, out
 }
 
 // configFile reports whether a Secret's key names a config file
@@ -369,70 +380,96 @@ var sessionCookies = []string{"sess", "sid", "token", "auth", "jwt", "login", "r
 // any cookie whose value looks random, in Cookie and Set-Cookie headers.
 func findCookies(text string, at []int, out []Finding) []Finding {
 	for _, p := range at {
-		i := p + len("cookie")
-		for i < len(text) && (text[i] == '"' || text[i] == '\'' || text[i] == '\\') {
-			i++
-		}
-		for i < len(text) && (text[i] == ' ' || text[i] == '\t') {
-			i++
-		}
-		if i >= len(text) || text[i] != ':' && text[i] != '=' {
+		i, end, set, ok := cookieHeader(text, p)
+		if !ok {
 			continue
 		}
-		// A header's name ends there: Cookie, Set-Cookie, cookie.
-		if p > 0 && isNameByte(text[p-1]) && text[p-1] != '-' {
-			continue
-		}
-		set := p >= 4 && strings.EqualFold(text[p-4:p], "set-")
+		out = cookieValues(text[i:end], i, set, out)
+	}
+	return out
+}
+
+// cookieHeader returns where the value of the Cookie or Set-Cookie
+// header whose name ends with the "cookie" at text[p] is, within its
+// quotes or to its line's end; set says Set-Cookie. ok is false when the
+// word names no header.
+func cookieHeader(text string, p int) (i, end int, set, ok bool) {
+	i = p + len("cookie")
+	for i < len(text) && (text[i] == '"' || text[i] == '\'' || text[i] == '\\') {
 		i++
-		for i < len(text) && (text[i] == ' ' || text[i] == '\t') {
-			i++
+	}
+	for i < len(text) && (text[i] == ' ' || text[i] == '\t') {
+		i++
+	}
+	if i >= len(text) || text[i] != ':' && text[i] != '=' {
+		return 0, 0, false, false
+	}
+	// A header's name ends there: Cookie, Set-Cookie, cookie.
+	if p > 0 && isNameByte(text[p-1]) && text[p-1] != '-' {
+		return 0, 0, false, false
+	}
+	set = p >= 4 && strings.EqualFold(text[p-4:p], "set-")
+	i++
+	for i < len(text) && (text[i] == ' ' || text[i] == '\t') {
+		i++
+	}
+	// 'Cookie': 'a=b; c=d' (a dict's repr), "Cookie": "…" (JSON).
+	var quote byte
+	if i < len(text) && (text[i] == '"' || text[i] == '\'') {
+		quote = text[i]
+		i++
+	}
+	return i, headerEnd(text, i, quote), set, true
+}
+
+// headerEnd returns where the header's value that starts at text[i]
+// ends: at its closing quote (when quote is not 0), at any quote
+// otherwise, at its line's end.
+func headerEnd(text string, i int, quote byte) int {
+	end := i
+	for end < len(text) && text[end] != '\n' && text[end] != '\r' && (quote == 0 && text[end] != '"' && text[end] != '\'' || text[end] != quote) {
+		// A header line in a repr (b'…\r\nCookie: a=b\r\n…') ends at
+		// its escaped line break.
+		if text[end] == '\\' && end+1 < len(text) && (text[end+1] == 'r' || text[end+1] == 'n') {
+			break
 		}
-		// 'Cookie': 'a=b; c=d' (a dict's repr), "Cookie": "…" (JSON).
-		var quote byte
-		if i < len(text) && (text[i] == '"' || text[i] == '\'') {
-			quote = text[i]
-			i++
+		end++
+	}
+	return end
+}
+
+// cookieValues appends the findings of a Cookie header's value, which
+// starts at off in the text: the values of session and login cookies,
+// and of any cookie whose value looks random (of Set-Cookie, the cookie
+// set, not its attributes).
+func cookieValues(header string, off int, set bool, out []Finding) []Finding {
+	for k, pair := range strings.Split(header, ";") {
+		start := off
+		off += len(pair) + 1
+		if set && k > 0 {
+			break
 		}
-		end := i
-		for end < len(text) && text[end] != '\n' && text[end] != '\r' && (quote == 0 && text[end] != '"' && text[end] != '\'' || text[end] != quote) {
-			// A header line in a repr (b'…\r\nCookie: a=b\r\n…') ends at
-			// its escaped line break.
-			if text[end] == '\\' && end+1 < len(text) && (text[end+1] == 'r' || text[end+1] == 'n') {
+		eq := strings.IndexByte(pair, '=')
+		if eq <= 0 {
+			continue
+		}
+		name := strings.ToLower(strings.TrimSpace(pair[:eq]))
+		v := strings.TrimSpace(pair[eq+1:])
+		if len(v) < 8 || placeholder(v) || wordValues[strings.ToLower(v)] {
+			continue
+		}
+		session := false
+		for _, s := range sessionCookies {
+			if strings.Contains(name, s) {
+				session = true
 				break
 			}
-			end++
 		}
-		header := text[i:end]
-		off := i
-		for k, pair := range strings.Split(header, ";") {
-			start := off
-			off += len(pair) + 1
-			if set && k > 0 {
-				break
-			}
-			eq := strings.IndexByte(pair, '=')
-			if eq <= 0 {
-				continue
-			}
-			name := strings.ToLower(strings.TrimSpace(pair[:eq]))
-			v := strings.TrimSpace(pair[eq+1:])
-			if len(v) < 8 || placeholder(v) || wordValues[strings.ToLower(v)] {
-				continue
-			}
-			session := false
-			for _, s := range sessionCookies {
-				if strings.Contains(name, s) {
-					session = true
-					break
-				}
-			}
-			if !session && !(len(v) >= 16 && Entropy(v) >= 3.5) {
-				continue
-			}
-			vs := start + eq + 1 + strings.Index(pair[eq+1:], v)
-			out = append(out, Finding{RuleID: "cookie", Start: vs, End: vs + len(v)})
+		if !session && !(len(v) >= 16 && Entropy(v) >= 3.5) {
+			continue
 		}
+		vs := start + eq + 1 + strings.Index(pair[eq+1:], v)
+		out = append(out, Finding{RuleID: "cookie", Start: vs, End: vs + len(v)})
 	}
 	return out
 }

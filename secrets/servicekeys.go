@@ -213,24 +213,8 @@ func serviceValue(text string, i int, fs []serviceFormat, credNamed bool) (Findi
 			i = skipBlanks(text, j)
 		}
 	}
-	quoted := false
-	if i < len(text) && strings.IndexByte("'\"`{([<", text[i]) >= 0 {
-		quoted = text[i] != '{' && text[i] != '(' && text[i] != '[' && text[i] != '<'
-		i++
-	}
-	e := i
-	for e < len(text) && tokenByte[text[e]] && text[e] != ':' {
-		e++
-	}
-	for e > i && (text[e-1] == '.' || text[e-1] == '-') {
-		e--
-	}
-	if e-i < 10 {
-		return Finding{}, false
-	}
-	if e < len(text) && strings.IndexByte(" \t\r\n'\"`})]>,;|/&.-", text[e]) < 0 && !(text[e] == ':' && e+1 < len(text) && text[e+1] == ' ') {
-		// The value goes on with bytes no format of its has: a path,
-		// a URL, an e-mail address.
+	i, e, quoted, ok := serviceToken(text, i)
+	if !ok {
 		return Finding{}, false
 	}
 	v := text[i:e]
@@ -253,6 +237,34 @@ func serviceValue(text string, i int, fs []serviceFormat, credNamed bool) (Findi
 		return Finding{}, false
 	}
 	return Finding{RuleID: serviceKeyID, Start: i, End: e}, true
+}
+
+// serviceToken returns where the token that text[i] starts (after an
+// opening quote or bracket) is, 10 bytes or more, and whether a quote
+// holds it; ok is false when there is none, or when it goes on with
+// bytes no format of its has (a path, a URL, an e-mail address).
+func serviceToken(text string, i int) (int, int, bool, bool) {
+	quoted := false
+	if i < len(text) && strings.IndexByte("'\"`{([<", text[i]) >= 0 {
+		quoted = text[i] != '{' && text[i] != '(' && text[i] != '[' && text[i] != '<'
+		i++
+	}
+	e := i
+	for e < len(text) && tokenByte[text[e]] && text[e] != ':' {
+		e++
+	}
+	for e > i && (text[e-1] == '.' || text[e-1] == '-') {
+		e--
+	}
+	if e-i < 10 {
+		return 0, 0, false, false
+	}
+	if e < len(text) && strings.IndexByte(" \t\r\n'\"`})]>,;|/&.-", text[e]) < 0 && !(text[e] == ':' && e+1 < len(text) && text[e+1] == ' ') {
+		// The value goes on with bytes no format of its has: a path,
+		// a URL, an e-mail address.
+		return 0, 0, false, false
+	}
+	return i, e, quoted, true
 }
 
 func skipBlanks(text string, i int) int {

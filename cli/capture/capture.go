@@ -82,7 +82,6 @@ func NewOptions(inv *command.Invocation) *Options {
 
 // NewCmdCapture builds loom capture and its sub-commands.
 func NewCmdCapture(inv *command.Invocation) *cobra.Command {
-	opts := NewOptions(inv)
 	cmd := &cobra.Command{
 		Use:   "capture <command>",
 		Short: "Import every agent's sessions by itself, as a per-user service",
@@ -105,7 +104,7 @@ docs/durability.md.`,
 		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newCmdInstall(opts), newCmdUninstall(opts), newCmdStatus(opts, nil), newCmdRun(opts))
+	cmd.AddCommand(newCmdInstall(inv, nil), newCmdUninstall(inv, nil), newCmdStatus(inv, nil), newCmdRun(inv, nil))
 	return cmd
 }
 

@@ -53,7 +53,18 @@ type changeReport struct {
 	HookProblems []string        `json:"hook_problems"`
 }
 
-func newCmdInstall(opts *Options) *cobra.Command {
+// InstallOptions are the options of `loom capture install`.
+type InstallOptions struct {
+	*Options
+	// Start enables and starts the service (no --no-start); Hooks adds
+	// the agents' import hooks (no --no-hooks).
+	Start, Hooks bool
+}
+
+// newCmdInstall builds loom capture install. runF, when not nil, is
+// called with the options instead of installing.
+func newCmdInstall(inv *command.Invocation, runF func(*InstallOptions) error) *cobra.Command {
+	opts := &InstallOptions{Options: NewOptions(inv)}
 	var noStart, noHooks bool
 	cmd := &cobra.Command{
 		Use:   "install",
@@ -78,7 +89,11 @@ service with this loom's; hooks already there are kept.`,
   loom capture install --no-start --json     # write the unit, start it yourself`,
 		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return installRun(cmd.Context(), opts, !noStart, !noHooks)
+			opts.Start, opts.Hooks = !noStart, !noHooks
+			if runF != nil {
+				return runF(opts)
+			}
+			return installRun(cmd.Context(), opts.Options, opts.Start, opts.Hooks)
 		},
 	}
 	cmd.Flags().BoolVar(&noStart, "no-start", false, "write the service's file, but neither enable nor start it")
@@ -197,104 +212,6 @@ func (opts *Options) manage(ctx context.Context, r *serviceReport, start bool) e
 	return nil
 }
 
-// noUserManager says that systemctl --user failed, as it printed out,
-// because no user service manager runs: no user bus to reach one (a
-// container, a minimal VM, a login without a session), or no systemd
-// at all (WSL without it).
-func noUserManager(out string) bool {
-	for _, s := range []string{"Failed to connect to bus", "Failed to connect to user scope bus", "not been booted with systemd", "$DBUS_SESSION_BUS_ADDRESS and $XDG_RUNTIME_DIR not defined"} {
-		if strings.Contains(out, s) {
-			return true
-		}
-	}
-	return false
-}
-
-// cronLine is the crontab line that starts s at boot where no service
-// manager does: its environment, the home included, set before loom,
-// its output appended to the service's log. cron hands the line to
-// /bin/sh, and takes a % for a new line unless it is escaped.
-func cronLine(s capture.Service) string {
-	words := []string{"@reboot"}
-	for _, kv := range s.Env {
-		k, v, _ := strings.Cut(kv, "=")
-		words = append(words, k+"="+shellQuote(v))
-	}
-	words = append(words, shellQuote(s.Program))
-	for _, a := range s.Args {
-		words = append(words, shellQuote(a))
-	}
-	line := strings.Join(words, " ")
-	if s.Log != "" {
-		line += " >>" + shellQuote(s.Log) + " 2>&1"
-	}
-	return strings.ReplaceAll(line, "%", `\%`)
-}
-
-func firstLine(out string, err error) string {
-	out = strings.TrimSpace(out)
-	if out == "" {
-		return err.Error()
-	}
-	if i := strings.IndexByte(out, '\n'); i >= 0 {
-		out = out[:i]
-	}
-	return out
-}
-
-// splitCommand splits one of the commands of serviceReport.Run into its
-// words (a word in single quotes may hold spaces).
-func splitCommand(line string) []string {
-	var words []string
-	var cur strings.Builder
-	quoted, in := false, false
-	for i := 0; i < len(line); i++ {
-		c := line[i]
-		switch {
-		case c == '\'' && quoted && strings.HasPrefix(line[i:], `'\''`):
-			cur.WriteByte('\'')
-			i += 3
-		case c == '\'':
-			quoted, in = !quoted, true
-		case c == ' ' && !quoted:
-			if in {
-				words = append(words, cur.String())
-				cur.Reset()
-				in = false
-			}
-		default:
-			cur.WriteByte(c)
-			in = true
-		}
-	}
-	if in {
-		words = append(words, cur.String())
-	}
-	return words
-}
-
-func shellQuote(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t'\"$`\\*?[]#~&;|<>(){}") {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// lingering says whether systemd starts the user's services at boot
-// (loginctl enable-linger); nil when it cannot tell.
-func lingering(opts *Options) *bool {
-	user := opts.Getenv("USER")
-	if user == "" {
-		return nil
-	}
-	if _, err := os.Stat("/var/lib/systemd/linger"); err != nil {
-		return nil
-	}
-	_, err := os.Stat(filepath.Join("/var/lib/systemd/linger", user))
-	on := !errors.Is(err, fs.ErrNotExist)
-	return &on
-}
-
 func printChange(opts *Options, rep *changeReport, install, start bool) {
 	out := opts.IO.Out
 	cs := opts.IO.ColorScheme()
@@ -399,7 +316,17 @@ func hookWords(r *hooks.Report, install bool) string {
 	return "none there"
 }
 
-func newCmdUninstall(opts *Options) *cobra.Command {
+// UninstallOptions are the options of `loom capture uninstall`.
+type UninstallOptions struct {
+	*Options
+	// Hooks takes out the import hooks install added (no --keep-hooks).
+	Hooks bool
+}
+
+// newCmdUninstall builds loom capture uninstall. runF, when not nil, is
+// called with the options instead of uninstalling.
+func newCmdUninstall(inv *command.Invocation, runF func(*UninstallOptions) error) *cobra.Command {
+	opts := &UninstallOptions{Options: NewOptions(inv)}
 	var keepHooks bool
 	cmd := &cobra.Command{
 		Use:   "uninstall",
@@ -412,7 +339,11 @@ captured stays in the store.`,
   loom capture uninstall --keep-hooks`,
 		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return uninstallRun(cmd.Context(), opts, !keepHooks)
+			opts.Hooks = !keepHooks
+			if runF != nil {
+				return runF(opts)
+			}
+			return uninstallRun(cmd.Context(), opts.Options, opts.Hooks)
 		},
 	}
 	cmd.Flags().BoolVar(&keepHooks, "keep-hooks", false, "leave the agents' hooks as they are")

@@ -23,8 +23,18 @@ import (
 	"github.com/loomhq/loom/recall"
 )
 
-func newCmdRun(opts *Options) *cobra.Command {
-	var rescan, interval time.Duration
+// RunOptions are the options of `loom capture run`.
+type RunOptions struct {
+	*Options
+	// Rescan is how often every agent's files are imported again;
+	// Interval how often the heartbeat is written.
+	Rescan, Interval time.Duration
+}
+
+// newCmdRun builds loom capture run. runF, when not nil, is called with
+// the options instead of capturing.
+func newCmdRun(inv *command.Invocation, runF func(*RunOptions) error) *cobra.Command {
+	opts := &RunOptions{Options: NewOptions(inv)}
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Capture every agent's sessions until stopped (what the service runs)",
@@ -50,17 +60,20 @@ at the next start. loom capture install runs this as a service.`,
   loom --db ~/work/sessions.db capture run`,
 		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if cmd.Flags().Changed("rescan") && rescan < time.Second {
+			if cmd.Flags().Changed("rescan") && opts.Rescan < time.Second {
 				return command.UsageErrorf("--rescan must be at least 1s")
 			}
-			if cmd.Flags().Changed("interval") && interval < 100*time.Millisecond {
+			if cmd.Flags().Changed("interval") && opts.Interval < 100*time.Millisecond {
 				return command.UsageErrorf("--interval must be at least 100ms")
 			}
-			return captureRun(cmd.Context(), opts, rescan, interval)
+			if runF != nil {
+				return runF(opts)
+			}
+			return captureRun(cmd.Context(), opts.Options, opts.Rescan, opts.Interval)
 		},
 	}
-	cmd.Flags().DurationVar(&rescan, "rescan", 30*time.Second, "import every agent's files again this often, whatever the notifications said")
-	cmd.Flags().DurationVar(&interval, "interval", capture.DefaultInterval, "write the heartbeat this often")
+	cmd.Flags().DurationVar(&opts.Rescan, "rescan", 30*time.Second, "import every agent's files again this often, whatever the notifications said")
+	cmd.Flags().DurationVar(&opts.Interval, "interval", capture.DefaultInterval, "write the heartbeat this often")
 	return cmd
 }
 

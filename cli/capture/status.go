@@ -79,7 +79,16 @@ type AgentStatus struct {
 	PendingSince *time.Time `json:"pending_since"`
 }
 
-func newCmdStatus(opts *Options, runF func(*Status) error) *cobra.Command {
+// StatusOptions are the options of `loom capture status`.
+type StatusOptions struct {
+	*Options
+}
+
+// newCmdStatus builds loom capture status. runF, when not nil, is
+// called with the options instead of collecting and printing the
+// status.
+func newCmdStatus(inv *command.Invocation, runF func(*StatusOptions) error) *cobra.Command {
+	opts := &StatusOptions{Options: NewOptions(inv)}
 	return &cobra.Command{
 		Use:   "status",
 		Short: "Say whether capture runs, what it follows and how far behind it is",
@@ -96,20 +105,25 @@ since their last import, or were never imported (pending).`,
   loom capture status --json`,
 		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := Collect(cmd.Context(), opts)
-			if err != nil {
-				return err
-			}
 			if runF != nil {
-				return runF(st)
+				return runF(opts)
 			}
-			if opts.JSON() {
-				return command.WriteJSON(opts.IO.Out, st)
-			}
-			printStatus(opts, st)
-			return nil
+			return statusRun(cmd.Context(), opts.Options)
 		},
 	}
+}
+
+// statusRun collects the status and prints it, as JSON with --json.
+func statusRun(ctx context.Context, opts *Options) error {
+	st, err := Collect(ctx, opts)
+	if err != nil {
+		return err
+	}
+	if opts.JSON() {
+		return command.WriteJSON(opts.IO.Out, st)
+	}
+	printStatus(opts, st)
+	return nil
 }
 
 // Collect gathers the status: the heartbeat, the service manager's word

@@ -1,0 +1,51 @@
+package secrets
+
+import (
+	"regexp"
+	"strings"
+)
+
+// URLs whose credentials are none: hosts kept for documentation, the
+// queries of badges and forms.
+
+// exampleHost reports whether the URL around text[at] is on a host kept
+// for documentation (example.com, .org, .net, *.example, *.test).
+func exampleHost(text string, at int) bool {
+	from := max(0, at-300)
+	i := strings.LastIndex(text[from:at], "://")
+	if i < 0 {
+		return false
+	}
+	rest := text[from+i+3 : min(len(text), at+300)]
+	if k := strings.IndexAny(rest, "/?# \t\n\"'"); k >= 0 {
+		rest = rest[:k]
+	}
+	if k := strings.LastIndexByte(rest, '@'); k >= 0 {
+		rest = rest[k+1:]
+	}
+	host := strings.ToLower(rest)
+	if k := strings.IndexByte(host, ':'); k >= 0 {
+		host = host[:k]
+	}
+	for _, d := range []string{"example.com", "example.org", "example.net"} {
+		if host == d || strings.HasSuffix(host, "."+d) {
+			return true
+		}
+	}
+	return strings.HasSuffix(host, ".example") || strings.HasSuffix(host, ".test") || strings.HasSuffix(host, ".invalid")
+}
+
+// formNext finds where a form's next field starts: &name=.
+var formNext = regexp.MustCompile(`&[A-Za-z_][A-Za-z0-9_]*=`)
+
+// badgeURL reports whether the query at ns belongs to an image's URL (a
+// README's status badge: …/badge.svg?token=…), whose token only shows a
+// build's status.
+func badgeURL(text string, ns int) bool {
+	q := strings.LastIndexByte(text[max(0, ns-200):ns], '?')
+	if q < 0 {
+		return false
+	}
+	path := strings.ToLower(text[max(0, ns-200) : max(0, ns-200)+q])
+	return strings.HasSuffix(path, ".svg") || strings.HasSuffix(path, ".png") || strings.HasSuffix(path, "/badge")
+}
