@@ -424,7 +424,7 @@ func Of(st loom.Engine) (Store, error) {
 
 // source is a Store of a store and the activity its engine reads.
 type source struct {
-	st  loom.Store
+	st  loom.Engine
 	act loom.ActivityReader
 }
 
@@ -439,11 +439,11 @@ func (s source) Usage(ctx context.Context, f loom.UsageFilter) (*loom.UsageRepor
 // ProjectRoots says where a project's sessions ran, which names the
 // projects that share a name (report.ProjectLabels).
 func (s source) ProjectRoots(ctx context.Context, userID, projectID string) ([]string, error) {
-	e, ok := s.st.(loom.Engine)
-	if !ok || e.Services().Edits == nil {
+	edits := s.st.Services().Edits
+	if edits == nil {
 		return nil, nil
 	}
-	return e.Services().Edits.ProjectRoots(ctx, userID, projectID)
+	return edits.ProjectRoots(ctx, userID, projectID)
 }
 
 func (s source) Session(ctx context.Context, id string) (*loom.Session, error) {

@@ -64,16 +64,17 @@ func TestRedactOnWriteKeepsNoSecretAnywhere(t *testing.T) {
 	// Sync is set up, so that the store keeps the log sync sends (an
 	// engine that keeps none, PostgreSQL's, sends nothing).
 	ctx := context.Background()
-	st := fx.OpenStore(t)
-	syncer, syncs := st.FixtureEngine.(interface {
-		EnableSync(ctx context.Context) (synclog.HostID, error)
-	})
+	eng, replica, err := clitest.OpenReplicaFor(ctx, fx.DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	syncs := replica != nil
 	if syncs {
-		if _, err := syncer.EnableSync(ctx); err != nil {
+		if _, err := replica.EnableSync(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
-	st.Close()
+	eng.Close()
 	withAgents("session", "import", "--from", "claude-code", path)
 
 	leaks := func(where string, b []byte) {
@@ -84,7 +85,7 @@ func TestRedactOnWriteKeepsNoSecretAnywhere(t *testing.T) {
 			}
 		}
 	}
-	st = fx.OpenStore(t)
+	st := fx.OpenStore(t)
 	k := st.Services().Originals
 	if k == nil {
 		t.Fatal("the store keeps no originals")
