@@ -21,6 +21,7 @@ import (
 // from them, the file gone, brings no secret back.
 func TestSecretsRedactReachesOriginals(t *testing.T) {
 	t.Parallel()
+	clitest.SkipWhenRedactingOnWrite(t, "the kept original holds the secret until loom secrets redact runs only where nothing redacts it on its way in (TestRedactOnWriteKeepsNoSecretAnywhere checks the other way)")
 	fx := clitest.NewEmptyFixture(t)
 	sec := secretstest.New(11).Secret("aws-access-key")
 	dir := t.TempDir()
