@@ -120,7 +120,7 @@ func OpenRecord(st *State, ring Keyring, r Record) (*Header, []byte, error) {
 	if len(r.Body) < ed25519.SignatureSize {
 		return nil, nil, fmt.Errorf("record %s/%d: %w", r.Host, r.Index, envelope.ErrTampered)
 	}
-	if bound(r.Host) && !OwnsWriter(h.Author, r.Host) {
+	if Bound(r.Host) && !OwnsWriter(h.Author, r.Host) {
 		// The hub refuses such a put (CheckPut): only its operator files
 		// one, under a writer id another key owns.
 		return nil, nil, fmt.Errorf("record %s/%d: %w: filed under another key's writer id", r.Host, r.Index, envelope.ErrTampered)

@@ -33,10 +33,10 @@ func OwnsWriter(fp, host string) bool {
 
 func compact(fp string) string { return strings.ReplaceAll(fp, " ", "") }
 
-// bound reports whether host has the form of a writer id bound to a key
+// Bound reports whether host has the form of a writer id bound to a key
 // (32 hex digits, '-', 16 hex digits), as against a writer id of before
 // the binding (16 random hex digits), which names no key.
-func bound(host string) bool {
+func Bound(host string) bool {
 	fp, rnd, ok := strings.Cut(host, "-")
 	if !ok || len(fp) != 32 || len(rnd) != 16 {
 		return false

@@ -361,8 +361,9 @@ func (e *Env) rotate(ctx context.Context, v *Verified) (*Verified, error) {
 // rotation names of the members and machines who left: the last index
 // the hub holds of each of their writer ids the chain has not named yet
 // (team.Entry.Writers). A writer id's author is the one its records were
-// applied from, else the one its first record's header names. What the
-// hub withholds here is not named, and no client applies it after.
+// applied from, else the key a bound writer id names, else the one its
+// first record's header names. What the hub withholds here is not named,
+// and no client applies it after.
 func (e *Env) departedWriters(ctx context.Context, v *Verified, target string) (map[string]int64, error) {
 	// Those who left since the newest rotation: what those before wrote
 	// before they left was named by it, and a writer id of theirs the
@@ -397,6 +398,17 @@ func (e *Env) departedWriters(ctx context.Context, v *Verified, target string) (
 			continue
 		}
 		author, ok := s.Writers[h.Host]
+		if !ok && team.Bound(h.Host) {
+			// A writer id bound to a key names its author (every client
+			// sets aside a record of another under it): no record of it
+			// need be read from the hub.
+			for fp := range gone {
+				if team.OwnsWriter(fp, h.Host) {
+					out[h.Host] = h.Last
+				}
+			}
+			continue
+		}
 		if !ok {
 			recs, _, err := c.TeamRecords(ctx, s.ID, h.Host, 0, 1)
 			if err != nil {
