@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli"
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/importer/agents"
@@ -86,24 +85,13 @@ func TestRedactOnWriteKeepsNoSecretAnywhere(t *testing.T) {
 		}
 	}
 	st := fx.OpenStore(t)
-	k := st.Services().Originals
-	if k == nil {
-		t.Fatal("the store keeps no originals")
-	}
-	var kept bytes.Buffer
-	if err := k.OriginalChunks(ctx, "local", path, func(c loom.OriginalChunk) error {
-		b, err := importer.DecompressOriginal(c.Data)
-		kept.Write(b)
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if kept.Len() == 0 {
+	kept := keptOriginal(t, st, path)
+	if len(kept) == 0 {
 		t.Fatal("nothing of the file is kept")
 	}
-	leaks("the kept original", kept.Bytes())
-	if !bytes.Contains(kept.Bytes(), []byte("[REDACTED:github-token]")) {
-		t.Errorf("the kept original holds no marker:\n%s", kept.String())
+	leaks("the kept original", kept)
+	if !bytes.Contains(kept, []byte("[REDACTED:github-token]")) {
+		t.Errorf("the kept original holds no marker:\n%s", kept)
 	}
 	// What sync sends is the store's log, record by record.
 	var sent, originals int

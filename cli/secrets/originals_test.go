@@ -1,6 +1,7 @@
 package secrets_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -51,20 +52,8 @@ func TestSecretsRedactReachesOriginals(t *testing.T) {
 	withAgents("session", "import", "--from", "claude-code", path)
 	kept := func() string {
 		st := fx.OpenStore(t)
-		k := st.Services().Originals
-		if k == nil {
-			t.Fatal("the store keeps no originals")
-		}
-		var out strings.Builder
-		if err := k.OriginalChunks(context.Background(), "local", path, func(c loom.OriginalChunk) error {
-			b, err := importer.DecompressOriginal(c.Data)
-			out.Write(b)
-			return err
-		}); err != nil {
-			t.Fatal(err)
-		}
-		st.Close()
-		return out.String()
+		defer st.Close()
+		return string(keptOriginal(t, st, path))
 	}
 	if got := kept(); got != data {
 		t.Fatalf("kept original:\n%q\nwant the file's bytes", got)
@@ -90,4 +79,23 @@ func TestSecretsRedactReachesOriginals(t *testing.T) {
 	if got := kept(); got != "" {
 		t.Errorf("after delete --purge the store keeps %q", got)
 	}
+}
+
+// keptOriginal is what st keeps of the file at path, its chunks
+// decompressed and joined.
+func keptOriginal(t *testing.T, st loom.Engine, path string) []byte {
+	t.Helper()
+	k := st.Services().Originals
+	if k == nil {
+		t.Fatal("the store keeps no originals")
+	}
+	var out bytes.Buffer
+	if err := k.OriginalChunks(context.Background(), "local", path, func(c loom.OriginalChunk) error {
+		b, err := importer.DecompressOriginal(c.Data)
+		out.Write(b)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
 }
