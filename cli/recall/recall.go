@@ -106,7 +106,7 @@ func NewCmdRecall(inv *command.Invocation, runF func(*Options) error) *cobra.Com
 		ScopeProject: inv.Scope().ScopeProject,
 		Cwd:          inv.Cwd,
 		HookTime:     hookTime(command.ConfigLoader(inv.Config)),
-		Started:      processStart,
+		Started:      commandStart(processStart, time.Now()),
 		Dirs:         inv.Dirs,
 		Store:        inv.DBURL,
 		Redact:       command.ConfigLoader(inv.Config).MCPRedact,
@@ -335,6 +335,25 @@ func hookRun(ctx context.Context, opts *Options) error {
 	out.HookSpecificOutput.HookEventName = event
 	out.HookSpecificOutput.AdditionalContext = text
 	return json.NewEncoder(opts.IO.Out).Encode(out)
+}
+
+// staleStart is how long before its command was built a process may
+// have started for its start to count as the command's. A hook's
+// process builds its command at once (milliseconds, seconds on a
+// loaded machine); a process that started long before its command (a
+// test binary running one command after another, a program that
+// embeds loom's commands) counts from the command's own start.
+const staleStart = 10 * time.Second
+
+// commandStart is when the command built at built started: its
+// process's start (from processStart), unless that is stale.
+func commandStart(processStart func() time.Time, built time.Time) func() time.Time {
+	return func() time.Time {
+		if p := processStart(); built.Sub(p) <= staleStart {
+			return p
+		}
+		return built
+	}
 }
 
 // countHook counts a hook that answered within its budget, or ran out
