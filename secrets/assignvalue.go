@@ -150,7 +150,7 @@ func standsFor(v string, quoted bool) bool {
 		// the shell.
 		return true
 	}
-	if symbolsOnly(v) || selector(v) {
+	if symbolsOnly(v) || selector(v) || qualifiedName(v) {
 		return true
 	}
 	if t := strings.Trim(v, ",;:"); t != v && identLike(t) {
@@ -416,4 +416,26 @@ func signingKeyFingerprint(name, v string) bool {
 		}
 	}
 	return !(upper && lower)
+}
+
+// qualifiedName reports whether v is a name in a namespace, its last
+// part words of code (clm17486:AgencyIdentificationCodeContentType,
+// xsd:NonNegativeIntegerType): a label of a schema or a selector, not a
+// token, whose part after a colon is random.
+func qualifiedName(v string) bool {
+	i := strings.LastIndexByte(v, ':')
+	if i <= 0 {
+		return false
+	}
+	name := v[i+1:]
+	if len(name) < 16 || !identLike(name) || strings.ContainsAny(name, "0123456789_") || !identifierLike(name) {
+		return false
+	}
+	words := 0
+	for _, w := range nameWords(name) {
+		if len(w) >= 4 {
+			words++
+		}
+	}
+	return words >= 3
 }

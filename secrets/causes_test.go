@@ -86,3 +86,28 @@ func TestNoiseByCause(t *testing.T) {
 		}
 	}
 }
+
+// The anchors' negative cases that loom flagged (issue 84), by cause:
+// none is a secret.
+func TestAnchorsNoiseByCause(t *testing.T) {
+	d := secrets.Default()
+	for _, c := range []struct{ cause, text string }{
+		// Documented samples.
+		{"sample", `<add key="ClearTextPassword" value="33f!!lloppa" />`},
+		{"sample", `<add key="ClearTextPassword" value="hal+9ooo_da!sY" />`},
+		{"sample", `,apiKey:"6fe4476ee5a1832882e326b506d14126",`},
+		{"sample", "AIzayDNSXIbFmlXbIE6mCzDLQAqITYefhixbX4A"},
+		// A placeholder's shape: the alphabet and a count.
+		{"placeholder", "SUMO_ACCESS_KEY: AbCeFG123"},
+		// A label: a name in a namespace.
+		{"label", `telegram_api_token = "token:"clm17486:AgencyIdentificationCodeContentType""`},
+		// A Sentry token whose secret is not of Sentry's length.
+		{"invalid payload", "sntrys_eyJpYXQiOjkuLiwidXJsIjoiaHR0cHM6Ly9Da1NkNU94S1c3IiwicmVnaW9uX3VybCI6Imh0dHBzOi8vOGNwV1ZkeDBjWWdUWk05YzRNY1AiLCJvcmciOiJnNUdpaSJ9_95dwQurfCUBvpXyGEcTTKdqOodXfvEZVtMF8UPrXJo"},
+		// Placeholder words, the value ending where its element does.
+		{"placeholder", "<command>curl -u username:token</command>"},
+	} {
+		if f := d.Find(c.text); len(f) > 0 {
+			t.Errorf("%s: found %s in %q: %q", c.cause, f[0].RuleID, c.text, c.text[f[0].Start:f[0].End])
+		}
+	}
+}
