@@ -209,9 +209,10 @@ func notToken(v string, cls class, minLen int, quoted, literal bool) bool {
 // codeText reports whether v reads as code, a path or a URL without
 // credentials rather than a value.
 func codeText(v string, cls class, quoted, literal bool) bool {
-	// A quoted value whose parentheses do not pair is a key's
-	// characters (django-insecure-_du9e^cmago!%(^+=…), not code.
-	keyChars := quoted && strings.Count(v, "(") != strings.Count(v, ")")
+	// A quoted value whose parentheses do not pair, in number or in
+	// order, is a key's characters (django-insecure-_du9e^cmago!%(^+=…,
+	// m{{h}o)p${e]nob(ody[…), not code.
+	keyChars := quoted && !paired(v)
 	if strings.ContainsAny(v, "()") && (cls != passwordName && !literal && !keyChars || codeLike(v)) || strings.Contains(v, "::") || strings.Contains(v, "->") {
 		return true
 	}
