@@ -268,6 +268,9 @@ func comparison(s string) int {
 	return 0
 }
 
+// comparisonOps are the separators comparison returns.
+var comparisonOps = map[string]bool{"==": true, "!=": true, "===": true, "!==": true}
+
 // comparedValue reads the literal text[s:e] a secret is checked
 // against: the password the code accepts, whatever words make it
 // (open-sesame), unless it stands for one or is no token (a word of a
@@ -325,7 +328,7 @@ func (a *assignment) value(i int, sep string) (Finding, bool) {
 		end := strings.IndexByte(text[i+1:], q)
 		nl := strings.IndexByte(text[i+1:], '\n')
 		if end >= 0 && (nl < 0 || end < nl) {
-			if comparison(sep+`"`) > 0 && a.cls >= secretName {
+			if comparisonOps[sep] && a.cls >= secretName {
 				return comparedValue(text, i+1, i+1+end, id)
 			}
 			return checked(text, i+1, i+1+end, a.cls, id, true)
