@@ -224,6 +224,8 @@ func (a *assignment) separator(i int) string {
 	case strings.HasPrefix(text[i:], ":="), strings.HasPrefix(text[i:], "=>"), strings.HasPrefix(text[i:], "?="),
 		strings.HasPrefix(text[i:], ".="), strings.HasPrefix(text[i:], "+="):
 		return text[i : i+2]
+	case comparison(text[i:]) > 0:
+		return text[i : i+comparison(text[i:])]
 	case i < len(text) && text[i] == '=':
 		if i+1 < len(text) && text[i+1] == '=' {
 			return ""
@@ -243,6 +245,48 @@ func (a *assignment) separator(i int) string {
 		return proseSep
 	}
 	return ""
+}
+
+// comparison returns the length of the comparison that starts s (==,
+// !=, ===, !==) when a quoted literal follows it, else 0: code that
+// checks a secret against a literal (if creds.Secret != "open-sesame")
+// holds the secret it accepts.
+func comparison(s string) int {
+	n := 0
+	switch {
+	case strings.HasPrefix(s, "===") || strings.HasPrefix(s, "!=="):
+		n = 3
+	case strings.HasPrefix(s, "==") || strings.HasPrefix(s, "!="):
+		n = 2
+	default:
+		return 0
+	}
+	j := skipBlanks(s, n)
+	if j < len(s) && (s[j] == '"' || s[j] == '\'') {
+		return n
+	}
+	return 0
+}
+
+// comparisonOps are the separators comparison returns.
+var comparisonOps = map[string]bool{"==": true, "!=": true, "===": true, "!==": true}
+
+// comparedValue reads the literal text[s:e] a secret is checked
+// against: the password the code accepts, whatever words make it
+// (open-sesame), unless it stands for one or is no token (a word of a
+// format, a placeholder, a reference, a label, a word without a digit
+// or a sign).
+func comparedValue(text string, s, e int, id string) (Finding, bool) {
+	v := text[s:e]
+	if f, ok := checked(text, s, e, passwordName, id, true); ok {
+		return f, ok
+	}
+	if len(v) < 6 || len(v) > 128 || standsFor(v, true) || notToken(v, passwordName, 4, true, false) || !strings.ContainsFunc(v, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) {
+		return Finding{}, false
+	}
+	return Finding{RuleID: id, Start: s, End: e}, true
 }
 
 // proseValue reads a value a sentence gives the name: I set
@@ -284,6 +328,9 @@ func (a *assignment) value(i int, sep string) (Finding, bool) {
 		end := strings.IndexByte(text[i+1:], q)
 		nl := strings.IndexByte(text[i+1:], '\n')
 		if end >= 0 && (nl < 0 || end < nl) {
+			if comparisonOps[sep] && a.cls >= secretName {
+				return comparedValue(text, i+1, i+1+end, id)
+			}
 			return checked(text, i+1, i+1+end, a.cls, id, true)
 		}
 		if end < 0 && nl < 0 {

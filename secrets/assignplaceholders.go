@@ -80,10 +80,10 @@ func weakPlain(d string) bool {
 // manager's address.
 func reference(v string) bool {
 	l := strings.ToLower(v)
-	if pyFormat.MatchString(v) {
+	if pyFormat.MatchString(v) || templated(v) {
 		return true
 	}
-	for _, p := range []string{"${", "{{", "<%", "$(", "process.env", "os.environ", "os.getenv", "getenv(", "env(", "env[",
+	for _, p := range []string{"<%", "$(", "process.env", "os.environ", "os.getenv", "getenv(", "env(", "env[",
 		"secrets.", "vars.", "var.", "local.", "data.", "module.", "vault:", "arn:aws", "projects/", "op://", "awssecretsmanager",
 		"keyvault", "enc[", "sops", "!ref", "!sub", "!getatt", "lookup(", "config.", "settings.", "params.", "args.", "props.",
 		"this.", "self.", "ctx.", "context.", "request.", "req.", "opts.", "options.", "cfg.", "conf.", "environ[", "env.",
@@ -103,6 +103,64 @@ func reference(v string) bool {
 		}
 	}
 	return false
+}
+
+// templated reports whether v holds a template's or a shell's
+// reference: {{ .Values.password }}, ${{ secrets.TOKEN }}, ${DB_PASS},
+// ${DB_PASS:-dev}, or one cut short where v ends ({{ .Values.pw, pw }}).
+// Braces that do not pair as a template's do (m{{h}o)p${e]nob(ody…}})
+// are a password's characters.
+func templated(v string) bool {
+	if strings.Contains(v, "}}") && !strings.Contains(v, "{{") {
+		return true
+	}
+	for i := 0; i+1 < len(v); i++ {
+		if v[i+1] != '{' || v[i] != '{' && v[i] != '$' {
+			continue
+		}
+		rest := v[i+2:]
+		if v[i] == '{' {
+			j := strings.IndexAny(rest, "{}")
+			if j < 0 || strings.HasPrefix(rest[j:], "}}") {
+				return true
+			}
+			continue
+		}
+		if strings.HasPrefix(rest, "{") {
+			// ${{ …}}: the {{ is read next.
+			continue
+		}
+		j := strings.IndexByte(rest, '}')
+		if j < 0 {
+			j = len(rest)
+		}
+		if !strings.ContainsAny(rest[:j], "{$<>#") && paired(rest[:j]) {
+			return true
+		}
+	}
+	return false
+}
+
+// paired reports whether the brackets and parentheses of s close in
+// the order they open (cfg["pw"], f(x)).
+func paired(s string) bool {
+	var open []byte
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '(', '[':
+			open = append(open, c)
+		case ')', ']':
+			want := byte('(')
+			if c == ']' {
+				want = '['
+			}
+			if len(open) == 0 || open[len(open)-1] != want {
+				return false
+			}
+			open = open[:len(open)-1]
+		}
+	}
+	return len(open) == 0
 }
 
 // prose reports whether v, holding spaces, reads as a sentence rather
@@ -167,9 +225,15 @@ func placeholderWord(v string) bool {
 		}
 		return r
 	}, v))
+	if w := strings.ToLower(v); w == "opensesame" || w == "open sesame" {
+		// RFC 7617's example (Aladdin:open sesame), in every doc
+		// of Basic authentication and .netrc; a password someone
+		// spells otherwise (open-sesame) is theirs.
+		return true
+	}
 	base := strings.TrimRight(l, "0123456789")
 	switch base {
-	case "pass", "password", "passwd", "pwd", "pw", "test", "user", "admin", "demo", "sample", "foo", "bar", "baz", "qux", "changeme", "letmein", "opensesame", "notasecret", "anoncvs", "anonymous", "guest", "token", "apikey", "key", "bearer", "auth", "leakabletoken":
+	case "pass", "password", "passwd", "pwd", "pw", "test", "user", "admin", "demo", "sample", "foo", "bar", "baz", "qux", "changeme", "letmein", "notasecret", "anoncvs", "anonymous", "guest", "token", "apikey", "key", "bearer", "auth", "leakabletoken":
 		return len(l)-len(base) <= 4
 	}
 	if l == "550e8400e29b41d4a716446655440000" {

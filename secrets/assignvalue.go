@@ -150,7 +150,7 @@ func standsFor(v string, quoted bool) bool {
 		// the shell.
 		return true
 	}
-	if symbolsOnly(v) || selector(v) {
+	if symbolsOnly(v) || selector(v) || qualifiedName(v) {
 		return true
 	}
 	if t := strings.Trim(v, ",;:"); t != v && identLike(t) {
@@ -209,9 +209,10 @@ func notToken(v string, cls class, minLen int, quoted, literal bool) bool {
 // codeText reports whether v reads as code, a path or a URL without
 // credentials rather than a value.
 func codeText(v string, cls class, quoted, literal bool) bool {
-	// A quoted value whose parentheses do not pair is a key's
-	// characters (django-insecure-_du9e^cmago!%(^+=…), not code.
-	keyChars := quoted && strings.Count(v, "(") != strings.Count(v, ")")
+	// A quoted value whose parentheses do not pair, in number or in
+	// order, is a key's characters (django-insecure-_du9e^cmago!%(^+=…,
+	// m{{h}o)p${e]nob(ody[…), not code.
+	keyChars := quoted && !paired(v)
 	if strings.ContainsAny(v, "()") && (cls != passwordName && !literal && !keyChars || codeLike(v)) || strings.Contains(v, "::") || strings.Contains(v, "->") {
 		return true
 	}
@@ -416,4 +417,26 @@ func signingKeyFingerprint(name, v string) bool {
 		}
 	}
 	return !(upper && lower)
+}
+
+// qualifiedName reports whether v is a name in a namespace, its last
+// part words of code (clm17486:AgencyIdentificationCodeContentType,
+// xsd:NonNegativeIntegerType): a label of a schema or a selector, not a
+// token, whose part after a colon is random.
+func qualifiedName(v string) bool {
+	i := strings.LastIndexByte(v, ':')
+	if i <= 0 {
+		return false
+	}
+	name := v[i+1:]
+	if len(name) < 16 || !identLike(name) || strings.ContainsAny(name, "0123456789_") || !identifierLike(name) {
+		return false
+	}
+	words := 0
+	for _, w := range nameWords(name) {
+		if len(w) >= 4 {
+			words++
+		}
+	}
+	return words >= 3
 }

@@ -35,11 +35,22 @@ func TestMissesByCause(t *testing.T) {
 		{"secret inside", "curl https://deploy:S3cretDeploy@api.acme.io/v2/orders", "S3cretDeploy", ""},
 		{"secret inside", `{"username": "admin", "password": "super$ecret"}`, "super$ecret", ""},
 		{"secret inside", "The password is 'Secret123'", "Secret123", ""},
+		{"secret inside", "curl -s https://user:secret123@api.acme.io/v1/orders", "secret123", "url-credentials"},
+		// A secret checked against a literal holds it.
+		{"comparison", "\tif creds.Secret != \"open-sesame\" {\n\t\thttp.Error(rw, \"unauthorized\", http.StatusUnauthorized)\n\t}", "open-sesame", ""},
 		// An @ inside a URL's password.
 		{"url @", "MONGODB_URI=mongodb+srv://appuser:myR3alP@ssw0rd@cluster0.x1y2z.mongodb.net/app", "myR3alP@ssw0rd", "url-credentials"},
 		// Symbols under a secret's name.
 		{"symbols", "SECRET_KEY = 'django-insecure-_du9e^cmago!%(^+=gr@cu@v9-4m7k$4c@e0l&2x!f8%3z#q'", "django-insecure-_du9e^cmago!%(^+=gr@cu@v9-4m7k$4c@e0l&2x!f8%3z#q", ""},
+		// Symbols under a key's name, braces that are no template's.
+		{"symbols", "apikey = m{{h}o)p${e]nob(ody[finds>-_$#thisone}}", "m{{h}o)p${e]nob(ody[finds>-_$#thisone}}", ""},
+		{"symbols", `apikey := "m{{h}o)p${e]nob(ody[finds>-_$#thisone}}"`, "m{{h}o)p${e]nob(ody[finds>-_$#thisone}}", ""},
+		// A service's key under the name its scanner gives it.
+		{"service", "$sonarLogin = \"4924be8f51f3e738c97db2c4f1531db7e938f28b\"\n$sonarURL = \"http://192.168.36.52:9999\"", "4924be8f51f3e738c97db2c4f1531db7e938f28b", ""},
 		// Formats with no name around them.
+		{"format", "live_126031192_Zq8mN3kL9xT2vB7wR4yUk29sLmZ8vXq4", "live_126031192_Zq8mN3kL9xT2vB7wR4yUk29sLmZ8vXq4", "live-account-key"},
+		{"format", "SHOPIFY_TOKEN=shppa_Zq8mN3kL9xT2vB7wR4yUk29sLmZ8vXq4", "shppa_Zq8mN3kL9xT2vB7wR4yUk29sLmZ8vXq4", "shopify-token"},
+		{"format", "shpss_Zq8mN3kL9xT2vB7wR4yUk29sLmZ8vXq4 was rotated", "shpss_Zq8mN3kL9xT2vB7wR4yUk29sLmZ8vXq4", "shopify-token"},
 		{"format", "SHOPIFY=shpat_9f8e7d6c5b4a39281706f5e4d3c2b1aZ", "shpat_9f8e7d6c5b4a39281706f5e4d3c2b1aZ", "shopify-token"},
 		{"format", "curl -H 'X-Query-Key: NRIQ-Zq8mN3kL9xT2vB7wR4yUk29sLmZ8vXq4'", "NRIQ-Zq8mN3kL9xT2vB7wR4yUk29sLmZ8vXq4", "new-relic-key"},
 		{"format", "posting to https://outlook.office.com/webhook/8c3e1a7f-2b9d-4e6a-b1c5-d2e8f4a6b0c9@72f988bf-86f1-41af-91ab-2d7cd011db47/IncomingWebhook/9f8e7d6c5b4a39281706f5e4d3c2b1a0/0d4e5f6a-7b8c-4d9e-8f0a-1b2c3d4e5f6a", "9f8e7d6c5b4a39281706f5e4d3c2b1a0", "teams-webhook"},
@@ -80,9 +91,38 @@ func TestNoiseByCause(t *testing.T) {
 		`password: "!@#$%^&*()"`,
 		"AWS_ACCESS_KEY_ID=AKIAIOSFODNN7SECRETS",
 		"GITLAB_TOKEN=glptt-hellOworld380_testin",
+		// A tutorial's password under a name, or sent to a host kept
+		// for documentation.
+		"username=test\npassword=secret123\nhost=example.com",
+		"curl https://user:secret123@api.example.com/v1/orders",
 	} {
 		if f := d.Find(s); len(f) > 0 {
 			t.Errorf("found %s in %q: %q", f[0].RuleID, s, s[f[0].Start:f[0].End])
+		}
+	}
+}
+
+// The anchors' negative cases that loom flagged (issue 84), by cause:
+// none is a secret.
+func TestAnchorsNoiseByCause(t *testing.T) {
+	d := secrets.Default()
+	for _, c := range []struct{ cause, text string }{
+		// Documented samples.
+		{"sample", `<add key="ClearTextPassword" value="33f!!lloppa" />`},
+		{"sample", `<add key="ClearTextPassword" value="hal+9ooo_da!sY" />`},
+		{"sample", `,apiKey:"6fe4476ee5a1832882e326b506d14126",`},
+		{"sample", "AIzayDNSXIbFmlXbIE6mCzDLQAqITYefhixbX4A"},
+		// A placeholder's shape: the alphabet and a count.
+		{"placeholder", "SUMO_ACCESS_KEY: AbCeFG123"},
+		// A label: a name in a namespace.
+		{"label", `telegram_api_token = "token:"clm17486:AgencyIdentificationCodeContentType""`},
+		// A Sentry token whose secret is not of Sentry's length.
+		{"invalid payload", "sntrys_eyJpYXQiOjkuLiwidXJsIjoiaHR0cHM6Ly9Da1NkNU94S1c3IiwicmVnaW9uX3VybCI6Imh0dHBzOi8vOGNwV1ZkeDBjWWdUWk05YzRNY1AiLCJvcmciOiJnNUdpaSJ9_95dwQurfCUBvpXyGEcTTKdqOodXfvEZVtMF8UPrXJo"},
+		// Placeholder words, the value ending where its element does.
+		{"placeholder", "<command>curl -u username:token</command>"},
+	} {
+		if f := d.Find(c.text); len(f) > 0 {
+			t.Errorf("%s: found %s in %q: %q", c.cause, f[0].RuleID, c.text, c.text[f[0].Start:f[0].End])
 		}
 	}
 }

@@ -142,7 +142,7 @@ type rule struct {
 
 // detectorVersion changes whenever the built-in matchers find
 // differently, so that scans remembered under an older one start over.
-const detectorVersion = 4
+const detectorVersion = 5
 
 // MarkerPrefix starts every marker Redact writes.
 const MarkerPrefix = loom.RedactedPrefix
@@ -512,7 +512,7 @@ var lowerBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &
 func (r *rule) matches(text string, off int, out []Finding) []Finding {
 	for _, m := range r.re.FindAllStringSubmatchIndex(text, -1) {
 		s, e := group(m)
-		if e-s < 1 || !r.accept(text[s:e]) || r.ID == "url-credentials" && sameAsUser(text, s, e) {
+		if e-s < 1 || !r.accept(text[s:e]) || r.ID == "url-credentials" && (sameAsUser(text, s, e) || secretCounted(text[s:e]) && exampleHost(text, s)) {
 			continue
 		}
 		out = append(out, Finding{RuleID: r.ID, Start: off + s, End: off + e})
@@ -769,12 +769,13 @@ func (d *Detector) allowedValue(v string) bool {
 	return false
 }
 
-// allowed drops the findings of text that the allow-list names.
+// allowed drops the findings of text that the allow-list names, and
+// the published examples whatever rule found them.
 func (d *Detector) allowed(text string, f []Finding) []Finding {
-	if len(d.allow) == 0 && len(d.allowIDs) == 0 {
-		return f
-	}
-	return slices.DeleteFunc(f, func(x Finding) bool { return d.allowedValue(text[x.Start:x.End]) })
+	return slices.DeleteFunc(f, func(x Finding) bool {
+		v := text[x.Start:x.End]
+		return exampleValues[v] || d.allowedValue(v)
+	})
 }
 
 // accepted reports whether a value any rule found can be a secret: not
@@ -810,16 +811,25 @@ var exampleValues = map[string]bool{
 	"AQAMgXhVwBCeDhAA9nlPaFyfUSatGD4drFWDvQ==": true,
 	// The storage account key of its azure_file example.
 	"xIF1zJbnnojFLMSkBp50mx02rHsMK2sjU7mFt4L13hoB7drAaJ8jD6+A443jJogV7y2FUOhQCWPmM6YaNHy7qg==": true,
+	// The passwords of NuGet's nuget.config reference
+	// (packageSourceCredentials' ClearTextPassword).
+	"33f!!lloppa":    true,
+	"hal+9ooo_da!sY": true,
+	// The public, search-only Algolia key of yarn's website, in its
+	// sources and every copy of them.
+	"6fe4476ee5a1832882e326b506d14126": true,
+	// A Google API key of the Firebase Android SDK's examples.
+	"AIzayDNSXIbFmlXbIE6mCzDLQAqITYefhixbX4A": true,
 }
 
 // exampleValue reports whether v, or what it decodes to from base64
 // (a Secret's data), is one of exampleValues.
 func exampleValue(v string) bool {
-	if len(v) < 40 || len(v) > 200 {
-		return false
-	}
 	if exampleValues[v] {
 		return true
+	}
+	if len(v) < 40 || len(v) > 200 {
+		return false
 	}
 	d, ok := plain64(v)
 	return ok && exampleValues[d]
@@ -834,8 +844,19 @@ func (r *rule) accept(v string) bool {
 // takes, a placeholder, a word, a shell's variable, base64 of a test's
 // word.
 func (r *rule) standIn(v string) bool {
+	if i := strings.Index(v, "</"); i > 0 {
+		// curl -u username:token</command>: the value ends where
+		// the XML element that holds it closes.
+		v = v[:i]
+	}
+	if r.ID == "sentry-token" && shortSentrySecret(v) {
+		return true
+	}
 	if !accepted(fillerPart(r.ID, v)) {
 		return true
+	}
+	if r.ID == "url-credentials" && secretCounted(v) {
+		return false
 	}
 	if r.Placeholders && (placeholder(v) || wordValues[strings.ToLower(v)] || placeholderWord(v)) {
 		return true
@@ -863,6 +884,15 @@ func (r *rule) standIn(v string) bool {
 		}
 	}
 	return false
+}
+
+// shortSentrySecret reports whether v, a Sentry organization token
+// (sntrys_, base64 of its claims, _, its secret), has a secret of other
+// than the 43 characters Sentry gives it: a test's token made to fail.
+func shortSentrySecret(v string) bool {
+	body, ok := strings.CutPrefix(v, "sntrys_")
+	i := strings.LastIndexByte(body, '_')
+	return ok && i > 0 && len(body)-i-1 != 43
 }
 
 // fits reports whether v has what the rule asks of a secret's shape:
@@ -902,6 +932,17 @@ func fillerPart(id, v string) string {
 // command line, a connection string): a placeholder word there is no
 // password (postgres://user:password@, redis-cli -a bitnami).
 var weak = map[string]bool{"url-credentials": true, "mysql-password-flag": true, "connection-string-password": true}
+
+// secretCounted reports whether v is the word secret and three digits
+// or more (secret123): a tutorial's password under a name
+// (password=secret123, TruffleHog's negative case), but the password a
+// URL sends to a host not kept for documentation
+// (https://user:secret123@api.acme.io/; example.com's are left out
+// before).
+func secretCounted(v string) bool {
+	d, ok := strings.CutPrefix(v, "secret")
+	return ok && len(d) >= 3 && allDigits(d)
+}
 
 // fillerBody reports whether v is a key's shape filled with filler
 // rather than a key: a run of eight of one character (sk_test_xxxxxxxx,
@@ -974,7 +1015,7 @@ var placeholderWords = []string{
 	"example", "changeme", "change_me", "change-me", "changeit", "placeholder", "redacted", "your_", "your-",
 	"yourkey", "yourtoken", "yoursecret", "yourpassword", "yourapikey", "your.", "replace_me", "replace-me",
 	"replaceme", "replace_with", "replace-with", "insert_", "insert-", "enter_", "enter-", "dummy", "xxxx",
-	"***", "...", "…", "${", "{{", "}}", "#{", "\\(", "\\#(", "{%", "process.env", "os.environ", "getenv", "env[",
+	"***", "...", "…", "#{", "\\(", "\\#(", "{%", "process.env", "os.environ", "getenv", "env[",
 	"not_a_real", "not-a-real", "notreal", "fake_", "fake-", "_here", "-here", "todo", "fixme", "12345678",
 	"anoncvs", "anonymous",
 }
@@ -1004,7 +1045,7 @@ var pyFormat = regexp.MustCompile(`%\([A-Za-z_][A-Za-z0-9_.]*\)`)
 // to a secret kept elsewhere rather than a secret.
 func placeholder(v string) bool {
 	l := strings.ToLower(v)
-	if hasAny(l, placeholderWords) || tutorialPassword(l) || pyFormat.MatchString(v) {
+	if hasAny(l, placeholderWords) || tutorialPassword(l) || pyFormat.MatchString(v) || templated(v) {
 		return true
 	}
 	// [password], {token}: a word in brackets.
@@ -1018,7 +1059,28 @@ func placeholder(v string) bool {
 		return true
 	}
 	// A run of one character (aaaaaaaa, 00000000).
-	return strings.Count(l, l[:1]) == len(l) || counted(l, 4)
+	return strings.Count(l, l[:1]) == len(l) || counted(l, 4) || alphabetCounted(l)
+}
+
+// alphabetCounted reports whether l is the alphabet from a, maybe with
+// a letter skipped, and a count from one after it (abcefg123,
+// abcde-1234): a value typed to fill a form's field.
+func alphabetCounted(l string) bool {
+	if l == "" || l[0] != 'a' {
+		return false
+	}
+	i := 1
+	for i < len(l) && l[i] > l[i-1] && l[i]-l[i-1] <= 2 && l[i] <= 'z' {
+		i++
+	}
+	if i < 4 {
+		return false
+	}
+	if i < len(l) && (l[i] == '-' || l[i] == '_') {
+		i++
+	}
+	d := l[i:]
+	return len(d) >= 3 && strings.HasPrefix("1234567890", d)
 }
 
 // counted reports whether l is a word of at most letters letters and a

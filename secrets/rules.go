@@ -225,6 +225,8 @@ var builtin = []Rule{
 		Regex: `\b(AAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{120,})`, Keywords: []string{":apa91b"}, Window: [2]int{12, 300}},
 	{ID: "nuget-api-key", Description: "NuGet API key",
 		Regex: `\b(oy2[a-z0-9]{43})\b`, Keywords: []string{"oy2"}},
+	{ID: "live-account-key", Description: "live keys that carry their account's number (live_<digits>_<random part>)",
+		Regex: `\b(live_[0-9]{6,12}_[A-Za-z0-9]{24,})\b`, Keywords: []string{"live_"}, Window: [2]int{0, 200}, NeedDigit: true, NeedCase: true, MinEntropy: 3.5},
 	{ID: "sonarqube-token", Description: "SonarQube tokens",
 		Regex: `\b(sq[pua]_[a-f0-9]{40})\b`, Keywords: []string{"sqp_", "squ_", "sqa_"}},
 	{ID: "deno-token", Description: "Deno Deploy token",

@@ -19,10 +19,11 @@ const serviceKeyID = "service-key"
 
 // serviceCredWords are the words that may stand between a service's
 // name and its key: alegra Key=…, lemonsqueezy token = '…',
-// {apideck id …}.
+// {apideck id …}, and login, which SonarQube's scanners give its token
+// to ($sonarLogin = "4924…", sonar.login=…).
 var serviceCredWords = map[string]bool{
 	"key": true, "token": true, "secret": true, "id": true, "apikey": true, "api": true, "pat": true,
-	"auth": true, "access": true, "client": true, "app": true, "account": true, "org": true,
+	"auth": true, "access": true, "client": true, "app": true, "account": true, "org": true, "login": true,
 }
 
 // tight reports whether the format says enough to know a key by: ten
@@ -109,6 +110,11 @@ func serviceKeyAt(text string, s int) (Finding, bool) {
 	fs := namedServiceFormats(name)
 	if len(fs) == 0 {
 		return Finding{}, false
+	}
+	if w := nameWords(name); len(w) > 1 && serviceCredWords[w[len(w)-1]] {
+		// sonarLogin, kanbanToken: the service's name and a
+		// credential's word in one.
+		cred = true
 	}
 	f, ok := serviceValue(text, ne, fs, cred || nameClass(name) != notSecret)
 	if ok && signingKeyFingerprint(text[ns:ne], text[f.Start:f.End]) {

@@ -320,11 +320,75 @@ func TestAnchorsTruePositives(t *testing.T) {
 	}
 }
 
+// keyUnderName reports whether every value d finds in a negative case
+// of TruffleHog's is a random, key-shaped value under a credential's
+// name (PERCY_TOKEN=84f2…, appointeddKey := "Ci0a…"): TruffleHog makes
+// its negative cases by putting a random string that misses its
+// detector's pattern (a length off, a character out of its alphabet)
+// after the detector's keyword. Such a value is to be redacted in a
+// session history (docs/security.md, "Anchors' negative cases"), so the
+// false-positive measure leaves these cases out. gitleaks' negative
+// cases are values picked by hand (published samples, placeholders,
+// words) and all count.
+func keyUnderName(d *secrets.Detector, c Case) bool {
+	if c.Source != "trufflehog" {
+		return false
+	}
+	found := d.Find(c.Text)
+	if len(found) == 0 {
+		return false
+	}
+	for _, f := range found {
+		v := c.Text[f.Start:f.End]
+		line := c.Text[strings.LastIndexByte(c.Text[:f.Start], '\n')+1 : f.Start]
+		if !keyShaped(v) || !credentialName(line) {
+			return false
+		}
+	}
+	return true
+}
+
+// keyShaped reports whether v reads as a random key: 12 characters or
+// more, three in four of them letters or digits, with a digit, six
+// different characters at least, and no run or count a test's fake
+// value is made of.
+func keyShaped(v string) bool {
+	if len(v) < 12 || fake(v) || strings.ContainsAny(v, " \t") {
+		return false
+	}
+	alnum, digit := 0, false
+	seen := map[rune]bool{}
+	for _, r := range v {
+		seen[r] = true
+		switch {
+		case r >= '0' && r <= '9':
+			alnum++
+			digit = true
+		case r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z':
+			alnum++
+		}
+	}
+	return digit && len(seen) >= 6 && 4*alnum >= 3*len(v)
+}
+
+// credentialName reports whether the line before a value names a
+// credential.
+func credentialName(before string) bool {
+	l := strings.ToLower(before)
+	for _, w := range []string{"key", "token", "secret", "password", "passwd", "pwd", "credential", "auth", "bearer"} {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // TestAnchorsFalsePositives places every false-positive case (a text a
 // rule or detector must not flag) in each carrier and requires that at
 // most 1% of the placements are changed by a redaction. A case that
 // holds a value another case must find (gitleaks' "wrong prefix"
-// cases are often another rule's secret) is not counted.
+// cases are often another rule's secret) is not counted, nor is one
+// that keyUnderName says holds a key under a credential's name.
 func TestAnchorsFalsePositives(t *testing.T) {
 	d := secrets.Default()
 	cases := load(t)
@@ -348,7 +412,7 @@ func TestAnchorsFalsePositives(t *testing.T) {
 	var all tally
 	flaggedRules := map[string]int{}
 	var report []string
-	skipped, byOwn := 0, 0
+	skipped, byOwn, keys := 0, 0, 0
 	for _, c := range cases {
 		if c.TP {
 			continue
@@ -359,6 +423,10 @@ func TestAnchorsFalsePositives(t *testing.T) {
 		}
 		if own[textHash(c.Text)] {
 			byOwn++
+			continue
+		}
+		if keyUnderName(d, c) {
+			keys++
 			continue
 		}
 		for _, car := range carriers {
@@ -377,11 +445,10 @@ func TestAnchorsFalsePositives(t *testing.T) {
 	}
 	flagged := all.n - all.ok
 	rate := 100 * float64(flagged) / float64(max(all.n, 1))
-	t.Logf("false positives flagged: %d of %d placements (%.2f%%); not counted: %d cases that hold another case's secret, %d that the anchors' own tools flag", flagged, all.n, rate, skipped, byOwn)
+	t.Logf("false positives flagged: %d of %d placements (%.2f%%); not counted: %d cases that hold another case's secret, %d that the anchors' own tools flag, %d of TruffleHog's that hold a random key under a credential's name (redacted on purpose)", flagged, all.n, rate, skipped, byOwn, keys)
 	writeReport(t, "anchors-flagged.txt", flaggedRules, report)
-	// The goal is 1%; what is measured now is kept from growing.
-	if rate > 2.86 {
-		t.Errorf("%.2f%% of the anchors' false-positive cases flagged; it was 2.85%%, the goal is 1%%", rate)
+	if rate > 1 {
+		t.Errorf("%.2f%% of the anchors' false-positive cases flagged; the bound is 1%%", rate)
 	}
 }
 
