@@ -211,9 +211,11 @@ func TestRecallParaphrasesAcrossProjects(t *testing.T) {
 // of the sessions that score less (internal/sqlstore bySession), it
 // answered 21 of the 31 on topic and lost 4 of the 25 that recall inside
 // the project answered: each session's one match of a common word filled
-// the page before the second message of the session that answers.
+// the page before the second message of the session that answers; 25
+// on SQLite and 24 on PostgreSQL after, and 25 on both once a reply that
+// only narrates is recalled with what matched (package recall).
 const (
-	minParaphrases = 24
+	minParaphrases = 25
 	// maxLost is how many questions answered inside their project may
 	// go unanswered across projects: what genuinely competes ("is the
 	// todos state hook built on a reducer", whose on-topic turn is the
