@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/kljensen/snowball/english"
@@ -194,6 +195,13 @@ func Recall(ctx context.Context, st loom.Engine, o Options) (res *Result, err er
 		}
 		if err != nil {
 			return nil, err
+		}
+		if !holdsMatch(text, h.Snippet) {
+			// The words matched in the message's tool calls or their
+			// output, not in what it says ("Now let me read the test
+			// file"): what matched follows, so the turn shows why it
+			// was recalled.
+			text += " " + unmarked(h.Snippet)
 		}
 		t := Turn{SessionID: h.SessionID, Title: h.SessionTitle, Date: h.CreatedAt, Seq: h.Seq, Role: h.Role,
 			Text: loom.TruncateBytes(strings.Join(strings.Fields(text), " "), maxTurnBytes), Tier: h.Tier}
@@ -416,15 +424,9 @@ func rankNewest(hits []loom.SearchHit, n int) []loom.SearchHit {
 	held := make([]map[string]bool, len(hits))
 	df := map[string]int{}
 	for i, h := range hits {
-		held[i] = map[string]bool{}
-		// The marks open and close alike: every other piece is a match.
-		parts := strings.Split(h.Snippet, loom.DefaultMarkStart)
-		for j := 1; j < len(parts); j += 2 {
-			w := english.Stem(strings.ToLower(parts[j]), false)
-			if !held[i][w] {
-				held[i][w] = true
-				df[w]++
-			}
+		held[i] = markedStems(h.Snippet)
+		for w := range held[i] {
+			df[w]++
 		}
 	}
 	score := make([]float64, len(hits))
@@ -470,6 +472,44 @@ func turnText(ctx context.Context, st loom.Store, h loom.SearchHit) (string, err
 		}
 	}
 	return strings.Join(parts, " "), nil
+}
+
+// holdsMatch reports whether text holds a word that snippet marks as
+// matched: a word starting with its stem, or snippet marks none. It
+// looks the stems up in text rather than stemming text's words: a turn
+// may be long, and stemming each of its words took longer than the
+// search.
+func holdsMatch(text, snippet string) bool {
+	matched := markedStems(snippet)
+	if len(matched) == 0 {
+		return true
+	}
+	text = strings.ToLower(text)
+	for stem := range matched {
+		for from := 0; stem != ""; {
+			i := strings.Index(text[from:], stem)
+			if i < 0 {
+				break
+			}
+			i += from
+			if r, _ := utf8.DecodeLastRuneInString(text[:i]); i == 0 || !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+				return true
+			}
+			from = i + len(stem)
+		}
+	}
+	return false
+}
+
+// markedStems are the stems of the words snippet marks as matched.
+func markedStems(snippet string) map[string]bool {
+	held := map[string]bool{}
+	// The marks open and close alike: every other piece is a match.
+	parts := strings.Split(snippet, loom.DefaultMarkStart)
+	for j := 1; j < len(parts); j += 2 {
+		held[english.Stem(strings.ToLower(parts[j]), false)] = true
+	}
+	return held
 }
 
 // turnRead is how many messages from a hit on are read for its reply.

@@ -2,6 +2,7 @@ package recall_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -216,5 +217,44 @@ func TestRecallOutOfTime(t *testing.T) {
 	res, err = recall.Recall(ctx, st, o)
 	if err != nil || !res.Partial || len(res.Turns) != 0 {
 		t.Fatalf("redacted recall whose search ran out of time = %+v, %v, want nothing, partial", res, err)
+	}
+}
+
+// A reply that only says what it does next ("Now let me read the config
+// file") while its tool's output holds the prompt's words is recalled
+// with what matched, so the agent reads why it was recalled; a reply
+// that says the words itself is recalled as it is.
+func TestRecallNarrationShowsWhatMatched(t *testing.T) {
+	ctx := context.Background()
+	st := store(t)
+	s := &loom.Session{ID: loom.NewID(), UserID: "alice", Key: "cli:zk", Title: "Cluster settings", Surface: "cli",
+		Project: loom.Project{ID: "api", Name: "api", Root: "/src/api"}, Cwd: "/src/api"}
+	out, _ := json.Marshal("zookeeper.session.timeout.ms=18000 and a quorum of five nodes")
+	msgs := []*loom.Message{
+		{Role: loom.RoleUser, Parts: []loom.Part{{Type: loom.PartText, Text: "look at the cluster settings"}}},
+		{Role: loom.RoleAssistant, Parts: []loom.Part{
+			{Type: loom.PartText, Text: "Now let me read the config file."},
+			{Type: loom.PartTool, CallID: "c1", Name: "Read", Status: "completed", Input: json.RawMessage(`{"file_path":"conf/zoo.cfg"}`), Output: out},
+		}},
+		{Role: loom.RoleAssistant, Parts: []loom.Part{{Type: loom.PartText, Text: "The quorum needs three of the five nodes."}}},
+	}
+	if err := st.Append(ctx, s, msgs...); err != nil {
+		t.Fatal(err)
+	}
+	res, err := recall.Recall(ctx, st, recall.Options{Prompt: "how long is the zookeeper session timeout?", UserID: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(res.Turns, func(tr recall.Turn) bool { return tr.Seq == 2 })
+	if i < 0 || !strings.HasPrefix(res.Turns[i].Text, "Now let me read the config file.") || !strings.Contains(res.Turns[i].Text, "18000") {
+		t.Fatalf("the narrating reply's turn does not show what matched: %+v", res.Turns)
+	}
+	res, err = recall.Recall(ctx, st, recall.Options{Prompt: "quorum nodes", UserID: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	i = slices.IndexFunc(res.Turns, func(tr recall.Turn) bool { return tr.Seq == 3 })
+	if i < 0 || res.Turns[i].Text != "The quorum needs three of the five nodes." {
+		t.Fatalf("a reply that says the words is not recalled as it is: %+v", res.Turns)
 	}
 }

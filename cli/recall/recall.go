@@ -122,6 +122,9 @@ func NewCmdRecall(inv *command.Invocation, runF func(*Options) error) *cobra.Com
 and date, in at most --tokens tokens (1,500 by default): what an agent
 should know before it answers. Without PROMPT, the project's latest
 sessions by title. It searches as loom search does and calls no model.
+-a recalls from every project. A reply that only says what it does next,
+its match being in a tool call or the tool's output, is printed with
+what matched after it.
 
 With --hook AGENT it is an agent's hook: it reads the hook's JSON on
 stdin and prints the context in the form the agent adds to the model's
@@ -141,6 +144,7 @@ any text is cut to fit; --no-redact (or [mcp] redact = false in
 config.toml) prints them as stored.`,
 		Example: `  loom recall "why does the pool time out"
   loom recall --tokens 500 --json "retry backoff"
+  loom recall -a "how did we get the migration past SQLite"  # every project
   loom recall enable                        # this project, for the hooks
   loom recall --hook claude-code            # as a Claude Code hook`,
 		Args: command.ArgsBetween(0, -1),

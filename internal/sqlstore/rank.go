@@ -24,9 +24,10 @@ const (
 )
 
 // bySession orders hits, one tier's best first, by session: the best hit
-// of each session, the sessions by their scores (see spread), then the
-// other hits by their own. when, when set, is the period the query
-// names. The order of equal scores is kept.
+// of each session, the sessions by their scores (see spread), and among
+// them the other hits by their own, each after the best hits of the
+// sessions that score at least as much. when, when set, is the period
+// the query names. The order of equal scores is kept.
 func bySession(hits []loom.SearchHit, when *period) []loom.SearchHit {
 	if len(hits) < 2 {
 		return hits
@@ -64,16 +65,32 @@ func bySession(hits []loom.SearchHit, when *period) []loom.SearchHit {
 		}
 	}
 	slices.SortStableFunc(order, func(a, b *session) int { return cmp.Compare(b.score, a.score) })
-	out := make([]loom.SearchHit, 0, len(hits))
 	first := make(map[int]bool, len(order))
 	for _, s := range order {
-		out = append(out, hits[s.best])
 		first[s.best] = true
 	}
+	// The sessions' best hits in the sessions' order, merged with the
+	// other hits by their own scores: another hit of a session comes
+	// before the best hit of a session that scores less than it does,
+	// so that a page across many sessions is not filled with each
+	// session's one match of a common word before the second message
+	// of the session that answers. A session's other hits score at most
+	// its own score, so each session still comes first with its best
+	// hit, and the sessions' order is kept.
+	out := make([]loom.SearchHit, 0, len(hits))
+	next := 0
 	for _, i := range idx {
-		if !first[i] {
-			out = append(out, hits[i])
+		if first[i] {
+			continue
 		}
+		for next < len(order) && order[next].score >= score[i] {
+			out = append(out, hits[order[next].best])
+			next++
+		}
+		out = append(out, hits[i])
+	}
+	for _, s := range order[next:] {
+		out = append(out, hits[s.best])
 	}
 	return out
 }
