@@ -339,7 +339,7 @@ func (inv *Invocation) Project() (loom.Project, error) {
 // Scope is whose sessions this run works on and the project it prefers,
 // as the flags and the working directory say when it is asked.
 func (inv *Invocation) Scope() Scope {
-	return Scope{IO: inv.IO, User: inv.User, Project: inv.Project}
+	return Scope{IO: inv.IO, User: inv.User, Project: inv.Project, Team: inv.InTeam}
 }
 
 // OnInterrupt makes h receive Ctrl+C instead of it cancelling the
