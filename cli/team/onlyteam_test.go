@@ -30,6 +30,50 @@ func sharedWombat(t *testing.T) (*pair, string) {
 	return p, id
 }
 
+// TestTeamFlagAlone: --team without a NAME reads the only team; --team
+// NAME with a space still names the team when NAME is one of this
+// machine's; with two teams, --team alone is a usage error naming them.
+func TestTeamFlagAlone(t *testing.T) {
+	p, id := sharedWombat(t)
+	bob := p.bob
+	for _, args := range [][]string{
+		{"search", "--team", "wombat"},
+		{"search", "wombat", "--team"},
+		{"search", "--team", "core", "wombat"},
+		{"search", "--team=core", "wombat"},
+		{"session", "list", "--team"},
+		{"session", "show", "--team", id[:8]},
+		{"recall", "--team", "wombat ledger"},
+		{"usage", "--team"},
+		{"usage", "--team", "core", "session"},
+	} {
+		if out := bob.must(t, args...); !strings.Contains(out, id) {
+			t.Errorf("loom %s: %s", strings.Join(args, " "), out)
+		}
+	}
+	// A word after --team that is not a team is the command's: here the
+	// query, not found in the only team.
+	if r := bob.run(t, "search", "--team", "--", "core"); r.Code != 0 || strings.Contains(r.Stdout, id) {
+		t.Errorf("search --team -- core: exit %d, %s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	bob.must(t, "team", "sync", "--team")
+	bob.must(t, "team", "create", "web")
+	r := bob.run(t, "search", "--team", "wombat")
+	if r.Code != 2 || strings.TrimSpace(r.Stderr) != "loom: you are in 2 teams (core, web): say which with --team NAME" {
+		t.Errorf("search --team in two teams: exit %d, %q", r.Code, r.Stderr)
+	}
+	if r := bob.run(t, "team", "members", "--team"); r.Code != 2 || !strings.Contains(r.Stderr, "you are in 2 teams (core, web)") {
+		t.Errorf("team members --team in two teams: exit %d, %q", r.Code, r.Stderr)
+	}
+	if out := bob.must(t, "search", "--team", "core", "wombat"); !strings.Contains(out, id) {
+		t.Errorf("search --team core wombat in two teams: %s", out)
+	}
+	none := clitest.NewEmptyFixture(t)
+	if r := none.Exec(t, "", "session", "list", "--team"); r.Code != 3 || strings.TrimSpace(r.Stderr) != "loom: this machine is in no team: loom team create NAME, or loom team join CODE" {
+		t.Errorf("session list --team in no team: exit %d, %q", r.Code, r.Stderr)
+	}
+}
+
 // TestTeamReadsEveryProject: --team reads every project the team
 // shares, from any directory, without -a: a teammate's clone may sit
 // anywhere, or nowhere.

@@ -116,11 +116,7 @@ func (e *env) hubURL() (string, error) {
 func (e *env) find(ref string) (*teamrun.Env, *teamrun.State, error) {
 	// The team first: a machine in no team is told that, not that it
 	// has no token for a hub.
-	l, err := e.inv.Teams()
-	if err != nil {
-		return nil, nil, err
-	}
-	s, err := l.Find(ref)
+	s, err := e.inv.FindTeam(ref)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -257,7 +253,7 @@ that the invite's key opens nothing written after.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&ref, "team", "", "the team `NAME` (default the only one)")
+	command.TeamFlag(cmd, &ref, "the team `NAME` (default the only one)")
 	cmd.Flags().StringVar(&label, "label", "", "a `LABEL` for the invite, shown in the chain (a machine's: its name)")
 	cmd.Flags().StringVar(&expires, "expires", "7d", "the invite stops joining after `DURATION` (12h, 7d, 2w; never)")
 	cmd.Flags().BoolVar(&machine, "machine", false, "invite another machine of yours, not a new member")
@@ -309,7 +305,7 @@ or expired. Revoke an open one with loom team invite --revoke.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&ref, "team", "", "the team `NAME` (default the only one)")
+	command.TeamFlag(cmd, &ref, "the team `NAME` (default the only one)")
 	return cmd
 }
 
@@ -459,7 +455,7 @@ hub's own list is never read: a member is who the signed chain names.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&ref, "team", "", "the team `NAME` (default the only one)")
+	command.TeamFlag(cmd, &ref, "the team `NAME` (default the only one)")
 	return cmd
 }
 
@@ -502,7 +498,7 @@ stays on their machines.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&ref, "team", "", "the team `NAME` (default the only one)")
+	command.TeamFlag(cmd, &ref, "the team `NAME` (default the only one)")
 	return cmd
 }
 
@@ -536,7 +532,7 @@ of the team.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&ref, "team", "", "the team `NAME` (default the only one)")
+	command.TeamFlag(cmd, &ref, "the team `NAME` (default the only one)")
 	return cmd
 }
 
@@ -577,7 +573,7 @@ team sets it for itself.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&ref, "team", "", "the team `NAME` (default the only one)")
+	command.TeamFlag(cmd, &ref, "the team `NAME` (default the only one)")
 	return cmd
 }
 
@@ -669,7 +665,7 @@ not valid, the store unwritable).`,
 			return syncRun(cmd.Context(), e, ref)
 		},
 	}
-	cmd.Flags().StringVar(&ref, "team", "", "the team `NAME` (default the only one)")
+	command.TeamFlag(cmd, &ref, "the team `NAME` (default the only one)")
 	return cmd
 }
 
@@ -792,11 +788,7 @@ them; --json lists them with their total.`,
   loom team doctor --team core --json`,
 		Args: command.ArgsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			l, err := inv.Teams()
-			if err != nil {
-				return err
-			}
-			s, err := l.Find(ref)
+			s, err := inv.FindTeam(ref)
 			if err != nil {
 				return err
 			}
@@ -823,7 +815,7 @@ them; --json lists them with their total.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&ref, "team", "", "the team `NAME` (default the only one)")
+	command.TeamFlag(cmd, &ref, "the team `NAME` (default the only one)")
 	return cmd
 }
 
@@ -856,6 +848,6 @@ refuses to send while a teammate's record names a newer one.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&ref, "team", "", "the team `NAME` (default the only one)")
+	command.TeamFlag(cmd, &ref, "the team `NAME` (default the only one)")
 	return cmd
 }
