@@ -82,7 +82,7 @@ func Main(f *command.Factory, args []string) (code int) {
 	if err == nil {
 		return command.ExitOK
 	}
-	err = inv.DamageHint(err)
+	err = inv.DamageHint(inv.TeamHint(err))
 	printError(f.IO, err)
 	return command.ExitCode(err)
 }

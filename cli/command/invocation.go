@@ -58,6 +58,9 @@ type Invocation struct {
 	// team is the team whose store --team made the run's store.
 	team      string
 	teamState *teamrun.State
+	// teamWord is the word after a --team given alone that names no
+	// team of this machine (TeamValues), for TeamHint.
+	teamWord string
 	// teamStores are the teams' stores opened besides the run's store
 	// (TeamStores); Close closes them.
 	teamStores []loom.Engine

@@ -59,6 +59,8 @@ func (inv *Invocation) FindTeam(ref string) (*teamrun.State, error) {
 	for _, s := range all {
 		names = append(names, s.Name)
 	}
+	// This error asks for a NAME already: TeamHint adds nothing to it.
+	inv.teamWord = ""
 	return nil, UsageErrorf("you are in %d teams (%s): say which with --team NAME", len(all), strings.Join(names, ", "))
 }
 
@@ -92,11 +94,33 @@ func (inv *Invocation) TeamValues(args []string) []string {
 		case args[i] == "--team" && i+1 < len(args) && names(args[i+1]):
 			out = append(out, "--team="+args[i+1])
 			i++
+		case args[i] == "--team" && i+1 < len(args) && args[i+1] != "" && !strings.HasPrefix(args[i+1], "-"):
+			inv.teamWord = args[i+1]
+			out = append(out, args[i])
 		default:
 			out = append(out, args[i])
 		}
 	}
 	return out
+}
+
+// TeamHint adds to a usage error of a run whose --team was followed by
+// a word that names no team of this machine (so --team was read alone,
+// and the word as the command's) that the word is no team: "session
+// list --team nope" says so, not only that list takes no arguments.
+func (inv *Invocation) TeamHint(err error) error {
+	var ue *UsageError
+	if inv.teamWord == "" || !errors.As(err, &ue) {
+		return err
+	}
+	l, lerr := inv.Teams()
+	if lerr != nil {
+		return err
+	}
+	if _, ferr := l.Find(inv.teamWord); ferr != nil {
+		return UsageErrorf("%s; --team was given no NAME: %s", ue.Msg, loom.ErrorMessage(ferr))
+	}
+	return err
 }
 
 // TeamStoreFile returns the store of the team ref names on this

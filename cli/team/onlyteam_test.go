@@ -56,6 +56,11 @@ func TestTeamFlagAlone(t *testing.T) {
 	if r := bob.run(t, "search", "--team", "--", "core"); r.Code != 0 || strings.Contains(r.Stdout, id) {
 		t.Errorf("search --team -- core: exit %d, %s%s", r.Code, r.Stdout, r.Stderr)
 	}
+	// A word after --team that names no team, where the command takes
+	// none: the usage error says it is no team.
+	if r := bob.run(t, "session", "list", "--team", "nope"); r.Code != 2 || !strings.Contains(r.Stderr, `--team was given no NAME: no team "nope" on this machine (core `) {
+		t.Errorf("session list --team nope: exit %d, %q", r.Code, r.Stderr)
+	}
 	bob.must(t, "team", "sync", "--team")
 	bob.must(t, "team", "create", "web")
 	r := bob.run(t, "search", "--team", "wombat")
