@@ -156,7 +156,8 @@ token. The team keeps its hub, and the token when --token gives it
 (in teams/ID/team.json, mode 0600), so that the team's later commands
 need neither flag nor configuration.`,
 		Example: `  loom team create core
-  loom team create core --name alice --hub http://hub.example:8080 --token loom_…`,
+  loom team create core --hub http://hub.example:8080 --token loom_…
+  loom team create core --name alice`,
 		Args: command.ArgsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			r, err := e.run("")
