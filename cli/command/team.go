@@ -73,9 +73,6 @@ func (inv *Invocation) FindTeam(ref string) (*teamrun.State, error) {
 func (inv *Invocation) TeamValues(args []string) []string {
 	var l *teamrun.Local
 	names := func(word string) bool {
-		if word == "" || strings.HasPrefix(word, "-") {
-			return false
-		}
 		if l == nil {
 			got, err := inv.Teams()
 			if err != nil {
@@ -88,18 +85,18 @@ func (inv *Invocation) TeamValues(args []string) []string {
 	}
 	out := make([]string, 0, len(args))
 	for i := 0; i < len(args); i++ {
-		switch {
-		case args[i] == "--":
+		if args[i] == "--" {
 			return append(out, args[i:]...)
-		case args[i] == "--team" && i+1 < len(args) && names(args[i+1]):
-			out = append(out, "--team="+args[i+1])
-			i++
-		case args[i] == "--team" && i+1 < len(args) && args[i+1] != "" && !strings.HasPrefix(args[i+1], "-"):
-			inv.teamWord = args[i+1]
-			out = append(out, args[i])
-		default:
-			out = append(out, args[i])
 		}
+		if args[i] == "--team" && i+1 < len(args) && args[i+1] != "" && !strings.HasPrefix(args[i+1], "-") {
+			if names(args[i+1]) {
+				out = append(out, "--team="+args[i+1])
+				i++
+				continue
+			}
+			inv.teamWord = args[i+1]
+		}
+		out = append(out, args[i])
 	}
 	return out
 }
