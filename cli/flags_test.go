@@ -69,6 +69,12 @@ func TestHelpShowsOptionalValue(t *testing.T) {
 			t.Errorf("loom %s:\n%s", strings.Join(args, " "), out)
 		}
 	}
+	for _, args := range [][]string{{"search", "--help"}, {"team", "sync", "--help"}, {"blame", "--help"}} {
+		out := fx.MustExec(t, args...)
+		if !strings.Contains(out, "--team [NAME]") || strings.Contains(out, `[=" "]`) {
+			t.Errorf("loom %s:\n%s", strings.Join(args, " "), out)
+		}
+	}
 }
 
 // A mistyped command is named with the commands it may be a typo of.

@@ -71,7 +71,7 @@ func Main(f *command.Factory, args []string) (code int) {
 		}
 	}()
 	root := NewRootCmd(inv)
-	root.SetArgs(args)
+	root.SetArgs(inv.TeamValues(args))
 	err := root.ExecuteContext(ctx)
 	if jerr := inv.FinishOutput(); err == nil && jerr != nil {
 		err = jerr
@@ -82,7 +82,7 @@ func Main(f *command.Factory, args []string) (code int) {
 	if err == nil {
 		return command.ExitOK
 	}
-	err = inv.DamageHint(err)
+	err = inv.DamageHint(inv.TeamHint(err))
 	printError(f.IO, err)
 	return command.ExitCode(err)
 }

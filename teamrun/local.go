@@ -50,6 +50,11 @@ type State struct {
 	ID   string `json:"id"`
 	Name string `json:"name"`
 	Hub  string `json:"hub"`
+	// Token is this machine's token on the team's hub when one was
+	// given for the team (create or join --token, set-hub --token): the
+	// team's commands use it before [sync] token, which may be a
+	// personal hub's.
+	Token string `json:"token,omitempty"`
 	// Admin is the admin's fingerprint, pinned at create or join: every
 	// chain this machine reads must start with that admin's genesis.
 	Admin string `json:"admin"`

@@ -21,6 +21,9 @@ type Env struct {
 	// Token is the member's token on the hub (its user is the member's
 	// hub user).
 	Token string
+	// KeepToken makes Create and Join keep Token in the team's state
+	// (State.Token), for the team's later commands on this machine.
+	KeepToken bool
 	// HTTP is the client of the hub's calls (nil: http.DefaultClient).
 	HTTP *http.Client
 	Now  func() time.Time
@@ -90,6 +93,9 @@ func (e *Env) Create(ctx context.Context, hubURL, teamName, me string) (*Verifie
 		return nil, err
 	}
 	s := &State{ID: tid, Name: teamName, Hub: hubURL, Admin: id.Fingerprint(), Me: me, Keys: ring}
+	if e.KeepToken {
+		s.Token = e.Token
+	}
 	if err := e.Local.Save(s); err != nil {
 		return nil, err
 	}
@@ -257,6 +263,9 @@ func (e *Env) Join(ctx context.Context, code, name, hubURL string, confirm func(
 		return nil, err
 	}
 	s := &State{ID: c.Team, Name: c.Name, Hub: c.Hub, Admin: c.Admin, Keys: team.Keyring{}}
+	if e.KeepToken {
+		s.Token = e.Token
+	}
 	chain, err := e.client(c.Hub).TeamChainInvite(ctx, c.Team, user, inv)
 	if err != nil {
 		// The hub says why an invite's holder may not read the chain

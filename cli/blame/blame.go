@@ -162,7 +162,7 @@ func newOptions(inv *command.Invocation) *Options {
 
 // addTeamFlags gives cmd --team and --no-team.
 func addTeamFlags(cmd *cobra.Command, o *Options) {
-	cmd.Flags().StringVar(&o.Team, "team", "", "credit lines to your sessions and those team `NAME` shares only (default: every team's on this machine)")
+	command.TeamFlag(cmd, &o.Team, "credit lines to your sessions and those team `NAME` shares only, alone the only team's (default: every team's on this machine)")
 	cmd.Flags().BoolVar(&o.NoTeam, "no-team", false, "credit lines to your own sessions alone, none of a team's")
 	cmd.MarkFlagsMutuallyExclusive("team", "no-team")
 }

@@ -107,7 +107,8 @@ func Elsewhere(root *cobra.Command, name string) []string {
 	return out
 }
 
-// PickRef is the value of -r given without a REF: choose the session in
-// the picker. A title is trimmed and a key has no spaces, so no REF is
+// PickRef is the value of a flag whose value was left out: -r without a
+// REF (choose the session in the picker), --team without a NAME
+// (OnlyTeam). A title is trimmed and a key has no spaces, so no REF is
 // this.
 const PickRef = " "

@@ -58,6 +58,9 @@ type Invocation struct {
 	// team is the team whose store --team made the run's store.
 	team      string
 	teamState *teamrun.State
+	// teamWord is the word after a --team given alone that names no
+	// team of this machine (TeamValues), for TeamHint.
+	teamWord string
 	// teamStores are the teams' stores opened besides the run's store
 	// (TeamStores); Close closes them.
 	teamStores []loom.Engine
@@ -339,7 +342,7 @@ func (inv *Invocation) Project() (loom.Project, error) {
 // Scope is whose sessions this run works on and the project it prefers,
 // as the flags and the working directory say when it is asked.
 func (inv *Invocation) Scope() Scope {
-	return Scope{IO: inv.IO, User: inv.User, Project: inv.Project}
+	return Scope{IO: inv.IO, User: inv.User, Project: inv.Project, Team: inv.InTeam}
 }
 
 // OnInterrupt makes h receive Ctrl+C instead of it cancelling the

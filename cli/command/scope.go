@@ -20,14 +20,18 @@ type Scope struct {
 	IO      *term.IOStreams
 	User    func() string
 	Project func() (loom.Project, error)
+	// Team reports whether --team made the store a team's (nil: never).
+	Team func() bool
 }
 
 // ScopeProject is the project that a command which searches or lists
 // sessions keeps to: the working directory's, the same default as loom
-// mcp's. Nil means every project: when all is set (-a), or where no
+// mcp's. Nil means every project: when all is set (-a), in a team's
+// store (--team: it holds only the projects the team shares, which a
+// member's clone may keep at another path, or not at all), or where no
 // project can be found (a working directory that is gone).
 func (sc Scope) ScopeProject(all bool) *loom.Project {
-	if all {
+	if all || sc.Team != nil && sc.Team() {
 		return nil
 	}
 	p, err := sc.Project()

@@ -145,6 +145,7 @@ config.toml) prints them as stored.`,
 		Example: `  loom recall "why does the pool time out"
   loom recall --tokens 500 --json "retry backoff"
   loom recall -a "how did we get the migration past SQLite"  # every project
+  loom recall --team "flaky deploy"         # from your only team's projects
   loom recall enable                        # this project, for the hooks
   loom recall --hook claude-code            # as a Claude Code hook`,
 		Args: command.ArgsBetween(0, -1),

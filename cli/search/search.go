@@ -71,7 +71,9 @@ sessions, best matches first: this project's by default (the git
 top-level directory, or the working directory outside git), every
 project's with --all-projects, one session's with --session. Where no
 project can be found (a working directory that is gone), every project
-is searched.
+is searched. --team searches what a team shares instead of your own
+sessions: every project it shares, from any directory; --team alone
+names your only team (docs/team.md).
 
 Messages holding every word come first; when they are fewer than
 --limit, the page fills up with word forms, session titles, some of the
@@ -92,6 +94,8 @@ Messages are embedded by loom serve and loom embed (see docs/search.md).`,
   loom search retry --session 0196a3b2 --role assistant
   loom search 'tok* NEAR(retry backoff)' --raw
   loom search 'which chats are still running' --semantic
+  loom search --team flaky deploy          # every project your only team shares
+  loom search --team core flaky deploy     # team core's, of several
   loom search deploy --json | jq -r '.[].session_id'`,
 		Args: command.ArgsBetween(1, -1),
 		RunE: func(cmd *cobra.Command, args []string) error {

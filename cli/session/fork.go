@@ -57,7 +57,8 @@ project, that you continue (loom chat -r ID) or hand off to any agent
 turns it came from.`,
 		Example: `  loom session fork 0196a3b2
   loom session fork "flaky test" --turn 3 --name "try the other fix"
-  loom session fork --team core 0196a3b2`,
+  loom session fork --team core 0196a3b2
+  loom session fork --team 0196a3b2          # from your only team`,
 		Args: command.ArgsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref = args[0]
@@ -79,7 +80,7 @@ turns it came from.`,
 	}
 	cmd.Flags().IntVarP(&opts.Turn, "turn", "t", 0, "last turn to copy (default: all)")
 	cmd.Flags().StringVarP(&opts.Name, "name", "n", "", "title of the new session (default: the title with \"(fork)\", or \"(fork N)\" when that is taken)")
-	cmd.Flags().StringVar(&opts.Team, "team", "", "REF is a session team `NAME` shares: fork it into a session of your own")
+	command.TeamFlag(cmd, &opts.Team, "REF is a session team `NAME` shares (alone: the only team): fork it into a session of your own")
 	return cmd
 }
 

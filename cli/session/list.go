@@ -76,6 +76,7 @@ newest activity first, that loom session restore brings back.`, int(loom.TrashTT
   loom session list --branch main
   loom session list --archived
   loom session list --deleted
+  loom session list --team        # the sessions your only team shares
   loom session list --json | jq -r '.[].id'`,
 		Args: command.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -3,6 +3,7 @@ package team_test
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -43,4 +44,56 @@ func TestTeamSetHub(t *testing.T) {
 	if row := list(); row["hub"] != hub2.Base {
 		t.Fatalf("after a refused set-hub: %v", row)
 	}
+}
+
+// TestTeamSetUpFromNothing: docs/team.md's set-up, on machines with no
+// configuration at all. The token given to create and join is kept
+// for the team, so that share, sync, invite and the readers need no
+// config.toml and no flag; set-hub --token replaces it.
+func TestTeamSetUpFromNothing(t *testing.T) {
+	hubDB := clitest.FreshSchema(t)
+	h, hubHome, _ := clitest.StartHub(t, hubDB)
+	bare := func(name string) *member {
+		m := newMember(t, name, h.Base, hubToken(t, hubHome, hubDB, name))
+		m.fx.ExtraEnv = []string{"LOOM_USER=" + name}
+		return m
+	}
+	alice, bob := bare("alice"), bare("bob")
+	const id = "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9f11"
+	importSession(t, alice, id, "wombat ledger", "why is the wombat ledger off by one", "The wombat ledger counted the header row.")
+
+	var created struct{ ID string }
+	json.Unmarshal([]byte(alice.must(t, "team", "create", "core", "--hub", h.Base, "--token", alice.tok, "--json")), &created)
+	alice.must(t, "team", "share", "--content", "--yes")
+	alice.must(t, "team", "sync")
+	var inv struct{ Code string }
+	json.Unmarshal([]byte(alice.must(t, "team", "invite", "--label", "bob", "--json")), &inv)
+	bob.must(t, "team", "join", inv.Code, "--token", bob.tok, "--yes")
+	bob.must(t, "team", "sync")
+	if out := bob.must(t, "search", "--team", "wombat"); !strings.Contains(out, id) {
+		t.Fatalf("bob's search --team wombat: %s", out)
+	}
+	state := filepath.Join(bob.fx.Home, "data", "teams", created.ID, "team.json")
+	if fi, err := os.Stat(state); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("bob's team.json: %v %v", fi, err)
+	}
+	if out := bob.must(t, "team", "list", "--json"); strings.Contains(out, bob.tok) {
+		t.Fatalf("team list --json shows the token: %s", out)
+	}
+
+	// A new token replaces the kept one; a bad one is refused and the
+	// kept one stays.
+	tok2 := hubToken(t, hubHome, hubDB, "bob")
+	if r := bob.run(t, "team", "set-hub", h.Base, "--token", "loom_nonsense"); r.Code == 0 {
+		t.Fatalf("set-hub with a bad token: %s", r.Stdout)
+	}
+	bob.must(t, "team", "sync")
+	if out := bob.must(t, "team", "set-hub", h.Base, "--token", tok2); !strings.Contains(out, "the token given is kept") {
+		t.Fatalf("set-hub --token: %s", out)
+	}
+	b, _ := os.ReadFile(state)
+	if !strings.Contains(string(b), tok2) {
+		t.Fatalf("set-hub --token did not keep the token")
+	}
+	bob.must(t, "team", "sync")
 }

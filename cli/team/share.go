@@ -66,7 +66,7 @@ received before stays on their machines.`
 		cmd.Example = `  loom team unshare
   loom team unshare ~/src/api --team core`
 	}
-	cmd.Flags().StringVar(&ref, "team", "", "the team `NAME` (default the only one)")
+	command.TeamFlag(cmd, &ref, "the team `NAME` (default the only one)")
 	return cmd
 }
 

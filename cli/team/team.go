@@ -69,17 +69,21 @@ type env struct {
 
 func addHub(cmd *cobra.Command, e *env) {
 	cmd.Flags().StringVar(&e.hub, "hub", "", "the hub's `URL` (default [sync] hub, LOOM_SYNC_HUB)")
-	cmd.Flags().StringVar(&e.token, "token", "", "your `TOKEN` on the hub (default [sync] token, LOOM_SYNC_TOKEN)")
+	cmd.Flags().StringVar(&e.token, "token", "", "your `TOKEN` on the hub (default the team's, else [sync] token, LOOM_SYNC_TOKEN)")
 }
 
 // run returns the operations' environment, with the token of --token,
-// else the configuration's.
-func (e *env) run() (*teamrun.Env, error) {
+// else the one kept for the team (saved: create or join --token), else
+// the configuration's. --token given to create or join is kept.
+func (e *env) run(saved string) (*teamrun.Env, error) {
 	l, err := e.inv.Teams()
 	if err != nil {
 		return nil, err
 	}
 	tok := e.token
+	if tok == "" {
+		tok = saved
+	}
 	if tok == "" {
 		c, _, err := e.inv.Config()
 		if err != nil {
@@ -90,7 +94,7 @@ func (e *env) run() (*teamrun.Env, error) {
 	if tok == "" {
 		return nil, loom.Errorf(loom.EINVALID, "no token for the hub: give --token, or set [sync] token in config.toml (LOOM_SYNC_TOKEN); make one on the hub with loom token create")
 	}
-	return &teamrun.Env{Local: l, Token: tok, Now: e.inv.TimeNow}, nil
+	return &teamrun.Env{Local: l, Token: tok, KeepToken: e.token != "", Now: e.inv.TimeNow}, nil
 }
 
 // hubURL is --hub, else the configuration's.
@@ -116,15 +120,11 @@ func (e *env) hubURL() (string, error) {
 func (e *env) find(ref string) (*teamrun.Env, *teamrun.State, error) {
 	// The team first: a machine in no team is told that, not that it
 	// has no token for a hub.
-	l, err := e.inv.Teams()
+	s, err := e.inv.FindTeam(ref)
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := l.Find(ref)
-	if err != nil {
-		return nil, nil, err
-	}
-	r, err := e.run()
+	r, err := e.run(s.Token)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -149,12 +149,18 @@ func newCmdCreate(inv *command.Invocation) *cobra.Command {
 		Long: `Create makes a team on the hub: this machine's key pair (made on first use,
 kept in the data directory's teams/member.key, mode 0600) becomes the
 admin's, and the team's first key is wrapped for it. It prints the
-admin's fingerprint, which every member sees when they join.`,
+admin's fingerprint, which every member sees when they join.
+
+The hub is --hub, else [sync] hub; the token --token, else [sync]
+token. The team keeps its hub, and the token when --token gives it
+(in teams/ID/team.json, mode 0600), so that the team's later commands
+need neither flag nor configuration.`,
 		Example: `  loom team create core
-  loom team create core --name alice --hub http://hub.example:8080`,
+  loom team create core --hub http://hub.example:8080 --token loom_…
+  loom team create core --name alice`,
 		Args: command.ArgsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r, err := e.run()
+			r, err := e.run("")
 			if err != nil {
 				return err
 			}
@@ -257,7 +263,7 @@ that the invite's key opens nothing written after.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&ref, "team", "", "the team `NAME` (default the only one)")
+	command.TeamFlag(cmd, &ref, "the team `NAME` (default the only one)")
 	cmd.Flags().StringVar(&label, "label", "", "a `LABEL` for the invite, shown in the chain (a machine's: its name)")
 	cmd.Flags().StringVar(&expires, "expires", "7d", "the invite stops joining after `DURATION` (12h, 7d, 2w; never)")
 	cmd.Flags().BoolVar(&machine, "machine", false, "invite another machine of yours, not a new member")
@@ -309,7 +315,7 @@ or expired. Revoke an open one with loom team invite --revoke.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&ref, "team", "", "the team `NAME` (default the only one)")
+	command.TeamFlag(cmd, &ref, "the team `NAME` (default the only one)")
 	return cmd
 }
 
@@ -324,11 +330,16 @@ func newCmdJoin(inv *command.Invocation) *cobra.Command {
 its genesis against the admin's fingerprint in the code, shows that
 fingerprint and asks (compare it with the admin's, out of band; --yes
 for scripts), then joins: the invite's key signs your public keys into
-the chain, and the team's keys are wrapped again for you.`,
-		Example: `  loom team join loomteam1-eyJodWIiOi… --name bob`,
-		Args:    command.ArgsBetween(1, 1),
+the chain, and the team's keys are wrapped again for you.
+
+The code names the hub; your token on it is --token, else [sync] token.
+The team keeps the token --token gives (in teams/ID/team.json, mode
+0600), so that the team's later commands need no configuration.`,
+		Example: `  loom team join loomteam1-eyJodWIiOi… --name bob
+  loom team join loomteam1-eyJodWIiOi… --token loom_…`,
+		Args: command.ArgsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r, err := e.run()
+			r, err := e.run("")
 			if err != nil {
 				return err
 			}
@@ -459,7 +470,7 @@ hub's own list is never read: a member is who the signed chain names.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&ref, "team", "", "the team `NAME` (default the only one)")
+	command.TeamFlag(cmd, &ref, "the team `NAME` (default the only one)")
 	return cmd
 }
 
@@ -502,7 +513,7 @@ stays on their machines.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&ref, "team", "", "the team `NAME` (default the only one)")
+	command.TeamFlag(cmd, &ref, "the team `NAME` (default the only one)")
 	return cmd
 }
 
@@ -536,7 +547,7 @@ of the team.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&ref, "team", "", "the team `NAME` (default the only one)")
+	command.TeamFlag(cmd, &ref, "the team `NAME` (default the only one)")
 	return cmd
 }
 
@@ -544,16 +555,19 @@ func newCmdSetHub(inv *command.Invocation) *cobra.Command {
 	e := &env{inv: inv}
 	var ref string
 	cmd := &cobra.Command{
-		Use:   "set-hub URL [--team NAME]",
+		Use:   "set-hub URL [--team NAME] [--token TOKEN]",
 		Short: "Reach the team's hub at another address, on this machine",
 		Long: `Set-hub changes the address this machine reaches the team's hub at (the
 hub moved, or is reached through another name). The chain is read and
 verified there first, against the admin pinned at join and the last
 entry this machine verified: an address that serves another chain, or
 an older one, is refused and the old address kept. Each machine of the
-team sets it for itself.`,
-		Example: `  loom team set-hub https://hub.example.com --team core`,
-		Args:    command.ArgsBetween(1, 1),
+team sets it for itself. --token TOKEN keeps TOKEN as this machine's
+token on the team's hub from then on (a token revoked or expired on
+the hub), once the chain is read with it.`,
+		Example: `  loom team set-hub https://hub.example.com --team core
+  loom team set-hub https://hub.example.com --token loom_…`,
+		Args: command.ArgsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			e.hub = args[0]
 			h, err := e.hubURL()
@@ -566,6 +580,9 @@ team sets it for itself.`,
 			}
 			old := s.Hub
 			s.Hub = h
+			if e.token != "" {
+				s.Token = e.token
+			}
 			v, err := r.Verify(cmd.Context(), s)
 			if err != nil {
 				return fmt.Errorf("%w; the team's hub stays %s", err, old)
@@ -574,10 +591,14 @@ team sets it for itself.`,
 				return command.WriteJSON(inv.IO.Out, map[string]any{"team": v.Name, "hub": h, "was": old, "seq": v.Seq})
 			}
 			fmt.Fprintf(inv.IO.Out, "team %s: hub %s (was %s); its chain of %d entries verified there\n", v.Name, h, old, v.Seq)
+			if e.token != "" {
+				fmt.Fprintf(inv.IO.Out, "the token given is kept for team %s on this machine\n", v.Name)
+			}
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&ref, "team", "", "the team `NAME` (default the only one)")
+	command.TeamFlag(cmd, &ref, "the team `NAME` (default the only one)")
+	cmd.Flags().StringVar(&e.token, "token", "", "keep `TOKEN` as this machine's token on the team's hub")
 	return cmd
 }
 
@@ -669,7 +690,7 @@ not valid, the store unwritable).`,
 			return syncRun(cmd.Context(), e, ref)
 		},
 	}
-	cmd.Flags().StringVar(&ref, "team", "", "the team `NAME` (default the only one)")
+	command.TeamFlag(cmd, &ref, "the team `NAME` (default the only one)")
 	return cmd
 }
 
@@ -792,11 +813,7 @@ them; --json lists them with their total.`,
   loom team doctor --team core --json`,
 		Args: command.ArgsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			l, err := inv.Teams()
-			if err != nil {
-				return err
-			}
-			s, err := l.Find(ref)
+			s, err := inv.FindTeam(ref)
 			if err != nil {
 				return err
 			}
@@ -823,7 +840,7 @@ them; --json lists them with their total.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&ref, "team", "", "the team `NAME` (default the only one)")
+	command.TeamFlag(cmd, &ref, "the team `NAME` (default the only one)")
 	return cmd
 }
 
@@ -856,6 +873,6 @@ refuses to send while a teammate's record names a newer one.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&ref, "team", "", "the team `NAME` (default the only one)")
+	command.TeamFlag(cmd, &ref, "the team `NAME` (default the only one)")
 	return cmd
 }
