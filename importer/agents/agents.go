@@ -20,6 +20,7 @@ import (
 	_ "github.com/loomhq/loom/importer/codebuddy"
 	_ "github.com/loomhq/loom/importer/codebuff"
 	_ "github.com/loomhq/loom/importer/codex"
+	_ "github.com/loomhq/loom/importer/commandcode"
 	_ "github.com/loomhq/loom/importer/continuedev"
 	_ "github.com/loomhq/loom/importer/copilot"
 	_ "github.com/loomhq/loom/importer/copilotchat"

@@ -41,6 +41,9 @@ type chatAgent struct {
 	// compaction's own model call; noUsage that it records no usage at
 	// all (its flows' usage is not checked).
 	compactUsage, noUsage bool
+	// noReasoningTokens says the agent keeps no count of the reasoning
+	// tokens its model reports (its output counts them).
+	noReasoningTokens bool
 	// extra runs the flows of this agent alone, in fx's HOME, and
 	// returns what each must import as.
 	extra func(t *testing.T) []*flowWant
@@ -137,6 +140,13 @@ func runChatFlows(t *testing.T, a *chatAgent) {
 			w.usage = nil
 		}
 		a.fidelity.NoUsage = true
+	}
+	if a.noReasoningTokens {
+		for _, w := range wants {
+			if w.usage != nil {
+				w.usage.ReasoningTokens = 0
+			}
+		}
 	}
 	keepAgentHome(fx)
 	checkImportedFlows(t, fx, a.tool, wants)
