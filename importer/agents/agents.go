@@ -42,6 +42,7 @@ import (
 	_ "github.com/loomhq/loom/importer/kimiwork"
 	_ "github.com/loomhq/loom/importer/kiro"
 	_ "github.com/loomhq/loom/importer/muse"
+	_ "github.com/loomhq/loom/importer/nanocoder"
 	_ "github.com/loomhq/loom/importer/omp"
 	_ "github.com/loomhq/loom/importer/openclaw"
 	_ "github.com/loomhq/loom/importer/opencode"

@@ -99,6 +99,11 @@ var (
 	// its release is installed with it.
 	CommandCode = Package{Name: "command-code", Version: "1.64.0", Bin: "cmd", Node: &Node24,
 		With: "@opentelemetry/semantic-conventions@1.43.0"}
+	// Nanocoder is Nanocoder, nanocoder, on Node 24 (WithCommand), which
+	// speaks the OpenAI Chat Completions API of a provider of its
+	// agents.config.json, and saves a session only from its terminal
+	// interface (run on a terminal, with --no-plain).
+	Nanocoder = Package{Name: "@nanocollective/nanocoder", Version: "1.30.0", Bin: "nanocoder", Node: &Node24}
 	// Reasonix is Reasonix, reasonix: a native program that npm
 	// installs, which speaks the OpenAI Chat Completions API of a
 	// provider of ~/.reasonix/config.toml.
