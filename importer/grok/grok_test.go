@@ -28,33 +28,11 @@ var (
 	history = filepath.Join(real, "%2Fhome%2Fu%2Fwork", work, historyFile)
 )
 
-func prompts(s *importer.Session) []string {
-	var out []string
-	for _, m := range s.Messages {
-		if m.Role == loom.RoleUser {
-			out = append(out, m.Text())
-		}
-	}
-	return out
-}
+func prompts(s *importer.Session) []string { return importertest.Texts(s, loom.RoleUser) }
 
-func replies(s *importer.Session) []string {
-	var out []string
-	for _, m := range s.Messages {
-		if m.Role == loom.RoleAssistant && m.Text() != "" {
-			out = append(out, m.Text())
-		}
-	}
-	return out
-}
+func replies(s *importer.Session) []string { return importertest.Texts(s, loom.RoleAssistant) }
 
-func usage(s *importer.Session) loom.Usage {
-	var u loom.Usage
-	for _, m := range s.Messages {
-		u.Add(m.Usage)
-	}
-	return u
-}
+func usage(s *importer.Session) loom.Usage { return importertest.SumUsage(s) }
 
 // Grok's context lines (the user's environment and rules, reminders:
 // user messages without a prompt index) are system messages, and a

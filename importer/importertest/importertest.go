@@ -205,6 +205,27 @@ func Roles(s *importer.Session) string {
 	return strings.Join(r, " ")
 }
 
+// Texts is the text of each of s's messages of role that has any, in
+// order: a session's prompts (loom.RoleUser) or replies.
+func Texts(s *importer.Session, role string) []string {
+	var out []string
+	for _, m := range s.Messages {
+		if m.Role == role && m.Text() != "" {
+			out = append(out, m.Text())
+		}
+	}
+	return out
+}
+
+// SumUsage is the usage of s's messages added up.
+func SumUsage(s *importer.Session) loom.Usage {
+	var u loom.Usage
+	for _, m := range s.Messages {
+		u.Add(m.Usage)
+	}
+	return u
+}
+
 // ReadFile reads the file at path with f, failing the test when it
 // cannot, and checks the result (CheckValidOf).
 func ReadFile(t testing.TB, f importer.Format, path string) *importer.Result {

@@ -23,7 +23,10 @@ type chatAgent struct {
 	run func(t *testing.T, dir string, args ...string)
 	// prompt, more and tools are the agent's arguments for a prompt in a
 	// new session, a prompt that continues the last session, and a
-	// prompt whose tool calls run without asking.
+	// prompt whose tool calls run without asking; nil more leaves out
+	// the second turn of the plain flow (an agent that continues a
+	// session only in its interactive interface), and the turn --watch
+	// follows is a new session.
 	prompt, more, tools func(prompt string) []string
 	// read is the agent's call that reads a file, agent its call that
 	// runs a sub-agent with a task; nil agent leaves out the flow of a
@@ -41,6 +44,9 @@ type chatAgent struct {
 	// compaction's own model call; noUsage that it records no usage at
 	// all (its flows' usage is not checked).
 	compactUsage, noUsage bool
+	// noReasoningTokens says the agent keeps no count of the reasoning
+	// tokens its model reports (its output counts them).
+	noReasoningTokens bool
 	// extra runs the flows of this agent alone, in fx's HOME, and
 	// returns what each must import as.
 	extra func(t *testing.T) []*flowWant
@@ -88,7 +94,11 @@ func runChatFlows(t *testing.T, a *chatAgent) {
 	sc.On(plain.prompts[0], say("A greeting.", "Hello there.", usage(1000, 200, 15, 5)))
 	sc.On(plain.prompts[1], say("", "Continued and answering.", usage(2100, 0, 4, 0)))
 	a.run(t, work, a.prompt(plain.prompts[0])...)
-	a.run(t, work, a.more(plain.prompts[1])...)
+	if a.more != nil {
+		a.run(t, work, a.more(plain.prompts[1])...)
+	} else {
+		plain.prompts, plain.replies, plain.usage = plain.prompts[:1], plain.replies[:1], usageOf(800, 200, 15, 5)
+	}
 
 	other := dir("other")
 	read := a.read(filepath.Join(other, "notes.txt"))
@@ -138,6 +148,13 @@ func runChatFlows(t *testing.T, a *chatAgent) {
 		}
 		a.fidelity.NoUsage = true
 	}
+	if a.noReasoningTokens {
+		for _, w := range wants {
+			if w.usage != nil {
+				w.usage.ReasoningTokens = 0
+			}
+		}
+	}
 	keepAgentHome(fx)
 	checkImportedFlows(t, fx, a.tool, wants)
 	if a.asks != "" {
@@ -148,5 +165,9 @@ func runChatFlows(t *testing.T, a *chatAgent) {
 	// A second import adds nothing; --watch imports a turn a later run
 	// appends.
 	sc.On("A third turn while watched?", say("", "Watched and answered.", usage(2500, 0, 3, 0)))
-	checkReimportAndWatch(t, fx, a.tool, "Watched and answered", func() { a.run(t, work, a.more("A third turn while watched?")...) })
+	more := a.more
+	if more == nil {
+		more = a.prompt
+	}
+	checkReimportAndWatch(t, fx, a.tool, "Watched and answered", func() { a.run(t, work, more("A third turn while watched?")...) })
 }

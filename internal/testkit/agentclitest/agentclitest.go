@@ -31,6 +31,11 @@ type Package struct {
 	// scripts with (a package that refuses an older one), nil for the
 	// machine's.
 	Node *Package
+	// With is a package (name@version) installed beside it, "" for
+	// none: a dependency held at a version from before the program's
+	// release, where a later one that its range admits breaks it (a
+	// string, so that a Package stays comparable).
+	With string
 }
 
 // The agents, at the versions the tests were written against.
@@ -86,6 +91,19 @@ var (
 	OpenClaw = Package{Name: "openclaw", Version: "2026.9.6", Bin: "openclaw", Node: &Node24}
 	// OhMyPi is Oh My Pi, omp, a fork of Pi that runs on Bun (Bun).
 	OhMyPi = Package{Name: "@oh-my-pi/pi-coding-agent", Version: "18.2.3", Bin: "omp"}
+	// CommandCode is Command Code, cmd, on Node 24 (WithCommand), which
+	// speaks the OpenAI Chat Completions API of a provider of
+	// ~/.commandcode/providers.json. Its range of
+	// @opentelemetry/semantic-conventions admits 1.44 and later, which
+	// lack the default export 1.64.0 imports, so the last version before
+	// its release is installed with it.
+	CommandCode = Package{Name: "command-code", Version: "1.64.0", Bin: "cmd", Node: &Node24,
+		With: "@opentelemetry/semantic-conventions@1.43.0"}
+	// Nanocoder is Nanocoder, nanocoder, on Node 24 (WithCommand), which
+	// speaks the OpenAI Chat Completions API of a provider of its
+	// agents.config.json, and saves a session only from its terminal
+	// interface (run on a terminal, with --no-plain).
+	Nanocoder = Package{Name: "@nanocollective/nanocoder", Version: "1.30.0", Bin: "nanocoder", Node: &Node24}
 	// Reasonix is Reasonix, reasonix: a native program that npm
 	// installs, which speaks the OpenAI Chat Completions API of a
 	// provider of ~/.reasonix/config.toml.
@@ -186,7 +204,11 @@ func Install(t testing.TB, p Package) string {
 	// one package.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, npm, "install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", dir, p.Name+"@"+p.Version)
+	args := []string{"install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", dir, p.Name + "@" + p.Version}
+	if p.With != "" {
+		args = append(args, p.With)
+	}
+	cmd := exec.CommandContext(ctx, npm, args...)
 	cmd.Env = env
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

@@ -289,6 +289,13 @@ func (p *Term) Leave(t testing.TB, prompt string) {
 // Wait waits for the program to exit and returns its exit code.
 func (p *Term) Wait(t testing.TB) int {
 	t.Helper()
+	return p.WaitWithin(t, Timeout)
+}
+
+// WaitWithin is Wait for at most d: a program whose run takes longer
+// than Timeout (an agent's turn with its model).
+func (p *Term) WaitWithin(t testing.TB, d time.Duration) int {
+	t.Helper()
 	errc := make(chan error, 1)
 	go func() { errc <- p.cmd.Wait() }()
 	select {
@@ -302,7 +309,7 @@ func (p *Term) Wait(t testing.TB) int {
 			t.Fatal(err)
 		}
 		return 0
-	case <-time.After(Timeout):
+	case <-time.After(d):
 		t.Fatalf("the program did not exit; the terminal shows:\n%s", p.Output())
 		return -1
 	}

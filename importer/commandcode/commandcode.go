@@ -1,0 +1,272 @@
+// Package commandcode reads the sessions of Command Code (the cmd
+// command of npm's command-code) for loom's importer.
+//
+// Command Code keeps a directory per project under
+// ~/.commandcode/projects (the working directory with every character
+// other than a letter or digit as -), one <session id>.jsonl per
+// session with sidecars beside it (.meta.json, .checkpoints.jsonl,
+// .prompts.jsonl, .share.json), which are not read: the session file
+// holds the conversation. Its first line is the header (type session,
+// version 3, id, timestamp, cwd, and parentSession, the file a fork
+// was made from); each later line is an entry of a tree (id, parentId,
+// timestamp): message, whose message is Anthropic's form (role user or
+// assistant, content blocks text, thinking, tool_use, tool_result, and
+// meta: source user, model or tool, isMeta for context the program
+// adds), with the reply's usage (inputTokens, counting the cached
+// ones, outputTokens, cacheReadTokens, cacheWriteTokens) and model
+// beside it; compaction (its summary), and the entries of settings and
+// labels (model_change, effort_change, label, session_info, custom).
+//
+// The session is the branch that ends with the last entry, walked back
+// by parentId: entries a rewind left off it are counted as skipped. A
+// message is a loom message; a user message of tool results alone
+// completes the calls and is none. A compaction's summary is a summary
+// message. Other entries are counted as skipped; a line that is not
+// JSON is a problem.
+//
+// The format is the one Command Code 1.64.0 wrote when run offline
+// against a fake model (testdata/real).
+package commandcode
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/importer"
+)
+
+// Format reads Command Code's sessions. The zero value is ready to use.
+type Format struct{}
+
+var _ importer.Format = Format{}
+
+// Tool is Command Code's name in loom.
+const Tool = "command-code"
+
+func init() { importer.Register(Format{}) }
+
+// Tool returns Tool.
+func (Format) Tool() string { return Tool }
+
+// Provider is "": every reply names its model.
+func (Format) Provider() string { return "" }
+
+// Roots is Command Code's projects directory, ~/.commandcode/projects
+// (Command Code has no variable that moves it).
+func (Format) Roots(_ func(string) string, home string) []string {
+	if home == "" {
+		return nil
+	}
+	return []string{filepath.Join(home, ".commandcode", "projects")}
+}
+
+// sidecars are the files Command Code keeps beside a session's, which
+// end as it does.
+var sidecars = []string{".checkpoints.jsonl", ".prompts.jsonl"}
+
+// Bundles lists each session's file under root.
+func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, error) {
+	return importer.FileBundles(ctx, Tool, root, func(_ string, d fs.DirEntry) bool {
+		name := d.Name()
+		for _, s := range sidecars {
+			if strings.HasSuffix(name, s) {
+				return false
+			}
+		}
+		return strings.HasSuffix(name, ".jsonl")
+	})
+}
+
+// entry is one line of a session file: its header or an entry.
+type entry struct {
+	Type          string          `json:"type"`
+	ID            string          `json:"id"`
+	ParentID      *string         `json:"parentId"`
+	Timestamp     string          `json:"timestamp"`
+	Cwd           string          `json:"cwd"`
+	ParentSession string          `json:"parentSession"`
+	Message       json.RawMessage `json:"message"`
+	Model         string          `json:"model"`
+	Summary       string          `json:"summary"`
+	Usage         *struct {
+		Input      float64 `json:"inputTokens"`
+		Output     float64 `json:"outputTokens"`
+		CacheRead  float64 `json:"cacheReadTokens"`
+		CacheWrite float64 `json:"cacheWriteTokens"`
+	} `json:"usage"`
+	line int
+}
+
+// message is a message entry's message.
+type message struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+	Meta    struct {
+		Source string `json:"source"`
+		IsMeta bool   `json:"isMeta"`
+	} `json:"meta"`
+}
+
+// Read reads one session file.
+func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
+	name := b.Name()
+	f, fi, err := importer.Open(name, importer.MaxFile)
+	if err != nil {
+		return nil, fmt.Errorf("command-code: %w", err)
+	}
+	defer f.Close()
+	res := &importer.Result{}
+	var head *entry
+	var entries []*entry
+	err = importer.Lines(ctx, f, func(n int, line []byte) error {
+		e := &entry{line: n}
+		if !res.DecodeLine(name, n, line, e) {
+			return nil
+		}
+		if e.Type == "session" && head == nil {
+			head = e
+			return nil
+		}
+		entries = append(entries, e)
+		return nil
+	}, res.TooLong(name))
+	if err != nil {
+		return nil, fmt.Errorf("command-code: %s: %w", name, err)
+	}
+	id := strings.TrimSuffix(filepath.Base(name), ".jsonl")
+	s := &importer.Session{SourceID: id, Kind: loom.KindMain, Path: name}
+	if head != nil {
+		s.SourceID = cmp.Or(importer.LineID(head.ID), id)
+		s.Cwd = head.Cwd
+		if p := head.ParentSession; p != "" {
+			// A fork names the file it was made from.
+			s.Kind, s.ParentSourceID = loom.KindFork, strings.TrimSuffix(filepath.Base(p), ".jsonl")
+		}
+	}
+	at := fi.ModTime().UTC()
+	calls := importer.ToolCalls{}
+	for _, e := range branch(res, entries) {
+		if tm, err := time.Parse(time.RFC3339Nano, e.Timestamp); err == nil {
+			at = tm.UTC()
+		}
+		mid := cmp.Or(importer.LineID(e.ID), "line-"+strconv.Itoa(e.line))
+		switch e.Type {
+		case "message":
+			if m := readMessage(res, calls, name, e, mid, at); m != nil {
+				s.Messages = append(s.Messages, m)
+				s.Model = cmp.Or(m.Model, s.Model)
+			}
+		case "compaction":
+			if strings.TrimSpace(e.Summary) == "" {
+				res.Skip("empty-compaction")
+				continue
+			}
+			s.Messages = append(s.Messages, &loom.Message{ID: mid, Role: loom.RoleSummary, CreatedAt: at, CompletedAt: &at,
+				Parts: []loom.Part{{ID: mid + "/0", Type: loom.PartText, Text: e.Summary}}, Usage: loom.Usage{Compactions: 1}})
+		default:
+			res.Skip(importer.TypeName(e.Type))
+		}
+	}
+	if len(s.Messages) == 0 {
+		res.Skip("empty-session")
+		return res, nil
+	}
+	s.CreatedAt, s.UpdatedAt = s.Messages[0].CreatedAt, s.Messages[len(s.Messages)-1].CreatedAt
+	res.Sessions = append(res.Sessions, s)
+	return res, nil
+}
+
+// branch is the entries from the first to the last, following parentId
+// back from the last: the branch Command Code continues. Entries off it
+// (left by a rewind) are counted as skipped.
+func branch(res *importer.Result, entries []*entry) []*entry {
+	if len(entries) == 0 {
+		return nil
+	}
+	byID := make(map[string]*entry, len(entries))
+	for _, e := range entries {
+		if e.ID != "" {
+			byID[e.ID] = e
+		}
+	}
+	var path []*entry
+	seen := map[*entry]bool{}
+	for e := entries[len(entries)-1]; e != nil && !seen[e]; {
+		seen[e] = true
+		path = append(path, e)
+		if e.ParentID == nil {
+			break
+		}
+		e = byID[*e.ParentID]
+	}
+	if len(path) != len(entries) {
+		for _, e := range entries {
+			if !seen[e] {
+				res.Skip("off-branch")
+			}
+		}
+	}
+	for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
+		path[i], path[j] = path[j], path[i]
+	}
+	return path
+}
+
+// readMessage is a message entry as a loom message; nil when it holds
+// only tool results (which complete their calls) or cannot be read.
+func readMessage(res *importer.Result, calls importer.ToolCalls, name string, e *entry, mid string, at time.Time) *loom.Message {
+	var m message
+	if err := json.Unmarshal(e.Message, &m); err != nil {
+		res.Problemf(name, e.line, "message entry without a message: "+importer.Excerpt(err.Error()))
+		return nil
+	}
+	blocks, ok := importer.ContentBlocks(m.Content)
+	if !ok {
+		res.Problemf(name, e.line, "content is neither text nor blocks")
+		return nil
+	}
+	msg := &loom.Message{ID: mid, CreatedAt: at, CompletedAt: &at}
+	switch {
+	case m.Role == "assistant":
+		msg.Role, msg.Model = loom.RoleAssistant, importer.Clip(e.Model, 256)
+		msg.Usage = usage(e)
+	case m.Role == "user" && m.Meta.IsMeta:
+		msg.Role = loom.RoleSystem
+	case m.Role == "user":
+		msg.Role = loom.RoleUser
+	default:
+		res.Skip("role:" + importer.TypeName(m.Role))
+		return nil
+	}
+	calls.AddBlocks(res, msg, blocks, at, func(reason string) { res.Problemf(name, e.line, reason) })
+	if len(msg.Parts) == 0 {
+		if m.Meta.Source != "tool" {
+			res.Skip("empty-" + msg.Role + "-message")
+		}
+		return nil
+	}
+	return msg
+}
+
+// usage is a reply's usage in loom's terms: Command Code's input counts
+// the cached tokens (read and written), which loom keeps apart.
+func usage(e *entry) loom.Usage {
+	if e.Usage == nil {
+		return loom.Usage{}
+	}
+	u := loom.Usage{InputTokens: importer.Tokens(e.Usage.Input), OutputTokens: importer.Tokens(e.Usage.Output),
+		CacheReadTokens: importer.Tokens(e.Usage.CacheRead), CacheWriteTokens: importer.Tokens(e.Usage.CacheWrite)}
+	u.InputTokens = max(u.InputTokens-u.CacheReadTokens-u.CacheWriteTokens, 0)
+	if u != (loom.Usage{}) {
+		u.APICalls = 1
+	}
+	return u
+}

@@ -1,0 +1,111 @@
+package commandcode
+
+import (
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/importer/importertest"
+)
+
+// testdata/real is what Command Code 1.64.0 (npm's command-code, run
+// with --local-only against a fake model on the Chat Completions API,
+// as TestImportRealCommandCode in cli/session/realclis runs it) wrote
+// in ~/.commandcode/projects, the home directory renamed /home/u: a
+// session of two turns, the second continued with -c (work), and one
+// whose turn reads a file with reasoning and cached tokens (other).
+var (
+	real  = filepath.Join("testdata", "real")
+	work  = "aa1f68f2-4a0d-42a8-9572-77ea16d6c568"
+	other = "03be03a4-0272-443e-a38b-01702075046f"
+	file  = filepath.Join(real, "home-u-work", work+".jsonl")
+)
+
+// Each prompt and reply as typed and answered, reasoning as reasoning,
+// the read's call completed with what the tool returned (the user
+// message of its result is no message), and each reply's usage with
+// the cached tokens apart from the input that counts them.
+func TestRead(t *testing.T) {
+	res := importertest.ReadAll(t, Format{}, real)
+	importertest.CheckValidOf(t, Tool, res)
+	if len(res.Sessions) != 2 {
+		t.Fatalf("%d sessions, want 2 (the sidecar files are not sessions)", len(res.Sessions))
+	}
+	s := importertest.Session(t, res, work)
+	if got := importertest.Texts(s, loom.RoleUser); !slices.Equal(got, []string{"Say hello in one line.", "One more on the greeting?"}) {
+		t.Errorf("prompts %q", got)
+	}
+	if got := importertest.Texts(s, loom.RoleAssistant); !slices.Equal(got, []string{"Hello there.", "Continued and answering."}) {
+		t.Errorf("replies %q", got)
+	}
+	if u := importertest.SumUsage(s); u.InputTokens != 800+2100 || u.CacheReadTokens != 200 || u.OutputTokens != 15+4 || u.APICalls != 2 {
+		t.Errorf("usage %+v", u)
+	}
+	if s.Cwd != "/home/u/work" || s.Model != "fake/gpt-fake" || s.Kind != loom.KindMain {
+		t.Errorf("cwd %q, model %q, kind %s", s.Cwd, s.Model, s.Kind)
+	}
+	s = importertest.Session(t, res, other)
+	tl := importertest.TallyOf(s)
+	if tl.Reasoning != 2 || tl.Tools[loom.ToolCompleted] != 1 || importertest.Roles(s) != "user assistant assistant" {
+		t.Errorf("roles %s, %+v", importertest.Roles(s), tl)
+	}
+	for _, m := range s.Messages {
+		for _, p := range m.Parts {
+			if p.Type == loom.PartTool && (p.Name != "read_file" || !slices.Contains([]string{`"Read 1/1 file, 2 lines\n1: alpha\n2: beta"`}, string(p.Output))) {
+				t.Errorf("call %s output %s", p.Name, p.Output)
+			}
+		}
+	}
+	if u := importertest.SumUsage(s); u.InputTokens != 1000+1400 || u.CacheReadTokens != 300 || u.OutputTokens != 49 || u.APICalls != 2 {
+		t.Errorf("usage %+v", u)
+	}
+}
+
+// A rewind leaves entries off the branch Command Code continues (the
+// one that ends with the last entry, walked back by parentId): the
+// session is that branch, the others counted as skipped.
+func TestReadBranch(t *testing.T) {
+	root := importertest.CopyDir(t, real)
+	path := filepath.Join(root, "home-u-work", work+".jsonl")
+	// A prompt that follows the first reply again, as after a rewind of
+	// the second turn.
+	importertest.AppendLines(t, path,
+		`{"type":"message","id":"r1","parentId":"e1ab264f","timestamp":"2026-11-27T14:42:10.000Z","message":{"role":"user","content":[{"type":"text","text":"Instead, this."}],"meta":{"source":"user"}}}`)
+	res := importertest.ReadFile(t, Format{}, path)
+	s := importertest.Session(t, res, work)
+	if got := importertest.Texts(s, loom.RoleUser); !slices.Equal(got, []string{"Say hello in one line.", "Instead, this."}) {
+		t.Errorf("prompts %q", got)
+	}
+	if res.Skipped["off-branch"] != 2 {
+		t.Errorf("skipped %v, want the rewound turn's 2 entries", res.Skipped)
+	}
+}
+
+func TestImportAndFollow(t *testing.T) {
+	importertest.ImportsOnce(t, Format{}, real, 2, 7)
+	root := importertest.CopyDir(t, real)
+	importertest.Follows(t, Format{}, root, func() {
+		importertest.AppendLines(t, filepath.Join(root, "home-u-work", work+".jsonl"),
+			`{"type":"message","id":"f1","parentId":"378e3a7a","timestamp":"2026-11-27T14:42:20.000Z","message":{"role":"user","content":[{"type":"text","text":"Thanks"}],"meta":{"source":"user"}}}`)
+	}, 1)
+	importertest.Malformed(t, Format{}, file, "p/"+work+".jsonl")
+}
+
+// A compaction entry (its summary, as Command Code 1.64.0's own code
+// turns one back into the model's context) is a summary message
+// counted as a compaction; no run here made one, as -p sends /compact
+// to the model as a prompt.
+func TestReadCompaction(t *testing.T) {
+	root := importertest.CopyDir(t, real)
+	path := filepath.Join(root, "home-u-work", work+".jsonl")
+	importertest.AppendLines(t, path,
+		`{"type":"compaction","id":"c1","parentId":"378e3a7a","timestamp":"2026-11-27T14:42:30.000Z","summary":"Two greetings were exchanged."}`)
+	res := importertest.ReadFile(t, Format{}, path)
+	importertest.CheckValidOf(t, Tool, res)
+	s := importertest.Session(t, res, work)
+	last := s.Messages[len(s.Messages)-1]
+	if last.Role != loom.RoleSummary || last.Text() != "Two greetings were exchanged." || importertest.SumUsage(s).Compactions != 1 {
+		t.Errorf("last message %s %q, usage %+v", last.Role, last.Text(), importertest.SumUsage(s))
+	}
+}

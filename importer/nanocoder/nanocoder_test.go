@@ -1,0 +1,105 @@
+package nanocoder
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/importertest"
+)
+
+// testdata/real is what Nanocoder 1.30.0 (npm's
+// @nanocollective/nanocoder, `nanocoder run --no-plain` on a terminal
+// against a fake model on the Chat Completions API, as
+// TestImportRealNanocoder in cli/session/realclis runs it) wrote in its
+// sessions directory, the home directory renamed /home/u: a prompt with
+// reasoning (work), and one whose turn reads a file (other), with the
+// index sessions.json beside them.
+var (
+	real  = filepath.Join("testdata", "real")
+	work  = "96d50ed0-93b8-4237-99e0-fdb2d73d4b75"
+	other = "d174a3e1-c67e-42b1-b0e7-20cc676d3d0c"
+	file  = filepath.Join(real, work+".json")
+)
+
+// Each prompt and reply as typed and answered, reasoning as reasoning,
+// the read completed by the tool message's content, the session's
+// title, folder, provider and model; the index is no session.
+func TestRead(t *testing.T) {
+	res := importertest.ReadAll(t, Format{}, real)
+	importertest.CheckValidOf(t, Tool, res)
+	if len(res.Sessions) != 2 {
+		t.Fatalf("%d sessions, want 2 (sessions.json is an index)", len(res.Sessions))
+	}
+	s := importertest.Session(t, res, work)
+	if got := importertest.Texts(s, loom.RoleUser); !slices.Equal(got, []string{"Say hello in one line."}) {
+		t.Errorf("prompts %q", got)
+	}
+	if got := importertest.Texts(s, loom.RoleAssistant); !slices.Equal(got, []string{"Hello there."}) {
+		t.Errorf("replies %q", got)
+	}
+	if s.Title != "Say hello in one line." || s.Cwd != "/home/u/work" || s.Model != "gpt-fake" || s.Provider != "fake" || !s.UpdatedAt.After(s.CreatedAt) {
+		t.Errorf("title %q, cwd %q, model %q of %q, %s to %s", s.Title, s.Cwd, s.Model, s.Provider, s.CreatedAt, s.UpdatedAt)
+	}
+	s = importertest.Session(t, res, other)
+	tl := importertest.TallyOf(s)
+	if tl.Reasoning != 2 || tl.Tools[loom.ToolCompleted] != 1 || importertest.Roles(s) != "user assistant assistant" {
+		t.Errorf("roles %s, %+v", importertest.Roles(s), tl)
+	}
+	for _, m := range s.Messages {
+		for _, p := range m.Parts {
+			if p.Type == loom.PartTool && (p.Name != "read_file" || string(p.Output) != `"alpha\nbeta\n"`) {
+				t.Errorf("call %s output %s", p.Name, p.Output)
+			}
+		}
+	}
+	if u := importertest.SumUsage(s); u != (loom.Usage{}) {
+		t.Errorf("usage %+v from files that record none", u)
+	}
+}
+
+// Nanocoder rewrites the document after each turn: a turn more is read
+// as two messages more, the earlier ones unchanged.
+func TestImportAndFollow(t *testing.T) {
+	importertest.ImportsOnce(t, Format{}, real, 2, 5)
+	root := importertest.CopyDir(t, real)
+	path := filepath.Join(root, work+".json")
+	importertest.Follows(t, Format{}, root, func() {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc map[string]any
+		if err := json.Unmarshal(data, &doc); err != nil {
+			t.Fatal(err)
+		}
+		doc["messages"] = append(doc["messages"].([]any),
+			map[string]any{"role": "user", "content": "Thanks"}, map[string]any{"role": "assistant", "content": "You are welcome."})
+		data, _ = json.MarshalIndent(doc, "", "  ")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}, 2)
+}
+
+// A document that is not JSON (cut off as it was written) is one
+// problem naming the file, and no session.
+func TestReadCut(t *testing.T) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), work+".json")
+	if err := os.WriteFile(path, data[:len(data)/2], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Format{}.Read(context.Background(), importer.Bundle{Files: []string{path}})
+	if err != nil || len(res.Sessions) != 0 || len(res.Problems) != 1 || res.Problems[0].File != path {
+		t.Errorf("sessions %d, problems %v, %v", len(res.Sessions), res.Problems, err)
+	}
+}
