@@ -555,6 +555,9 @@ func (b *Blamer) workTreeAgesAt(ctx context.Context, g Git, rel string, content 
 		return nil, at, false, nil
 	}
 	p, ok := g.openedProbe(rel)
+	if !ok && g.shared != nil {
+		p, ok = g.shared.probe(rel)
+	}
 	if !ok {
 		if p, ok, err = g.probe(ctx, rel); err != nil {
 			return nil, at, false, err
