@@ -152,7 +152,9 @@ func (c *ageCache) write(name string, b []byte) error {
 	}
 	_, err := os.Lstat(name)
 	isNew := errors.Is(err, os.ErrNotExist)
-	if err := safefile.WriteFile(name, b, 0o600); err != nil {
+	// Not synced: an entry that does not read back whole after a crash
+	// fails its checksum and is found again.
+	if err := safefile.WriteCache(name, b, 0o600); err != nil {
 		return err
 	}
 	if !isNew {

@@ -702,24 +702,17 @@ func (b *Blamer) candidates(ctx context.Context, sh *shared, roots []string, rep
 			prev = 0
 		}
 	}
-	// The files each line hash was put in by.
-	filesOf := map[uint64]map[string]bool{}
+	var filesOf map[uint64]map[string]bool
+	if sh != nil {
+		filesOf = sh.lineFiles(roots, repo)
+	} else {
+		filesOf = lineFiles(roots, repo)
+	}
 	want := map[string]bool{}
 	for _, e := range repo {
 		r, ok := relTo(roots, e.Path)
 		if !ok || e.Op == loom.EditMove || e.Op == loom.EditDelete {
 			continue
-		}
-		for _, h := range e.Lines {
-			if h == 0 {
-				continue
-			}
-			if filesOf[h] == nil {
-				filesOf[h] = map[string]bool{}
-			}
-			if len(filesOf[h]) < commonFiles {
-				filesOf[h][r] = true
-			}
 		}
 		if lineage[r] {
 			want[e.Path] = true
@@ -795,6 +788,30 @@ func (b *Blamer) candidates(ctx context.Context, sh *shared, roots []string, rep
 		cands = append(cands, &cand{e: e, rel: r, root: rootOf(roots, e.Path), c: c, foreign: foreign, dest: dest[e.SessionID]})
 	}
 	return cands, common, true, nil
+}
+
+// lineFiles are the files of the repository (seen at roots) each line
+// hash of its edits was put in by, up to commonFiles of them.
+func lineFiles(roots []string, repo []loom.FileEdit) map[uint64]map[string]bool {
+	filesOf := map[uint64]map[string]bool{}
+	for _, e := range repo {
+		r, ok := relTo(roots, e.Path)
+		if !ok || e.Op == loom.EditMove || e.Op == loom.EditDelete {
+			continue
+		}
+		for _, h := range e.Lines {
+			if h == 0 {
+				continue
+			}
+			if filesOf[h] == nil {
+				filesOf[h] = map[string]bool{}
+			}
+			if len(filesOf[h]) < commonFiles {
+				filesOf[h][r] = true
+			}
+		}
+	}
+	return filesOf
 }
 
 // copiedInto adds to lineage the files the file's lines came from by an

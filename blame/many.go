@@ -39,8 +39,10 @@ type shared struct {
 	probes map[string]probed
 	// blames are whole blames run beforehand, by commit and file.
 	blames map[string][]blamed
-	// repo is the store's side of the repository (repoEdits), once.
-	repo *repoSide
+	// repo is the store's side of the repository (repoEdits), once,
+	// and the files each line of its edits was put in by (lineFiles).
+	repo    *repoSide
+	filesOf map[uint64]map[string]bool
 	// edits are each file's edits with their messages' parts (an
 	// absolute path), of one's own store.
 	edits map[string][]loom.FileEdit
@@ -254,6 +256,17 @@ func (s *shared) repoEdits(read func() repoSide) repoSide {
 		s.repo = &r
 	}
 	return *s.repo
+}
+
+// lineFiles is lineFiles of the repository's edits, found once: roots
+// and repo are repoEdits', the same for every file.
+func (s *shared) lineFiles(roots []string, repo []loom.FileEdit) map[uint64]map[string]bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.filesOf == nil {
+		s.filesOf = lineFiles(roots, repo)
+	}
+	return s.filesOf
 }
 
 // editsOf are the edits with their messages' parts of files paths: those
