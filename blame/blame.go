@@ -287,7 +287,7 @@ func (b *Blamer) Blame(ctx context.Context, g Git, rel, rev string) (*Result, er
 	if sd.kept != nil {
 		if kept := sd.kept.keptLines(lines); kept != nil && sd.kept.Key == key {
 			res.Lines, res.Notes = kept, append(res.Notes, sd.kept.Notes...)
-			cache.used.kept++
+			cache.count(&cache.used.kept)
 			return b.finish(ctx, g, rel, rev, res, lines, <-noted), nil
 		}
 		// Kept of another commit or content: the store's side now.

@@ -213,6 +213,43 @@ func (b *Blamer) blameAhead(ctx context.Context, g Git, files []string) {
 	wg.Wait()
 }
 
+// blameEach blames each of files as the work tree has it, on every core
+// at once (one at a time with a team's stores), each file's answer or
+// error at its place.
+func (b *Blamer) blameEach(ctx context.Context, g Git, files []string) ([]*Result, []error) {
+	results, errs := make([]*Result, len(files)), make([]error, len(files))
+	// What the blames would each set on first use is set before they
+	// run.
+	if err := b.index(ctx); err != nil {
+		for i := range errs {
+			errs[i] = err
+		}
+		return results, errs
+	}
+	if b.Cache != "" {
+		b.ageCache()
+	}
+	workers := runtime.NumCPU()
+	if b.Team != nil {
+		workers = 1
+	}
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(workers, len(files)) {
+		wg.Go(func() {
+			for i := range next {
+				results[i], errs[i] = b.Blame(ctx, g, files[i], "")
+			}
+		})
+	}
+	for i := range files {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return results, errs
+}
+
 // blamed is the whole blame of rel at rev run beforehand, taken (it is
 // asked for once).
 func (s *shared) blamed(rev, rel string) ([]blamed, bool) {

@@ -267,16 +267,16 @@ func (b *Blamer) Summarize(ctx context.Context, g Git, dir string) (*Summary, er
 	g.shared = newShared()
 	g.shared.probeAll(ctx, g, dir)
 	b.blameAhead(ctx, g, files)
-	for _, f := range files {
-		res, err := b.Blame(ctx, g, f, "")
-		if err != nil {
+	results, errs := b.blameEach(ctx, g, files)
+	for i, f := range files {
+		if err := errs[i]; err != nil {
 			if loom.ErrorCode(err) == loom.EINVALID || loom.ErrorCode(err) == loom.ENOTFOUND {
 				s.Skipped = append(s.Skipped, f)
 				continue
 			}
 			return nil, err
 		}
-		s.add(ss, notes, f, res)
+		s.add(ss, notes, f, results[i])
 	}
 	s.finish(ss, notes)
 	return s, nil
