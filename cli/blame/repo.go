@@ -189,6 +189,9 @@ with the sessions behind them. Binary files are left out.`,
 }
 
 func summaryRun(ctx context.Context, o *RepoOptions) error {
+	// A summary's process lives a few seconds, most of what it
+	// allocates each file's answer, counted and dropped.
+	gcForOneFile()
 	b, st, g, rel, err := o.repo(ctx, o.Path)
 	if err != nil {
 		return err
