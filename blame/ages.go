@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/loomhq/loom/internal/safefile"
@@ -93,6 +94,15 @@ type ageCache struct {
 	// from git since an entry's commit (since), from a whole blame; and
 	// the answers kept given again (attrs.go).
 	used struct{ hit, since, whole, kept int }
+	// mu guards the counts, for the files a summary blames at once.
+	mu sync.Mutex
+}
+
+// count adds one to a count of c.used.
+func (c *ageCache) count(n *int) {
+	c.mu.Lock()
+	*n++
+	c.mu.Unlock()
 }
 
 // ageName is the entry's file of a repository's file.
@@ -152,16 +162,23 @@ func (c *ageCache) write(name string, b []byte) error {
 	}
 	_, err := os.Lstat(name)
 	isNew := errors.Is(err, os.ErrNotExist)
-	if err := safefile.WriteFile(name, b, 0o600); err != nil {
+	// Not synced: an entry that does not read back whole after a crash
+	// fails its checksum and is found again.
+	if err := safefile.WriteCache(name, b, 0o600); err != nil {
 		return err
 	}
 	if !isNew {
 		return nil
 	}
+	c.mu.Lock()
 	c.written++
 	c.writtenBytes += len(b)
-	if !c.looked || c.written >= agePruneEvery || c.writtenBytes >= maxAgeBytes/8 {
+	look := !c.looked || c.written >= agePruneEvery || c.writtenBytes >= maxAgeBytes/8
+	if look {
 		c.looked, c.written, c.writtenBytes = true, 0, 0
+	}
+	c.mu.Unlock()
+	if look {
 		return c.prune(time.Now(), maxAgeBytes, maxAgeFiles)
 	}
 	return nil
@@ -450,7 +467,7 @@ func (c *ageCache) headAges(ctx context.Context, g Git, rel, head, blob string) 
 	flags := strings.Join(g.blameFlags(), " ")
 	e := c.load(g.Dir, rel, flags)
 	if e != nil && e.Commit == head && e.Blob == blob {
-		c.used.hit++
+		c.count(&c.used.hit)
 		return e.Lines, nil
 	}
 	var lines []blamed
@@ -465,9 +482,9 @@ func (c *ageCache) headAges(ctx context.Context, g Git, rel, head, blob string) 
 		if lines, err = g.Blame(ctx, head, rel); err != nil {
 			return nil, err
 		}
-		c.used.whole++
+		c.count(&c.used.whole)
 	} else {
-		c.used.since++
+		c.count(&c.used.since)
 	}
 	ne := &ageEntry{Flags: flags, Repo: g.Dir, Path: rel, Commit: head, Blob: blob, Lines: make([]blamed, len(lines))}
 	for i, l := range lines {
@@ -555,6 +572,9 @@ func (b *Blamer) workTreeAgesAt(ctx context.Context, g Git, rel string, content 
 		return nil, at, false, nil
 	}
 	p, ok := g.openedProbe(rel)
+	if !ok && g.shared != nil {
+		p, ok = g.shared.probe(rel)
+	}
 	if !ok {
 		if p, ok, err = g.probe(ctx, rel); err != nil {
 			return nil, at, false, err

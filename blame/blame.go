@@ -287,7 +287,7 @@ func (b *Blamer) Blame(ctx context.Context, g Git, rel, rev string) (*Result, er
 	if sd.kept != nil {
 		if kept := sd.kept.keptLines(lines); kept != nil && sd.kept.Key == key {
 			res.Lines, res.Notes = kept, append(res.Notes, sd.kept.Notes...)
-			cache.used.kept++
+			cache.count(&cache.used.kept)
 			return b.finish(ctx, g, rel, rev, res, lines, <-noted), nil
 		}
 		// Kept of another commit or content: the store's side now.
@@ -295,7 +295,7 @@ func (b *Blamer) Blame(ctx context.Context, g Git, rel, rev string) (*Result, er
 			return nil, err
 		}
 	}
-	cands, common, any, err := b.candidates(ctx, sd.roots, sd.repo, rel, lines)
+	cands, common, any, err := b.candidates(ctx, g.shared, sd.roots, sd.repo, rel, lines)
 	if err != nil {
 		return nil, err
 	}
@@ -629,6 +629,19 @@ type foundRoots struct {
 // repository that could not be matched to it, facts what was learnt of
 // the roots from this machine.
 func (b *Blamer) repoEdits(ctx context.Context, g Git) ([]string, []loom.FileEdit, int, rootFacts, error) {
+	if g.shared != nil {
+		r := g.shared.repoEdits(func() repoSide {
+			var r repoSide
+			r.roots, r.repo, r.elsewhere, r.facts, r.err = b.readRepoEdits(ctx, g)
+			return r
+		})
+		return r.roots, r.repo, r.elsewhere, r.facts, r.err
+	}
+	return b.readRepoEdits(ctx, g)
+}
+
+// readRepoEdits is repoEdits, read from the store.
+func (b *Blamer) readRepoEdits(ctx context.Context, g Git) ([]string, []loom.FileEdit, int, rootFacts, error) {
 	// The edits here are read while the other roots are looked for.
 	ch := make(chan foundRoots, 1)
 	if f, ok := b.found[g.Dir]; ok {
@@ -665,7 +678,7 @@ func (b *Blamer) repoEdits(ctx context.Context, g Git) ([]string, []loom.FileEdi
 // repository's history shows the lines came from that file); any says
 // whether the repository has edits at all. common are the lines (by
 // Norm) the edits of many files put in: too common to tell a move by.
-func (b *Blamer) candidates(ctx context.Context, roots []string, repo []loom.FileEdit, rel string, lines []blamed) (cands []*cand, common map[string]bool, any bool, err error) {
+func (b *Blamer) candidates(ctx context.Context, sh *shared, roots []string, repo []loom.FileEdit, rel string, lines []blamed) (cands []*cand, common map[string]bool, any bool, err error) {
 	if len(repo) == 0 {
 		return nil, nil, false, nil
 	}
@@ -689,24 +702,17 @@ func (b *Blamer) candidates(ctx context.Context, roots []string, repo []loom.Fil
 			prev = 0
 		}
 	}
-	// The files each line hash was put in by.
-	filesOf := map[uint64]map[string]bool{}
+	var filesOf map[uint64]map[string]bool
+	if sh != nil {
+		filesOf = sh.lineFiles(roots, repo)
+	} else {
+		filesOf = lineFiles(roots, repo)
+	}
 	want := map[string]bool{}
 	for _, e := range repo {
 		r, ok := relTo(roots, e.Path)
 		if !ok || e.Op == loom.EditMove || e.Op == loom.EditDelete {
 			continue
-		}
-		for _, h := range e.Lines {
-			if h == 0 {
-				continue
-			}
-			if filesOf[h] == nil {
-				filesOf[h] = map[string]bool{}
-			}
-			if len(filesOf[h]) < commonFiles {
-				filesOf[h][r] = true
-			}
 		}
 		if lineage[r] {
 			want[e.Path] = true
@@ -733,7 +739,13 @@ func (b *Blamer) candidates(ctx context.Context, roots []string, repo []loom.Fil
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	es, err := b.Store.Edits(ctx, loom.EditQuery{UserID: b.UserID, Paths: keys, Parts: true})
+	var es []loom.FileEdit
+	if sh != nil && b.Team == nil {
+		// A team's stores give their edits in an order of their own.
+		es, err = sh.editsOf(ctx, b.Store, b.UserID, keys)
+	} else {
+		es, err = b.Store.Edits(ctx, loom.EditQuery{UserID: b.UserID, Paths: keys, Parts: true})
+	}
 	if err != nil {
 		return nil, nil, true, err
 	}
@@ -761,7 +773,11 @@ func (b *Blamer) candidates(ctx context.Context, roots []string, repo []loom.Fil
 		}
 		cs, seen := changes[e.MessageID]
 		if !seen {
-			cs, _ = fileedit.Changes(e.Parts)
+			if sh != nil {
+				cs = sh.messageChanges(e.MessageID, e.Parts)
+			} else {
+				cs, _ = fileedit.Changes(e.Parts)
+			}
 			changes[e.MessageID] = cs
 		}
 		c, ok := fileedit.Pick(&e, cs)
@@ -772,6 +788,30 @@ func (b *Blamer) candidates(ctx context.Context, roots []string, repo []loom.Fil
 		cands = append(cands, &cand{e: e, rel: r, root: rootOf(roots, e.Path), c: c, foreign: foreign, dest: dest[e.SessionID]})
 	}
 	return cands, common, true, nil
+}
+
+// lineFiles are the files of the repository (seen at roots) each line
+// hash of its edits was put in by, up to commonFiles of them.
+func lineFiles(roots []string, repo []loom.FileEdit) map[uint64]map[string]bool {
+	filesOf := map[uint64]map[string]bool{}
+	for _, e := range repo {
+		r, ok := relTo(roots, e.Path)
+		if !ok || e.Op == loom.EditMove || e.Op == loom.EditDelete {
+			continue
+		}
+		for _, h := range e.Lines {
+			if h == 0 {
+				continue
+			}
+			if filesOf[h] == nil {
+				filesOf[h] = map[string]bool{}
+			}
+			if len(filesOf[h]) < commonFiles {
+				filesOf[h][r] = true
+			}
+		}
+	}
+	return filesOf
 }
 
 // copiedInto adds to lineage the files the file's lines came from by an

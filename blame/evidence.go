@@ -45,6 +45,8 @@ func (h *history) changedIn(commit string) map[string]bool {
 	var err error
 	if commit == uncommitted {
 		out, err = h.g.run(h.ctx, "diff", "--name-only", "--no-renames", "HEAD", "--")
+	} else if h.g.shared != nil {
+		out, err = h.g.shared.log(h.ctx, h.g, []string{"diff-tree", "--no-commit-id", "--name-only", "--no-renames", "-r", "-m", "--root", commit})
 	} else {
 		out, err = h.g.run(h.ctx, "diff-tree", "--no-commit-id", "--name-only", "--no-renames", "-r", "-m", "--root", commit)
 	}

@@ -31,6 +31,9 @@ type Git struct {
 	// opened is what Blamer.Open's call to git told of the file it
 	// found, for the first blame of it (workTreeAgesAt).
 	opened *openedFile
+	// shared, when many files are blamed in one call, is what their
+	// blames share (many.go).
+	shared *shared
 }
 
 // openedFile is a file Blamer.Open found, with what git said of it in
@@ -133,6 +136,9 @@ func (g Git) Head(ctx context.Context) string {
 
 // Show returns a file's content at a revision.
 func (g Git) Show(ctx context.Context, rev, rel string) ([]byte, error) {
+	if g.shared != nil {
+		return g.shared.show(ctx, g, rev, rel)
+	}
 	return g.run(ctx, "show", rev+":"+rel)
 }
 
@@ -169,6 +175,9 @@ type blamed struct {
 func (g Git) Blame(ctx context.Context, rev, rel string) ([]blamed, error) {
 	var args []string
 	if rev != "" {
+		if lines, ok := g.shared.blamed(rev, rel); ok {
+			return lines, nil
+		}
 		args = append(args, rev)
 	}
 	return g.blame(ctx, append(args, "--", rel)...)

@@ -25,6 +25,15 @@ const slack = time.Second
 func refine(ctx context.Context, g Git, cands []*cand) error {
 	var commits []fileCommit
 	loaded := false
+	all := cands
+	if g.shared != nil {
+		// The runs of a file's edits found for another file's blame,
+		// from the same commits, are these.
+		var done func()
+		if cands, done = g.shared.refinedBefore(cands); done != nil {
+			defer done()
+		}
+	}
 	type file struct {
 		state []string
 		known bool
@@ -41,7 +50,7 @@ func refine(ctx context.Context, g Git, cands []*cand) error {
 		// that is newer than what the edits before it tell.
 		committed := func() {
 			if !loaded {
-				commits, loaded = fileCommits(ctx, g, cands), true
+				commits, loaded = fileCommits(ctx, g, all), true
 			}
 			if fc, ok := commitBefore(commits, c.rel, c.e.At); ok && (!f.known || fc.at.After(f.last)) {
 				if b, err := g.Show(ctx, fc.sha, fc.path); err == nil {
@@ -157,7 +166,13 @@ func fileCommits(ctx context.Context, g Git, cands []*cand) []fileCommit {
 	for f := range files {
 		args = append(args, f)
 	}
-	out, err := g.run(ctx, args...)
+	var out []byte
+	var err error
+	if g.shared != nil {
+		out, err = g.shared.log(ctx, g, args)
+	} else {
+		out, err = g.run(ctx, args...)
+	}
 	if err != nil {
 		return nil
 	}

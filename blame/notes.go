@@ -382,6 +382,14 @@ func traceTurn(list, tk string) string {
 // NotedCommits are the commits of the repository that have an
 // authorship log, by commit: the note's blob.
 func (g Git) NotedCommits(ctx context.Context) map[string]string {
+	if g.shared != nil {
+		return g.shared.notedCommits(ctx, g)
+	}
+	return g.notedCommits(ctx)
+}
+
+// notedCommits is NotedCommits, asked of git.
+func (g Git) notedCommits(ctx context.Context) map[string]string {
 	out, err := g.run(ctx, "notes", "--ref="+NotesRef, "list")
 	if err != nil {
 		return nil

@@ -253,52 +253,76 @@ func (b *Blamer) Summarize(ctx context.Context, g Git, dir string) (*Summary, er
 	if err != nil {
 		return nil, err
 	}
-	s := &Summary{Repo: g.Dir, Path: dir, ByDir: map[string]Tally{}, ByAgent: map[string]int{}, ByModel: map[string]int{},
-		MixedByAgent: map[string]int{}, MixedByModel: map[string]int{}, Sessions: []Sessions{}}
+	s := newSummary(g, dir)
 	ss := map[string]*Sessions{}
 	notes := map[string]bool{}
+	var files []string
 	for _, f := range strings.Split(string(out), "\x00") {
-		if f == "" {
-			continue
+		if f != "" {
+			files = append(files, f)
 		}
-		res, err := b.Blame(ctx, g, f, "")
-		if err != nil {
+	}
+	// The files' blames share what git and the store tell of the
+	// repository, and git blames them on every core beforehand.
+	g.shared = newShared()
+	g.shared.probeAll(ctx, g, dir)
+	b.blameAhead(ctx, g, files)
+	results, errs := b.blameEach(ctx, g, files)
+	for i, f := range files {
+		if err := errs[i]; err != nil {
 			if loom.ErrorCode(err) == loom.EINVALID || loom.ErrorCode(err) == loom.ENOTFOUND {
 				s.Skipped = append(s.Skipped, f)
 				continue
 			}
 			return nil, err
 		}
-		for _, n := range res.Notes {
-			if !strings.HasPrefix(n, "no session loom holds changed") {
-				notes[n] = true
-			}
-		}
-		s.Files++
-		d := path.Dir(f)
-		t := s.ByDir[d]
-		for i := range res.Lines {
-			l := &res.Lines[i]
-			s.Lines.Add(l.Kind)
-			t.Add(l.Kind)
-			if l.SessionID != "" {
-				addSession(ss, f, l)
-				s.ByAgent[l.Agent]++
-				s.ByModel[l.Model]++
-				if l.Kind == Mixed {
-					s.MixedByAgent[l.Agent]++
-					s.MixedByModel[l.Model]++
-				}
-			}
-		}
-		s.ByDir[d] = t
+		s.add(ss, notes, f, results[i])
 	}
+	s.finish(ss, notes)
+	return s, nil
+}
+
+// newSummary is an empty summary of dir in g's work tree.
+func newSummary(g Git, dir string) *Summary {
+	return &Summary{Repo: g.Dir, Path: dir, ByDir: map[string]Tally{}, ByAgent: map[string]int{}, ByModel: map[string]int{},
+		MixedByAgent: map[string]int{}, MixedByModel: map[string]int{}, Sessions: []Sessions{}}
+}
+
+// add counts file f's blame res in s (its sessions in ss, its notes in
+// notes).
+func (s *Summary) add(ss map[string]*Sessions, notes map[string]bool, f string, res *Result) {
+	for _, n := range res.Notes {
+		if !strings.HasPrefix(n, "no session loom holds changed") {
+			notes[n] = true
+		}
+	}
+	s.Files++
+	d := path.Dir(f)
+	t := s.ByDir[d]
+	for i := range res.Lines {
+		l := &res.Lines[i]
+		s.Lines.Add(l.Kind)
+		t.Add(l.Kind)
+		if l.SessionID != "" {
+			addSession(ss, f, l)
+			s.ByAgent[l.Agent]++
+			s.ByModel[l.Model]++
+			if l.Kind == Mixed {
+				s.MixedByAgent[l.Agent]++
+				s.MixedByModel[l.Model]++
+			}
+		}
+	}
+	s.ByDir[d] = t
+}
+
+// finish gives s its sessions and notes, once every file is counted.
+func (s *Summary) finish(ss map[string]*Sessions, notes map[string]bool) {
 	for n := range notes {
 		s.Notes = append(s.Notes, n)
 	}
 	slices.Sort(s.Notes)
 	s.Sessions = sortedSessions(ss)
-	return s, nil
 }
 
 // Export is the Agent Trace records of spec, written by loom version:

@@ -82,22 +82,32 @@ func (h *history) otherWorktree(root string) bool {
 	w := &h.trees
 	if !w.listed {
 		w.listed = true
-		w.others = map[string]bool{}
-		out, err := h.g.run(h.ctx, "worktree", "list", "--porcelain")
-		if err == nil {
-			for _, line := range strings.Split(string(out), "\n") {
-				if dir, ok := strings.CutPrefix(line, "worktree "); ok {
-					if real, err := filepath.EvalSymlinks(dir); err == nil {
-						dir = real
-					}
-					if dir != h.g.Dir {
-						w.others[dir] = true
-					}
+		if h.g.shared != nil {
+			w.others = h.g.shared.worktrees(h.listWorktrees)
+		} else {
+			w.others = h.listWorktrees()
+		}
+	}
+	return w.others[root]
+}
+
+// listWorktrees are the other work trees git lists of the repository.
+func (h *history) listWorktrees() map[string]bool {
+	others := map[string]bool{}
+	out, err := h.g.run(h.ctx, "worktree", "list", "--porcelain")
+	if err == nil {
+		for _, line := range strings.Split(string(out), "\n") {
+			if dir, ok := strings.CutPrefix(line, "worktree "); ok {
+				if real, err := filepath.EvalSymlinks(dir); err == nil {
+					dir = real
+				}
+				if dir != h.g.Dir {
+					others[dir] = true
 				}
 			}
 		}
 	}
-	return w.others[root]
+	return others
 }
 
 // madeIn are the commits made in work tree root that are no merge, as

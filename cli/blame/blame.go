@@ -284,7 +284,7 @@ func readTraces(top string, files []string, none bool) ([]blame.Record, error) {
 }
 
 // gcForOneFile has the garbage collector of a process that blames one
-// file run a quarter as often, unless the user set GOGC or GOMEMLIMIT:
+// file (or sums a directory's) run a quarter as often, unless the user set GOGC or GOMEMLIMIT:
 // the process lives a fraction of a second, and most of what it
 // allocates is the answer it prints, so collecting at every doubling
 // of a small heap was a fifth of a repeated blame's CPU time

@@ -181,14 +181,21 @@ func newCmdSummary(inv *command.Invocation, runF func(context.Context, *RepoOpti
 		Long: `Blame every file git tracks under PATH (the repository by default), as
 the work tree has them, and show the share of their lines agents wrote
 (mixed lines count half), in all, by directory, by agent and by model,
-with the sessions behind them. Binary files are left out.`,
+with the sessions behind them. Binary files are left out. Each file
+gets the answer loom blame FILE gives it; git blames the files on every
+core at once, and what git and the store tell of the repository is
+asked once for all of them.`,
 		Example: `  loom blame summary
-  loom blame summary internal/ --json | jq '.by_agent'`,
+  loom blame summary internal/ --json | jq '.by_agent'
+  loom blame summary lib/ --json | jq '.lines'`,
 	}, func(o *RepoOptions) *string { return &o.Path }, runF, summaryRun)
 	return cmd
 }
 
 func summaryRun(ctx context.Context, o *RepoOptions) error {
+	// A summary's process lives a few seconds, most of what it
+	// allocates each file's answer, counted and dropped.
+	gcForOneFile()
 	b, st, g, rel, err := o.repo(ctx, o.Path)
 	if err != nil {
 		return err

@@ -71,15 +71,8 @@ func blameMain(ctx context.Context, out io.Writer, dir, bin, repo, rel string, e
 	}
 	file := filepath.Join(repo, filepath.FromSlash(rel))
 	timeRun := func(cmd *exec.Cmd) (time.Duration, []byte, error) {
-		var stdout, stderr strings.Builder
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		t0 := time.Now()
-		err := cmd.Run()
-		d := time.Since(t0)
-		if err != nil {
-			return 0, nil, fmt.Errorf("%s: %w: %s", strings.Join(cmd.Args, " "), err, stderr.String())
-		}
-		return d, []byte(stdout.String()), nil
+		r, out, err := timed(cmd)
+		return r.wall, out, err
 	}
 	loomBlame := func(home string) (time.Duration, map[string]int, error) {
 		cmd := exec.CommandContext(ctx, bin, "blame", "--json", file)

@@ -159,6 +159,8 @@ func main() {
 	blameFile := flag.String("blame-file", "", "the file of -blame-repo -blame blames")
 	blameEditors := flag.String("blame-editors", "3,450,1500", "the counts of sessions that edited the file, a store each (generated once under -db's directory)")
 	blameRuns := flag.Int("blame-runs", 7, "rounds of -blame")
+	blameDir := flag.String("blame-dir", "", "instead: time loom blame summary of this directory of -blame-repo as whole processes (-loom: binaries by commas, each in turn), cold and repeated, against the store of -blame-home, beside git blame of the same files in the same run")
+	blameHome := flag.String("blame-home", "", "the HOME of -blame-dir's loom processes, whose store holds the repository's sessions")
 	keep := flag.Bool("keep", false, "-locomo and -longmemeval keep the session files and store they made")
 	flag.Parse()
 	if *locomo != "" || *longmemeval != "" {
@@ -185,6 +187,13 @@ func main() {
 	if *hubRun {
 		sh := hubShape{Members: *hubMembers, Machines: *hubMachines, Records: *hubRecords, Rounds: *hubRounds, Active: 10, PerPush: 5, BodyBytes: 2048}
 		if err := hubLoadMain(context.Background(), os.Stdout, filepath.Dir(c.db), c.loomBin, *pg, sh); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *blameDir != "" {
+		if err := blameDirMain(context.Background(), os.Stdout, strings.Split(c.loomBin, ","), *blameRepo, *blameDir, *blameHome, *blameRuns); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}

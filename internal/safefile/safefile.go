@@ -175,6 +175,22 @@ func Stdin(f *os.File, max int64) error {
 // beside it, renamed over it once written and synced, so that a reader
 // never sees half of it and a crash leaves the old file.
 func WriteFile(path string, data []byte, perm fs.FileMode) error {
+	return replace(path, data, perm, true)
+}
+
+// WriteCache writes data to path as WriteFile does, whole or not at all
+// for every reader, but does not wait for the disk: after a crash the
+// file may hold the old data, the new, or nothing whole. For a cache
+// whose entries carry their own checksum, one written for each file of
+// a directory (loom blame summary), where a sync a file would be most
+// of the time.
+func WriteCache(path string, data []byte, perm fs.FileMode) error {
+	return replace(path, data, perm, false)
+}
+
+// replace writes data into a file beside path and renames it over
+// path, synced first when sync is set.
+func replace(path string, data []byte, perm fs.FileMode, sync bool) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return err
@@ -183,7 +199,7 @@ func WriteFile(path string, data []byte, perm fs.FileMode) error {
 	if err == nil {
 		err = tmp.Chmod(perm)
 	}
-	if err == nil {
+	if err == nil && sync {
 		err = tmp.Sync()
 	}
 	if cerr := tmp.Close(); err == nil {

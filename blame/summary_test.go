@@ -1,0 +1,135 @@
+package blame
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// summaryWorld is a repository whose directory lib/ holds files of
+// every kind a summary meets: agents' writes and edits a human changed
+// since, a human's copies of an agent's lines (the same foreign edits
+// for two files), a file renamed, a binary file, a file in the index
+// alone and changes not committed.
+func summaryWorld(t *testing.T) *repo {
+	r := newRepo(t)
+	r.write("README.md", "# summary\n")
+	r.commit("start")
+	r.agentWrite("s1", "lib/a.go", "package lib\n\nfunc First() {\n"+lines("alpha", 8)+"}\n")
+	r.commit("a")
+	r.write("lib/a.go", strings.Replace(r.read("lib/a.go"), `alpha_3 := compute(3, "alpha")`, `alpha_3 := compute(3, "alpha") + offset`, 1))
+	r.agentEdit("s2", "codex", "lib/a.go", "func First() {", "func Second() {\n"+lines("beta", 4)+"}\n\nfunc First() {")
+	r.commit("a again")
+	a := r.read("lib/a.go")
+	r.write("lib/b.go", "package lib\n\n"+a[strings.Index(a, "func Second"):strings.Index(a, "func First")])
+	r.write("lib/c.go", "package lib\n\nfunc Third() {\n"+lines("alpha", 4)+"\thumanOnly := 1\n}\n")
+	r.agentWrite("s3", "lib/sub/d.go", "package sub\n\nfunc Fourth() {\n"+lines("gamma", 5)+"}\n")
+	r.write("lib/bin.dat", "\x00\x01\x02 binary")
+	r.write("lib/human.go", "package lib\n\n// Human wrote this.\nvar human = 1\n")
+	r.commit("copies")
+	r.tick(time.Minute)
+	r.git("mv", "lib/sub/d.go", "lib/sub/e.go")
+	r.commit("rename")
+	r.agentWrite("s3", "lib/f.go", "package lib\n\nfunc Fifth() {\n"+lines("delta", 3)+"}\n")
+	r.git("add", "lib/f.go")
+	r.write("lib/a.go", r.read("lib/a.go")+"\n// not committed\n")
+	r.agentEdit("s2", "codex", "lib/c.go", "\thumanOnly := 1\n", "\thumanOnly := 1\n"+lines("epsilon", 2))
+	return r
+}
+
+// TestSummaryIsFilesBlamed: a directory's summary, whose files' blames
+// share git's and the store's answers (many.go), is what the files
+// blamed one by one, each on its own, add up to: the first summary
+// (nothing in the line-age cache), a second one (the cache full), one
+// after new commits, and one without a cache.
+func TestSummaryIsFilesBlamed(t *testing.T) {
+	r := summaryWorld(t)
+	ctx := context.Background()
+	g := Git{Dir: r.dir}
+	blamer := func(cache string) *Blamer {
+		return &Blamer{Store: r.st, Roots: r.st, Versions: r.st, UserID: "local", Now: func() time.Time { return r.clock.Add(time.Hour) }, Cache: cache}
+	}
+	// want blames each file with a Blamer of its own, nothing shared.
+	want := func() *Summary {
+		out, err := g.run(ctx, "ls-files", "-z", "--", "lib")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, ss, notes := newSummary(g, "lib"), map[string]*Sessions{}, map[string]bool{}
+		for _, f := range strings.Split(string(out), "\x00") {
+			if f == "" {
+				continue
+			}
+			res, err := blamer("").Blame(ctx, g, f, "")
+			if err != nil {
+				s.Skipped = append(s.Skipped, f)
+				continue
+			}
+			s.add(ss, notes, f, res)
+		}
+		s.finish(ss, notes)
+		return s
+	}
+	cache := t.TempDir()
+	check := func(what string, b *Blamer) {
+		t.Helper()
+		got, err := b.Summarize(ctx, g, "lib")
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := want()
+		gj, _ := json.MarshalIndent(got, "", " ")
+		wj, _ := json.MarshalIndent(w, "", " ")
+		if string(gj) != string(wj) {
+			t.Fatalf("%s: the summary\n%s\nthe files blamed one by one\n%s", what, gj, wj)
+		}
+		if got.Lines.Agent == 0 || got.Lines.Mixed == 0 || got.Lines.Human == 0 || len(got.Sessions) != 3 || len(got.Skipped) != 1 {
+			t.Fatalf("%s: a summary that shows too little: %s", what, gj)
+		}
+	}
+	check("first summary", blamer(cache))
+	check("second summary", blamer(cache))
+	check("without a cache", blamer(""))
+	r.agentEdit("s1", "claude-code", "lib/human.go", "var human = 1\n", "var human = 1\n\nvar agentToo = \"an agent's line after the human's\"\n")
+	r.commit("more")
+	check("after a commit", blamer(cache))
+}
+
+// TestSummaryGitProcesses: a directory's summary runs one git blame a
+// file and a few processes for the whole directory, not a handful a
+// file (issue 83: `loom blame summary lib/` took 3.2 times git's own
+// blame of the same files).
+func TestSummaryGitProcesses(t *testing.T) {
+	r := summaryWorld(t)
+	log := filepath.Join(t.TempDir(), "calls")
+	bin := filepath.Join(t.TempDir(), "git")
+	script := "#!/bin/sh\necho \"$1\" >> '" + log + "'\nexec git \"$@\"\n"
+	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b := &Blamer{Store: r.st, Roots: r.st, Versions: r.st, UserID: "local", Cache: t.TempDir()}
+	s, err := b.Summarize(context.Background(), Git{Bin: bin, Dir: r.dir}, "lib")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := strings.Fields(string(data))
+	by := map[string]int{}
+	for _, c := range calls {
+		by[c]++
+	}
+	// One blame a file, and one more of each of the two files with
+	// changes not committed (what git blames of the work tree since
+	// HEAD), as a file blamed alone has; the git notes listed once;
+	// at most fifteen more processes for the whole directory.
+	if by["blame"] != s.Files+2 || by["notes"] != 1 || len(calls)-by["blame"] > 15 {
+		t.Errorf("%d files summed by %d git processes: %v", s.Files, len(calls), by)
+	}
+}
