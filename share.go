@@ -77,20 +77,49 @@ type ShareStore interface {
 // down).
 const MaxShareBytes = 32 << 20
 
-// NewShareID returns a fresh share id: 128 random bits in base64url, so
-// that no link can be found by guessing ids.
+// shareIDChars is base64url's alphabet, in which share ids are written.
+// The first character of an id is drawn from all of it but '-' (its
+// 63rd character), so that no id reads as a flag on a command line
+// (loom share revoke ID): an id is 22 characters, the first of 63 and
+// the other 21 of 64, which is 131.9 random bits where 16 random bytes
+// in base64url gave 128. Ids made before, which may begin with '-', are
+// still valid (ValidShareID) and keep working.
+const shareIDChars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+
+// shareIDLen is the length of a share id: what base64url makes of 16
+// bytes, as ids have always been.
+const shareIDLen = 22
+
+// NewShareID returns a fresh share id: 22 random characters of
+// base64url (shareIDChars) that do not begin with '-', so that no link
+// can be found by guessing ids.
 func NewShareID() string {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		panic("loom: no randomness for a share id: " + err.Error())
+	var b [shareIDLen]byte
+	id := make([]byte, 0, shareIDLen)
+	for len(id) < shareIDLen {
+		if _, err := rand.Read(b[:]); err != nil {
+			panic("loom: no randomness for a share id: " + err.Error())
+		}
+		for _, r := range b {
+			// 256 is a multiple of 64, so r%64 is uniform; a '-' drawn
+			// first is drawn again, which leaves the first character
+			// uniform over the other 63.
+			c := shareIDChars[r%64]
+			if len(id) == 0 && c == '-' {
+				continue
+			}
+			if id = append(id, c); len(id) == shareIDLen {
+				break
+			}
+		}
 	}
-	return base64.RawURLEncoding.EncodeToString(b[:])
+	return string(id)
 }
 
 // ValidShareID reports whether id has the shape of NewShareID's ids, so
 // that a malformed one is answered without asking the store.
 func ValidShareID(id string) bool {
-	if len(id) != 22 {
+	if len(id) != shareIDLen {
 		return false
 	}
 	_, err := base64.RawURLEncoding.DecodeString(id)

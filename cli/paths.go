@@ -134,29 +134,8 @@ func newCmdVersion(inv *command.Invocation, runF func(*VersionOptions) error) *c
 }
 
 func versionRun(opts *VersionOptions) error {
-	v, commit, date := opts.Version, opts.Commit, opts.Date
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		if v == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-			v = bi.Main.Version
-		}
-		var modified bool
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				if commit == "" {
-					commit = s.Value[:min(len(s.Value), 12)]
-				}
-			case "vcs.time":
-				date = cmp.Or(date, s.Value)
-			case "vcs.modified":
-				modified = s.Value == "true"
-			}
-		}
-		if modified && opts.Commit == "" && commit != "" {
-			commit += "-dirty"
-		}
-	}
-	v = cmp.Or(v, "dev")
+	bi, _ := debug.ReadBuildInfo()
+	v, commit, date := builtVersion(opts.Version, opts.Commit, opts.Date, bi)
 	if opts.JSON {
 		return command.WriteJSON(opts.IO.Out, struct {
 			Version string `json:"version"`
@@ -176,4 +155,39 @@ func versionRun(opts *VersionOptions) error {
 	}
 	_, err := fmt.Fprintf(opts.IO.Out, "loom %s (%s, %s/%s%s)\n", v, runtime.Version(), runtime.GOOS, runtime.GOARCH, built)
 	return err
+}
+
+// builtVersion says which loom this is: what a release build stamped in
+// with -ldflags (make release, GoReleaser) and, where it stamped
+// nothing, what Go recorded of the build in bi. A `go install
+// github.com/loomhq/loom/cmd/loom@v1.4.0` records the module's version
+// (v1.4.0, or a pseudo-version such as v0.0.0-20261127135534-b5648260385b
+// for a commit without a tag) and no commit, since it builds from the
+// module cache; a `go build` in a clone records the version Go derives
+// from the checkout, the commit, its time and whether the tree was
+// modified. With neither, the version is "dev".
+func builtVersion(version, commit, date string, bi *debug.BuildInfo) (string, string, string) {
+	stamped := commit != ""
+	if bi != nil {
+		if version == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			version = bi.Main.Version
+		}
+		var modified bool
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				if commit == "" {
+					commit = s.Value[:min(len(s.Value), 12)]
+				}
+			case "vcs.time":
+				date = cmp.Or(date, s.Value)
+			case "vcs.modified":
+				modified = s.Value == "true"
+			}
+		}
+		if modified && !stamped && commit != "" {
+			commit += "-dirty"
+		}
+	}
+	return cmp.Or(version, "dev"), commit, date
 }

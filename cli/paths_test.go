@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -105,6 +106,41 @@ func TestVersionRun(t *testing.T) {
 	if got["version"] != "1.4.0" || got["commit"] != "0123456789ab" || got["date"] != "2026-01-02T10:00:00Z" ||
 		got["go"] != runtime.Version() || got["os"] != runtime.GOOS || got["arch"] != runtime.GOARCH {
 		t.Errorf("--json printed %v", got)
+	}
+}
+
+// A loom that no release build stamped still says what it is, from
+// what Go recorded of its build: the module's version for go install
+// …/cmd/loom@VERSION (no commit: it builds from the module cache), the
+// commit of a clone, "dev" with nothing known. What a release stamps in
+// wins.
+func TestBuiltVersion(t *testing.T) {
+	t.Parallel()
+	clone := &debug.BuildInfo{Main: debug.Module{Path: "github.com/loomhq/loom", Version: "v0.0.0-20261127135534-b5648260385b+dirty"},
+		Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "b5648260385b4f0e2cb6a3f3c3b2d5e0a1f9c8d7"},
+			{Key: "vcs.time", Value: "2026-11-27T13:55:34Z"}, {Key: "vcs.modified", Value: "true"}}}
+	for _, c := range []struct {
+		name                  string
+		version, commit, date string
+		bi                    *debug.BuildInfo
+		want                  [3]string
+	}{
+		{"go install @v1.4.0", "", "", "", &debug.BuildInfo{Main: debug.Module{Path: "github.com/loomhq/loom", Version: "v1.4.0"}},
+			[3]string{"v1.4.0", "", ""}},
+		{"go install @latest of an untagged commit", "", "", "", &debug.BuildInfo{Main: debug.Module{Path: "github.com/loomhq/loom", Version: "v0.0.0-20261127135534-b5648260385b"}},
+			[3]string{"v0.0.0-20261127135534-b5648260385b", "", ""}},
+		{"go build in a modified clone", "", "", "", clone,
+			[3]string{"v0.0.0-20261127135534-b5648260385b+dirty", "b5648260385b-dirty", "2026-11-27T13:55:34Z"}},
+		{"a release build", "v1.4.0", "0123456789ab", "2026-01-02T10:00:00Z", clone,
+			[3]string{"v1.4.0", "0123456789ab", "2026-01-02T10:00:00Z"}},
+		{"go build without version control", "", "", "", &debug.BuildInfo{Main: debug.Module{Path: "github.com/loomhq/loom", Version: "(devel)"}},
+			[3]string{"dev", "", ""}},
+		{"no build information", "", "", "", nil, [3]string{"dev", "", ""}},
+	} {
+		v, commit, date := builtVersion(c.version, c.commit, c.date, c.bi)
+		if got := [3]string{v, commit, date}; got != c.want {
+			t.Errorf("%s: version, commit, date = %q, want %q", c.name, got, c.want)
+		}
 	}
 }
 

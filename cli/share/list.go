@@ -188,11 +188,13 @@ func newCmdRevoke(inv *command.Invocation, runF func(*RevokeOptions) error) *cob
 of one made here). The hub deletes the sealed session at once and the
 link answers 404 from then on; revoking cannot be undone (share again
 for a new link). --all revokes every live share of yours on the hub,
-those made on other machines included.
+those made on other machines included. An id made by an older loom may
+begin with '-': give it after --.
 
 The hub is the one the link was made through, else --hub, [share] hub
 or [sync] hub, with --token, [share] token or [sync] token.`,
 		Example: `  loom share revoke Xb3kq2
+  loom share revoke -- -Xk3q2
   loom share revoke --all`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {

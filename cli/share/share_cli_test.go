@@ -205,7 +205,7 @@ func TestShareLink(t *testing.T) {
 	}
 
 	// Revoked: 404, and the ciphertext is gone from the store.
-	if r := fx.Exec(t, "", "share", "revoke", "--", res.ID[:6]); r.Code != 0 || !strings.Contains(r.Stderr, "Revoked 1 share") {
+	if r := fx.Exec(t, "", "share", "revoke", res.ID[:6]); r.Code != 0 || !strings.Contains(r.Stderr, "Revoked 1 share") {
 		t.Fatalf("revoke: exit %d, %s", r.Code, r.Stderr)
 	}
 	if resp, err := http.Get(link); err != nil || resp.StatusCode != 404 {
