@@ -265,6 +265,7 @@ func (b *Blamer) Summarize(ctx context.Context, g Git, dir string) (*Summary, er
 	// The files' blames share what git and the store tell of the
 	// repository, and git blames them on every core beforehand.
 	g.shared = newShared()
+	defer g.shared.close()
 	g.shared.probeAll(ctx, g, dir)
 	b.blameAhead(ctx, g, files)
 	results, errs := b.blameEach(ctx, g, files)

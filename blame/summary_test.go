@@ -31,6 +31,20 @@ func summaryWorld(t *testing.T) *repo {
 	r.write("lib/bin.dat", "\x00\x01\x02 binary")
 	r.write("lib/human.go", "package lib\n\n// Human wrote this.\nvar human = 1\n")
 	r.commit("copies")
+	// Files an agent wrote whole again after a commit (what the commit
+	// had of each is read), and a block a human moved from one of them
+	// to a file of its own (what the file held before and after).
+	for _, f := range []string{"lib/g.go", "lib/h.go"} {
+		r.agentWrite("s1", f, "package lib\n\nfunc G() {\n"+lines("zeta", 4)+"}\n")
+	}
+	r.commit("g and h")
+	for _, f := range []string{"lib/g.go", "lib/h.go"} {
+		r.agentWrite("s1", f, "package lib\n\nfunc G() {\n"+lines("zeta", 4)+lines("eta", 3)+"}\n")
+	}
+	r.commit("g and h again")
+	r.write("lib/h.go", "package lib\n\nfunc G() {\n"+lines("zeta", 4)+"}\n")
+	r.write("lib/moved.go", "package lib\n\nfunc Moved() {\n"+lines("eta", 3)+"}\n")
+	r.commit("moved")
 	r.tick(time.Minute)
 	r.git("mv", "lib/sub/d.go", "lib/sub/e.go")
 	r.commit("rename")
@@ -129,7 +143,10 @@ func TestSummaryGitProcesses(t *testing.T) {
 	// changes not committed (what git blames of the work tree since
 	// HEAD), as a file blamed alone has; the git notes listed once;
 	// at most fifteen more processes for the whole directory.
-	if by["blame"] != s.Files+2 || by["notes"] != 1 || len(calls)-by["blame"] > 15 {
+	// The files' objects and the files of each commit are read
+	// through one git cat-file --batch and one git diff-tree --stdin.
+	if by["blame"] != s.Files+2 || by["notes"] != 1 || len(calls)-by["blame"] > 15 ||
+		by["show"] != 0 || by["cat-file"] != 1 || by["diff-tree"] > 1 {
 		t.Errorf("%d files summed by %d git processes: %v", s.Files, len(calls), by)
 	}
 }
