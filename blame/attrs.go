@@ -117,7 +117,7 @@ var executable = sync.OnceValue(func() string {
 // loadAttr is the kept answer of path in repo, nil when there is none or
 // it does not read back.
 func (c *ageCache) loadAttr(repo, path string) *attrEntry {
-	b := c.read(c.attrName(repo, path))
+	b := c.entry(repo, path, c.attrName(repo, path))
 	if b == nil {
 		return nil
 	}

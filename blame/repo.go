@@ -267,6 +267,13 @@ func (b *Blamer) Summarize(ctx context.Context, g Git, dir string) (*Summary, er
 	g.shared = newShared()
 	defer g.shared.close()
 	g.shared.probeAll(ctx, g, dir)
+	if b.Cache != "" {
+		// The files' cache entries are read and written as one
+		// file, the directory's pack.
+		c := b.ageCache()
+		c.beginPack(g.Dir, dir)
+		defer c.endPack(files)
+	}
 	b.blameAhead(ctx, g, files)
 	results, errs := b.blameEach(ctx, g, files)
 	for i, f := range files {
