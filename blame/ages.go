@@ -298,20 +298,30 @@ func encodeAges(e *ageEntry) []byte {
 
 var crc32c = crc32.MakeTable(crc32.Castagnoli)
 
+// checked reads file b of the cache (an entry, a pack) after its magic
+// line, false when it does not begin with magic or its checksum (the
+// CRC-32C of all before its last four bytes) does not hold.
+func checked(b []byte, magic string) (*ageReader, bool) {
+	if len(b) < len(magic)+4 || !bytes.HasPrefix(b, []byte(magic)) {
+		return nil, false
+	}
+	body, sum := b[:len(b)-4], bin.BigEndian.Uint32(b[len(b)-4:])
+	if crc32.Checksum(body, crc32c) != sum {
+		return nil, false
+	}
+	return &ageReader{b: body[len(magic):]}, true
+}
+
 // errAges is the error of an entry that does not read back.
 var errAges = errors.New("not a line-age entry")
 
 // decodeAges reads an entry's file, refusing anything encodeAges did
 // not write.
 func decodeAges(b []byte) (*ageEntry, error) {
-	if len(b) < len(ageMagic)+4 || !bytes.HasPrefix(b, []byte(ageMagic)) {
+	r, ok := checked(b, ageMagic)
+	if !ok {
 		return nil, errAges
 	}
-	body, sum := b[:len(b)-4], bin.BigEndian.Uint32(b[len(b)-4:])
-	if crc32.Checksum(body, crc32c) != sum {
-		return nil, errAges
-	}
-	r := ageReader{b: body[len(ageMagic):]}
 	if r.uint(1) != ageVersion {
 		return nil, errAges
 	}

@@ -219,14 +219,10 @@ func lineFields(l *Line) [lineStrings]*string {
 // decodeAttr reads an entry's file, refusing anything encodeAttr did
 // not write.
 func decodeAttr(b []byte) (*attrEntry, error) {
-	if len(b) < len(attrMagic)+4 || string(b[:len(attrMagic)]) != attrMagic {
+	r, ok := checked(b, attrMagic)
+	if !ok {
 		return nil, errAges
 	}
-	body, sum := b[:len(b)-4], bin.BigEndian.Uint32(b[len(b)-4:])
-	if crc32.Checksum(body, crc32c) != sum {
-		return nil, errAges
-	}
-	r := ageReader{b: body[len(attrMagic):]}
 	if r.uint(1<<20) != attrVersion {
 		return nil, errAges
 	}

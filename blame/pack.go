@@ -1,7 +1,6 @@
 package blame
 
 import (
-	"bytes"
 	"crypto/sha256"
 	bin "encoding/binary"
 	"encoding/hex"
@@ -162,14 +161,10 @@ var errPack = errors.New("not a pack of line-age entries")
 // decodePack reads a pack's file of dir in repo, refusing anything
 // encodePack did not write, or wrote of another directory.
 func decodePack(b []byte, repo, dir string) (map[string][]byte, error) {
-	if len(b) < len(packMagic)+4 || !bytes.HasPrefix(b, []byte(packMagic)) {
+	r, ok := checked(b, packMagic)
+	if !ok {
 		return nil, errPack
 	}
-	body, sum := b[:len(b)-4], bin.BigEndian.Uint32(b[len(b)-4:])
-	if crc32.Checksum(body, crc32c) != sum {
-		return nil, errPack
-	}
-	r := ageReader{b: body[len(packMagic):]}
 	if r.uint(1) != packVersion || r.str() != repo || r.str() != dir {
 		return nil, errPack
 	}
