@@ -233,23 +233,33 @@ func (b *Blamer) blameAhead(ctx context.Context, g Git, files []string) {
 		}
 		todo = append(todo, f)
 	}
+	s.blameBeforehand(ctx, g, todo, func(f string) (string, bool) { return s.probes[f].head, true })
+}
+
+// blameBeforehand runs git's whole blame of each of files at the commit
+// at gives it (none when at says no) on every core at once, for the
+// file's own blame to take (blamed).
+func (s *shared) blameBeforehand(ctx context.Context, g Git, files []string, at func(f string) (string, bool)) {
 	work := make(chan string)
 	var wg sync.WaitGroup
-	for range min(runtime.NumCPU(), len(todo)) {
+	for range min(runtime.NumCPU(), len(files)) {
 		wg.Go(func() {
 			for f := range work {
-				head := s.probes[f].head
+				rev, ok := at(f)
+				if !ok {
+					continue
+				}
 				// One that fails is left to the file's own blame, which
 				// says why.
-				if lines, err := g.blame(ctx, head, "--", f); err == nil {
+				if lines, err := g.blame(ctx, rev, "--", f); err == nil {
 					s.mu.Lock()
-					s.blames[head+"\x00"+f] = lines
+					s.blames[rev+"\x00"+f] = lines
 					s.mu.Unlock()
 				}
 			}
 		})
 	}
-	for _, f := range todo {
+	for _, f := range files {
 		if ctx.Err() != nil {
 			break
 		}
@@ -259,10 +269,20 @@ func (b *Blamer) blameAhead(ctx context.Context, g Git, files []string) {
 	wg.Wait()
 }
 
-// blameEach blames each of files as the work tree has it, on every core
-// at once (one at a time with a team's stores), each file's answer or
-// error at its place.
-func (b *Blamer) blameEach(ctx context.Context, g Git, files []string) ([]*Result, []error) {
+// blameAheadAt runs the whole blames of files at commit rev on every
+// core at once, as blameAhead those of the work tree's files, binary
+// ones left out.
+func (b *Blamer) blameAheadAt(ctx context.Context, g Git, files []string, rev string) {
+	g.shared.blameBeforehand(ctx, g, files, func(f string) (string, bool) {
+		c, err := g.Show(ctx, rev, f)
+		return rev, err == nil && !binary(c)
+	})
+}
+
+// blameEach blames each of files at rev (as the work tree has them when
+// rev is ""), on every core at once (one at a time with a team's
+// stores), each file's answer or error at its place.
+func (b *Blamer) blameEach(ctx context.Context, g Git, files []string, rev string) ([]*Result, []error) {
 	results, errs := make([]*Result, len(files)), make([]error, len(files))
 	// What the blames would each set on first use is set before they
 	// run.
@@ -284,7 +304,7 @@ func (b *Blamer) blameEach(ctx context.Context, g Git, files []string) ([]*Resul
 	for range min(workers, len(files)) {
 		wg.Go(func() {
 			for i := range next {
-				results[i], errs[i] = b.Blame(ctx, g, files[i], "")
+				results[i], errs[i] = b.Blame(ctx, g, files[i], rev)
 			}
 		})
 	}

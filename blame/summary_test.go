@@ -119,35 +119,88 @@ func TestSummaryIsFilesBlamed(t *testing.T) {
 // blame of the same files).
 func TestSummaryGitProcesses(t *testing.T) {
 	r := summaryWorld(t)
-	log := filepath.Join(t.TempDir(), "calls")
-	bin := filepath.Join(t.TempDir(), "git")
-	script := "#!/bin/sh\necho \"$1\" >> '" + log + "'\nexec git \"$@\"\n"
-	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	bin, counts := countingGit(t)
 	b := &Blamer{Store: r.st, Roots: r.st, Versions: r.st, UserID: "local", Cache: t.TempDir()}
 	s, err := b.Summarize(context.Background(), Git{Bin: bin, Dir: r.dir}, "lib")
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	calls := strings.Fields(string(data))
-	by := map[string]int{}
-	for _, c := range calls {
-		by[c]++
-	}
+	calls, by := counts()
 	// One blame a file, and one more of each of the two files with
 	// changes not committed (what git blames of the work tree since
 	// HEAD), as a file blamed alone has; the git notes listed once;
 	// at most fifteen more processes for the whole directory.
 	// The files' objects and the files of each commit are read
 	// through one git cat-file --batch and one git diff-tree --stdin.
-	if by["blame"] != s.Files+2 || by["notes"] != 1 || len(calls)-by["blame"] > 15 ||
+	if by["blame"] != s.Files+2 || by["notes"] != 1 || calls-by["blame"] > 15 ||
 		by["show"] != 0 || by["cat-file"] != 1 || by["diff-tree"] > 1 {
-		t.Errorf("%d files summed by %d git processes: %v", s.Files, len(calls), by)
+		t.Errorf("%d files summed by %d git processes: %v", s.Files, calls, by)
+	}
+}
+
+// countingGit is a git program that counts its calls: counts gives
+// their number and their number by git's command.
+func countingGit(t *testing.T) (bin string, counts func() (int, map[string]int)) {
+	log := filepath.Join(t.TempDir(), "calls")
+	bin = filepath.Join(t.TempDir(), "git")
+	script := "#!/bin/sh\necho \"$1\" >> '" + log + "'\nexec git \"$@\"\n"
+	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin, func() (int, map[string]int) {
+		data, err := os.ReadFile(log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls := strings.Fields(string(data))
+		by := map[string]int{}
+		for _, c := range calls {
+			by[c]++
+		}
+		return len(calls), by
+	}
+}
+
+// TestPullRequestGitProcesses: blame pr shares its files' work as a
+// summary does: one git blame a file of text and a few processes for
+// the whole range, not a handful a file.
+func TestPullRequestGitProcesses(t *testing.T) {
+	r := summaryWorld(t)
+	root := strings.TrimSpace(r.git("rev-list", "--max-parents=0", "HEAD"))
+	files := strings.Fields(r.git("diff", "--name-only", root, "HEAD"))
+	bin, counts := countingGit(t)
+	b := &Blamer{Store: r.st, Roots: r.st, Versions: r.st, UserID: "local"}
+	pr, err := b.PullRequest(context.Background(), Git{Bin: bin, Dir: r.dir}, root+"..HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls, by := counts()
+	// lib/bin.dat is not blamed.
+	if by["blame"] != len(files)-1 || by["show"] != 0 || calls-by["blame"] > 15 {
+		t.Errorf("%d files of a range (%d with lines) counted by %d git processes: %v", len(files), len(pr.Files), calls, by)
+	}
+	// Each file's count is that of the file blamed on its own.
+	inRange := map[string]bool{}
+	for _, c := range strings.Fields(r.git("rev-list", root+"..HEAD")) {
+		inRange[c] = true
+	}
+	for _, f := range pr.Files {
+		res, err := (&Blamer{Store: r.st, Roots: r.st, Versions: r.st, UserID: "local"}).Blame(context.Background(), Git{Dir: r.dir}, f.Path, pr.Head)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want Tally
+		for _, l := range res.Lines {
+			if inRange[l.Commit] {
+				want.Add(l.Kind)
+			}
+		}
+		if f.Lines != want {
+			t.Errorf("%s: %+v in the pull request, %+v blamed on its own", f.Path, f.Lines, want)
+		}
+	}
+	if pr.Lines.Agent == 0 || len(pr.Files) < 5 {
+		t.Errorf("a pull request that shows too little: %+v in %d files", pr.Lines, len(pr.Files))
 	}
 }
 
