@@ -255,4 +255,17 @@ func TestSummaryPack(t *testing.T) {
 	if des, _ := os.ReadDir(cache); len(des) != 1 {
 		t.Errorf("the cache after a second summary holds %d files", len(des))
 	}
+	// A summary of lib/ after one of the whole repository finds its
+	// files' entries in the whole repository's pack.
+	cache = t.TempDir()
+	if _, err := blamer().Summarize(ctx, g, ""); err != nil {
+		t.Fatal(err)
+	}
+	b = blamer()
+	if _, err := b.Summarize(ctx, g, "lib"); err != nil {
+		t.Fatal(err)
+	}
+	if u := b.ageCache().used; u.hit+u.kept == 0 || u.whole != 0 {
+		t.Errorf("a summary of lib/ after one of the repository did not find its entries in the pack: %+v", u)
+	}
 }
