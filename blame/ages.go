@@ -94,7 +94,12 @@ type ageCache struct {
 	// from git since an entry's commit (since), from a whole blame; and
 	// the answers kept given again (attrs.go).
 	used struct{ hit, since, whole, kept int }
-	// mu guards the counts, for the files a summary blames at once.
+	// pack is the pack of the summary under way, which its entries are
+	// written to (pack.go); read1 the packs read, by file name.
+	pack  *pending
+	read1 map[string]map[string][]byte
+	// mu guards the counts, the packs, for the files a summary blames
+	// at once.
 	mu sync.Mutex
 }
 
@@ -114,7 +119,7 @@ func (c *ageCache) ageName(repo, path string) string {
 // load is the entry of path in repo found with flags, nil when there is
 // none, it is not that file's or it does not read back.
 func (c *ageCache) load(repo, path, flags string) *ageEntry {
-	b := c.read(c.ageName(repo, path))
+	b := c.entry(repo, path, c.ageName(repo, path))
 	if b == nil {
 		return nil
 	}
@@ -157,6 +162,13 @@ func (c *ageCache) write(name string, b []byte) error {
 	if len(b) > maxAgeEntry {
 		return nil
 	}
+	c.mu.Lock()
+	if p := c.pack; p != nil {
+		p.entries[filepath.Base(name)], p.changed = b, true
+		c.mu.Unlock()
+		return nil
+	}
+	c.mu.Unlock()
 	if err := os.MkdirAll(c.dir, 0o700); err != nil {
 		return err
 	}
@@ -211,7 +223,7 @@ func (c *ageCache) prune(now time.Time, maxBytes int64, maxFiles int) error {
 			}
 			continue
 		}
-		if !strings.HasSuffix(de.Name(), ageSuffix) && !strings.HasSuffix(de.Name(), attrSuffix) {
+		if !strings.HasSuffix(de.Name(), ageSuffix) && !strings.HasSuffix(de.Name(), attrSuffix) && !strings.HasSuffix(de.Name(), packSuffix) {
 			continue
 		}
 		es = append(es, ent{name, fi.Size(), fi.ModTime()})
@@ -286,20 +298,30 @@ func encodeAges(e *ageEntry) []byte {
 
 var crc32c = crc32.MakeTable(crc32.Castagnoli)
 
+// checked reads file b of the cache (an entry, a pack) after its magic
+// line, false when it does not begin with magic or its checksum (the
+// CRC-32C of all before its last four bytes) does not hold.
+func checked(b []byte, magic string) (*ageReader, bool) {
+	if len(b) < len(magic)+4 || !bytes.HasPrefix(b, []byte(magic)) {
+		return nil, false
+	}
+	body, sum := b[:len(b)-4], bin.BigEndian.Uint32(b[len(b)-4:])
+	if crc32.Checksum(body, crc32c) != sum {
+		return nil, false
+	}
+	return &ageReader{b: body[len(magic):]}, true
+}
+
 // errAges is the error of an entry that does not read back.
 var errAges = errors.New("not a line-age entry")
 
 // decodeAges reads an entry's file, refusing anything encodeAges did
 // not write.
 func decodeAges(b []byte) (*ageEntry, error) {
-	if len(b) < len(ageMagic)+4 || !bytes.HasPrefix(b, []byte(ageMagic)) {
+	r, ok := checked(b, ageMagic)
+	if !ok {
 		return nil, errAges
 	}
-	body, sum := b[:len(b)-4], bin.BigEndian.Uint32(b[len(b)-4:])
-	if crc32.Checksum(body, crc32c) != sum {
-		return nil, errAges
-	}
-	r := ageReader{b: body[len(ageMagic):]}
 	if r.uint(1) != ageVersion {
 		return nil, errAges
 	}

@@ -117,7 +117,7 @@ var executable = sync.OnceValue(func() string {
 // loadAttr is the kept answer of path in repo, nil when there is none or
 // it does not read back.
 func (c *ageCache) loadAttr(repo, path string) *attrEntry {
-	b := c.read(c.attrName(repo, path))
+	b := c.entry(repo, path, c.attrName(repo, path))
 	if b == nil {
 		return nil
 	}
@@ -219,14 +219,10 @@ func lineFields(l *Line) [lineStrings]*string {
 // decodeAttr reads an entry's file, refusing anything encodeAttr did
 // not write.
 func decodeAttr(b []byte) (*attrEntry, error) {
-	if len(b) < len(attrMagic)+4 || string(b[:len(attrMagic)]) != attrMagic {
+	r, ok := checked(b, attrMagic)
+	if !ok {
 		return nil, errAges
 	}
-	body, sum := b[:len(b)-4], bin.BigEndian.Uint32(b[len(b)-4:])
-	if crc32.Checksum(body, crc32c) != sum {
-		return nil, errAges
-	}
-	r := ageReader{b: body[len(attrMagic):]}
 	if r.uint(1<<20) != attrVersion {
 		return nil, errAges
 	}

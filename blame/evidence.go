@@ -46,9 +46,9 @@ func (h *history) changedIn(commit string) map[string]bool {
 	if commit == uncommitted {
 		out, err = h.g.run(h.ctx, "diff", "--name-only", "--no-renames", "HEAD", "--")
 	} else if h.g.shared != nil {
-		out, err = h.g.shared.log(h.ctx, h.g, []string{"diff-tree", "--no-commit-id", "--name-only", "--no-renames", "-r", "-m", "--root", commit})
+		out, err = h.g.shared.changedIn(h.ctx, h.g, commit)
 	} else {
-		out, err = h.g.run(h.ctx, "diff-tree", "--no-commit-id", "--name-only", "--no-renames", "-r", "-m", "--root", commit)
+		out, err = h.g.run(h.ctx, slices.Concat([]string{"diff-tree"}, changedArgs, []string{commit})...)
 	}
 	fs := map[string]bool{}
 	if err == nil {

@@ -114,7 +114,14 @@ func Toplevel(ctx context.Context, bin, dir string) (string, error) {
 
 // Shallow reports whether the repository is a shallow clone.
 func (g Git) Shallow(ctx context.Context) bool {
-	out, err := g.run(ctx, "rev-parse", "--is-shallow-repository")
+	args := []string{"rev-parse", "--is-shallow-repository"}
+	var out []byte
+	var err error
+	if g.shared != nil {
+		out, err = g.shared.log(ctx, g, args) // asked once
+	} else {
+		out, err = g.run(ctx, args...)
+	}
 	return err == nil && strings.TrimSpace(string(out)) == "true"
 }
 
@@ -274,9 +281,18 @@ func (g Git) trackedFiles(ctx context.Context) map[string]bool {
 	if err != nil {
 		return fs
 	}
+	for _, f := range zPaths(out) {
+		fs[f] = true
+	}
+	return fs
+}
+
+// zPaths are the paths of git's output with -z, each ended by a NUL.
+func zPaths(out []byte) []string {
+	var fs []string
 	for _, f := range strings.Split(string(out), "\x00") {
 		if f != "" {
-			fs[f] = true
+			fs = append(fs, f)
 		}
 	}
 	return fs

@@ -2,6 +2,7 @@ package blame
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -26,11 +27,14 @@ import (
 // asked once anyway. The answers are those each blame would get on its
 // own (TestSummaryIsFilesBlamed).
 type shared struct {
-	mu     sync.Mutex
-	shows  map[string]shown
-	logs   map[string][]byte // git's output, by its arguments
-	others map[string]bool   // the work tree list, once read
-	noted  map[string]string
+	mu    sync.Mutex
+	shows map[string]*answer
+	logs  map[string]*answer // git's output, by its arguments
+	// cat and tree are git cat-file --batch, for the shows, and git
+	// diff-tree --stdin, for the files of a commit (batch.go).
+	cat, tree *pipe
+	others    map[string]bool // the work tree list, once read
+	noted     map[string]string
 	// notedRead says noted was read (nil is an answer).
 	notedRead bool
 	// probes are HEAD and each file's object in it (ls-tree), by file;
@@ -53,13 +57,6 @@ type shared struct {
 	runs map[string][]refined
 }
 
-// shown is a file's content at a revision, or why git could not give
-// it.
-type shown struct {
-	b   []byte
-	err error
-}
-
 // repoSide is what repoEdits found.
 type repoSide struct {
 	roots     []string
@@ -76,47 +73,96 @@ type refined struct {
 }
 
 func newShared() *shared {
-	return &shared{shows: map[string]shown{}, logs: map[string][]byte{}, blames: map[string][]blamed{},
+	return &shared{shows: map[string]*answer{}, logs: map[string]*answer{}, blames: map[string][]blamed{},
+		cat:   &pipe{args: []string{"cat-file", "--batch"}},
+		tree:  &pipe{args: slices.Concat([]string{"diff-tree", "--stdin"}, changedArgs)},
 		edits: map[string][]loom.FileEdit{}, changes: map[string][]fileedit.Change{}, runs: map[string][]refined{}}
 }
 
-// show is Show through the shared answers.
+// show is Show through the shared answers, read through git cat-file
+// --batch.
 func (s *shared) show(ctx context.Context, g Git, rev, rel string) ([]byte, error) {
 	k := rev + ":" + rel
-	s.mu.Lock()
-	r, ok := s.shows[k]
-	s.mu.Unlock()
-	if ok {
-		return r.b, r.err
-	}
-	b, err := g.run(ctx, "show", k)
-	if ctx.Err() != nil {
-		return nil, ctx.Err() // not kept: the next asks again
-	}
-	s.mu.Lock()
-	s.shows[k] = shown{b, err}
-	s.mu.Unlock()
-	return b, err
+	return s.once(s.shows, k, func() ([]byte, error) {
+		b, missing, ok := s.catBlob(ctx, g, k)
+		switch {
+		case ok && missing:
+			return nil, fmt.Errorf("git show: %s is not in the repository", k)
+		case ok:
+			return b, nil
+		}
+		b, err := g.run(ctx, "show", k)
+		if ctx.Err() != nil {
+			return nil, ctx.Err() // not kept: the next asks again
+		}
+		return b, err
+	}, func(error) bool { return ctx.Err() == nil })
 }
 
 // log is git with args through the shared answers: a command whose
 // output depends on commits alone (log, diff-tree of a commit).
 func (s *shared) log(ctx context.Context, g Git, args []string) ([]byte, error) {
-	k := strings.Join(args, "\x00")
+	return s.once(s.logs, strings.Join(args, "\x00"), func() ([]byte, error) {
+		return g.run(ctx, args...)
+	}, func(err error) bool { return err == nil })
+}
+
+// changedIn is the files commit changed (history.changedIn) through
+// the shared answers, asked of git diff-tree --stdin.
+func (s *shared) changedIn(ctx context.Context, g Git, commit string) ([]byte, error) {
+	return s.once(s.logs, "diff-tree\x00"+commit, func() ([]byte, error) {
+		if out, ok := s.commitFiles(ctx, g, commit); ok {
+			return out, nil
+		}
+		return g.run(ctx, slices.Concat([]string{"diff-tree"}, changedArgs, []string{commit})...)
+	}, func(err error) bool { return err == nil })
+}
+
+// changedArgs are git diff-tree's options that list the files a commit
+// changed, from each parent (the first commit from none).
+var changedArgs = []string{"--no-commit-id", "--name-only", "--no-renames", "-r", "-m", "--root"}
+
+// answer is git's answer to one question, asked once however many ask
+// it at the same time.
+type answer struct {
+	done chan struct{}
+	b    []byte
+	err  error
+	kept bool
+}
+
+// once is ask's answer to k, kept in m when keep says so: those who ask
+// k while it is asked wait for its answer (and ask again when it was
+// not kept).
+func (s *shared) once(m map[string]*answer, k string, ask func() ([]byte, error), keep func(error) bool) ([]byte, error) {
 	s.mu.Lock()
-	out, ok := s.logs[k]
-	s.mu.Unlock()
-	if ok {
-		return out, nil
+	a, asked := m[k]
+	if !asked {
+		a = &answer{done: make(chan struct{})}
+		m[k] = a
 	}
-	out, err := g.run(ctx, args...)
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	s.logs[k] = out
 	s.mu.Unlock()
-	return out, nil
+	if asked {
+		<-a.done
+		if a.kept {
+			return a.b, a.err
+		}
+		return ask()
+	}
+	a.b, a.err = ask()
+	if a.kept = keep(a.err); !a.kept {
+		s.mu.Lock()
+		delete(m, k)
+		s.mu.Unlock()
+	}
+	close(a.done)
+	return a.b, a.err
+}
+
+// close ends the git processes the answers were read from.
+func (s *shared) close() {
+	s.cat.close()
+	s.tree.close()
 }
 
 // probeAll reads, in one git process each, whether the repository is a
@@ -187,23 +233,33 @@ func (b *Blamer) blameAhead(ctx context.Context, g Git, files []string) {
 		}
 		todo = append(todo, f)
 	}
+	s.blameBeforehand(ctx, g, todo, func(f string) (string, bool) { return s.probes[f].head, true })
+}
+
+// blameBeforehand runs git's whole blame of each of files at the commit
+// at gives it (none when at says no) on every core at once, for the
+// file's own blame to take (blamed).
+func (s *shared) blameBeforehand(ctx context.Context, g Git, files []string, at func(f string) (string, bool)) {
 	work := make(chan string)
 	var wg sync.WaitGroup
-	for range min(runtime.NumCPU(), len(todo)) {
+	for range min(runtime.NumCPU(), len(files)) {
 		wg.Go(func() {
 			for f := range work {
-				head := s.probes[f].head
+				rev, ok := at(f)
+				if !ok {
+					continue
+				}
 				// One that fails is left to the file's own blame, which
 				// says why.
-				if lines, err := g.blame(ctx, head, "--", f); err == nil {
+				if lines, err := g.blame(ctx, rev, "--", f); err == nil {
 					s.mu.Lock()
-					s.blames[head+"\x00"+f] = lines
+					s.blames[rev+"\x00"+f] = lines
 					s.mu.Unlock()
 				}
 			}
 		})
 	}
-	for _, f := range todo {
+	for _, f := range files {
 		if ctx.Err() != nil {
 			break
 		}
@@ -213,10 +269,20 @@ func (b *Blamer) blameAhead(ctx context.Context, g Git, files []string) {
 	wg.Wait()
 }
 
-// blameEach blames each of files as the work tree has it, on every core
-// at once (one at a time with a team's stores), each file's answer or
-// error at its place.
-func (b *Blamer) blameEach(ctx context.Context, g Git, files []string) ([]*Result, []error) {
+// blameAheadAt runs the whole blames of files at commit rev on every
+// core at once, as blameAhead those of the work tree's files, binary
+// ones left out.
+func (b *Blamer) blameAheadAt(ctx context.Context, g Git, files []string, rev string) {
+	g.shared.blameBeforehand(ctx, g, files, func(f string) (string, bool) {
+		c, err := g.Show(ctx, rev, f)
+		return rev, err == nil && !binary(c)
+	})
+}
+
+// blameEach blames each of files at rev (as the work tree has them when
+// rev is ""), on every core at once (one at a time with a team's
+// stores), each file's answer or error at its place.
+func (b *Blamer) blameEach(ctx context.Context, g Git, files []string, rev string) ([]*Result, []error) {
 	results, errs := make([]*Result, len(files)), make([]error, len(files))
 	// What the blames would each set on first use is set before they
 	// run.
@@ -238,7 +304,7 @@ func (b *Blamer) blameEach(ctx context.Context, g Git, files []string) ([]*Resul
 	for range min(workers, len(files)) {
 		wg.Go(func() {
 			for i := range next {
-				results[i], errs[i] = b.Blame(ctx, g, files[i], "")
+				results[i], errs[i] = b.Blame(ctx, g, files[i], rev)
 			}
 		})
 	}

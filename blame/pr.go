@@ -120,15 +120,20 @@ func (b *Blamer) PullRequest(ctx context.Context, g Git, spec string) (*PR, erro
 	if err != nil {
 		return nil, err
 	}
+	files := zPaths(diff)
+	// The files' blames share what git and the store tell of the
+	// repository, as a directory's summary's do, and git blames them on
+	// every core beforehand.
+	g.shared = newShared()
+	defer g.shared.close()
+	b.blameAheadAt(ctx, g, files, head)
+	results, errs := b.blameEach(ctx, g, files, head)
 	ss := map[string]*Sessions{}
 	notes := map[string]bool{}
 	var failed []error
 	blamed := 0
-	for _, f := range strings.Split(string(diff), "\x00") {
-		if f == "" {
-			continue
-		}
-		res, err := b.Blame(ctx, g, f, head)
+	for i, f := range files {
+		res, err := results[i], errs[i]
 		if err != nil {
 			if loom.ErrorCode(err) == loom.EINVALID {
 				continue // a binary file

@@ -157,12 +157,7 @@ func (g Git) changed(ctx context.Context, rev string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var files []string
-	for _, f := range strings.Split(string(out), "\x00") {
-		if f != "" {
-			files = append(files, f)
-		}
-	}
+	files := zPaths(out)
 	return files, nil
 }
 
@@ -256,18 +251,21 @@ func (b *Blamer) Summarize(ctx context.Context, g Git, dir string) (*Summary, er
 	s := newSummary(g, dir)
 	ss := map[string]*Sessions{}
 	notes := map[string]bool{}
-	var files []string
-	for _, f := range strings.Split(string(out), "\x00") {
-		if f != "" {
-			files = append(files, f)
-		}
-	}
+	files := zPaths(out)
 	// The files' blames share what git and the store tell of the
 	// repository, and git blames them on every core beforehand.
 	g.shared = newShared()
+	defer g.shared.close()
 	g.shared.probeAll(ctx, g, dir)
+	if b.Cache != "" {
+		// The files' cache entries are read and written as one
+		// file, the directory's pack.
+		c := b.ageCache()
+		c.beginPack(g.Dir, dir)
+		defer c.endPack(files)
+	}
 	b.blameAhead(ctx, g, files)
-	results, errs := b.blameEach(ctx, g, files)
+	results, errs := b.blameEach(ctx, g, files, "")
 	for i, f := range files {
 		if err := errs[i]; err != nil {
 			if loom.ErrorCode(err) == loom.EINVALID || loom.ErrorCode(err) == loom.ENOTFOUND {
@@ -341,11 +339,7 @@ func (b *Blamer) Export(ctx context.Context, g Git, spec, version string) ([]Rec
 			if err != nil {
 				return nil, err
 			}
-			for _, f := range strings.Split(string(out), "\x00") {
-				if f != "" {
-					files = append(files, f)
-				}
-			}
+			files = zPaths(out)
 		} else if files, err = g.changed(ctx, rev); err != nil {
 			return nil, err
 		}

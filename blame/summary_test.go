@@ -31,6 +31,20 @@ func summaryWorld(t *testing.T) *repo {
 	r.write("lib/bin.dat", "\x00\x01\x02 binary")
 	r.write("lib/human.go", "package lib\n\n// Human wrote this.\nvar human = 1\n")
 	r.commit("copies")
+	// Files an agent wrote whole again after a commit (what the commit
+	// had of each is read), and a block a human moved from one of them
+	// to a file of its own (what the file held before and after).
+	for _, f := range []string{"lib/g.go", "lib/h.go"} {
+		r.agentWrite("s1", f, "package lib\n\nfunc G() {\n"+lines("zeta", 4)+"}\n")
+	}
+	r.commit("g and h")
+	for _, f := range []string{"lib/g.go", "lib/h.go"} {
+		r.agentWrite("s1", f, "package lib\n\nfunc G() {\n"+lines("zeta", 4)+lines("eta", 3)+"}\n")
+	}
+	r.commit("g and h again")
+	r.write("lib/h.go", "package lib\n\nfunc G() {\n"+lines("zeta", 4)+"}\n")
+	r.write("lib/moved.go", "package lib\n\nfunc Moved() {\n"+lines("eta", 3)+"}\n")
+	r.commit("moved")
 	r.tick(time.Minute)
 	r.git("mv", "lib/sub/d.go", "lib/sub/e.go")
 	r.commit("rename")
@@ -105,31 +119,153 @@ func TestSummaryIsFilesBlamed(t *testing.T) {
 // blame of the same files).
 func TestSummaryGitProcesses(t *testing.T) {
 	r := summaryWorld(t)
-	log := filepath.Join(t.TempDir(), "calls")
-	bin := filepath.Join(t.TempDir(), "git")
-	script := "#!/bin/sh\necho \"$1\" >> '" + log + "'\nexec git \"$@\"\n"
-	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	bin, counts := countingGit(t)
 	b := &Blamer{Store: r.st, Roots: r.st, Versions: r.st, UserID: "local", Cache: t.TempDir()}
 	s, err := b.Summarize(context.Background(), Git{Bin: bin, Dir: r.dir}, "lib")
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	calls := strings.Fields(string(data))
-	by := map[string]int{}
-	for _, c := range calls {
-		by[c]++
-	}
+	calls, by := counts()
 	// One blame a file, and one more of each of the two files with
 	// changes not committed (what git blames of the work tree since
 	// HEAD), as a file blamed alone has; the git notes listed once;
 	// at most fifteen more processes for the whole directory.
-	if by["blame"] != s.Files+2 || by["notes"] != 1 || len(calls)-by["blame"] > 15 {
-		t.Errorf("%d files summed by %d git processes: %v", s.Files, len(calls), by)
+	// The files' objects and the files of each commit are read
+	// through one git cat-file --batch and one git diff-tree --stdin.
+	if by["blame"] != s.Files+2 || by["notes"] != 1 || calls-by["blame"] > 15 ||
+		by["show"] != 0 || by["cat-file"] != 1 || by["diff-tree"] > 1 {
+		t.Errorf("%d files summed by %d git processes: %v", s.Files, calls, by)
+	}
+}
+
+// countingGit is a git program that counts its calls: counts gives
+// their number and their number by git's command.
+func countingGit(t *testing.T) (bin string, counts func() (int, map[string]int)) {
+	log := filepath.Join(t.TempDir(), "calls")
+	bin = filepath.Join(t.TempDir(), "git")
+	script := "#!/bin/sh\necho \"$1\" >> '" + log + "'\nexec git \"$@\"\n"
+	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin, func() (int, map[string]int) {
+		data, err := os.ReadFile(log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls := strings.Fields(string(data))
+		by := map[string]int{}
+		for _, c := range calls {
+			by[c]++
+		}
+		return len(calls), by
+	}
+}
+
+// TestPullRequestGitProcesses: blame pr shares its files' work as a
+// summary does: one git blame a file of text and a few processes for
+// the whole range, not a handful a file.
+func TestPullRequestGitProcesses(t *testing.T) {
+	r := summaryWorld(t)
+	root := strings.TrimSpace(r.git("rev-list", "--max-parents=0", "HEAD"))
+	files := strings.Fields(r.git("diff", "--name-only", root, "HEAD"))
+	bin, counts := countingGit(t)
+	b := &Blamer{Store: r.st, Roots: r.st, Versions: r.st, UserID: "local"}
+	pr, err := b.PullRequest(context.Background(), Git{Bin: bin, Dir: r.dir}, root+"..HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls, by := counts()
+	// lib/bin.dat is not blamed.
+	if by["blame"] != len(files)-1 || by["show"] != 0 || calls-by["blame"] > 15 {
+		t.Errorf("%d files of a range (%d with lines) counted by %d git processes: %v", len(files), len(pr.Files), calls, by)
+	}
+	// Each file's count is that of the file blamed on its own.
+	inRange := map[string]bool{}
+	for _, c := range strings.Fields(r.git("rev-list", root+"..HEAD")) {
+		inRange[c] = true
+	}
+	for _, f := range pr.Files {
+		res, err := (&Blamer{Store: r.st, Roots: r.st, Versions: r.st, UserID: "local"}).Blame(context.Background(), Git{Dir: r.dir}, f.Path, pr.Head)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want Tally
+		for _, l := range res.Lines {
+			if inRange[l.Commit] {
+				want.Add(l.Kind)
+			}
+		}
+		if f.Lines != want {
+			t.Errorf("%s: %+v in the pull request, %+v blamed on its own", f.Path, f.Lines, want)
+		}
+	}
+	if pr.Lines.Agent == 0 || len(pr.Files) < 5 {
+		t.Errorf("a pull request that shows too little: %+v in %d files", pr.Lines, len(pr.Files))
+	}
+}
+
+// TestSummaryPack: a directory's summary keeps its files' cache entries
+// as one file, not two a file (creating them was a seventh of a cold
+// summary's CPU), and a file blamed on its own after it finds its
+// answer there.
+func TestSummaryPack(t *testing.T) {
+	r := summaryWorld(t)
+	ctx := context.Background()
+	g := Git{Dir: r.dir}
+	cache := t.TempDir()
+	blamer := func() *Blamer {
+		return &Blamer{Store: r.st, Roots: r.st, Versions: r.st, UserID: "local", Now: func() time.Time { return r.clock.Add(time.Hour) }, Cache: cache}
+	}
+	s, err := blamer().Summarize(ctx, g, "lib")
+	if err != nil {
+		t.Fatal(err)
+	}
+	des, err := os.ReadDir(cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, de := range des {
+		names = append(names, de.Name())
+	}
+	if len(names) != 1 || !strings.HasSuffix(names[0], packSuffix) {
+		t.Fatalf("the cache after a summary of %d files holds %v", s.Files, names)
+	}
+	b := blamer()
+	got, err := b.Blame(ctx, g, "lib/human.go", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := (&Blamer{Store: r.st, Roots: r.st, Versions: r.st, UserID: "local", Now: func() time.Time { return r.clock.Add(time.Hour) }}).Blame(ctx, g, "lib/human.go", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gj, _ := json.Marshal(got)
+	wj, _ := json.Marshal(want)
+	if string(gj) != string(wj) {
+		t.Fatalf("lib/human.go blamed from the pack\n%s\nwithout a cache\n%s", gj, wj)
+	}
+	if u := b.ageCache().used; u.hit+u.kept == 0 || u.whole != 0 {
+		t.Errorf("lib/human.go after the summary did not find its entries in the pack: %+v", u)
+	}
+	// A second summary reads the pack and writes nothing.
+	if _, err := blamer().Summarize(ctx, g, "lib"); err != nil {
+		t.Fatal(err)
+	}
+	if des, _ := os.ReadDir(cache); len(des) != 1 {
+		t.Errorf("the cache after a second summary holds %d files", len(des))
+	}
+	// A summary of lib/ after one of the whole repository finds its
+	// files' entries in the whole repository's pack.
+	cache = t.TempDir()
+	if _, err := blamer().Summarize(ctx, g, ""); err != nil {
+		t.Fatal(err)
+	}
+	b = blamer()
+	if _, err := b.Summarize(ctx, g, "lib"); err != nil {
+		t.Fatal(err)
+	}
+	if u := b.ageCache().used; u.hit+u.kept == 0 || u.whole != 0 {
+		t.Errorf("a summary of lib/ after one of the repository did not find its entries in the pack: %+v", u)
 	}
 }

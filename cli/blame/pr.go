@@ -31,9 +31,11 @@ changed as HEAD has it, and its lines those commits brought in. Prints
 how many are agents', mixed (an agent's line a human changed: half in
 every share), humans' and unknown, by agent and by model, the sessions
 behind them with their cost, and the files. --markdown writes a pull
-request comment's body; --json the same data. With a team's sessions
-(every team's on this machine, or --team NAME's), the lines are counted
-by member too, and each session names its member.
+request comment's body; --json the same data. The files share git's and
+the store's answers as loom blame summary's do, and git blames them on
+every core at once. With a team's sessions (every team's on this
+machine, or --team NAME's), the lines are counted by member too, and
+each session names its member.
 
 --share publishes each session behind the lines as a loom share link
 (sealed, through your hub, as loom share does: secrets redacted, the

@@ -184,10 +184,13 @@ the work tree has them, and show the share of their lines agents wrote
 with the sessions behind them. Binary files are left out. Each file
 gets the answer loom blame FILE gives it; git blames the files on every
 core at once, and what git and the store tell of the repository is
-asked once for all of them.`,
+asked once for all of them. What git said of the files' lines is kept
+in loom's cache as one file for PATH: a second summary asks git only of
+the commits since, and so does loom blame FILE of a file under PATH.`,
 		Example: `  loom blame summary
   loom blame summary internal/ --json | jq '.by_agent'
-  loom blame summary lib/ --json | jq '.lines'`,
+  loom blame summary lib/ --json | jq '.lines'
+  loom blame summary lib/ && loom blame lib/app.ex`,
 	}, func(o *RepoOptions) *string { return &o.Path }, runF, summaryRun)
 	return cmd
 }
