@@ -289,8 +289,20 @@ func TestPickerRenameArchiveDelete(t *testing.T) {
 	wantScreen(t, m, "A title cannot be empty.")
 	press(m, "esc")
 
-	// Archive: the session leaves the list, and later pickers.
+	// Archive asks first; anything but y keeps the session listed.
 	press(m, "ctrl+x")
+	wantScreen(t, m, "Archive \"Retry uses a fake clock\"? y to confirm", "y archive")
+	if s, _ := ps.Session(ctx, ps.fix.ID); s.ArchivedAt != nil {
+		t.Fatal("archived before the y")
+	}
+	press(m, "n")
+	wantScreen(t, m, "Kept.")
+	if s, _ := ps.Session(ctx, ps.fix.ID); s.ArchivedAt != nil {
+		t.Fatal("archived on n")
+	}
+
+	// Archived on y: the session leaves the list, and later pickers.
+	press(m, "ctrl+x", "y")
 	wantScreen(t, m, "Archived \"Retry uses a fake clock\"; loom session unarchive")
 	if n := strings.Count(screen(m), "Retry uses a fake clock"); n != 1 {
 		t.Fatalf("the archived session is still listed:\n%s", screen(m))
@@ -314,7 +326,7 @@ func TestPickerRenameArchiveDelete(t *testing.T) {
 	}
 
 	// The same keys act on a search result.
-	press(m, "tab", "lexer", "ctrl+x")
+	press(m, "tab", "lexer", "ctrl+x", "y")
 	wantScreen(t, m, "No messages match.")
 	if s, _ := ps.Session(ctx, ps.refactor.ID); s.ArchivedAt == nil {
 		t.Fatal("archiving a search result did not archive it")
