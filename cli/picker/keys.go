@@ -345,6 +345,8 @@ func (m *Model) startRename() tea.Cmd {
 		title = s.Title
 	}
 	m.renameID = id
+	// Sized before its value is set, which it scrolls to its end.
+	m.sizeRename(m.layout().listW)
 	m.renameIn.SetValue(term.SanitizeLine(title))
 	m.renameIn.CursorEnd()
 	m.filterIn.Blur()

@@ -567,3 +567,37 @@ func TestPickerPreviewJumpsToTheMatch(t *testing.T) {
 		t.Fatalf("the preview of the session, back in the list:\n%s", p)
 	}
 }
+
+// On an 80×24 terminal a question about a long title is asked whole,
+// wrapped: its keys are never cut off the screen.
+func TestPickerAsksWholeAt80Columns(t *testing.T) {
+	ps := newPickerStore(t, 0)
+	m := New(context.Background(), ps, Options{UserID: "u", Project: apiProject,
+		Now: func() time.Time { return pickerBase.Add(time.Hour) }, Width: 80, Height: 24})
+	m.searchDelay = 0
+	m.Settle(m.Init())
+	asked := func(want string) {
+		t.Helper()
+		lines := strings.Split(screen(m), "\n")
+		if len(lines) > 24 {
+			t.Errorf("%d lines on a terminal of 24", len(lines))
+		}
+		for _, l := range lines {
+			if w := ansi.StringWidth(l); w > 80 {
+				t.Errorf("a line of %d cells on a terminal of 80: %q", w, l)
+			}
+		}
+		if got := strings.Join(strings.Fields(screen(m)), " "); !strings.Contains(got, want) {
+			t.Fatalf("the picker does not ask %q whole:\n%s", want, screen(m))
+		}
+	}
+	long := "Retry uses a fake clock so that the flaky test no longer waits on the wall clock"
+	press(m, "ctrl+r", "ctrl+u", long, "enter")
+	asked(`Rename "Fix the flaky test" to "` + long + `"? y to save, any other key keeps the old title.`)
+	press(m, "y")
+	press(m, "ctrl+x")
+	asked(`Archive "` + long + `"? y to confirm, any other key keeps it.`)
+	press(m, "n", "ctrl+d")
+	asked(`Move "` + long + `" to the trash? y to confirm, any other key keeps it.`)
+	press(m, "n")
+}
