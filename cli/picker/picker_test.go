@@ -2,6 +2,7 @@ package picker
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -600,4 +601,25 @@ func TestPickerAsksWholeAt80Columns(t *testing.T) {
 	press(m, "n", "ctrl+d")
 	asked(`Move "` + long + `" to the trash? y to confirm, any other key keeps it.`)
 	press(m, "n")
+}
+
+// A search that matched a tool call previews what the call was given,
+// where the match is, not only the tool's name.
+func TestPickerPreviewShowsTheMatchedCallsInput(t *testing.T) {
+	ps := newPickerStore(t, 0)
+	ctx := context.Background()
+	s := &loom.Session{ID: loom.NewID(), UserID: "u", Key: "cli:api:jitter", Title: "Jitter", Project: apiProject}
+	call := loom.Part{Type: loom.PartTool, CallID: "c1", Name: "Bash", Status: loom.ToolCompleted,
+		Input: json.RawMessage(`{"command":"go test ./retry -run TestBackoffJitter -count 50"}`), Output: json.RawMessage(`"ok"`)}
+	if err := ps.Append(ctx, s,
+		&loom.Message{Role: loom.RoleUser, Parts: []loom.Part{{Type: loom.PartText, Text: "run the jitter test many times"}}},
+		&loom.Message{Role: loom.RoleAssistant, Parts: []loom.Part{call}}); err != nil {
+		t.Fatal(err)
+	}
+	m := ps.open(t, false)
+	press(m, "tab", "TestBackoffJitter")
+	wantSelected(t, m, s)
+	if p := strings.Join(m.previewLines(60, 12), "\n"); !strings.Contains(p, "◀ the match") || !strings.Contains(p, "tool Bash") || !strings.Contains(p, "$ go test ./retry -run TestBackoffJitter") {
+		t.Fatalf("the preview of a hit in a tool call's input:\n%s", p)
+	}
 }
