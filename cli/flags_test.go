@@ -94,3 +94,40 @@ func TestUnknownCommandSuggests(t *testing.T) {
 		}
 	}
 }
+
+// One long name has one letter everywhere: a flag that has a short form
+// in one command has it in every command that has the flag, unless that
+// command gives the letter to another flag (-n is --name on chat, run,
+// fork, team join and token create; -t is --turn on show, fork, rewind).
+func TestLongFlagsHaveOneLetter(t *testing.T) {
+	t.Parallel()
+	ios, _, _, _ := term.Test()
+	root := cli.NewRootCmd(command.NewInvocation(&cli.Factory{IO: ios}))
+	letters := map[string]string{} // long name → its letter somewhere
+	var all []*cobra.Command
+	var walk func(*cobra.Command)
+	walk = func(cmd *cobra.Command) {
+		all = append(all, cmd)
+		cmd.LocalFlags().VisitAll(func(fl *pflag.Flag) {
+			if fl.Shorthand != "" {
+				letters[fl.Name] = fl.Shorthand
+			}
+		})
+		for _, c := range cmd.Commands() {
+			walk(c)
+		}
+	}
+	walk(root)
+	for _, cmd := range all {
+		cmd.LocalFlags().VisitAll(func(fl *pflag.Flag) {
+			letter, ok := letters[fl.Name]
+			if !ok || fl.Shorthand == letter {
+				return
+			}
+			if other := cmd.Flags().ShorthandLookup(letter); other != nil && other.Name != fl.Name {
+				return // the letter is another flag's here
+			}
+			t.Errorf("%s: --%s has no -%s, as it has elsewhere", cmd.CommandPath(), fl.Name, letter)
+		})
+	}
+}

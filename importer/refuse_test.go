@@ -94,8 +94,9 @@ func TestLinesStopsInAnEndlessLine(t *testing.T) {
 
 // A file over the limit is refused before it is read: a sparse file of
 // 2 GB as an Aider chat history (read whole, a line at a time), and one
-// of 200 MB as a Gemini CLI one-document recording (read whole, so its
-// limit is lower), each one problem that says it is too large, at once.
+// as a Gemini CLI one-document recording (read a message at a time,
+// TestBigOneDocumentRecording), each one problem that says it is too
+// large, at once.
 // Claude Code's, Codex's, Pi's and Gemini CLI's JSONL session files have
 // no such limit: they are read a segment at a time (segment.go,
 // TestBigImportMemory).
@@ -120,7 +121,7 @@ func TestImportRefusesTooLargeFiles(t *testing.T) {
 		want   string
 	}{
 		{aider.Format{}, sparse(aider.HistoryFile, 2<<30), "too large: 2 GB, over the limit of 1 GB"},
-		{gemini.Format{}, sparse("session-2026-01-01T00-00-bbbbbbbb.json", 200<<20), "too large: 200 MB, over the limit of 128 MB"},
+		{gemini.Format{}, sparse("session-2026-01-01T00-00-bbbbbbbb.json", 2<<30), "too large: 2 GB, over the limit of 1 GB"},
 	} {
 		im := &importer.Importer{Store: fx.st, UserID: "alice"}
 		start := time.Now()

@@ -84,7 +84,10 @@ func (s *Server) blameFile(ctx context.Context, user, path, rev string) (*blame.
 		return nil, loom.Errorf(loom.EINVALID, "this store keeps no edit index")
 	}
 	real := resolve(filepath.Clean(path))
-	roots, err := s.blameRoots(ctx, es, user, filepath.Dir(real))
+	// A file missing from a directory that is missing too is in the
+	// project of the directory that holds them: it is "no such file",
+	// as a missing file at the project's root is.
+	roots, err := s.blameRoots(ctx, es, user, nearestDir(filepath.Dir(real)))
 	if err != nil {
 		return nil, err
 	}
@@ -158,6 +161,21 @@ func resolve(path string) string {
 		}
 		rest = append([]string{filepath.Base(path)}, rest...)
 		path = parent
+	}
+}
+
+// nearestDir is dir, or the nearest of its parents that is a directory
+// when it is not one.
+func nearestDir(dir string) string {
+	for {
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return dir
+		}
+		dir = parent
 	}
 }
 

@@ -354,6 +354,9 @@ func TestBlameRefuses(t *testing.T) {
 		{"no such file outside", blamePath("/nonexistent/dir/x.go"), e.alice, 403, "forbidden"},
 		{"/etc/passwd", blamePath("/etc/passwd"), e.alice, 403, "forbidden"},
 		{"no such file inside", blamePath(filepath.Join(w.repo.dir, "nope.go")), e.alice, 404, "not_found"},
+		{"no such file in a directory inside", blamePath(filepath.Join(w.repo.dir, "pkg", "nope.go")), e.alice, 404, "not_found"},
+		{"no such file in no such directory inside", blamePath(filepath.Join(w.repo.dir, "gone", "deeper", "nope.go")), e.alice, 404, "not_found"},
+		{"no such file in no such directory outside", blamePath(filepath.Join(other.dir, "gone", "nope.go")), e.alice, 403, "forbidden"},
 		{"a directory", blamePath(filepath.Join(w.repo.dir, "pkg")), e.alice, 400, "invalid"},
 		{"a relative path", blamePath("calc.go"), e.alice, 400, "invalid"},
 		{"no path", "/api/v1/blame", e.alice, 400, "invalid"},
@@ -368,6 +371,9 @@ func TestBlameRefuses(t *testing.T) {
 		wantError(t, c.what, resp, body, c.status, c.code)
 		if strings.Contains(string(body), "package secret") {
 			t.Errorf("%s: the answer holds the outside file: %s", c.what, body)
+		}
+		if c.code == "not_found" && strings.HasPrefix(c.what, "no such file") && !strings.Contains(string(body), "no such file") {
+			t.Errorf("%s: %s, want it to say no such file", c.what, body)
 		}
 	}
 	// The page refuses the same with the same status.

@@ -164,6 +164,44 @@ func TestBrowserInsightsPage(t *testing.T) {
 	}
 }
 
+// On a phone the insights calendar, wider than the screen for a year,
+// opens on the latest day with prompts, its weekday names in sight:
+// never on empty months with the names scrolled away.
+func TestBrowserInsightsCalendarOnAPhone(t *testing.T) {
+	e := newEnv(t)
+	today := time.Now().UTC().Truncate(24 * time.Hour)
+	active := today.AddDate(0, 0, -150)
+	m := userMsg("start")
+	m.CreatedAt = active.Add(9 * time.Hour)
+	e.seed(&loom.Session{UserID: "alice", Key: "cli:api", Title: "Old work", Surface: "cli"}, m)
+
+	ctx := browser(t)
+	dir := outDir(t)
+	do(t, ctx, "log in", chromedp.Navigate(e.ts.URL+"/?token="+e.alice), confirmLink(), chromedp.WaitVisible(chromedp.CSS("#sessions")))
+	for _, days := range []int{90, 365} {
+		page := fmt.Sprintf("%s/insights?tz=UTC&days=%d", e.ts.URL, days)
+		do(t, ctx, "390px", chromedp.EmulateViewport(390, 900), chromedp.Navigate(page), chromedp.WaitVisible(chromedp.CSS("#calendar")))
+		// seen says whether an element lies within the scroller's box.
+		const seen = `(el => { const b = el.getBoundingClientRect(), s = document.querySelector('.cal-scroll').getBoundingClientRect();
+			return b.left >= s.left - 0.5 && b.right <= s.right + 0.5 })`
+		t.Logf("%d days: scrollLeft %v of %v, client %v", days,
+			eval[float64](t, ctx, `document.querySelector('.cal-scroll').scrollLeft`),
+			eval[float64](t, ctx, `document.querySelector('.cal-scroll').scrollWidth`),
+			eval[float64](t, ctx, `document.querySelector('.cal-scroll').clientWidth`))
+		if !eval[bool](t, ctx, seen+`([...document.querySelectorAll('#calendar text.cal-label')].find(l => l.textContent == 'Mon'))`) {
+			t.Errorf("%d days at 390px: the weekday names are scrolled out of sight", days)
+		}
+		screenshot(t, ctx, dir, fmt.Sprintf("insights-%d-days-390.png", days))
+		want := active.Format(time.DateOnly)
+		if days < 150 {
+			want = today.Format(time.DateOnly)
+		}
+		if !eval[bool](t, ctx, seen+`(document.querySelector('#calendar rect[data-date="`+want+`"]'))`) {
+			t.Errorf("%d days at 390px: the day %s is scrolled out of sight", days, want)
+		}
+	}
+}
+
 func containsAll(s string, words []string) bool {
 	for _, w := range words {
 		if !strings.Contains(s, w) {

@@ -48,9 +48,12 @@ type insightsData struct {
 // Monday, a cell per day shaded by its prompts.
 type calendar struct {
 	Width, Height int
-	Cells         []calCellData
-	Months        []calLabel
-	Days          []calLabel
+	// Left is the width of the weekday names' column, Top the height of
+	// the month names' row.
+	Left, Top int
+	Cells     []calCellData
+	Months    []calLabel
+	Days      []calLabel
 }
 
 type calCellData struct {
@@ -182,6 +185,7 @@ func drawCalendar(days []insights.Day) calendar {
 	weeks := (lead + len(days) + 6) / 7
 	step := calCell + calGap
 	c.Width, c.Height = left+weeks*step, top+7*step
+	c.Left, c.Top = left, top
 	month := ""
 	for i, d := range days {
 		at := lead + i

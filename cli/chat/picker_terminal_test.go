@@ -51,11 +51,13 @@ func TestPickerDrivesOnTerminal(t *testing.T) {
 	p.Send("y")
 	clitest.WaitScreen(t, p, `Renamed to "Retry clock fix".`, "Retry clock fix")
 
-	// Archive one twin, delete the other (after a y).
+	// Archive one twin, delete the other (each after a y).
 	p.Send("\x1b")
 	clitest.WaitScreen(t, p, "5 sessions", "esc quit")
 	filterTo(t, p, "first twin", "1 of 5 sessions", "cli:api:1")
 	p.Send("\x18")
+	clitest.WaitScreen(t, p, `Archive "Twin"? y to confirm`)
+	p.Send("y")
 	clitest.WaitScreen(t, p, `Archived "Twin"; loom session unarchive`, "0 of 4 sessions")
 	p.Send("\x1b")
 	clitest.WaitScreen(t, p, "4 sessions", "esc quit")

@@ -42,7 +42,9 @@ var pickerKeys = struct {
 func (m *Model) helpKeys() []key.Binding {
 	k := pickerKeys
 	switch {
-	case m.deleteID != "":
+	case m.confirmID != "" && m.confirmArchive:
+		return []key.Binding{key.NewBinding(key.WithHelp("y", "archive")), key.NewBinding(key.WithHelp("any other key", "keep it"))}
+	case m.confirmID != "":
 		return []key.Binding{key.NewBinding(key.WithHelp("y", "move to the trash")), key.NewBinding(key.WithHelp("any other key", "keep it"))}
 	case m.renameTo != "":
 		return []key.Binding{key.NewBinding(key.WithHelp("y", "save the title")), key.NewBinding(key.WithHelp("any other key", "keep the old one"))}
@@ -76,10 +78,14 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	}
 	// A status line says what the last key did, until the next one.
 	m.setStatus("", false)
-	if m.deleteID != "" {
-		id := m.deleteID
-		m.deleteID = ""
-		if k.String() == "y" {
+	if m.confirmID != "" {
+		id, archive := m.confirmID, m.confirmArchive
+		m.confirmID, m.confirmArchive = "", false
+		switch {
+		case k.String() != "y":
+		case archive:
+			return m.archiveCmd(id)
+		default:
 			return m.deleteCmd(id)
 		}
 		m.setStatus("Kept.", false)
@@ -109,12 +115,15 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(k, keys.rename):
 		return m.startRename()
 	case key.Matches(k, keys.archive):
+		// Asked first, as a delete is: an archived session leaves the
+		// list, and only loom session unarchive brings it back.
 		if id := m.selectedID(); id != "" {
-			return m.archiveCmd(id)
+			m.confirmID, m.confirmArchive = id, true
+			m.setStatus(fmt.Sprintf("Archive %s? y to confirm, any other key keeps it.", m.titleOf(id)), false)
 		}
 	case key.Matches(k, keys.del):
 		if id := m.selectedID(); id != "" {
-			m.deleteID = id
+			m.confirmID = id
 			m.setStatus(fmt.Sprintf("Move %s to the trash? y to confirm, any other key keeps it.", m.titleOf(id)), false)
 		}
 	case key.Matches(k, keys.back):
@@ -267,7 +276,7 @@ func (m *Model) searchNow() tea.Cmd {
 // back. A filter typed when switching becomes the query.
 func (m *Model) switchMode() tea.Cmd {
 	keep := m.selectedID()
-	m.deleteID = ""
+	m.confirmID, m.confirmArchive = "", false
 	if m.mode == modeSearch {
 		m.mode = modeSessions
 		cmd := m.typeInto()
@@ -336,6 +345,8 @@ func (m *Model) startRename() tea.Cmd {
 		title = s.Title
 	}
 	m.renameID = id
+	// Sized before its value is set, which it scrolls to its end.
+	m.sizeRename(m.layout().listW)
 	m.renameIn.SetValue(term.SanitizeLine(title))
 	m.renameIn.CursorEnd()
 	m.filterIn.Blur()

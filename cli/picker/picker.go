@@ -141,10 +141,12 @@ type Model struct {
 	renameID string
 	// renameTo is the title a rename waits a confirming y for.
 	renameTo string
-	// deleteID is the session a delete waits a confirming y for.
-	deleteID string
-	status   string
-	isErr    bool
+	// confirmID is the session a delete, or an archive when
+	// confirmArchive, waits a confirming y for.
+	confirmID      string
+	confirmArchive bool
+	status         string
+	isErr          bool
 
 	previews map[string]*preview
 

@@ -2,6 +2,7 @@ package picker
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -289,8 +290,20 @@ func TestPickerRenameArchiveDelete(t *testing.T) {
 	wantScreen(t, m, "A title cannot be empty.")
 	press(m, "esc")
 
-	// Archive: the session leaves the list, and later pickers.
+	// Archive asks first; anything but y keeps the session listed.
 	press(m, "ctrl+x")
+	wantScreen(t, m, "Archive \"Retry uses a fake clock\"? y to confirm", "y archive")
+	if s, _ := ps.Session(ctx, ps.fix.ID); s.ArchivedAt != nil {
+		t.Fatal("archived before the y")
+	}
+	press(m, "n")
+	wantScreen(t, m, "Kept.")
+	if s, _ := ps.Session(ctx, ps.fix.ID); s.ArchivedAt != nil {
+		t.Fatal("archived on n")
+	}
+
+	// Archived on y: the session leaves the list, and later pickers.
+	press(m, "ctrl+x", "y")
 	wantScreen(t, m, "Archived \"Retry uses a fake clock\"; loom session unarchive")
 	if n := strings.Count(screen(m), "Retry uses a fake clock"); n != 1 {
 		t.Fatalf("the archived session is still listed:\n%s", screen(m))
@@ -314,7 +327,7 @@ func TestPickerRenameArchiveDelete(t *testing.T) {
 	}
 
 	// The same keys act on a search result.
-	press(m, "tab", "lexer", "ctrl+x")
+	press(m, "tab", "lexer", "ctrl+x", "y")
 	wantScreen(t, m, "No messages match.")
 	if s, _ := ps.Session(ctx, ps.refactor.ID); s.ArchivedAt == nil {
 		t.Fatal("archiving a search result did not archive it")
@@ -553,5 +566,60 @@ func TestPickerPreviewJumpsToTheMatch(t *testing.T) {
 	press(m, "tab")
 	if p := preview(); !strings.Contains(p, "step 8") || strings.Contains(p, "the match") {
 		t.Fatalf("the preview of the session, back in the list:\n%s", p)
+	}
+}
+
+// On an 80×24 terminal a question about a long title is asked whole,
+// wrapped: its keys are never cut off the screen.
+func TestPickerAsksWholeAt80Columns(t *testing.T) {
+	ps := newPickerStore(t, 0)
+	m := New(context.Background(), ps, Options{UserID: "u", Project: apiProject,
+		Now: func() time.Time { return pickerBase.Add(time.Hour) }, Width: 80, Height: 24})
+	m.searchDelay = 0
+	m.Settle(m.Init())
+	asked := func(want string) {
+		t.Helper()
+		lines := strings.Split(screen(m), "\n")
+		if len(lines) > 24 {
+			t.Errorf("%d lines on a terminal of 24", len(lines))
+		}
+		for _, l := range lines {
+			if w := ansi.StringWidth(l); w > 80 {
+				t.Errorf("a line of %d cells on a terminal of 80: %q", w, l)
+			}
+		}
+		if got := strings.Join(strings.Fields(screen(m)), " "); !strings.Contains(got, want) {
+			t.Fatalf("the picker does not ask %q whole:\n%s", want, screen(m))
+		}
+	}
+	long := "Retry uses a fake clock so that the flaky test no longer waits on the wall clock"
+	press(m, "ctrl+r", "ctrl+u", long, "enter")
+	asked(`Rename "Fix the flaky test" to "` + long + `"? y to save, any other key keeps the old title.`)
+	press(m, "y")
+	press(m, "ctrl+x")
+	asked(`Archive "` + long + `"? y to confirm, any other key keeps it.`)
+	press(m, "n", "ctrl+d")
+	asked(`Move "` + long + `" to the trash? y to confirm, any other key keeps it.`)
+	press(m, "n")
+}
+
+// A search that matched a tool call previews what the call was given,
+// where the match is, not only the tool's name.
+func TestPickerPreviewShowsTheMatchedCallsInput(t *testing.T) {
+	ps := newPickerStore(t, 0)
+	ctx := context.Background()
+	s := &loom.Session{ID: loom.NewID(), UserID: "u", Key: "cli:api:jitter", Title: "Jitter", Project: apiProject}
+	call := loom.Part{Type: loom.PartTool, CallID: "c1", Name: "Bash", Status: loom.ToolCompleted,
+		Input: json.RawMessage(`{"command":"go test ./retry -run TestBackoffJitter -count 50"}`), Output: json.RawMessage(`"ok"`)}
+	if err := ps.Append(ctx, s,
+		&loom.Message{Role: loom.RoleUser, Parts: []loom.Part{{Type: loom.PartText, Text: "run the jitter test many times"}}},
+		&loom.Message{Role: loom.RoleAssistant, Parts: []loom.Part{call}}); err != nil {
+		t.Fatal(err)
+	}
+	m := ps.open(t, false)
+	press(m, "tab", "TestBackoffJitter")
+	wantSelected(t, m, s)
+	if p := strings.Join(m.previewLines(60, 12), "\n"); !strings.Contains(p, "◀ the match") || !strings.Contains(p, "tool Bash") || !strings.Contains(p, "$ go test ./retry -run TestBackoffJitter") {
+		t.Fatalf("the preview of a hit in a tool call's input:\n%s", p)
 	}
 }

@@ -16,6 +16,10 @@ import (
 // shows the end of a conversation, not whole pasted files.
 const maxPreviewText = 2000
 
+// maxToolInput bounds how much of a tool call's input, on one line, the
+// preview draws under the call.
+const maxToolInput = 400
+
 // previewLines draws the selected session's newest messages in h lines
 // of w cells; when they do not fit, the newest are kept.
 func (m *Model) previewLines(w, h int) []string {
@@ -101,6 +105,11 @@ func (m *Model) drawPreview(msgs []*loom.Message, focus int64, w int) (lines []s
 				}
 			case loom.PartTool:
 				add(cs.Gray(fmt.Sprintf("  tool %s · %s", term.SanitizeLine(p.Name), p.Status)))
+				// What it was given, where a search may have matched
+				// it: a command, a path, a query.
+				if in := term.SanitizeLine(cut(human.InputLine(p.Input), maxToolInput)); in != "" {
+					add(ansi.Wrap("    "+in, w, ""))
+				}
 			case loom.PartFile:
 				name := p.Filename
 				if name == "" && p.Source != nil {

@@ -49,13 +49,13 @@ func newPickerStyles(color bool) pickerStyles {
 type pickerLayout struct {
 	listW, listH, prevW, prevH int
 	side                       bool
-	help                       []string
+	status, help               []string
 }
 
 func (m *Model) layout() pickerLayout {
 	w, h := max(m.width, 20), max(m.height, 6)
-	l := pickerLayout{help: m.helpLines(w)}
-	body := max(h-3-len(l.help), 2) // header, input and status lines
+	l := pickerLayout{help: m.helpLines(w), status: m.statusLines(w)}
+	body := max(h-2-len(l.status)-len(l.help), 2) // header and input lines
 	switch {
 	case w >= 100:
 		l.side = true
@@ -117,7 +117,7 @@ func (m *Model) render() string {
 	default:
 		lines = append(lines, list...)
 	}
-	lines = append(lines, m.statusLine(w))
+	lines = append(lines, l.status...)
 	lines = append(lines, l.help...)
 	return strings.Join(lines, "\n")
 }
@@ -213,14 +213,29 @@ func plural(n int, unit string) string {
 	return unit + "s"
 }
 
-func (m *Model) statusLine(w int) string {
+// maxStatusLines bounds the lines a status takes: a question that asks
+// about a long title wraps, so that its keys stay on screen.
+const maxStatusLines = 3
+
+// statusLines is the status, wrapped to the width; one empty line when
+// there is none.
+func (m *Model) statusLines(w int) []string {
 	if m.status == "" {
-		return ""
+		return []string{""}
 	}
+	text, sty := m.status, m.sty.accent
 	if m.isErr {
-		return m.sty.err.Render(fit("error: "+term.SanitizeLine(m.status), w))
+		text, sty = "error: "+term.SanitizeLine(m.status), m.sty.err
 	}
-	return m.sty.accent.Render(fit(m.status, w))
+	lines := strings.Split(ansi.Wrap(text, max(w, 1), " "), "\n")
+	if len(lines) > maxStatusLines {
+		lines[maxStatusLines-1] = fit(strings.Join(lines[maxStatusLines-1:], " "), w)
+		lines = lines[:maxStatusLines]
+	}
+	for i, l := range lines {
+		lines[i] = sty.Render(strings.TrimRight(l, " "))
+	}
+	return lines
 }
 
 // helpLines lists the keys of the moment, wrapped to the width.
@@ -306,12 +321,18 @@ func (m *Model) rowLines(i, w int) []string {
 	right := m.sty.dim.Render(id[:min(len(id), m.idLen)] + "  " + fmt.Sprintf("%8s", age))
 	var first string
 	if m.input == inputRename && m.renameID == id {
-		m.renameIn.SetWidth(max(inner-ansi.StringWidth(m.renameIn.Prompt)-1, 4))
+		m.sizeRename(w)
 		first = bar + m.renameIn.View()
 	} else {
 		first = bar + sides(m.titleText(title, matched, sel), right, inner)
 	}
 	return []string{first, bar + fit(detail, inner)}
+}
+
+// sizeRename fits the title input to a row of the list w cells wide,
+// its bar aside.
+func (m *Model) sizeRename(w int) {
+	m.renameIn.SetWidth(max(w-2-ansi.StringWidth(m.renameIn.Prompt)-1, 4))
 }
 
 // titleText is a title with the filter's matches marked.

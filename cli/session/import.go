@@ -164,7 +164,7 @@ one continues in a fork of it. See docs/import.md.`,
 		},
 	}
 	cmd.Flags().StringVar(&opts.From, "from", "", "import another agent's sessions: "+agentNames(inv.Formats)+" or all; list shows which are on this machine")
-	cmd.Flags().BoolVar(&opts.Watch, "watch", false, "keep running and import changes as they are written (with --from)")
+	cmd.Flags().BoolVarP(&opts.Watch, "watch", "w", false, "keep running and import changes as they are written (with --from)")
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "report what would be imported without writing (with --from)")
 	cmd.Flags().BoolVar(&opts.Rescan, "rescan", false, "read every file again, whatever its record, and repair sessions that importers racing on one file left split or doubled (with --from)")
 	cmd.Flags().StringVar(&since, "since", "", "only files changed since DATE (2026-06-01, RFC 3339, or an age like 7d)")

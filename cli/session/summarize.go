@@ -92,7 +92,7 @@ With [summaries] enabled = true, loom serve and loom session import
 	}
 	cmd.Flags().BoolVar(&opts.All, "all", false, "every quiet session without a description")
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "say what would be summarised or skipped, call no model")
-	cmd.Flags().IntVar(&opts.Limit, "limit", summarize.DefaultLimit, "with --all, summarise at most `N` sessions")
+	cmd.Flags().IntVarP(&opts.Limit, "limit", "L", summarize.DefaultLimit, "with --all, summarise at most `N` sessions")
 	return cmd
 }
 

@@ -179,7 +179,7 @@ need neither flag nor configuration.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&me, "name", "", "your `NAME` in the team (default your hub user)")
+	cmd.Flags().StringVarP(&me, "name", "n", "", "your `NAME` in the team (default your hub user)")
 	addHub(cmd, e)
 	return cmd
 }
@@ -379,7 +379,7 @@ The team keeps the token --token gives (in teams/ID/team.json, mode
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&name, "name", "", "your `NAME` in the team (default your hub user)")
+	cmd.Flags().StringVarP(&name, "name", "n", "", "your `NAME` in the team (default your hub user)")
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "join without asking")
 	addHub(cmd, e)
 	cmd.Flags().Lookup("hub").Usage = "reach the team through `URL` (another process of the same hub) instead of the code's"

@@ -127,7 +127,7 @@ user's share links (loom share): the API, the dashboard, MCP and sync
 refuse it with 403, so a hub can be reached for sharing without
 exposing the sessions it holds.`,
 		Example: `  loom token create --user alice --name "telegram bot"
-  loom token create --user alice --name "sharing from the laptop" --scope share
+  loom token create --user alice -n "sharing from the laptop" --scope share
   TOKEN=$(loom token create --user bot)
   loom token create --user ci --name "nightly job" --token-ttl 30d
   loom token create --user alice --json | jq -r .secret`,
@@ -150,7 +150,7 @@ exposing the sessions it holds.`,
 			return createRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Name, "name", "", "a label saying where the token is used")
+	cmd.Flags().StringVarP(&opts.Name, "name", "n", "", "a label saying where the token is used")
 	cmd.Flags().StringVar(&opts.Scope, "scope", loom.ScopeFull, "what the token may do: full, or share (share links only)")
 	AddTTLFlag(cmd, "the token expires after `DURATION` (30d, 12h, 2w; default never)")
 	return cmd

@@ -171,7 +171,7 @@ What the agents wrote since the last import is imported first
 	cmd.Flags().BoolVarP(&opts.ThisProject, "project", "p", false, "only this project's sessions")
 	if by == report.Block {
 		cmd.Flags().BoolVar(&rf.live, "live", false, "redraw the active block every --interval until interrupted")
-		cmd.Flags().BoolVar(&rf.live, "watch", false, "the same as --live")
+		cmd.Flags().BoolVarP(&rf.live, "watch", "w", false, "the same as --live")
 		cmd.Flags().DurationVar(&rf.interval, "interval", 5*time.Second, "how often --live redraws")
 		cmd.Flags().IntVar(&rf.frames, "frames", 0, "stop --live after this many redraws")
 		_ = cmd.Flags().MarkHidden("frames")

@@ -237,11 +237,10 @@ func readMarker(file string) string {
 // readFile reads one recording file in either form. It returns nil for a
 // file with nothing in it, and an error for one that is not a recording.
 //
-// A JSONL recording is read a line at a time, up to importer.MaxFile; a
-// one-document recording (.json) is held whole while it is read, up to
-// importer.MaxDocument, and read again when it was caught while Gemini
-// CLI was writing it (see readWhole). A file over its limit is refused
-// before it is read.
+// A JSONL recording is read a line at a time, a one-document recording
+// (.json) a message at a time, each up to importer.MaxFile; a .json is
+// read again when it was caught while Gemini CLI was writing it (see
+// readWhole). A file over the limit is refused before it is read.
 func (r *reader) readFile(file string) (*recording, error) {
 	if strings.HasSuffix(file, ".json") {
 		return r.readWhole(file)

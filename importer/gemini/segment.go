@@ -16,7 +16,7 @@ var _ importer.Segmenter = Format{}
 
 // SegmentsOf reports whether a recording file is read in segments when
 // it is big: a JSONL one; a one-document recording (.json) is a single
-// JSON value, read whole within its own limit.
+// JSON value, read a message at a time (whole.go).
 func (Format) SegmentsOf(name string) bool { return strings.HasSuffix(name, ".jsonl") }
 
 // ReadSegment reads a bundle with its JSONL recording cut to seg

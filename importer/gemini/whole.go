@@ -10,10 +10,11 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/loomhq/loom/importer"
-	"github.com/loomhq/loom/internal/safefile"
 )
 
 // settle bounds how long a one-document recording caught in the middle
@@ -91,18 +92,16 @@ func (r *reader) readWhole(file string) (*recording, error) {
 	}
 }
 
-// readWholeOnce reads a .json recording once. A document caught in the
-// middle of a write is read into nothing and returned as cutShort; late
-// takes a whole document even when the file changed while it was read.
+// readWholeOnce reads a .json recording once, a message at a time (see
+// decodeDocument). A document caught in the middle of a write is read
+// into nothing and returned as cutShort; late takes a whole document even
+// when the file changed while it was read.
 func (r *reader) readWholeOnce(file string, late bool) (*recording, *cutShort, error) {
 	f, fi, err := importer.Open(file, importer.MaxFile)
 	if err != nil {
 		return nil, nil, fmt.Errorf("gemini: %w", err)
 	}
 	defer f.Close()
-	if fi.Size() > importer.MaxDocument && !firstLineAlone(f) {
-		return nil, nil, fmt.Errorf("gemini: %w (a one-document recording is read whole)", safefile.TooLarge(fi.Size(), importer.MaxDocument))
-	}
 	doc, jsonl, err := r.decodeDocument(f)
 	if cerr := r.ctx.Err(); cerr != nil {
 		return nil, nil, fmt.Errorf("gemini: %s: %w", file, cerr)
@@ -134,26 +133,48 @@ func (r *reader) readWholeOnce(file string, late bool) (*recording, *cutShort, e
 		rec, err = r.read(rec, fi)
 		return rec, nil, err
 	}
-	if doc.SessionID == "" && isNull(doc.Messages) {
+	if doc.hdr.SessionID == "" && !doc.listed {
 		return nil, nil, fmt.Errorf("gemini: %s: not a Gemini CLI chat recording: no sessionId or messages", file)
 	}
-	r.applyHeader(rec, doc.header)
+	r.applyHeader(rec, doc.hdr)
 	rec.records++
-	r.putList(rec, doc.Messages, 0, "msg-")
+	for _, p := range doc.problems {
+		r.problem(file, 0, p)
+	}
+	if doc.notList {
+		r.problem(file, 0, "messages is not a list")
+	}
+	if doc.listed {
+		rec.chain.snapshot(doc.ids, doc.msgs)
+	}
 	rec, err = r.read(rec, fi)
 	return rec, nil, err
 }
 
-// decodeDocument decodes a one-document recording. It returns nil and no
-// error when the file is not one document but lines: it holds more than
-// one JSON value, or its first line stands alone (jsonl: a JSONL
-// recording named .json).
-func (r *reader) decodeDocument(f *os.File) (doc *record, jsonl bool, err error) {
+// document is a one-document recording as decodeDocument read it.
+type document struct {
+	hdr header
+	// listed says the document holds a list of messages: ids and msgs,
+	// in order; notList says its messages are something else.
+	listed, notList bool
+	ids             []string
+	msgs            []*message
+	// problems are the messages of the list that could not be read.
+	problems []string
+}
+
+// decodeDocument decodes a one-document recording a message at a time,
+// so that what it holds beyond the messages read is one message of the
+// file, never the whole document: a recording of any size up to
+// importer.MaxFile is read in the memory its messages take. It returns
+// nil and no error when the file is not one document but lines: it holds
+// more than one JSON value, or its first line stands alone (jsonl: a
+// JSONL recording named .json).
+func (r *reader) decodeDocument(f *os.File) (doc *document, jsonl bool, err error) {
 	dec := json.NewDecoder(bufio.NewReaderSize(importer.ContextReader{Ctx: r.ctx, R: f}, 64<<10))
-	var d record
-	if err = dec.Decode(&d); err == nil {
+	if doc, err = r.streamDocument(dec); err == nil {
 		if _, end := dec.Token(); end == io.EOF {
-			return &d, false, nil
+			return doc, false, nil
 		}
 	}
 	if cerr := r.ctx.Err(); cerr != nil {
@@ -163,6 +184,124 @@ func (r *reader) decodeDocument(f *os.File) (doc *record, jsonl bool, err error)
 		return nil, true, nil
 	}
 	return nil, false, err
+}
+
+// streamDocument reads one JSON object from dec: the fields of its
+// header whole, the elements of its messages list one at a time. A field
+// given twice holds what it was given last, as encoding/json decodes it.
+func (r *reader) streamDocument(dec *json.Decoder) (*document, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, errors.New("the document is not a JSON object")
+	}
+	doc := &document{}
+	fields := map[string]json.RawMessage{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, unexpectedEnd(err)
+		}
+		name, _ := tok.(string)
+		if !strings.EqualFold(name, "messages") {
+			var v json.RawMessage
+			if err := dec.Decode(&v); err != nil {
+				return nil, unexpectedEnd(err)
+			}
+			fields[name] = v
+			continue
+		}
+		if err := r.streamMessages(dec, doc); err != nil {
+			return nil, unexpectedEnd(err)
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, unexpectedEnd(err)
+	}
+	if len(fields) > 0 {
+		obj, err := json.Marshal(fields)
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(obj, &doc.hdr); err != nil {
+			return nil, err
+		}
+	}
+	return doc, nil
+}
+
+// streamMessages reads the value of a document's messages field into
+// doc, a message at a time. It stops when the context ends, leaving the
+// list cut short: Read then returns the context's error.
+func (r *reader) streamMessages(dec *json.Decoder, doc *document) error {
+	doc.listed, doc.notList = false, false
+	doc.ids, doc.msgs, doc.problems = nil, nil, nil
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	switch tok {
+	case nil:
+		return nil
+	case json.Delim('['):
+	default:
+		doc.notList = true
+		return skipValue(dec, tok)
+	}
+	doc.listed = true
+	for i := 0; dec.More(); i++ {
+		if i%1024 == 1023 && r.ctx.Err() != nil {
+			return r.ctx.Err()
+		}
+		m := &message{}
+		if err := dec.Decode(m); err != nil {
+			var typ *json.UnmarshalTypeError
+			if !errors.As(err, &typ) {
+				return err
+			}
+			// The element was read whole; only its shape is wrong.
+			doc.problems = append(doc.problems, "message "+strconv.Itoa(i)+" of the list: "+err.Error())
+			continue
+		}
+		m.pos = "msg-" + strconv.Itoa(i)
+		m.modelType()
+		doc.ids = append(doc.ids, messageKey(m))
+		doc.msgs = append(doc.msgs, m)
+	}
+	_, err = dec.Token() // ]
+	return err
+}
+
+// skipValue reads the rest of a value whose first token was tok.
+func skipValue(dec *json.Decoder, tok json.Token) error {
+	d, ok := tok.(json.Delim)
+	if !ok || d == '}' || d == ']' {
+		return nil
+	}
+	for depth := 1; depth > 0; {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+	}
+	return nil
+}
+
+// unexpectedEnd is err, from a read inside a document, with the end of
+// the file there said to be unexpected: the document was cut short.
+func unexpectedEnd(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
 }
 
 // firstLineAlone reports whether f's first line is a JSON value of its

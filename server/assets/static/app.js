@@ -20,6 +20,30 @@
     });
   });
 
+  // The insights calendar, where it is wider than its box (a year on a
+  // phone): it opens on the latest day with prompts, not on weeks that
+  // may be empty, and its weekday names stay at its left edge as it
+  // scrolls.
+  var calBox = document.querySelector('#calendar .cal-scroll');
+  var calSvg = calBox && calBox.querySelector('svg');
+  var calNames = calSvg && calSvg.querySelector('.cal-days');
+  if (calNames) {
+    var activeDays = calSvg.querySelectorAll('rect.cal:not(.l0)');
+    var latest = activeDays[activeDays.length - 1];
+    if (latest && calBox.scrollWidth > calBox.clientWidth) {
+      var box = calBox.getBoundingClientRect(), cell = latest.getBoundingClientRect();
+      calBox.scrollLeft += (cell.left + cell.width / 2) - (box.left + box.width / 2);
+    }
+    var pinNames = function () {
+      var s = calSvg.getBoundingClientRect(), b = calBox.getBoundingClientRect();
+      var x = s.width > 0 ? (b.left - s.left) * calSvg.viewBox.baseVal.width / s.width : 0;
+      calNames.setAttribute('transform', 'translate(' + Math.max(0, x) + ' 0)');
+    };
+    calBox.addEventListener('scroll', pinNames, { passive: true });
+    window.addEventListener('resize', pinNames);
+    pinNames();
+  }
+
   // Live list: the user's event stream says when their newest activity
   // changed; the page, as filtered and sorted, is read again and its
   // list put in place.
