@@ -383,6 +383,27 @@ func namesItself(text string, s int, v string) bool {
 	return strings.Contains(l, name) || len(l) >= 4 && strings.Contains(name, l)
 }
 
+// anonymousLogin reports whether v, a password's value, is what an
+// anonymous login (FTP's) is given by convention: the user's address,
+// or a word ending in @ (busybox@, guest@), with the user anonymous on
+// its line or one of the two before it.
+func anonymousLogin(text string, s int, v string) bool {
+	at := strings.IndexByte(v, '@')
+	if at <= 0 || strings.ContainsAny(v, " :/") || at != len(v)-1 && !strings.Contains(v[at:], ".") {
+		return false
+	}
+	start := s
+	for range 3 {
+		if i := strings.LastIndexByte(text[:max(start-1, 0)], '\n'); i >= 0 {
+			start = i + 1
+		} else {
+			start = 0
+			break
+		}
+	}
+	return strings.Contains(strings.ToLower(text[start:s]), "anonymous")
+}
+
 // signingKeyFingerprint reports whether v, given to name, is the
 // fingerprint of a public signing key (40 or 16 hex digits of one
 // case, maybe in groups of four) under a name that says GPG or a

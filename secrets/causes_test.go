@@ -126,3 +126,36 @@ func TestAnchorsNoiseByCause(t *testing.T) {
 		}
 	}
 }
+
+// Kingfisher's examples that loom missed, and its negative examples
+// that loom flagged, by cause (docs/security.md, "A third corpus").
+func TestKingfisherByCause(t *testing.T) {
+	d := secrets.Default()
+	// Formats with no name around them: services' prefixes.
+	for _, c := range []struct{ text, secret, rule string }{
+		{"ION_TOKEN=ion_VNR17uGgdxr9P2aOrCulvSLTFDqijIV2ImQsOUhDEI", "ion_VNR17uGgdxr9P2aOrCulvSLTFDqijIV2ImQsOUhDEI", "ionic-token"},
+		{"sgp_pOqmnKCOAdIxlEbeRLlJKUOE4ravQJ3ZEijxzK4bpPrWaMNPP35kz4OU7ZVsDtgU", "sgp_pOqmnKCOAdIxlEbeRLlJKUOE4ravQJ3ZEijxzK4bpPrWaMNPP35kz4OU7ZVsDtgU", "segment-token"},
+		{"X-Api-Key: odt_KTJlDq2AGGGlqG4riKdT7p980AW8RlU5", "odt_KTJlDq2AGGGlqG4riKdT7p980AW8RlU5", "dependency-track-key"},
+		{"license: slk_27b0a1f1926e7376dd8bdfcb0ade3c397c462b6e68c854a5521a17dd2b704ce6", "slk_27b0a1f1926e7376dd8bdfcb0ade3c397c462b6e68c854a5521a17dd2b704ce6", "sourcegraph-token"},
+		{`"clientSecret": "mdb_sa_sk_BdIX_jLzut2WTgglKzKvSgWMDDj5hEoTqdwOyLOL"`, "mdb_sa_sk_BdIX_jLzut2WTgglKzKvSgWMDDj5hEoTqdwOyLOL", "mongodb-atlas-secret"},
+	} {
+		red, n := d.Redact(c.text)
+		if n == 0 || strings.Contains(red, c.secret) || !strings.Contains(red, secrets.Marker(c.rule)) {
+			t.Errorf("%q: redacted as %q, want %s", c.text, red, secrets.Marker(c.rule))
+		}
+	}
+	// Anonymous FTP's password is by convention an address of the
+	// user's, or a word ending in @: no secret.
+	for _, s := range []string{
+		"server->user = \"anonymous\";\nserver->password = \"busybox@\";",
+		"ftp_user = 'anonymous'\nftp_password = 'guest@example.org'",
+	} {
+		if f := d.Find(s); len(f) > 0 {
+			t.Errorf("found %s in %q: %q", f[0].RuleID, s, s[f[0].Start:f[0].End])
+		}
+	}
+	// A password beside another user stays one.
+	if red, _ := d.Redact("server->user = \"deploy\";\nserver->password = \"busybox@\";"); strings.Contains(red, "busybox@") {
+		t.Errorf("a password beside a named user left: %q", red)
+	}
+}
