@@ -138,6 +138,12 @@ func TestKingfisherByCause(t *testing.T) {
 		{"X-Api-Key: odt_KTJlDq2AGGGlqG4riKdT7p980AW8RlU5", "odt_KTJlDq2AGGGlqG4riKdT7p980AW8RlU5", "dependency-track-key"},
 		{"license: slk_27b0a1f1926e7376dd8bdfcb0ade3c397c462b6e68c854a5521a17dd2b704ce6", "slk_27b0a1f1926e7376dd8bdfcb0ade3c397c462b6e68c854a5521a17dd2b704ce6", "sourcegraph-token"},
 		{`"clientSecret": "mdb_sa_sk_BdIX_jLzut2WTgglKzKvSgWMDDj5hEoTqdwOyLOL"`, "mdb_sa_sk_BdIX_jLzut2WTgglKzKvSgWMDDj5hEoTqdwOyLOL", "mongodb-atlas-secret"},
+		{"teamwork tkn.v1_LOO5pFaDcBZuFgBzOMKO6qNq98gdbMsoCBHSLZk9ap6aVwgAebNZ8esaIhmdLxi1lQDXg14=", "tkn.v1_LOO5pFaDcBZuFgBzOMKO6qNq98gdbMsoCBHSLZk9ap6aVwgAebNZ8esaIhmdLxi1lQDXg14=", "teamwork-token"},
+		// Password hashes: Kerberos AS-REP without its principal,
+		// Cisco's type 8 (PBKDF2) and type 9 (scrypt).
+		{"$krb5asrep$23$8cf8eb5287e28a4006c064892150c4fb$3e05ecc13548bec8e1eeb900dea5429cc6931bae9b8524490eb3a8801560871fe44355ed556202afbb39872e1bbb5c3c4f1b37dcd68fda89a", "8cf8eb5287e28a4006c064892150c4fb", "password-hash"},
+		{"username admin privilege 15 secret 8 $8$TnGX/fE4KGHOVU$pEhnEvxrvaynpi8j4f.EMHr6M.FzU8xnZnBr/tJdFWk", "$8$TnGX/fE4KGHOVU$pEhnEvxrvaynpi8j4f.EMHr6M.FzU8xnZnBr/tJdFWk", "password-hash"},
+		{"enable secret 9 $9$nhEmQVczB7dqsO$X.HsgL6x1il0RxkOSSvyQYwucySCt7qFm4v7pqCxkKM", "$9$nhEmQVczB7dqsO$X.HsgL6x1il0RxkOSSvyQYwucySCt7qFm4v7pqCxkKM", "password-hash"},
 	} {
 		red, n := d.Redact(c.text)
 		if n == 0 || strings.Contains(red, c.secret) || !strings.Contains(red, secrets.Marker(c.rule)) {
