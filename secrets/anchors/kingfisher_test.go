@@ -19,17 +19,23 @@ import (
 // as the anchors' cases and scored beside gitleaks and TruffleHog run
 // on the same placements (testdata/kingfisher-tools.txt).
 
+// loadKingfisher reads Kingfisher's cases and, as more negative cases,
+// those of Semgrep's secret rules' tests (the lines their "ok:"
+// annotations mark).
 func loadKingfisher(t testing.TB) []Case {
 	t.Helper()
-	return readCases(t, "kingfisher.jsonl.gz", func(b []byte) (Case, error) {
-		var v struct {
-			Rule, Kind, Name, Text string
-			Secrets                []string
-			Visible                bool
-		}
-		err := json.Unmarshal(b, &v)
-		return Case{Source: "kingfisher", Rule: v.Rule, Name: v.Name, Text: v.Text, TP: v.Kind == "tp", Secrets: v.Secrets, Hidden: !v.Visible}, err
-	})
+	read := func(name, source string) []Case {
+		return readCases(t, name, func(b []byte) (Case, error) {
+			var v struct {
+				Rule, Kind, Name, Text string
+				Secrets                []string
+				Visible                bool
+			}
+			err := json.Unmarshal(b, &v)
+			return Case{Source: source, Rule: v.Rule, Name: v.Name, Text: v.Text, TP: v.Kind == "tp", Secrets: v.Secrets, Hidden: !v.Visible}, err
+		})
+	}
+	return append(read("kingfisher.jsonl.gz", "kingfisher"), read("semgrep-negatives.jsonl.gz", "semgrep")...)
 }
 
 // caseID names a case in the tools' list: the first 16 hex digits of
@@ -230,8 +236,8 @@ func saidAgain(s string) bool {
 }
 
 // TestKingfisherFalsePositives requires that Kingfisher's negative
-// examples are flagged in no more of their placements than gitleaks
-// flags.
+// examples, and Semgrep's negative cases, are flagged in no more of
+// their placements than gitleaks flags.
 func TestKingfisherFalsePositives(t *testing.T) {
 	d := secrets.Default()
 	cases := loadKingfisher(t)
