@@ -150,32 +150,32 @@ func TestKingfisherByCause(t *testing.T) {
 			t.Errorf("%q: redacted as %q, want %s", c.text, red, secrets.Marker(c.rule))
 		}
 	}
-	// Anonymous FTP's password is by convention an address of the
-	// user's, or a word ending in @: no secret.
-	for _, s := range []string{
+	notFound(t, d,
+		// Anonymous FTP's password is by convention an address of the
+		// user's, or a word ending in @: no secret.
 		"server->user = \"anonymous\";\nserver->password = \"busybox@\";",
 		"ftp_user = 'anonymous'\nftp_password = 'guest@example.org'",
-	} {
-		if f := d.Find(s); len(f) > 0 {
-			t.Errorf("found %s in %q: %q", f[0].RuleID, s, s[f[0].Start:f[0].End])
-		}
-	}
-	// Semgrep's negative cases, by cause: the AWS documentation's
-	// secret key with other letters at its end, a token's shape filled
-	// with a pair said over, a password masked with bullets.
-	for _, s := range []string{
+		// Semgrep's negative cases, by cause: the AWS documentation's
+		// secret key with other letters at its end, a token's shape
+		// filled with a pair said over, a password masked with bullets.
 		"aws_secret_access_key:wJalrXUtnFEMI/K7MDENG/bPxRfiCYESAMPLEKEY",
 		"aws_secret_access_key:wJalrXUtnFEMI/K7MDENG/bPxRfiCYESAFAKEKEY",
 		"gitfake_token:ghp_abababababababababababababababababab",
 		"https://username:••••••••@example.com",
 		"git clone https://deploy:●●●●●●●●●●@git.acme.io/app.git",
-	} {
-		if f := d.Find(s); len(f) > 0 {
-			t.Errorf("found %s in %q: %q", f[0].RuleID, s, s[f[0].Start:f[0].End])
-		}
-	}
+	)
 	// A password beside another user stays one.
 	if red, _ := d.Redact("server->user = \"deploy\";\nserver->password = \"busybox@\";"); strings.Contains(red, "busybox@") {
 		t.Errorf("a password beside a named user left: %q", red)
+	}
+}
+
+// notFound fails t for each text in which d finds anything.
+func notFound(t *testing.T, d *secrets.Detector, texts ...string) {
+	t.Helper()
+	for _, s := range texts {
+		if f := d.Find(s); len(f) > 0 {
+			t.Errorf("found %s in %q: %q", f[0].RuleID, s, s[f[0].Start:f[0].End])
+		}
 	}
 }
