@@ -102,6 +102,8 @@ var builtin = []Rule{
 		Regex: `\b(sgp_[A-Za-z0-9]{64})\b`, Keywords: []string{"sgp_"}},
 	{ID: "teamwork-token", Description: "Teamwork (CRM, Desk, Spaces) API token",
 		Regex: `\b(tkn\.v1_[A-Za-z0-9]{71}=)`, Keywords: []string{"tkn.v1_"}},
+	{ID: "thingsboard-token", Description: "ThingsBoard device access token, in the path of its device API (…/api/v1/TOKEN/telemetry, /attributes, /rpc, /claim)",
+		Regex: `/api/v1/([A-Za-z0-9]{20})/(?:telemetry|attributes|rpc|claim)\b`, Keywords: []string{"/telemetry", "/attributes", "/rpc", "/claim"}, NeedDigit: true, MinEntropy: 3.3},
 	{ID: "ionic-token", Description: "Ionic API token",
 		Regex: `\b(ion_[A-Za-z0-9]{42})\b`, Keywords: []string{"ion_"}},
 	{ID: "dependency-track-key", Description: "Dependency-Track API key",
