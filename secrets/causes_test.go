@@ -141,6 +141,13 @@ func TestKingfisherByCause(t *testing.T) {
 		{"teamwork tkn.v1_LOO5pFaDcBZuFgBzOMKO6qNq98gdbMsoCBHSLZk9ap6aVwgAebNZ8esaIhmdLxi1lQDXg14=", "tkn.v1_LOO5pFaDcBZuFgBzOMKO6qNq98gdbMsoCBHSLZk9ap6aVwgAebNZ8esaIhmdLxi1lQDXg14=", "teamwork-token"},
 		{"curl -v -X POST http://thingsboard.cloud/api/v1/354u1g321kcqc1oad3w7/telemetry --header Content-Type:application/json --data '{\"temperature\":25}'", "354u1g321kcqc1oad3w7", "thingsboard-token"},
 		{"coap://iot.acme.io/api/v1/Zq8mN3kL9xT2vB7wR4yU/rpc", "Zq8mN3kL9xT2vB7wR4yU", "thingsboard-token"},
+		// An environment line commented out still sets a password
+		// where it is uncommented.
+		{"# REACT_APP_PASS=whiteduke\nREACT_APP_API=https://api.acme.io", "whiteduke", "dotenv-secret"},
+		{"#export DB_PASSWORD=lemontree", "lemontree", "dotenv-secret"},
+		// The same line as a diff or a read tool carries it.
+		{"+REACT_APP_AUTH_PASS=whiteduke\n", "whiteduke", "dotenv-secret"},
+		{"     3\u2192REACT_APP_AUTH_PASS=whiteduke\n", "whiteduke", "dotenv-secret"},
 		// Password hashes: Kerberos AS-REP without its principal,
 		// Cisco's type 8 (PBKDF2) and type 9 (scrypt).
 		{"$krb5asrep$23$8cf8eb5287e28a4006c064892150c4fb$3e05ecc13548bec8e1eeb900dea5429cc6931bae9b8524490eb3a8801560871fe44355ed556202afbb39872e1bbb5c3c4f1b37dcd68fda89a", "8cf8eb5287e28a4006c064892150c4fb", "password-hash"},
