@@ -445,7 +445,7 @@ func checkedForm(text string, s, e int, cls class, id string, quoted, literal bo
 	if cls == passwordName && literal && envWord(text, s, v) {
 		return Finding{RuleID: id, Start: s, End: e}, true
 	}
-	if !secretValue(v, cls, quoted, literal) || namesItself(text, s, v) {
+	if !secretValue(v, cls, quoted, literal) || namesItself(text, s, v) || cls == passwordName && anonymousLogin(text, s, v) {
 		return Finding{}, false
 	}
 	return Finding{RuleID: id, Start: s, End: e}, true

@@ -29,8 +29,9 @@ func brokenTelegram(name, v string) bool {
 // letters that an environment variable's line gives a password's name
 // (REACT_APP_AUTH_PASSWORD=whiteduke): a setting's value is the password
 // it sets, whatever word it is, unless it is a word that stands for one
-// (changeme, password1, test) or a word of a format (true, none).
-// Elsewhere (YAML, code) a short word is read as a name or a test's.
+// (changeme, password1, test) or a word of a format (true, none). A
+// line commented out counts. Elsewhere (YAML, code) a short word is
+// read as a name or a test's.
 func envWord(text string, s int, v string) bool {
 	if len(v) < 4 || len(v) > 24 || s == 0 || text[s-1] != '=' {
 		return false
@@ -52,9 +53,11 @@ func envWord(text string, s int, v string) bool {
 	if j == s-1 {
 		return false
 	}
-	line := strings.LastIndexByte(text[:j], '\n') + 1
-	head := strings.TrimSpace(text[line:j])
-	return head == "" || head == "export"
+	// From the line's start, as a setting's line is read anywhere: after
+	// export, a diff's +, a read tool's line number, or a comment's #
+	// (a line commented out still sets the password where it is
+	// uncommented).
+	return atLineStart(text, j)
 }
 
 // wordValues are values that are words of a language or a format, not
@@ -381,6 +384,27 @@ func namesItself(text string, s int, v string) bool {
 		return false
 	}
 	return strings.Contains(l, name) || len(l) >= 4 && strings.Contains(name, l)
+}
+
+// anonymousLogin reports whether v, a password's value, is what an
+// anonymous login (FTP's) is given by convention: the user's address,
+// or a word ending in @ (busybox@, guest@), with the user anonymous on
+// its line or one of the two before it.
+func anonymousLogin(text string, s int, v string) bool {
+	at := strings.IndexByte(v, '@')
+	if at <= 0 || strings.ContainsAny(v, " :/") || at != len(v)-1 && !strings.Contains(v[at:], ".") {
+		return false
+	}
+	start := s
+	for range 3 {
+		if i := strings.LastIndexByte(text[:max(start-1, 0)], '\n'); i >= 0 {
+			start = i + 1
+		} else {
+			start = 0
+			break
+		}
+	}
+	return strings.Contains(strings.ToLower(text[start:s]), "anonymous")
 }
 
 // signingKeyFingerprint reports whether v, given to name, is the

@@ -126,3 +126,65 @@ func TestAnchorsNoiseByCause(t *testing.T) {
 		}
 	}
 }
+
+// Kingfisher's examples that loom missed, and its negative examples
+// that loom flagged, by cause (docs/security.md, "A third corpus").
+func TestKingfisherByCause(t *testing.T) {
+	d := secrets.Default()
+	// Formats with no name around them: services' prefixes.
+	for _, c := range []struct{ text, secret, rule string }{
+		{"ION_TOKEN=ion_VNR17uGgdxr9P2aOrCulvSLTFDqijIV2ImQsOUhDEI", "ion_VNR17uGgdxr9P2aOrCulvSLTFDqijIV2ImQsOUhDEI", "ionic-token"},
+		{"sgp_pOqmnKCOAdIxlEbeRLlJKUOE4ravQJ3ZEijxzK4bpPrWaMNPP35kz4OU7ZVsDtgU", "sgp_pOqmnKCOAdIxlEbeRLlJKUOE4ravQJ3ZEijxzK4bpPrWaMNPP35kz4OU7ZVsDtgU", "segment-token"},
+		{"X-Api-Key: odt_KTJlDq2AGGGlqG4riKdT7p980AW8RlU5", "odt_KTJlDq2AGGGlqG4riKdT7p980AW8RlU5", "dependency-track-key"},
+		{"license: slk_27b0a1f1926e7376dd8bdfcb0ade3c397c462b6e68c854a5521a17dd2b704ce6", "slk_27b0a1f1926e7376dd8bdfcb0ade3c397c462b6e68c854a5521a17dd2b704ce6", "sourcegraph-token"},
+		{`"clientSecret": "mdb_sa_sk_BdIX_jLzut2WTgglKzKvSgWMDDj5hEoTqdwOyLOL"`, "mdb_sa_sk_BdIX_jLzut2WTgglKzKvSgWMDDj5hEoTqdwOyLOL", "mongodb-atlas-secret"},
+		{"teamwork tkn.v1_LOO5pFaDcBZuFgBzOMKO6qNq98gdbMsoCBHSLZk9ap6aVwgAebNZ8esaIhmdLxi1lQDXg14=", "tkn.v1_LOO5pFaDcBZuFgBzOMKO6qNq98gdbMsoCBHSLZk9ap6aVwgAebNZ8esaIhmdLxi1lQDXg14=", "teamwork-token"},
+		{"curl -v -X POST http://thingsboard.cloud/api/v1/354u1g321kcqc1oad3w7/telemetry --header Content-Type:application/json --data '{\"temperature\":25}'", "354u1g321kcqc1oad3w7", "thingsboard-token"},
+		{"coap://iot.acme.io/api/v1/Zq8mN3kL9xT2vB7wR4yU/rpc", "Zq8mN3kL9xT2vB7wR4yU", "thingsboard-token"},
+		// An environment line commented out still sets a password
+		// where it is uncommented.
+		{"# REACT_APP_PASS=whiteduke\nREACT_APP_API=https://api.acme.io", "whiteduke", "dotenv-secret"},
+		{"#export DB_PASSWORD=lemontree", "lemontree", "dotenv-secret"},
+		// The same line as a diff or a read tool carries it.
+		{"+REACT_APP_AUTH_PASS=whiteduke\n", "whiteduke", "dotenv-secret"},
+		{"     3\u2192REACT_APP_AUTH_PASS=whiteduke\n", "whiteduke", "dotenv-secret"},
+		// Password hashes: Kerberos AS-REP without its principal,
+		// Cisco's type 8 (PBKDF2) and type 9 (scrypt).
+		{"$krb5asrep$23$8cf8eb5287e28a4006c064892150c4fb$3e05ecc13548bec8e1eeb900dea5429cc6931bae9b8524490eb3a8801560871fe44355ed556202afbb39872e1bbb5c3c4f1b37dcd68fda89a", "8cf8eb5287e28a4006c064892150c4fb", "password-hash"},
+		{"username admin privilege 15 secret 8 $8$TnGX/fE4KGHOVU$pEhnEvxrvaynpi8j4f.EMHr6M.FzU8xnZnBr/tJdFWk", "$8$TnGX/fE4KGHOVU$pEhnEvxrvaynpi8j4f.EMHr6M.FzU8xnZnBr/tJdFWk", "password-hash"},
+		{"enable secret 9 $9$nhEmQVczB7dqsO$X.HsgL6x1il0RxkOSSvyQYwucySCt7qFm4v7pqCxkKM", "$9$nhEmQVczB7dqsO$X.HsgL6x1il0RxkOSSvyQYwucySCt7qFm4v7pqCxkKM", "password-hash"},
+	} {
+		red, n := d.Redact(c.text)
+		if n == 0 || strings.Contains(red, c.secret) || !strings.Contains(red, secrets.Marker(c.rule)) {
+			t.Errorf("%q: redacted as %q, want %s", c.text, red, secrets.Marker(c.rule))
+		}
+	}
+	notFound(t, d,
+		// Anonymous FTP's password is by convention an address of the
+		// user's, or a word ending in @: no secret.
+		"server->user = \"anonymous\";\nserver->password = \"busybox@\";",
+		"ftp_user = 'anonymous'\nftp_password = 'guest@example.org'",
+		// Semgrep's negative cases, by cause: the AWS documentation's
+		// secret key with other letters at its end, a token's shape
+		// filled with a pair said over, a password masked with bullets.
+		"aws_secret_access_key:wJalrXUtnFEMI/K7MDENG/bPxRfiCYESAMPLEKEY",
+		"aws_secret_access_key:wJalrXUtnFEMI/K7MDENG/bPxRfiCYESAFAKEKEY",
+		"gitfake_token:ghp_abababababababababababababababababab",
+		"https://username:••••••••@example.com",
+		"git clone https://deploy:●●●●●●●●●●@git.acme.io/app.git",
+	)
+	// A password beside another user stays one.
+	if red, _ := d.Redact("server->user = \"deploy\";\nserver->password = \"busybox@\";"); strings.Contains(red, "busybox@") {
+		t.Errorf("a password beside a named user left: %q", red)
+	}
+}
+
+// notFound fails t for each text in which d finds anything.
+func notFound(t *testing.T, d *secrets.Detector, texts ...string) {
+	t.Helper()
+	for _, s := range texts {
+		if f := d.Find(s); len(f) > 0 {
+			t.Errorf("found %s in %q: %q", f[0].RuleID, s, s[f[0].Start:f[0].End])
+		}
+	}
+}

@@ -783,11 +783,17 @@ func (d *Detector) allowed(text string, f []Finding) []Finding {
 func accepted(v string) bool {
 	l := strings.ToLower(v)
 	if strings.HasPrefix(v, MarkerPrefix) || strings.Contains(l, "example") || strings.Contains(v, MarkerPrefix) ||
-		strings.HasPrefix(v, "AKIAIOSFODNN7") || strings.Contains(l, "helloworld") {
-		// The documented example keys (AKIAIOSFODNN7EXAMPLE, and its
-		// start with other letters after it: AKIAIOSFODNN7SECRETS) are
-		// everywhere in code and docs, and no secret; nor is a key's
-		// shape filled with "hello world" (glptt-hellOworld380_testin).
+		strings.HasPrefix(v, "AKIAIOSFODNN7") || strings.HasPrefix(v, "wJalrXUtnFEMI/K7MDENG") || strings.Contains(l, "helloworld") {
+		// The documented example keys (AKIAIOSFODNN7EXAMPLE and
+		// wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY, and their start
+		// with other letters after it: AKIAIOSFODNN7SECRETS,
+		// …bPxRfiCYESAMPLEKEY) are everywhere in code and docs, and no
+		// secret; nor is a key's shape filled with "hello world"
+		// (glptt-hellOworld380_testin).
+		return false
+	}
+	if strings.Trim(v, "•●*") == "" {
+		// A password shown masked (••••••••).
 		return false
 	}
 	return !fillerBody(v) && !exampleValue(v)
@@ -968,7 +974,7 @@ func fillerBody(v string) bool {
 		run = 1
 	}
 	l := strings.ToLower(v)
-	if strings.Contains(l, "12345678") || strings.Contains(l, "abcdefgh") || strings.Contains(l, "xxxx") {
+	if strings.Contains(l, "12345678") || strings.Contains(l, "abcdefgh") || strings.Contains(l, "xxxx") || pairSaidOver(l) {
 		return true
 	}
 	// Counting again and again (a123b45c6d78e9f0…): documentation's
@@ -978,6 +984,17 @@ func fillerBody(v string) bool {
 		runs += strings.Count(l, c)
 	}
 	return runs >= 4 && runs*16 >= len(l) || countingInTurn(l)
+}
+
+// pairSaidOver reports whether l holds two characters said over eight
+// times in a row (ghp_ababab…): a token's shape filled in.
+func pairSaidOver(l string) bool {
+	for i := 0; i+16 <= len(l); i++ {
+		if l[i] != l[i+1] && l[i:i+16] == strings.Repeat(l[i:i+2], 8) {
+			return true
+		}
+	}
+	return false
 }
 
 // countingInTurn reports whether l is letters and digits counting up
