@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/loomhq/loom/importer/aider"
 	"github.com/loomhq/loom/importer/claudecode"
 	"github.com/loomhq/loom/importer/gemini"
+	"github.com/loomhq/loom/internal/testkit/fsfault"
 )
 
 // What is not a regular file is refused with one problem, counted as a
@@ -23,9 +23,7 @@ import (
 func TestImportRefusesWhatIsNotAFile(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "x.jsonl")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
+	fsfault.Fifo(t, fifo)
 	raw, err := os.ReadFile("../testdata/agent-sessions/claude-code/spotter/short.jsonl")
 	if err != nil {
 		t.Fatal(err)

@@ -4,9 +4,10 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/loomhq/loom/internal/testkit/cputime"
 )
 
 // The benchmarks search a million vectors of 768 dimensions (an index
@@ -46,7 +47,7 @@ func benchQueries() [][]float32 {
 func BenchmarkSearch1M(b *testing.B) {
 	x, qs := bench(), benchQueries()
 	var took []time.Duration
-	cpu0 := cpuTime()
+	cpu0 := cputime.Used()
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		start := time.Now()
@@ -60,14 +61,7 @@ func BenchmarkSearch1M(b *testing.B) {
 	// The CPU time a search takes, all cores together: on a machine
 	// whose cores are busy with other work, wall time says more about
 	// the other work than about the search.
-	b.ReportMetric(float64(cpuTime()-cpu0)/1e6/float64(len(took)), "cpu-ms/op")
-}
-
-// cpuTime is the CPU time this process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	b.ReportMetric(float64(cputime.Used()-cpu0)/1e6/float64(len(took)), "cpu-ms/op")
 }
 
 // BenchmarkBaseline1M is the minimal way to the same answer: every
@@ -75,7 +69,7 @@ func cpuTime() time.Duration {
 // 20 kept; BenchmarkSearch1M is measured against it.
 func BenchmarkBaseline1M(b *testing.B) {
 	x, qs := bench(), benchQueries()
-	cpu0, n := cpuTime(), 0
+	cpu0, n := cputime.Used(), 0
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		n++
@@ -98,5 +92,5 @@ func BenchmarkBaseline1M(b *testing.B) {
 			}
 		}
 	}
-	b.ReportMetric(float64(cpuTime()-cpu0)/1e6/float64(n), "cpu-ms/op")
+	b.ReportMetric(float64(cputime.Used()-cpu0)/1e6/float64(n), "cpu-ms/op")
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/loomhq/loom/cli"
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/internal/testkit/clitest"
-	"golang.org/x/sys/unix"
+	"github.com/loomhq/loom/internal/testkit/fsfault"
 )
 
 // zeros is /dev/zero as a reader, for a pipe.
@@ -33,9 +33,7 @@ func TestImportOwnFormatBounded(t *testing.T) {
 	t.Parallel()
 	fx := clitest.NewEmptyFixture(t)
 	fifo := filepath.Join(fx.Home, "fifo.jsonl")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
+	fsfault.Fifo(t, fifo)
 	sparse := filepath.Join(fx.Home, "sparse.jsonl")
 	f, err := os.Create(sparse)
 	if err != nil {
@@ -221,9 +219,7 @@ func TestImportOpencodeRefusesAWrongFile(t *testing.T) {
 	t.Parallel()
 	fx := clitest.NewEmptyFixture(t)
 	fifo := filepath.Join(fx.Home, "opencode.db")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
+	fsfault.Fifo(t, fifo)
 	passwd := filepath.Join(fx.Home, "passwd")
 	os.WriteFile(passwd, []byte("root:x:0:0:root:/root:/bin/sh\n"), 0o644)
 	for _, tc := range []struct{ path, want string }{
@@ -300,7 +296,7 @@ func waitRead(t *testing.T, w *os.File) {
 	deadline := time.Now().Add(time.Minute)
 	most := 0 // the most bytes seen waiting: fewer later is a read
 	for {
-		n, err := unix.IoctlGetInt(int(w.Fd()), unix.TIOCINQ) // FIONREAD
+		n, err := bytesWaiting(w)
 		if err != nil {
 			t.Fatalf("bytes waiting in the pipe: %v", err)
 		}

@@ -9,13 +9,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli"
 	"github.com/loomhq/loom/internal/testkit/clitest"
+	"github.com/loomhq/loom/internal/testkit/fsfault"
 )
 
 // touchAll gives every file under dir the modification time now: files
@@ -130,9 +130,7 @@ func TestImportFailsLoudly(t *testing.T) {
 	fx := clitest.NewEmptyFixture(t)
 	installAgentSessions(t, fx.Home)
 	fifo := filepath.Join(fx.Home, "x.jsonl")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
+	fsfault.Fifo(t, fifo)
 	good := filepath.Join(fx.Home, ".claude", "projects", "-home-user-spotter", "short.jsonl")
 	for _, paths := range [][]string{{fifo}, {"/dev/zero"}, {fifo, good}} {
 		start := time.Now()

@@ -7,10 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/loomhq/loom/internal/safefile"
+	"github.com/loomhq/loom/internal/testkit/fsfault"
 )
 
 // Open refuses a named pipe at once, where open(2) of a FIFO without a
@@ -18,9 +18,7 @@ import (
 func TestOpenRefusesWhatIsNoFile(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skipf("no named pipes here: %v", err)
-	}
+	fsfault.Fifo(t, fifo)
 	if _, _, err := safefile.Open(fifo, 0); !errors.Is(err, safefile.ErrNotRegular) || !strings.Contains(err.Error(), "a named pipe") {
 		t.Errorf("a FIFO: %v", err)
 	}

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/testkit/cputime"
 )
 
 // Workload makes the messages of the secret-scan benchmarks, as
@@ -65,12 +65,5 @@ func (w *Workload) Message(k int) *loom.Message {
 }
 
 // CPUTime is the CPU time this process has used, user and system, in
-// nanoseconds: on a shared machine the wall time of a benchmark counts
-// the waits for a core, the CPU time what the work costs.
-func CPUTime() int64 {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
-}
+// nanoseconds (cputime.Used).
+func CPUTime() int64 { return int64(cputime.Used()) }
