@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loomhq/loom/internal/testkit/cputime"
+	"github.com/loomhq/loom/internal/cputime"
 )
 
 // The benchmarks search a million vectors of 768 dimensions (an index

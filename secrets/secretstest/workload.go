@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/testkit/cputime"
+	"github.com/loomhq/loom/internal/cputime"
 )
 
 // Workload makes the messages of the secret-scan benchmarks, as

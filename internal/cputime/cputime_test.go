@@ -3,7 +3,7 @@ package cputime_test
 import (
 	"testing"
 
-	"github.com/loomhq/loom/internal/testkit/cputime"
+	"github.com/loomhq/loom/internal/cputime"
 )
 
 // Work done shows as CPU time used.
