@@ -29,6 +29,11 @@ func findAssignments(text string, at []int, out []Finding) []Finding {
 		}
 		ns, ne, s, e := nameAround(text, p)
 		last = ne
+		if f, ok := gluedValue(text, p, s, e); ok {
+			out = append(out, f)
+			last = max(last, f.End)
+			continue
+		}
 		flag := s > ns && text[ns] == '-'
 		name := text[s:e]
 		cls := assignedClass(text, s, name, flag)
@@ -449,4 +454,51 @@ func checkedForm(text string, s, e int, cls class, id string, quoted, literal bo
 		return Finding{}, false
 	}
 	return Finding{RuleID: id, Start: s, End: e}, true
+}
+
+// gluedValue reads a value written right after its name with a dash
+// between them (prospect-token-ba98…, hiveage-secret-KEY-ABC1…,
+// hellosign-PRIVATE-key-LaKS…==), which a name's bytes take in as one
+// name: the name, text[s:e], is cut at its last dash after the
+// credential word at p when what follows is one word of letters and
+// digits, 16 bytes or more and random (not base64 of text), that the
+// name before the dash says is secret. A value with dashes or dots of its own
+// (release-token-2024-01, secret-key-generator.v2) is part of a name.
+func gluedValue(text string, p, s, e int) (Finding, bool) {
+	d := strings.LastIndexByte(text[p:e], '-')
+	if d <= 0 {
+		return Finding{}, false
+	}
+	d += p
+	ve := e
+	for ve < len(text) && text[ve] == '=' {
+		// base64's padding (…kdfhKJH3LdF==).
+		ve++
+	}
+	if ve < len(text) && strings.IndexByte(" \t\r\n'\"`})]>,;|&:", text[ve]) < 0 {
+		// The value goes on: a path, a host, a URL, or a key with a
+		// byte no key's alphabet has ('key-8Dbq…C?zfe…'), which is
+		// a key altered.
+		return Finding{}, false
+	}
+	v := text[d+1 : e]
+	if len(v) < 16 || strings.IndexByte(v, '.') >= 0 || !letterAndDigit(v) {
+		return Finding{}, false
+	}
+	if _, text := decode64(v); text {
+		// bedrock-api-key-YmVkcm9jay5…: base64 of text is a token's
+		// own body after its prefix, which its format checks, not a
+		// random key given to a name.
+		return Finding{}, false
+	}
+	name := text[s:d]
+	cls := assignedClass(text, s, name, false)
+	if cls == notSecret {
+		return Finding{}, false
+	}
+	f, ok := checked(text, d+1, ve, cls, "secret-assignment", false)
+	if !ok || misfit(text, s, name, text[f.Start:f.End], cls) {
+		return Finding{}, false
+	}
+	return f, true
 }

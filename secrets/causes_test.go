@@ -153,6 +153,15 @@ func TestKingfisherByCause(t *testing.T) {
 		{"$krb5asrep$23$8cf8eb5287e28a4006c064892150c4fb$3e05ecc13548bec8e1eeb900dea5429cc6931bae9b8524490eb3a8801560871fe44355ed556202afbb39872e1bbb5c3c4f1b37dcd68fda89a", "8cf8eb5287e28a4006c064892150c4fb", "password-hash"},
 		{"username admin privilege 15 secret 8 $8$TnGX/fE4KGHOVU$pEhnEvxrvaynpi8j4f.EMHr6M.FzU8xnZnBr/tJdFWk", "$8$TnGX/fE4KGHOVU$pEhnEvxrvaynpi8j4f.EMHr6M.FzU8xnZnBr/tJdFWk", "password-hash"},
 		{"enable secret 9 $9$nhEmQVczB7dqsO$X.HsgL6x1il0RxkOSSvyQYwucySCt7qFm4v7pqCxkKM", "$9$nhEmQVczB7dqsO$X.HsgL6x1il0RxkOSSvyQYwucySCt7qFm4v7pqCxkKM", "password-hash"},
+		// A service's key under a name written as one run of token
+		// characters with it: SonarQube's login property, in a
+		// properties file and as a Java system property.
+		{"sonar.login=5524bf449ca45fcace54698371466398321f3a82\n", "5524bf449ca45fcace54698371466398321f3a82", "service-key"},
+		{"sonar-scanner -Dsonar.host.url=https://sonarcloud.io -Dsonar.login=5524bf449ca45fcace54698371466398321f3a82", "5524bf449ca45fcace54698371466398321f3a82", "service-key"},
+		// A value glued to its name by a dash.
+		{"prospect-token-ba98cfe3ed3fc70d2a08b467a43d513b", "ba98cfe3ed3fc70d2a08b467a43d513b", "secret-assignment"},
+		{"export DD=dd-apikey-dd52c29224affe29d163c6bf99e5c34f", "dd52c29224affe29d163c6bf99e5c34f", "secret-assignment"},
+		{"hellosign-PRIVATE-key-LaKSDJF98ALSkfj9823JDfj3JKd8JhfaEv5s9JAdlfk92JHFAs8KLJfl8KJDFH3J== in the log", "LaKSDJF98ALSkfj9823JDfj3JKd8JhfaEv5s9JAdlfk92JHFAs8KLJfl8KJDFH3J", "secret-assignment"},
 	} {
 		red, n := d.Redact(c.text)
 		if n == 0 || strings.Contains(red, c.secret) || !strings.Contains(red, secrets.Marker(c.rule)) {
@@ -172,6 +181,18 @@ func TestKingfisherByCause(t *testing.T) {
 		"gitfake_token:ghp_abababababababababababababababababab",
 		"https://username:••••••••@example.com",
 		"git clone https://deploy:●●●●●●●●●●@git.acme.io/app.git",
+		// Names with dashes that end in a word, a version, a path or
+		// a host, and a token's own prefix before base64 of text
+		// (gitleaks' negative case), are no value glued to a name.
+		"secret-key-generator-v2",
+		"kubectl get secret app-token-7f8d9c6b5a",
+		"release-token-2024-01-15",
+		"api-key-rotation-20241127abcdef/handler.go",
+		"bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29x",
+		"salesblink = 'key-8DbqWq7r9XKxhUqp3THfA1VMxggreC?zfejJsT3UFGISAcEGrrhiA6Ju453dMUXB'",
+		// A credential's word alone before = in a run is read as a
+		// name with a space before it is: an app's id is no secret.
+		"Using adobe ID=qCRbiIy1NJaW",
 	)
 	// A password beside another user stays one.
 	if red, _ := d.Redact("server->user = \"deploy\";\nserver->password = \"busybox@\";"); strings.Contains(red, "busybox@") {

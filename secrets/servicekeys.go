@@ -40,20 +40,31 @@ func (f serviceFormat) tight() bool {
 func findServiceKeys(_ string, _ []int, out []Finding) []Finding { return out }
 
 // serviceRun appends the key that text[i:j], a run of token
-// characters, starts with, when it holds a letter and a digit and a
+// characters, starts with, or that starts after an = inside it (a
+// name and its value written as one run: sonar.login=5524…,
+// -Dsonar.login=…), when it holds a letter and a digit and a
 // service's name is before it: a text holds few such runs, and a
 // service's name is looked up only for them (the names, over a
 // thousand, would slow the pass that finds every rule's keywords).
 func serviceRun(text string, i, j int, out []Finding) []Finding {
-	k := i
-	for k < j && keyByte[text[k]] {
-		k++
-	}
-	if k-i < 10 || i == 0 || !letterAndDigit(text[i:k]) {
-		return out
-	}
-	if f, ok := serviceKeyAt(text, i); ok {
-		out = append(out, f)
+	for s := i; s < j; s++ {
+		if s > i && (text[s-1] != '=' || text[s] == '=' || serviceCredWords[strings.ToLower(strings.Trim(text[i:s-1], "-."))]) {
+			// Only after an = that ends a name of the run's own:
+			// adobe ID=…, a credential's word alone, is read as the
+			// service's name and a space before it are, at the
+			// run's start.
+			continue
+		}
+		k := s
+		for k < j && keyByte[text[k]] {
+			k++
+		}
+		if k-s < 10 || s == 0 || !letterAndDigit(text[s:k]) {
+			continue
+		}
+		if f, ok := serviceKeyAt(text, s); ok {
+			return append(out, f)
+		}
 	}
 	return out
 }
@@ -104,6 +115,11 @@ func serviceKeyAt(text string, s int) (Finding, bool) {
 		cred = true
 	}
 	name := strings.Trim(text[ns:ne], "-.")
+	if strings.HasPrefix(text[ns:ne], "-D") {
+		// -Dsonar.login=…: a Java system property given on the
+		// command line.
+		name = name[1:]
+	}
 	if len(name) < 3 || len(name) > 80 {
 		return Finding{}, false
 	}
