@@ -475,7 +475,7 @@ func gluedValue(text string, p, s, e int) (Finding, bool) {
 		// base64's padding (…kdfhKJH3LdF==).
 		ve++
 	}
-	if ve < len(text) && strings.IndexByte(" \t\r\n'\"`})]>,;|&:", text[ve]) < 0 {
+	if ve < len(text) && strings.IndexByte(" \t\r\n'\"`})]<>,;|&:", text[ve]) < 0 {
 		// The value goes on: a path, a host, a URL, or a key with a
 		// byte no key's alphabet has ('key-8Dbq…C?zfe…'), which is
 		// a key altered.

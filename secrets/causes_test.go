@@ -161,6 +161,7 @@ func TestKingfisherByCause(t *testing.T) {
 		// A value glued to its name by a dash.
 		{"prospect-token-ba98cfe3ed3fc70d2a08b467a43d513b", "ba98cfe3ed3fc70d2a08b467a43d513b", "secret-assignment"},
 		{"export DD=dd-apikey-dd52c29224affe29d163c6bf99e5c34f", "dd52c29224affe29d163c6bf99e5c34f", "secret-assignment"},
+		{"      <command>prospect-secret-5f4dcc3b5aa765d61d8327deb882cf99</command>", "5f4dcc3b5aa765d61d8327deb882cf99", "secret-assignment"},
 		{"hellosign-PRIVATE-key-LaKSDJF98ALSkfj9823JDfj3JKd8JhfaEv5s9JAdlfk92JHFAs8KLJfl8KJDFH3J== in the log", "LaKSDJF98ALSkfj9823JDfj3JKd8JhfaEv5s9JAdlfk92JHFAs8KLJfl8KJDFH3J", "secret-assignment"},
 	} {
 		red, n := d.Redact(c.text)
