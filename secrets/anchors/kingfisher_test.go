@@ -138,8 +138,8 @@ func TestKingfisherTruePositives(t *testing.T) {
 }
 
 // kingfisherFloor is the share of Kingfisher's examples (without the
-// fakes) redacted when the corpus was made.
-const kingfisherFloor = 77.5
+// fakes) redacted as last measured (77.5% when the corpus was made).
+const kingfisherFloor = 79.1
 
 // logTools logs what gitleaks and TruffleHog found or flagged of the
 // placements of cases.
