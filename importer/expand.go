@@ -2,6 +2,7 @@ package importer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -9,10 +10,11 @@ import (
 	"strings"
 )
 
-// Expander is a Segmenter some of whose main files are compressed (a
-// Codex rollout kept as .jsonl.zst). Such a file cannot be read at an
-// offset, and how big it expands is known only once it is: it is
-// expanded once, a stream read from its start, to a temporary file,
+// Expander is a Segmenter some of whose main files are not lines it can
+// read at an offset: compressed (a Codex rollout kept as .jsonl.zst),
+// or one JSON document (a big Gemini CLI .json recording). Such a file
+// is expanded once, a stream read from its start, to a temporary file
+// of lines,
 // which is read in segments as a plain file is (one no bigger than a
 // segment is read whole, as it was); the
 // sessions and problems read name the compressed file. Memory stays
@@ -22,7 +24,8 @@ type Expander interface {
 	Segmenter
 	// Compressed reports whether the main file name is one.
 	Compressed(name string) bool
-	// Expand opens the plain bytes of the compressed file name.
+	// Expand opens the plain bytes of the compressed file name (its
+	// lines). An error it reads says what is wrong with the file.
 	Expand(ctx context.Context, name string) (io.ReadCloser, error)
 }
 
@@ -47,17 +50,35 @@ func expandTo(ctx context.Context, ex Expander, name, dir string) (string, error
 	if err != nil {
 		return "", fmt.Errorf("expanding %s: %w", name, err)
 	}
-	_, err = io.Copy(out, ContextReader{Ctx: ctx, R: r})
+	src := &readErr{r: ContextReader{Ctx: ctx, R: r}}
+	_, err = io.Copy(out, src)
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return "", ctx.Err()
-		}
-		return "", fmt.Errorf("expanding %s: %w", name, err)
+	switch {
+	case err == nil:
+		return p, nil
+	case ctx.Err() != nil:
+		return "", ctx.Err()
+	case src.err != nil && errors.Is(err, src.err):
+		// What the Expander found wrong with the file says so itself.
+		return "", src.err
 	}
-	return p, nil
+	return "", fmt.Errorf("expanding %s: %w", name, err)
+}
+
+// readErr is r, with the error other than io.EOF it last returned.
+type readErr struct {
+	r   io.Reader
+	err error
+}
+
+func (e *readErr) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF {
+		e.err = err
+	}
+	return n, err
 }
 
 // ContextReader reads R until Ctx is done, so that a big file's reading

@@ -83,7 +83,8 @@ func (t turns) scan() func(line []byte) bool {
 }
 
 // segmentsOf is a Segmenter that reads only some of its main files in
-// segments (Gemini CLI's JSONL recordings, not its one-document ones).
+// segments as they are (Gemini CLI's JSONL recordings; its big
+// one-document ones are expanded to lines first, expand.go).
 type segmentsOf interface {
 	SegmentsOf(name string) bool
 }

@@ -14,7 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/importertest"
 )
 
 // realRecording is a real Gemini CLI recording (JSONL form); its header
@@ -117,8 +119,9 @@ func readMessages(t *testing.T, file string) (int, *importer.Session) {
 }
 
 // A one-document recording bigger than a document held whole
-// (importer.MaxDocument) is read, every message of it, in the memory its
-// messages take: never the document's bytes besides.
+// (importer.MaxDocument) is imported, every message of it, a segment at
+// a time: the memory it takes is bounded by a segment's, not by the
+// recording's size.
 func TestBigOneDocumentRecording(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes a recording of more than 128 MB")
@@ -126,7 +129,7 @@ func TestBigOneDocumentRecording(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "session-big.json")
 	size1 := writeDocument(t, file, 1)
-	n1, _ := readMessages(t, file)
+	n1, s1 := readMessages(t, file)
 	writeDocument(t, file, 2)
 	n2, _ := readMessages(t, file)
 	reps := int(importer.MaxDocument/size1) + 2
@@ -134,6 +137,7 @@ func TestBigOneDocumentRecording(t *testing.T) {
 	if size <= importer.MaxDocument {
 		t.Fatalf("the recording is %d bytes, not above %d", size, importer.MaxDocument)
 	}
+	st := importertest.Store(t)
 
 	runtime.GC()
 	var ms runtime.MemStats
@@ -158,26 +162,101 @@ func TestBigOneDocumentRecording(t *testing.T) {
 		}
 	}()
 	start := time.Now()
-	n, s := readMessages(t, file)
+	rep := importertest.Import(t, st, Format{}, file)
 	took := time.Since(start)
 	close(stop)
 	<-sampled
-	runtime.KeepAlive(s)
 
-	if want := n1 + (reps-1)*(n2-n1); n != want {
-		t.Errorf("%d messages read of %d copies of the recording, want %d", n, reps, want)
+	if rep.FilesFailed != 0 {
+		t.Fatalf("import failed: %v", rep.Problems)
 	}
-	last := s.Messages[len(s.Messages)-1]
-	if !strings.Contains(last.ID, fmt.Sprintf("-%d", reps-1)) {
-		t.Errorf("the last message read is %q, not one of the last copy", last.ID)
+	want := n1 + (reps-1)*(n2-n1)
+	if s := storedSession(t, st, s1.SourceID); s.MessageCount != want || rep.MessagesAdded != want {
+		t.Errorf("%d messages stored (%d added) of %d copies of the recording, want %d", s.MessageCount, rep.MessagesAdded, reps, want)
 	}
 	grew := peak.Load() - min(base, peak.Load())
-	t.Logf("%d MB read in %v: %d messages; peak heap %d MB above the %d MB before",
-		size>>20, took.Round(time.Millisecond), n, grew>>20, base>>20)
-	// The messages read, and the session made of them, take about three
-	// times what their text takes in the file, garbage not yet collected
-	// included; holding the document besides would take it twice again.
-	if limit := uint64(size) * 4; grew > limit {
-		t.Errorf("peak heap %d MB while reading a %d MB recording, want at most %d MB", grew>>20, size>>20, limit>>20)
+	t.Logf("%d MB imported in %v: %d messages; peak heap %d MB above the %d MB before",
+		size>>20, took.Round(time.Millisecond), want, grew>>20, base>>20)
+	// A segment's messages and what is built of them take a few times
+	// the segment's bytes; holding the recording's messages would take
+	// some three times the file's size.
+	if limit := uint64(12 * importer.SegmentSize()); grew > limit {
+		t.Errorf("peak heap %d MB while importing a %d MB recording, want at most %d MB (12 segments' size)", grew>>20, size>>20, limit>>20)
+	}
+}
+
+// A one-document recording bigger than a segment, written as lines and
+// imported a segment at a time, is stored as a reading of it whole makes
+// its session: the same messages, in the same order, with the same
+// parts, times and usage.
+func TestOneDocumentInSegments(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a recording of two segments and more")
+	}
+	// In its project's chats directory, whose marker names the root
+	// the recording does not.
+	project := filepath.Join(t.TempDir(), "tmp", "p")
+	if err := os.MkdirAll(filepath.Join(project, "chats"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(project, markerName), []byte("/home/dev/p\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(project, "chats", "session-big.json")
+	size1 := writeDocument(t, file, 1)
+	if size := writeDocument(t, file, int(2*importer.SegmentSize()/size1)+2); size <= 2*importer.SegmentSize() {
+		t.Fatalf("the recording is %d bytes, not above two segments", size)
+	}
+	_, whole := readMessages(t, file)
+	st := importertest.Store(t)
+	if rep := importertest.Import(t, st, Format{}, file); rep.FilesFailed != 0 || len(rep.Problems) != 0 {
+		t.Fatalf("import: %d failed: %v", rep.FilesFailed, rep.Problems)
+	}
+	s := storedSession(t, st, whole.SourceID)
+	stored, err := st.Messages(context.Background(), s.ID, loom.MessageQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stored) != len(whole.Messages) {
+		t.Fatalf("%d messages stored, a whole reading makes %d", len(stored), len(whole.Messages))
+	}
+	if s.Project.Root != "/home/dev/p" || whole.Cwd != "/home/dev/p" {
+		t.Errorf("stored in project %q, a whole reading makes %q", s.Project.Root, whole.Cwd)
+	}
+	for i, m := range stored {
+		w := whole.Messages[i]
+		got, _ := json.Marshal(m.Parts)
+		want, _ := json.Marshal(w.Parts)
+		if m.Role != w.Role || !bytes.Equal(got, want) || m.Model != w.Model || m.Usage != w.Usage || !m.CreatedAt.Equal(w.CreatedAt) {
+			t.Fatalf("message %d stored as %s %s %s, a whole reading makes %s %s %s", i+1, m.Role, m.Model, got, w.Role, w.Model, want)
+		}
+	}
+}
+
+// A one-document recording bigger than a segment found cut short (as
+// Gemini CLI leaves it while it writes it) is one problem naming the
+// file, and is not recorded as read: the next import reads it again.
+func TestBigOneDocumentCutShort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a recording of more than a segment")
+	}
+	file := filepath.Join(t.TempDir(), "session-big.json")
+	size1 := writeDocument(t, file, 1)
+	size := writeDocument(t, file, int(importer.SegmentSize()/size1)+2)
+	if err := os.Truncate(file, size-size1/2); err != nil {
+		t.Fatal(err)
+	}
+	st := importertest.Store(t)
+	rep := importertest.Import(t, st, Format{}, file)
+	if rep.FilesFailed != 1 || rep.MessagesAdded != 0 || len(rep.Problems) != 1 {
+		t.Fatalf("%d failed, %d messages added, problems %v; want the file failed, nothing added", rep.FilesFailed, rep.MessagesAdded, rep.Problems)
+	}
+	t.Logf("%s", rep.Problems[0])
+	if p := rep.Problems[0].String(); !strings.Contains(p, "its JSON ends early") || strings.Count(p, file) != 1 {
+		t.Errorf("problem %q, want one naming the file once and saying its JSON ends early", p)
+	}
+	writeDocument(t, file, 2)
+	if rep := importertest.Import(t, st, Format{}, file); rep.FilesFailed != 0 || rep.SessionsNew != 1 {
+		t.Errorf("the recording written whole again: %d failed, %d new sessions", rep.FilesFailed, rep.SessionsNew)
 	}
 }

@@ -53,6 +53,10 @@ type recording struct {
 	budget int
 	// records counts what was recognised (header, messages, patches).
 	records int
+	// doc says the lines read are a one-document recording's
+	// (document.go): a message is named by its place in the list, the
+	// header being line 1.
+	doc bool
 }
 
 // reader reads one bundle into res.
@@ -238,7 +242,9 @@ func readMarker(file string) string {
 // file with nothing in it, and an error for one that is not a recording.
 //
 // A JSONL recording is read a line at a time, a one-document recording
-// (.json) a message at a time, each up to importer.MaxFile; a .json is
+// (.json) a message at a time, each up to importer.MaxFile (one bigger
+// than a segment is written as lines and read in segments instead,
+// document.go); a .json is
 // read again when it was caught while Gemini CLI was writing it (see
 // readWhole). A file over the limit is refused before it is read.
 func (r *reader) readFile(file string) (*recording, error) {
@@ -302,14 +308,23 @@ func (r *reader) line(rec *recording, n int, line []byte) {
 	if len(line) == 0 {
 		return
 	}
+	problem := func(reason string) { r.problem(rec.path, n, reason) }
+	if rec.doc {
+		problem = func(reason string) {
+			r.problem(rec.path, 0, "message "+strconv.Itoa(n-2)+" of the list: "+reason)
+		}
+	}
 	if line[0] != '{' {
-		r.problem(rec.path, n, "not a JSON object")
+		problem("not a JSON object")
 		return
 	}
 	var v record
 	if err := json.Unmarshal(line, &v); err != nil {
-		r.problem(rec.path, n, "malformed record: "+err.Error())
+		problem("malformed record: " + err.Error())
 		return
+	}
+	if v.Document {
+		rec.doc = true
 	}
 	switch {
 	case v.RewindTo != nil:
@@ -324,6 +339,9 @@ func (r *reader) line(rec *recording, n int, line []byte) {
 		rec.records++
 		m := v.message
 		m.line, m.pos = n, "line-"+strconv.Itoa(n)
+		if rec.doc {
+			m.line, m.pos = 0, "msg-"+strconv.Itoa(n-2)
+		}
 		m.modelType()
 		rec.chain.put(messageKey(&m), &m)
 	case v.Set != nil:

@@ -95,6 +95,9 @@ type record struct {
 	RewindTo json.RawMessage `json:"$rewindTo"`
 	Set      json.RawMessage `json:"$set"`
 	Messages json.RawMessage `json:"messages"`
+	// Document marks the header line of a one-document recording
+	// written as lines (document.go).
+	Document bool `json:"loomDocument"`
 }
 
 // setRecord is the object of a $set line.

@@ -14,9 +14,10 @@ import (
 
 var _ importer.Segmenter = Format{}
 
-// SegmentsOf reports whether a recording file is read in segments when
-// it is big: a JSONL one; a one-document recording (.json) is a single
-// JSON value, read a message at a time (whole.go).
+// SegmentsOf reports whether a recording file is read in segments as it
+// is when it is big: a JSONL one; a one-document recording (.json) is a
+// single JSON value, read a message at a time (whole.go), or when big
+// written as lines first (document.go).
 func (Format) SegmentsOf(name string) bool { return strings.HasSuffix(name, ".jsonl") }
 
 // ReadSegment reads a bundle with its JSONL recording cut to seg
@@ -99,7 +100,9 @@ func (r *reader) readSegmentFile(file string) (*recording, error) {
 	}
 	if len(head) > 0 && !bytes.HasPrefix(head, []byte(`{"$`)) {
 		var v record
-		if json.Unmarshal(head, &v) == nil && v.ID == "" && v.Type == "" && (v.SessionID != "" || v.ProjectHash != "") {
+		err := json.Unmarshal(head, &v)
+		rec.doc = err == nil && v.Document
+		if err == nil && v.ID == "" && v.Type == "" && (v.SessionID != "" || v.ProjectHash != "") {
 			// Only its metadata: its messages, if any, are those of
 			// the segment that starts the file.
 			rec.records++

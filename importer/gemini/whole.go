@@ -11,7 +11,6 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/loomhq/loom/importer"
@@ -190,44 +189,13 @@ func (r *reader) decodeDocument(f *os.File) (doc *document, jsonl bool, err erro
 // header whole, the elements of its messages list one at a time. A field
 // given twice holds what it was given last, as encoding/json decodes it.
 func (r *reader) streamDocument(dec *json.Decoder) (*document, error) {
-	tok, err := dec.Token()
+	doc := &document{}
+	fields, err := walkObject(dec, func(dec *json.Decoder) error { return r.streamMessages(dec, doc) })
 	if err != nil {
 		return nil, err
 	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, errors.New("the document is not a JSON object")
-	}
-	doc := &document{}
-	fields := map[string]json.RawMessage{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, unexpectedEnd(err)
-		}
-		name, _ := tok.(string)
-		if !strings.EqualFold(name, "messages") {
-			var v json.RawMessage
-			if err := dec.Decode(&v); err != nil {
-				return nil, unexpectedEnd(err)
-			}
-			fields[name] = v
-			continue
-		}
-		if err := r.streamMessages(dec, doc); err != nil {
-			return nil, unexpectedEnd(err)
-		}
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, unexpectedEnd(err)
-	}
-	if len(fields) > 0 {
-		obj, err := json.Marshal(fields)
-		if err != nil {
-			return nil, err
-		}
-		if err := json.Unmarshal(obj, &doc.hdr); err != nil {
-			return nil, err
-		}
+	if doc.hdr, err = headerOf(fields); err != nil {
+		return nil, err
 	}
 	return doc, nil
 }
