@@ -14,6 +14,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
+	"github.com/loomhq/loom/internal/cputime"
 	"github.com/loomhq/loom/secrets/secretstest"
 	"github.com/loomhq/loom/sessionstore"
 	"github.com/loomhq/loom/sqlite"
@@ -120,27 +121,27 @@ func BenchmarkScanMillion(b *testing.B) {
 	opts := benchOptions(b, path)
 	b.ResetTimer()
 	var scanT, readT time.Duration
-	var scanCPU, readCPU int64
+	var scanCPU, readCPU time.Duration
 	for i := 0; i < b.N; i++ {
-		cpu0, t0 := secretstest.CPUTime(), time.Now()
+		cpu0, t0 := cputime.Used(), time.Now()
 		read := readAll(b, ctx, &opts.Common)
-		readT, readCPU = readT+time.Since(t0), readCPU+secretstest.CPUTime()-cpu0
+		readT, readCPU = readT+time.Since(t0), readCPU+cputime.Used()-cpu0
 
-		cpu0, t0 = secretstest.CPUTime(), time.Now()
+		cpu0, t0 = cputime.Used(), time.Now()
 		rep, err := scan(ctx, opts)
 		if err != nil {
 			b.Fatal(err)
 		}
-		scanT, scanCPU = scanT+time.Since(t0), scanCPU+secretstest.CPUTime()-cpu0
+		scanT, scanCPU = scanT+time.Since(t0), scanCPU+cputime.Used()-cpu0
 		if rep.ScannedMessages != n || read != n || rep.Secrets < n/50 {
 			b.Fatalf("scanned %d messages (read %d), found %d secrets; want %d and at least %d", rep.ScannedMessages, read, rep.Secrets, n, n/50)
 		}
 	}
 	per := func(d time.Duration) float64 { return d.Seconds() / float64(b.N) * 1e6 / float64(n) }
 	b.ReportMetric(per(scanT), "s/1M-msgs")
-	b.ReportMetric(per(time.Duration(scanCPU)), "cpu-s/1M-msgs")
+	b.ReportMetric(per(scanCPU), "cpu-s/1M-msgs")
 	b.ReportMetric(per(readT), "baseline-s/1M-msgs")
-	b.ReportMetric(per(time.Duration(readCPU)), "baseline-cpu-s/1M-msgs")
+	b.ReportMetric(per(readCPU), "baseline-cpu-s/1M-msgs")
 	b.ReportMetric(scanT.Seconds()/readT.Seconds(), "ratio")
 }
 

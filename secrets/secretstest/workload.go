@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/cputime"
 )
 
 // Workload makes the messages of the secret-scan benchmarks, as
@@ -63,7 +62,3 @@ func (w *Workload) Message(k int) *loom.Message {
 	}
 	return m
 }
-
-// CPUTime is the CPU time this process has used, user and system, in
-// nanoseconds (cputime.Used).
-func CPUTime() int64 { return int64(cputime.Used()) }
