@@ -14,7 +14,10 @@ type SyncRecord struct {
 	// Host is the id of the host whose log holds the record (a UUID).
 	Host string
 	// Index is the record's place in its host's log, from 1.
-	Index  int64
+	Index int64
+	// Epoch is the epoch of the team key a team's record is sealed
+	// under (docs/team.md); 0 for a record of a user's own.
+	Epoch  int
 	Header []byte
 	Body   []byte
 	// ReceivedAt is when the hub stored the record; set by the store,

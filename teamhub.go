@@ -26,11 +26,15 @@ type TeamHub interface {
 	// team, host and index), and returns how many it had not held.
 	PutTeamRecords(ctx context.Context, team string, recs []TeamRecord) (int, error)
 	// TeamRecords returns up to limit of host's records after index
-	// after, in order.
+	// after, in order, cut at MaxSyncPageBytes as SyncRecords is.
 	TeamRecords(ctx context.Context, team, host string, after int64, limit int) ([]TeamRecord, error)
 	// TeamHosts returns what the hub holds of each writer of the team:
 	// last index, records and bytes, counted over the team's records.
 	TeamHosts(ctx context.Context, team string) ([]SyncHost, error)
+	// TeamLast returns the last index the hub holds of the team's
+	// writer host, 0 when none: what a page of its records is told
+	// apart from the last by.
+	TeamLast(ctx context.Context, team, host string) (int64, error)
 	// TeamLasts returns each writer of the team with its last index only
 	// (Records and Bytes zero): what a member's sync asks at every pull,
 	// read off the index without counting the team's records.

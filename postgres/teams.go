@@ -85,20 +85,45 @@ func (s *Store) PutTeamRecords(ctx context.Context, team string, recs []loom.Tea
 	return int(tag.RowsAffected()), nil
 }
 
-// TeamRecords implements loom.TeamHub.
+// TeamRecords implements loom.TeamHub. The rows are read one at a time
+// and the page cut at loom.MaxSyncPageBytes, as a page of sync records
+// is: a page never holds a thousand bodies of 16 MB.
 func (s *Store) TeamRecords(ctx context.Context, team, host string, after int64, limit int) ([]loom.TeamRecord, error) {
 	rows, err := s.pool.Query(ctx, `SELECT host_id, idx, epoch, header, body FROM team_records
 		WHERE team_id = $1 AND host_id = $2 AND idx > $3 ORDER BY idx LIMIT $4`, team, host, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("team %s: records: %w", team, err)
 	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (loom.TeamRecord, error) {
+	defer rows.Close()
+	var out []loom.TeamRecord
+	var size int64
+	for rows.Next() {
 		var t loom.TeamRecord
 		var epoch int32
-		err := r.Scan(&t.Host, &t.Index, &epoch, &t.Header, &t.Body)
+		if err := rows.Scan(&t.Host, &t.Index, &epoch, &t.Header, &t.Body); err != nil {
+			return nil, fmt.Errorf("team %s: records: %w", team, err)
+		}
 		t.Epoch = int(epoch)
-		return t, err
-	})
+		size += int64(len(t.Header) + len(t.Body))
+		if len(out) > 0 && size > loom.MaxSyncPageBytes {
+			return out, nil
+		}
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("team %s: records: %w", team, err)
+	}
+	return out, nil
+}
+
+// TeamLast implements loom.TeamHub: one probe of the primary key.
+func (s *Store) TeamLast(ctx context.Context, team, host string) (int64, error) {
+	var last int64
+	err := s.pool.QueryRow(ctx, `SELECT coalesce(max(idx), 0) FROM team_records WHERE team_id = $1 AND host_id = $2`, team, host).Scan(&last)
+	if err != nil {
+		return 0, fmt.Errorf("team %s: writer %s: %w", team, host, err)
+	}
+	return last, nil
 }
 
 // TeamHosts implements loom.TeamHub.
