@@ -1460,17 +1460,17 @@ func teamRun(t *testing.T, w *world) []sent {
 	for _, e := range chain {
 		out = append(out, sent{"a chain entry", e})
 	}
-	hosts, err := c.TeamHosts(ctx, st.ID)
+	hosts, err := c.Team(st.ID).Hosts(ctx)
 	if err != nil || len(hosts) == 0 {
 		t.Fatalf("the team's writers on the hub: %v %v", hosts, err)
 	}
 	for _, h := range hosts {
-		recs, _, err := c.TeamRecords(ctx, st.ID, h.Host, 0, 1000)
+		recs, _, err := c.Team(st.ID).Records(ctx, h.Host, 0, 1000)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, rec := range recs {
-			_, payload, err := team.OpenRecord(v, st.Keys, rec)
+			_, payload, err := team.OpenRecord(v, st.Keys, team.RecordOf(rec))
 			if err != nil {
 				t.Fatal(err)
 			}

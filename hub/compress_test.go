@@ -54,10 +54,10 @@ func TestWireIsZstd(t *testing.T) {
 		rand.Read(body)
 		recs = append(recs, loom.SyncRecord{Host: host, Index: int64(i + 1), Header: []byte("header"), Body: body})
 	}
-	if n, err := c.Put(ctx, recs); err != nil || n != 21 {
+	if n, err := c.Own().Put(ctx, recs); err != nil || n != 21 {
 		t.Fatalf("put = %d records, %v", n, err)
 	}
-	got, _, err := c.Records(ctx, host, 0, 100)
+	got, _, err := c.Own().Records(ctx, host, 0, 100)
 	if err != nil || !slices.EqualFunc(got, recs, func(a, b loom.SyncRecord) bool {
 		return a.Host == b.Host && a.Index == b.Index && bytes.Equal(a.Header, b.Header) && bytes.Equal(a.Body, b.Body)
 	}) {

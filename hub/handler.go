@@ -15,9 +15,9 @@ import (
 )
 
 // The hub side of sync: each user's hosts push the records of their logs
-// and pull the others', through the store's loom.SyncStore. Records are
-// JSON with their header and body in base64; the hub never decodes
-// either beyond that.
+// and pull the others', and each team's members' machines theirs, one
+// implementation for both (space.go). Records are JSON with their header
+// and body in base64; the hub never decodes either beyond that.
 
 // Limits of sync's requests.
 const (
@@ -51,30 +51,35 @@ type Edge struct {
 	// Forbidden is the error of a request its token may not make (403),
 	// with msg; TooMany that of a user past a limit of theirs (429).
 	Forbidden, TooMany func(msg string) error
-	// Push takes a place for one of user's pushes, given back by
-	// release, or refuses it past the limits (MaxPushesPerUser,
-	// MaxPushes).
+	// Push takes a place for one of user's pushes to a space of scope
+	// ("sync": their own; "team": a team's), given back by release, or
+	// refuses it past the limits (MaxPushesPerUser, MaxPushes).
 	// A hub of several processes on one store counts a user's pushes
 	// over all of them (loom.HubLocks).
-	Push func(ctx context.Context, user string) (release func(), err error)
+	Push func(ctx context.Context, scope, user string) (release func(), err error)
 	// Locks, when the store is shared by several hub processes, holds
 	// what must hold over all of them (a user's first push); nil for a
 	// store of one process.
 	Locks loom.HubLocks
 }
 
-// Handler serves the hub's endpoints, HostsPath and RecordsPath, over a
-// store of sync records.
+// Handler serves the hub's records, a user's own (HostsPath and
+// RecordsPath) and each team's (TeamPath(id)+"/hosts" and "/records"),
+// through one implementation (space.go), and the teams' chains
+// (team.go).
 type Handler struct {
-	st   loom.SyncStore
-	edge Edge
-	keys keys
+	sync  loom.SyncStore
+	teams *teamHandler
+	edge  Edge
+	keys  keys
 }
 
-// NewHandler returns the hub's handler over st; with st nil, every
-// endpoint answers 404.
-func NewHandler(st loom.SyncStore, edge Edge) *Handler {
-	return &Handler{st: st, edge: edge}
+// NewHandler returns the hub's handler over sync, the store of users'
+// own records, and teams, the store of teams; with sync nil, a user's
+// own endpoints answer 404, and with teams nil, a team's answer that
+// teams need a hub on PostgreSQL.
+func NewHandler(sync loom.SyncStore, teams loom.TeamHub, edge Edge) *Handler {
+	return &Handler{sync: sync, teams: newTeamHandler(teams, edge), edge: edge}
 }
 
 // Mux is what Mount registers the endpoints on: an *http.ServeMux, or
@@ -84,13 +89,20 @@ type Mux interface {
 }
 
 // Mount adds the endpoints to mux, each under its method, so that mux
-// answers another method on their paths as it does on its own.
+// answers another method on their paths as it does on its own. A user's
+// own records and a team's are served by the same handlers, each over
+// its space.
 func (h *Handler) Mount(mux Mux) {
-	mux.HandleFunc("GET "+HostsPath, h.api(h.hosts))
-	mux.HandleFunc("GET "+RecordsPath, h.api(h.records))
-	// A push reads its body before the request timeout bounds its store
-	// work: a large batch on a slow link takes the read timeout's time.
-	mux.HandleFunc("POST "+RecordsPath, h.edge.Authorized(h.push))
+	for _, s := range []struct {
+		root string
+		open opener
+	}{{OwnRoot, h.own}, {teamRoot, h.teams.open}} {
+		mux.HandleFunc("GET "+s.root+"/hosts", h.api(h.serveHosts(s.open)))
+		mux.HandleFunc("GET "+s.root+"/records", h.api(h.serveRecords(s.open)))
+		// A push bounds its store work itself, after reading its body.
+		mux.HandleFunc("POST "+s.root+"/records", h.edge.Authorized(h.servePush(s.open)))
+	}
+	h.teams.mount(mux, h.api)
 }
 
 // api authorizes a request and bounds it by the request timeout.
@@ -100,73 +112,6 @@ func (h *Handler) api(next http.HandlerFunc) http.HandlerFunc {
 		defer cancel()
 		next(w, r.WithContext(ctx))
 	})
-}
-
-// store returns the hub's store, or the error of a server without one.
-func (h *Handler) store() (loom.SyncStore, error) {
-	if h.st == nil {
-		return nil, loom.Errorf(loom.ENOTFOUND, "this server's store keeps no sync records")
-	}
-	return h.st, nil
-}
-
-// hosts answers GET /api/v1/sync/hosts: the user's hosts, by id.
-func (h *Handler) hosts(w http.ResponseWriter, r *http.Request) {
-	st, err := h.store()
-	if err != nil {
-		h.edge.Error(w, r, err)
-		return
-	}
-	hosts, err := st.SyncHosts(r.Context(), h.edge.User(r))
-	if err != nil {
-		h.edge.Error(w, r, err)
-		return
-	}
-	key, err := h.keys.keyOf(r.Context(), st, h.edge.User(r))
-	if err != nil {
-		h.edge.Error(w, r, err)
-		return
-	}
-	out := Hosts{Hosts: []Host{}, KeyID: key, User: h.edge.User(r)}
-	for _, x := range hosts {
-		out.Hosts = append(out.Hosts, Host{Host: x.Host, Last: x.Last, Records: x.Records, Bytes: x.Bytes, UpdatedAt: loom.FormatTime(x.UpdatedAt)})
-	}
-	h.writeJSON(w, r, out, false)
-}
-
-// records answers GET /api/v1/sync/records?host=H&after=N&limit=L: a
-// page of host's records after index N, with more set when the hub
-// holds records after the page.
-func (h *Handler) records(w http.ResponseWriter, r *http.Request) {
-	host, after, limit, qerr := pageQuery(r)
-	st, err := h.store()
-	if err == nil {
-		err = qerr
-	}
-	if err != nil {
-		h.edge.Error(w, r, err)
-		return
-	}
-	user := h.edge.User(r)
-	recs, err := st.SyncRecords(r.Context(), user, host, after, limit)
-	if err != nil {
-		h.edge.Error(w, r, err)
-		return
-	}
-	more := false
-	if len(recs) > 0 {
-		last, err := h.last(r, st, user)
-		if err != nil {
-			h.edge.Error(w, r, err)
-			return
-		}
-		more = recs[len(recs)-1].Index < last[host]
-	}
-	out := Page{Records: make([]Record, len(recs)), More: more}
-	for i, x := range recs {
-		out.Records[i] = RecordOf(x)
-	}
-	h.writeJSON(w, r, out, true)
 }
 
 // pageQuery reads a page's query, ?host=H&after=N&limit=L; the first
@@ -188,66 +133,6 @@ func pageQuery(r *http.Request) (host string, after int64, limit int, err error)
 		return "", 0, 0, loom.Errorf(loom.EINVALID, "host is required: the id of the host whose records to read")
 	}
 	return host, after, limit, nil
-}
-
-// last returns the last index of each of user's hosts.
-func (h *Handler) last(r *http.Request, st loom.SyncStore, user string) (map[string]int64, error) {
-	hosts, err := st.SyncHosts(r.Context(), user)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]int64, len(hosts))
-	for _, x := range hosts {
-		out[x.Host] = x.Last
-	}
-	return out, nil
-}
-
-// push answers POST /api/v1/sync/records: it stores a batch of the
-// user's records, {"records": [...]}, and answers how many were new and
-// the last index the hub now holds of each host in the batch.
-func (h *Handler) push(w http.ResponseWriter, r *http.Request) {
-	st, err := h.store()
-	if err != nil {
-		h.edge.Error(w, r, err)
-		return
-	}
-	user := h.edge.User(r)
-	release, err := h.edge.Push(r.Context(), user)
-	if err != nil {
-		h.edge.Error(w, r, err)
-		return
-	}
-	defer release()
-	recs, err := h.readBatch(w, r)
-	if err != nil {
-		h.edge.Error(w, r, err)
-		return
-	}
-	ctx, cancel := h.edge.Bounded(r.Context())
-	defer cancel()
-	r = r.WithContext(ctx)
-	unlock, err := h.keys.check(ctx, st, h.edge.Locks, user, recs)
-	if err != nil {
-		h.edge.Error(w, r, err)
-		return
-	}
-	defer unlock()
-	stored, err := st.PutSyncRecords(ctx, user, recs)
-	if err != nil {
-		h.edge.Error(w, r, err)
-		return
-	}
-	last, err := h.last(r, st, user)
-	if err != nil {
-		h.edge.Error(w, r, err)
-		return
-	}
-	out := Pushed{Stored: stored, Last: map[string]int64{}}
-	for _, x := range recs {
-		out.Last[x.Host] = last[x.Host]
-	}
-	h.writeJSON(w, r, out, false)
 }
 
 // readBatch reads a push's body, {"records": [...]}, one record at a

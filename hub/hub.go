@@ -1,8 +1,10 @@
 // Package hub is the wire protocol of sync between a user's machines
 // and a hub, both sides of it: the client (Client), which puts records on
-// the hub and reads them back page by page, as one user; the hub's
-// handler (Handler), which loom serve mounts at /api/v1/sync; and the
-// wire format between them (wire.go). The hub sees headers and
+// the hub and reads them back page by page, as one user, in the user's
+// own record space or a team's (Space); the hub's handler (Handler),
+// which loom serve mounts at /api/v1/sync and /api/v1/teams, one
+// implementation for every space (space.go) beside the teams' chains
+// (team.go); and the wire format between them (wire.go). The hub sees headers and
 // ciphertext only (see docs/sync.md). What a sync does with the client,
 // sealing, pushing, pulling and applying a store's records, is package
 // syncrun's.
@@ -43,12 +45,6 @@ type Client struct {
 // hub: none listens at the URL, or the network is down.
 var ErrUnreachable = errors.New("hub unreachable")
 
-// Hosts returns what the hub holds of each of the user's hosts.
-func (c *Client) Hosts(ctx context.Context) ([]loom.SyncHost, error) {
-	st, err := c.State(ctx)
-	return st.Hosts, err
-}
-
 // State is what the hub holds of a user: each of their hosts, the id of
 // the sync key their records are sealed with ("" before the first), and
 // the user the token is of.
@@ -71,9 +67,40 @@ func (c *Client) State(ctx context.Context) (State, error) {
 	return st, nil
 }
 
-// Put stores recs on the hub, all or none, and returns how many it had
-// not stored before.
-func (c *Client) Put(ctx context.Context, recs []loom.SyncRecord) (int, error) {
+// Space is one record space on the hub as the client reaches it: the
+// user's own (Own) or a team's (Team). Listing a space's writers,
+// reading a page of a writer's records and pushing records are the same
+// calls in every space, as the hub serves them with one implementation.
+type Space struct {
+	c    *Client
+	root string
+}
+
+// Own is the user's own space: the records of their machines' sync.
+func (c *Client) Own() Space { return Space{c: c, root: OwnRoot} }
+
+// Team is team id's space: the records its members' machines publish,
+// which the hub lets its members read and write.
+func (c *Client) Team(id string) Space { return Space{c: c, root: TeamPath(id)} }
+
+// Hosts returns what the hub holds of each writer of the space: its
+// last index, and in a user's own space its records and bytes (a
+// team's counts only its last indexes at every pull).
+func (s Space) Hosts(ctx context.Context) ([]loom.SyncHost, error) {
+	var out Hosts
+	if err := s.c.call(ctx, http.MethodGet, s.root+"/hosts", nil, &out); err != nil {
+		return nil, err
+	}
+	hs := make([]loom.SyncHost, len(out.Hosts))
+	for i, h := range out.Hosts {
+		hs[i] = loom.SyncHost{Host: h.Host, Last: h.Last, Records: h.Records, Bytes: h.Bytes}
+	}
+	return hs, nil
+}
+
+// Put stores recs in the space and returns how many the hub had not
+// stored before: in a user's own space, all or none.
+func (s Space) Put(ctx context.Context, recs []loom.SyncRecord) (int, error) {
 	in := Push{Records: make([]Record, len(recs))}
 	for i, r := range recs {
 		in.Records[i] = RecordOf(r)
@@ -83,7 +110,7 @@ func (c *Client) Put(ctx context.Context, recs []loom.SyncRecord) (int, error) {
 		return 0, err
 	}
 	var out Pushed
-	if err := c.call(ctx, http.MethodPost, RecordsPath, b, &out); err != nil {
+	if err := s.c.call(ctx, http.MethodPost, s.root+"/records", b, &out); err != nil {
 		return 0, err
 	}
 	return out.Stored, nil
@@ -91,10 +118,10 @@ func (c *Client) Put(ctx context.Context, recs []loom.SyncRecord) (int, error) {
 
 // Records returns up to limit of host's records after index after, in
 // order, and whether the hub holds more.
-func (c *Client) Records(ctx context.Context, host string, after int64, limit int) ([]loom.SyncRecord, bool, error) {
+func (s Space) Records(ctx context.Context, host string, after int64, limit int) ([]loom.SyncRecord, bool, error) {
 	q := url.Values{"host": {host}, "after": {strconv.FormatInt(after, 10)}, "limit": {strconv.Itoa(limit)}}
 	var out Page
-	if err := c.call(ctx, http.MethodGet, RecordsPath+"?"+q.Encode(), nil, &out); err != nil {
+	if err := s.c.call(ctx, http.MethodGet, s.root+"/records?"+q.Encode(), nil, &out); err != nil {
 		return nil, false, err
 	}
 	recs := make([]loom.SyncRecord, len(out.Records))

@@ -121,7 +121,7 @@ func TestRetryPush(t *testing.T) {
 	ctx := context.Background()
 	c, h, _ := refusedClient(t, refusal{http.StatusTooManyRequests, "5"}, refusal{http.StatusServiceUnavailable, "5"})
 	recs := []loom.SyncRecord{{Host: "h1", Index: 1, Header: []byte("head"), Body: []byte(strings.Repeat("sealed ", compressFrom))}}
-	if n, err := c.Put(ctx, recs); err != nil || n != 1 {
+	if n, err := c.Own().Put(ctx, recs); err != nil || n != 1 {
 		t.Fatalf("push after refusals: %d, %v", n, err)
 	}
 	bodies := h.sent()

@@ -17,16 +17,22 @@ import (
 	"github.com/loomhq/loom/team"
 )
 
-// Teams on the hub (docs/team.md): each team's signed membership chain
-// and the sealed records its members publish. The hub verifies an entry
+// Teams on the hub (docs/team.md): each team's signed membership chain,
+// and the team's part of its record space. The hub verifies an entry
 // against the chain before it appends it (so that junk cannot stop a
 // team), and lets only the hub users the chain names read and write the
-// records; clients verify the whole chain again themselves and never
-// take the hub's word for who is a member.
+// team's records; clients verify the whole chain again themselves and
+// never take the hub's word for who is a member. The records themselves
+// travel as a user's own do, through the same handlers (space.go): what
+// is the team's here is who may open its space (open) and what a push
+// to it must satisfy (checkPut).
 
 // TeamPath is the root of a team's endpoints: TeamPath(id)+"/chain",
-// "/hosts" and "/records".
+// and the team's space's "/hosts" and "/records".
 func TeamPath(id string) string { return "/api/v1/teams/" + url.PathEscape(id) }
+
+// teamRoot is TeamPath as a pattern of the mux.
+const teamRoot = "/api/v1/teams/{team}"
 
 // Entry is one entry of a team's chain on the wire.
 type Entry struct {
@@ -37,26 +43,6 @@ type Entry struct {
 // Chain answers GET TeamPath/chain?after=N.
 type Chain struct {
 	Entries []Entry `json:"entries"`
-}
-
-// TeamRecord is one team record on the wire.
-type TeamRecord struct {
-	Host   string `json:"host"`
-	Index  int64  `json:"index"`
-	Epoch  int    `json:"epoch"`
-	Header []byte `json:"header"`
-	Body   []byte `json:"body"`
-}
-
-// TeamPage is a page of a writer's team records.
-type TeamPage struct {
-	Records []TeamRecord `json:"records"`
-	More    bool         `json:"more"`
-}
-
-// TeamPush is the body of a POST to TeamPath/records.
-type TeamPush struct {
-	Records []TeamRecord `json:"records"`
 }
 
 // Limits of the team endpoints.
@@ -77,7 +63,7 @@ const (
 // boundEntry refuses an entry e of size bytes that is larger than its
 // kind needs (413), or that takes its signer past MaxMemberEntries
 // (429): every client reads the whole chain at every command.
-func (h *TeamHandler) boundEntry(st *team.State, e *team.Entry, size int) error {
+func (h *teamHandler) boundEntry(st *team.State, e *team.Entry, size int) error {
 	switch e.Kind {
 	case team.KindCreate, team.KindRemove, team.KindRotate:
 	default:
@@ -101,8 +87,9 @@ func (h *TeamHandler) boundEntry(st *team.State, e *team.Entry, size int) error 
 	return nil
 }
 
-// TeamHandler serves the team endpoints over a store of teams.
-type TeamHandler struct {
+// teamHandler serves the teams' chains, and opens a team's record
+// space, over a store of teams.
+type teamHandler struct {
 	st   loom.TeamHub
 	edge Edge
 
@@ -119,16 +106,16 @@ type verifiedChain struct {
 	writers map[string]bool
 }
 
-// NewTeamHandler returns the team endpoints over st; with st nil, every
+// newTeamHandler returns the team endpoints over st; with st nil, every
 // endpoint answers that teams need a hub on PostgreSQL.
-func NewTeamHandler(st loom.TeamHub, edge Edge) *TeamHandler {
-	return &TeamHandler{st: st, edge: edge, chains: map[string]*verifiedChain{}}
+func newTeamHandler(st loom.TeamHub, edge Edge) *teamHandler {
+	return &teamHandler{st: st, edge: edge, chains: map[string]*verifiedChain{}}
 }
 
 // withChain runs fn with team id's chain as it is now, verified (the
 // entries appended since this process verified it last, through any
 // process, taken in first), and the writer ids the hub holds records of.
-func (h *TeamHandler) withChain(ctx context.Context, id string, fn func(st *team.State, writers map[string]bool) error) error {
+func (h *teamHandler) withChain(ctx context.Context, id string, fn func(st *team.State, writers map[string]bool) error) error {
 	h.mu.Lock()
 	c := h.chains[id]
 	if c == nil {
@@ -170,15 +157,13 @@ func (h *TeamHandler) withChain(ctx context.Context, id string, fn func(st *team
 const MaxTeamWriters = 64
 
 // checkPut checks recs against team id's chain as it is now (see
-// team.CheckPut): every record must be user's own, under a writer id of
-// its author's, of a size the hub takes, and a member's key writes
-// under MaxTeamWriters writer ids at most.
-func (h *TeamHandler) checkPut(ctx context.Context, id, user string, recs []team.Record) error {
+// team.CheckPut), beyond the checks every push passes (sizes, counts):
+// every record must be user's own, under a writer id of its author's,
+// and a member's key writes under MaxTeamWriters writer ids at most.
+func (h *teamHandler) checkPut(ctx context.Context, id, user string, recs []loom.SyncRecord) error {
 	return h.withChain(ctx, id, func(st *team.State, writers map[string]bool) error {
-		for _, r := range recs {
-			if len(r.Body) > loom.MaxSyncBody {
-				return h.edge.TooLarge(fmt.Sprintf("record %d of writer %s is %d bytes, and a team record is at most %d", r.Index, r.Host, len(r.Body), loom.MaxSyncBody))
-			}
+		for _, x := range recs {
+			r := team.RecordOf(x)
 			if err := team.CheckPut(st, user, r); err != nil {
 				return h.edge.Forbidden(err.Error())
 			}
@@ -212,45 +197,18 @@ func (h *TeamHandler) checkPut(ctx context.Context, id, user string, recs []team
 	})
 }
 
-// Mount adds the endpoints to mux.
-func (h *TeamHandler) Mount(mux Mux) {
-	mux.HandleFunc("GET /api/v1/teams/{team}/chain", h.api(h.chain))
-	mux.HandleFunc("POST /api/v1/teams/{team}/chain", h.api(h.appendEntry))
-	mux.HandleFunc("GET /api/v1/teams/{team}/hosts", h.api(h.member(h.hosts)))
-	mux.HandleFunc("GET /api/v1/teams/{team}/records", h.api(h.member(h.records)))
-	mux.HandleFunc("POST /api/v1/teams/{team}/records", h.edge.Authorized(h.member(h.push)))
+// mount adds the chain's endpoints to mux, each through api (the
+// handler's authorization and request timeout).
+func (h *teamHandler) mount(mux Mux, api func(http.HandlerFunc) http.HandlerFunc) {
+	mux.HandleFunc("GET "+teamRoot+"/chain", api(h.teamAPI(h.chain)))
+	mux.HandleFunc("POST "+teamRoot+"/chain", api(h.teamAPI(h.appendEntry)))
 }
 
-func (h *TeamHandler) api(next http.HandlerFunc) http.HandlerFunc {
-	return h.edge.Authorized(func(w http.ResponseWriter, r *http.Request) {
-		if h.st == nil {
-			h.edge.Error(w, r, loom.Errorf(loom.ENOTFOUND, "this hub keeps no teams: teams need a hub whose store is PostgreSQL (loom serve --db postgres://…)"))
-			return
-		}
-		if err := team.ValidTeamID(r.PathValue("team")); err != nil {
-			h.edge.Error(w, r, err)
-			return
-		}
-		ctx, cancel := h.edge.Bounded(r.Context())
-		defer cancel()
-		next(w, r.WithContext(ctx))
-	})
-}
-
-// member lets through the hub users the team's chain names; any other
-// gets 404, as for a team the hub does not hold.
-func (h *TeamHandler) member(next http.HandlerFunc) http.HandlerFunc {
+// teamAPI answers a request of a hub without teams, or naming no valid
+// team id, with its error.
+func (h *teamHandler) teamAPI(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if h.st == nil {
-			h.edge.Error(w, r, loom.Errorf(loom.ENOTFOUND, "this hub keeps no teams"))
-			return
-		}
-		id := r.PathValue("team")
-		ok, err := h.st.TeamAccess(r.Context(), id, h.edge.User(r))
-		if err == nil && !ok {
-			err = loom.Errorf(loom.ENOTFOUND, "team %s: no such team of yours on this hub", id)
-		}
-		if err != nil {
+		if err := h.valid(r); err != nil {
 			h.edge.Error(w, r, err)
 			return
 		}
@@ -258,12 +216,48 @@ func (h *TeamHandler) member(next http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
+// valid is the error of a request to a hub without teams, or of one
+// naming no valid team id.
+func (h *teamHandler) valid(r *http.Request) error {
+	if h.st == nil {
+		return loom.Errorf(loom.ENOTFOUND, "this hub keeps no teams: teams need a hub whose store is PostgreSQL (loom serve --db postgres://…)")
+	}
+	return team.ValidTeamID(r.PathValue("team"))
+}
+
+// open opens the record space of the team the request names, to the hub
+// users its chain names; any other gets 404, as for a team the hub does
+// not hold. A push to it must pass checkPut.
+func (h *teamHandler) open(r *http.Request) (*space, error) {
+	if err := h.valid(r); err != nil {
+		return nil, err
+	}
+	id, user := r.PathValue("team"), h.edge.User(r)
+	ok, err := h.st.TeamAccess(r.Context(), id, user)
+	if err == nil && !ok {
+		err = loom.Errorf(loom.ENOTFOUND, "team %s: no such team of yours on this hub", id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &space{
+		scope:   "team",
+		user:    user,
+		records: teamRecords{st: h.st, team: id},
+		counts:  func(r *http.Request) bool { return r.URL.Query().Get("counts") == "1" },
+		valid:   validTeam,
+		admit: func(ctx context.Context, recs []loom.SyncRecord) (func(), error) {
+			return func() {}, h.checkPut(ctx, id, user, recs)
+		},
+	}, nil
+}
+
 // chain answers the team's entries after ?after=N to the hub users of
 // its members, and to a user who shows an open invite's proof
 // (?invite=FINGERPRINT&proof=BASE64, team.ReadProof: an invitee reads
 // the chain before joining); anyone else gets 404, as for a team the hub
 // does not hold.
-func (h *TeamHandler) chain(w http.ResponseWriter, r *http.Request) {
+func (h *teamHandler) chain(w http.ResponseWriter, r *http.Request) {
 	after, err := intParam(r, "after")
 	if err != nil {
 		h.edge.Error(w, r, err)
@@ -308,7 +302,7 @@ func (h *TeamHandler) chain(w http.ResponseWriter, r *http.Request) {
 // hub verifies the whole chain with it and refuses it unless it is
 // valid, names the token's user when it makes a member (create, join),
 // and is signed by a member whose hub user the token is of otherwise.
-func (h *TeamHandler) appendEntry(w http.ResponseWriter, r *http.Request) {
+func (h *teamHandler) appendEntry(w http.ResponseWriter, r *http.Request) {
 	var in Entry
 	body, err := readBody(w, r)
 	if err != nil {
@@ -378,93 +372,6 @@ func (h *TeamHandler) appendEntry(w http.ResponseWriter, r *http.Request) {
 	writeJSON(h.edge, w, r, Entry{Seq: in.Seq}, false)
 }
 
-// hosts answers each writer's last index; with ?counts=1, also its
-// records and bytes, which cost a scan of the team's records (a member's
-// sync asks for the last indexes only, at every pull).
-func (h *TeamHandler) hosts(w http.ResponseWriter, r *http.Request) {
-	list := h.st.TeamLasts
-	if r.URL.Query().Get("counts") == "1" {
-		list = h.st.TeamHosts
-	}
-	hs, err := list(r.Context(), r.PathValue("team"))
-	if err != nil {
-		h.edge.Error(w, r, err)
-		return
-	}
-	out := Hosts{Hosts: []Host{}}
-	for _, x := range hs {
-		out.Hosts = append(out.Hosts, Host{Host: x.Host, Last: x.Last, Records: x.Records, Bytes: x.Bytes})
-	}
-	writeJSON(h.edge, w, r, out, false)
-}
-
-func (h *TeamHandler) records(w http.ResponseWriter, r *http.Request) {
-	host, after, limit, err := pageQuery(r)
-	if err != nil {
-		h.edge.Error(w, r, err)
-		return
-	}
-	recs, err := h.st.TeamRecords(r.Context(), r.PathValue("team"), host, after, limit+1)
-	if err != nil {
-		h.edge.Error(w, r, err)
-		return
-	}
-	out := TeamPage{Records: []TeamRecord{}, More: len(recs) > limit}
-	if out.More {
-		recs = recs[:limit]
-	}
-	for _, x := range recs {
-		out.Records = append(out.Records, TeamRecord{Host: x.Host, Index: x.Index, Epoch: x.Epoch, Header: x.Header, Body: x.Body})
-	}
-	writeJSON(h.edge, w, r, out, true)
-}
-
-func (h *TeamHandler) push(w http.ResponseWriter, r *http.Request) {
-	release, err := h.edge.Push(r.Context(), h.edge.User(r))
-	if err != nil {
-		h.edge.Error(w, r, err)
-		return
-	}
-	defer release()
-	body, err := readBody(w, r)
-	if err != nil {
-		h.edge.Error(w, r, err)
-		return
-	}
-	defer body.Close()
-	var in TeamPush
-	if err := json.NewDecoder(body).Decode(&in); err != nil {
-		h.edge.Error(w, r, bodyError(err))
-		return
-	}
-	if len(in.Records) > loom.MaxSyncBatch {
-		h.edge.Error(w, r, h.edge.TooLarge(fmt.Sprintf("a push holds at most %d records", loom.MaxSyncBatch)))
-		return
-	}
-	recs := make([]loom.TeamRecord, len(in.Records))
-	checked := make([]team.Record, len(in.Records))
-	for i, x := range in.Records {
-		if x.Host == "" || len(x.Host) > 64 || x.Index < 1 || x.Epoch < 1 || len(x.Header) == 0 || len(x.Body) == 0 {
-			h.edge.Error(w, r, loom.Errorf(loom.EINVALID, "record %d: a team record needs its host, index (1 or more), epoch, header and body", i+1))
-			return
-		}
-		recs[i] = loom.TeamRecord{Host: x.Host, Index: x.Index, Epoch: x.Epoch, Header: x.Header, Body: x.Body}
-		checked[i] = team.Record{Host: x.Host, Index: x.Index, Epoch: x.Epoch, Header: x.Header, Body: x.Body}
-	}
-	ctx, cancel := h.edge.Bounded(r.Context())
-	defer cancel()
-	if err := h.checkPut(ctx, r.PathValue("team"), h.edge.User(r), checked); err != nil {
-		h.edge.Error(w, r, err)
-		return
-	}
-	n, err := h.st.PutTeamRecords(ctx, r.PathValue("team"), recs)
-	if err != nil {
-		h.edge.Error(w, r, err)
-		return
-	}
-	writeJSON(h.edge, w, r, Pushed{Stored: n}, false)
-}
-
 func intParam(r *http.Request, name string) (int64, error) {
 	s := strings.TrimSpace(r.URL.Query().Get(name))
 	if s == "" {
@@ -525,51 +432,4 @@ func (c *Client) AppendTeamEntry(ctx context.Context, id string, seq int64, entr
 	}
 	var out Entry
 	return c.call(ctx, http.MethodPost, TeamPath(id)+"/chain", b, &out)
-}
-
-// TeamHosts returns each writer of the team with its last index (the
-// hub counts records and bytes only when asked, with ?counts=1).
-func (c *Client) TeamHosts(ctx context.Context, id string) ([]loom.SyncHost, error) {
-	var out Hosts
-	if err := c.call(ctx, http.MethodGet, TeamPath(id)+"/hosts", nil, &out); err != nil {
-		return nil, err
-	}
-	hs := make([]loom.SyncHost, len(out.Hosts))
-	for i, h := range out.Hosts {
-		hs[i] = loom.SyncHost{Host: h.Host, Last: h.Last, Records: h.Records, Bytes: h.Bytes}
-	}
-	return hs, nil
-}
-
-// TeamRecords returns up to limit of host's team records after index
-// after, and whether the hub holds more.
-func (c *Client) TeamRecords(ctx context.Context, id, host string, after int64, limit int) ([]team.Record, bool, error) {
-	q := url.Values{"host": {host}, "after": {strconv.FormatInt(after, 10)}, "limit": {strconv.Itoa(limit)}}
-	var out TeamPage
-	if err := c.call(ctx, http.MethodGet, TeamPath(id)+"/records?"+q.Encode(), nil, &out); err != nil {
-		return nil, false, err
-	}
-	recs := make([]team.Record, len(out.Records))
-	for i, r := range out.Records {
-		recs[i] = team.Record{Host: r.Host, Index: r.Index, Epoch: r.Epoch, Header: r.Header, Body: r.Body}
-	}
-	return recs, out.More, nil
-}
-
-// PutTeamRecords stores recs on the hub and returns how many it had not
-// held.
-func (c *Client) PutTeamRecords(ctx context.Context, id string, recs []team.Record) (int, error) {
-	in := TeamPush{Records: make([]TeamRecord, len(recs))}
-	for i, r := range recs {
-		in.Records[i] = TeamRecord{Host: r.Host, Index: r.Index, Epoch: r.Epoch, Header: r.Header, Body: r.Body}
-	}
-	b, err := json.Marshal(in)
-	if err != nil {
-		return 0, err
-	}
-	var out Pushed
-	if err := c.call(ctx, http.MethodPost, TeamPath(id)+"/records", b, &out); err != nil {
-		return 0, err
-	}
-	return out.Stored, nil
 }

@@ -2,7 +2,8 @@ package hub
 
 // The wire format of sync between a machine's loom sync (Client) and the
 // hub (Handler, which loom serve mounts): the paths and JSON bodies of
-// its two endpoints, written once for both sides. Header and body are
+// its endpoints, written once for both sides and for every record space
+// (a user's own under OwnRoot, a team's under TeamPath(id)). Header and body are
 // base64 (standard alphabet, padded), as encoding/json writes bytes; the
 // hub never decodes them further than the header (see docs/sync.md).
 
@@ -10,17 +11,24 @@ import "github.com/loomhq/loom"
 
 // The endpoints.
 const (
+	// OwnRoot is the root of a user's own space: OwnRoot+"/hosts" and
+	// "/records", as a team's space has them under TeamPath(id).
+	OwnRoot = "/api/v1/sync"
 	// HostsPath answers GET with Hosts.
-	HostsPath = "/api/v1/sync/hosts"
+	HostsPath = OwnRoot + "/hosts"
 	// RecordsPath answers GET ?host=H&after=N&limit=L with a Page, and
 	// takes a Push by POST, answering Pushed.
-	RecordsPath = "/api/v1/sync/records"
+	RecordsPath = OwnRoot + "/records"
 )
 
-// Record is one record of a host's log.
+// Record is one record of a host's log (a team member's machine's, in
+// a team's space).
 type Record struct {
-	Host   string `json:"host"`
-	Index  int64  `json:"index"`
+	Host  string `json:"host"`
+	Index int64  `json:"index"`
+	// Epoch is the team key's epoch of a team's record; a user's own
+	// records have none, and go without it.
+	Epoch  int    `json:"epoch,omitempty"`
 	Header []byte `json:"header"`
 	Body   []byte `json:"body"`
 	// ReceivedAt is when the hub stored the record; in answers only.
@@ -29,7 +37,7 @@ type Record struct {
 
 // RecordOf returns r as it travels.
 func RecordOf(r loom.SyncRecord) Record {
-	out := Record{Host: r.Host, Index: r.Index, Header: r.Header, Body: r.Body}
+	out := Record{Host: r.Host, Index: r.Index, Epoch: r.Epoch, Header: r.Header, Body: r.Body}
 	if !r.ReceivedAt.IsZero() {
 		out.ReceivedAt = loom.FormatTime(r.ReceivedAt)
 	}
@@ -38,7 +46,7 @@ func RecordOf(r loom.SyncRecord) Record {
 
 // Store returns r as a store keeps it (without the hub's time).
 func (r Record) Store() loom.SyncRecord {
-	return loom.SyncRecord{Host: r.Host, Index: r.Index, Header: r.Header, Body: r.Body}
+	return loom.SyncRecord{Host: r.Host, Index: r.Index, Epoch: r.Epoch, Header: r.Header, Body: r.Body}
 }
 
 // Host is what the hub holds of one host.

@@ -68,8 +68,7 @@ func (s *Server) routes() http.Handler {
 	if s.cfg.Blame != nil {
 		mux.HandleFunc("GET /api/v1/blame", s.api(s.blameAPI))
 	}
-	s.syncRoutes(mux)
-	s.teamRoutes(mux)
+	s.hubRoutes(mux)
 	s.shareRoutes(mux)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) { s.apiFallback(mux.ServeMux, w, r) })
 

@@ -46,7 +46,7 @@ func TestOutOfSpace(t *testing.T) {
 	for _, r := range big(3, 10) {
 		recs = append(recs, r.Store())
 	}
-	_, err := c.Put(context.Background(), recs)
+	_, err := c.Own().Put(context.Background(), recs)
 	if want := "hub " + e.ts.URL + ": the hub is out of disk space: free some on the hub's machine, then sync again"; loom.ErrorCode(err) != loom.ENOSPACE || loom.ErrorMessage(err) != want {
 		t.Errorf("the sync client: %v (%s), want %q", err, loom.ErrorCode(err), want)
 	}

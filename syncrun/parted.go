@@ -42,7 +42,7 @@ func parted(ctx context.Context, c *hub.Client, log Log, host synclog.HostID, ke
 		if len(mine) == 0 || mine[0].Index != i {
 			return false, fmt.Errorf("record %d of this store's sync log is missing", i)
 		}
-		theirs, _, err := c.Records(ctx, string(host), i-1, 1)
+		theirs, _, err := c.Own().Records(ctx, string(host), i-1, 1)
 		if err != nil {
 			return false, err
 		}
@@ -119,7 +119,7 @@ func junkAt(ctx context.Context, c *hub.Client, host synclog.HostID, key envelop
 	if i > onHub {
 		return false, nil
 	}
-	recs, _, err := c.Records(ctx, string(host), i-1, 1)
+	recs, _, err := c.Own().Records(ctx, string(host), i-1, 1)
 	if err != nil || len(recs) == 0 {
 		return false, err
 	}

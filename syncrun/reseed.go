@@ -62,7 +62,7 @@ func reseed(ctx context.Context, c *hub.Client, r Replica, self synclog.HostID, 
 			if len(out) == 0 {
 				return sent, fmt.Errorf("record %d of host %s, kept here, is missing", last+1, host)
 			}
-			if _, err := c.Put(ctx, out); err != nil {
+			if _, err := c.Own().Put(ctx, out); err != nil {
 				return sent, fmt.Errorf("send the hub records %d to %d of host %s, which it lost: %w", out[0].Index, out[len(out)-1].Index, host, err)
 			}
 			sent += len(out)
@@ -79,7 +79,7 @@ func sameKept(ctx context.Context, c *hub.Client, r Replica, host synclog.HostID
 	if err != nil || len(mine) == 0 || mine[0].Index != i {
 		return false, err
 	}
-	theirs, _, err := c.Records(ctx, string(host), i-1, 1)
+	theirs, _, err := c.Own().Records(ctx, string(host), i-1, 1)
 	if err != nil || len(theirs) == 0 || theirs[0].Index != i || !bytes.Equal(theirs[0].Header, mine[0].Header) {
 		return false, err
 	}
@@ -106,7 +106,7 @@ func keepBack(ctx context.Context, c *hub.Client, r Replica, self synclog.HostID
 			continue
 		}
 		for from < to {
-			recs, _, err := c.Records(ctx, h.Host, from, batch)
+			recs, _, err := c.Own().Records(ctx, h.Host, from, batch)
 			if err != nil {
 				return err
 			}

@@ -63,7 +63,7 @@ func TestKeepAndReseed(t *testing.T) {
 	}
 
 	// Records kept out of order count once those before them are.
-	recs, _, err := c.Records(ctx, string(ahost), 0, 10)
+	recs, _, err := c.Own().Records(ctx, string(ahost), 0, 10)
 	if err != nil || int64(len(recs)) != last {
 		t.Fatalf("the hub's records of a: %d, %v", len(recs), err)
 	}

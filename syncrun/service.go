@@ -83,7 +83,7 @@ func Status(ctx context.Context, c *hub.Client, r Replica) (host synclog.HostID,
 	if host, err = r.SyncHost(ctx); err != nil {
 		return "", nil, err
 	}
-	held, err := c.Hosts(ctx)
+	held, err := c.Own().Hosts(ctx)
 	if err != nil {
 		return "", nil, err
 	}

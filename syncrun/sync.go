@@ -279,7 +279,7 @@ func Push(ctx context.Context, c *hub.Client, log Log, key envelope.Key) (int, e
 	if err != nil {
 		return 0, err
 	}
-	hosts, err := c.Hosts(ctx)
+	hosts, err := c.Own().Hosts(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -316,7 +316,7 @@ func push(ctx context.Context, c *hub.Client, log Log, host synclog.HostID, key 
 			}
 			out = append(out, loom.SyncRecord{Host: string(host), Index: r.Index, Header: hb, Body: body})
 		}
-		if _, err := c.Put(ctx, out); err != nil {
+		if _, err := c.Own().Put(ctx, out); err != nil {
 			return sent, last, fmt.Errorf("push records %d to %d: %w", out[0].Index, out[len(out)-1].Index, err)
 		}
 		sent += len(out)
@@ -352,7 +352,7 @@ type PullResult struct {
 // could not apply.
 func Pull(ctx context.Context, c *hub.Client, self synclog.HostID, applied synclog.Vector, key envelope.Key,
 	apply func(synclog.Header, synclog.Payload) error) (PullResult, error) {
-	hosts, err := c.Hosts(ctx)
+	hosts, err := c.Own().Hosts(ctx)
 	if err != nil {
 		return PullResult{}, err
 	}
@@ -431,7 +431,7 @@ func pullHost(ctx context.Context, c *hub.Client, h loom.SyncHost, after map[str
 	apply func(synclog.Header, synclog.Payload) error, keep func(context.Context, []loom.SyncRecord) error) (int, *Waiting, error) {
 	n := 0
 	for after[h.Host] < h.Last {
-		recs, _, err := c.Records(ctx, h.Host, after[h.Host], batch)
+		recs, _, err := c.Own().Records(ctx, h.Host, after[h.Host], batch)
 		if err != nil {
 			return n, nil, err
 		}

@@ -133,7 +133,7 @@ func TestPullWaits(t *testing.T) {
 		}
 	}
 	// a is the host the hub lists first, so its records come first.
-	listed, err := c.Hosts(ctx)
+	listed, err := c.Own().Hosts(ctx)
 	if err != nil || len(listed) != 2 {
 		t.Fatalf("hosts = %v, %v", listed, err)
 	}
@@ -206,7 +206,7 @@ func TestPullErrors(t *testing.T) {
 		t.Errorf("pull with another key: %v", err)
 	}
 	bad := &hub.Client{URL: ts.URL, Token: "loom_nonsense"}
-	if _, err := bad.Hosts(ctx); err == nil || !strings.Contains(err.Error(), "token") {
+	if _, err := bad.Own().Hosts(ctx); err == nil || !strings.Contains(err.Error(), "token") {
 		t.Errorf("a bad token: %v", err)
 	}
 	ts.Close()
@@ -250,7 +250,7 @@ func TestJunkAtAHostsIndex(t *testing.T) {
 	last, _ := a.SyncLast(ctx)
 	hi(a, "cli:a2") // records last+1 and last+2 here (made, appended), not on the hub yet
 	junk := loom.SyncRecord{Host: string(hostA), Index: int64(last + 1), Header: []byte("junk"), Body: []byte("junk")}
-	if _, err := c.Put(ctx, []loom.SyncRecord{junk}); err != nil {
+	if _, err := c.Own().Put(ctx, []loom.SyncRecord{junk}); err != nil {
 		t.Fatal(err)
 	}
 	hi(b, "cli:b2")

@@ -43,6 +43,17 @@ type Record struct {
 	Body []byte
 }
 
+// RecordOf returns r, a record of a team's space as the hub keeps it
+// (loom.SyncRecord, its epoch set), as a team record.
+func RecordOf(r loom.SyncRecord) Record {
+	return Record{Host: r.Host, Index: r.Index, Epoch: r.Epoch, Header: r.Header, Body: r.Body}
+}
+
+// Sync returns r as a record of the team's space on the hub.
+func (r Record) Sync() loom.SyncRecord {
+	return loom.SyncRecord{Host: r.Host, Index: r.Index, Epoch: r.Epoch, Header: r.Header, Body: r.Body}
+}
+
 const recordSignPrefix = "loom team record 1\n"
 
 // SealRecord seals payload under the newest key of ring, signed by id,

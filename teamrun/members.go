@@ -394,7 +394,7 @@ func (e *Env) departedWriters(ctx context.Context, v *Verified, target string) (
 	}
 	s := v.Local
 	c := e.client(s.Hub)
-	hosts, err := c.TeamHosts(ctx, s.ID)
+	hosts, err := c.Team(s.ID).Hosts(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -419,7 +419,7 @@ func (e *Env) departedWriters(ctx context.Context, v *Verified, target string) (
 			continue
 		}
 		if !ok {
-			recs, _, err := c.TeamRecords(ctx, s.ID, h.Host, 0, 1)
+			recs, _, err := c.Team(s.ID).Records(ctx, h.Host, 0, 1)
 			if err != nil {
 				return nil, err
 			}

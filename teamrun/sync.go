@@ -293,14 +293,14 @@ func (p *publisher) send(ctx context.Context, pl *Payload) error {
 // more is sent.
 func (e *Env) putRecord(ctx context.Context, s *State, rec team.Record) error {
 	c := e.client(s.Hub)
-	n, err := c.PutTeamRecords(ctx, s.ID, []team.Record{rec})
+	n, err := c.Team(s.ID).Put(ctx, []loom.SyncRecord{rec.Sync()})
 	if err != nil {
 		return fmt.Errorf("team %s: record %d of writer %s refused: %w", s.Name, rec.Index, rec.Host, err)
 	}
 	if n == 1 {
 		return nil
 	}
-	held, _, err := c.TeamRecords(ctx, s.ID, rec.Host, rec.Index-1, 1)
+	held, _, err := c.Team(s.ID).Records(ctx, rec.Host, rec.Index-1, 1)
 	if err != nil {
 		return fmt.Errorf("team %s: the hub stored none of record %d of writer %s, and did not say what it holds there: %w", s.Name, rec.Index, rec.Host, err)
 	}
@@ -586,7 +586,7 @@ const pageRecords = 200
 func (e *Env) pull(ctx context.Context, v *Verified, st Stores, out *Sync) (err error) {
 	s := v.Local
 	c := e.client(s.Hub)
-	hosts, err := c.TeamHosts(ctx, s.ID)
+	hosts, err := c.Team(s.ID).Hosts(ctx)
 	if err != nil {
 		return err
 	}
@@ -600,11 +600,12 @@ hosts:
 	for _, h := range hosts {
 		after := s.Applied[h.Host]
 		for after < h.Last {
-			recs, more, err := c.TeamRecords(ctx, s.ID, h.Host, after, pageRecords)
+			recs, more, err := c.Team(s.ID).Records(ctx, h.Host, after, pageRecords)
 			if err != nil {
 				return err
 			}
-			for _, r := range recs {
+			for _, x := range recs {
+				r := team.RecordOf(x)
 				if r.Index <= after {
 					continue
 				}

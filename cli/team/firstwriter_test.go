@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/hub"
 	"github.com/loomhq/loom/team"
 	"github.com/loomhq/loom/teamrun"
 )
@@ -61,7 +60,7 @@ func TestTeamFirstWriterKeepsSession(t *testing.T) {
 	}
 	// The hub refuses it (a writer id not bound to bob's key); its
 	// operator files it by hand, first in the hub's order.
-	if _, err := (&hub.Client{URL: p.hubURL, Token: bob.tok}).PutTeamRecords(context.Background(), p.id, []team.Record{rec}); loom.ErrorCode(err) != "forbidden" {
+	if _, err := putRecords(p.hubURL, bob.tok, p.id, rec); loom.ErrorCode(err) != "forbidden" {
 		t.Fatalf("bob's record under writer id %s: %v, want 403", rec.Host, err)
 	}
 	if _, err := p.pool.Exec(context.Background(), `INSERT INTO team_records (team_id, host_id, idx, epoch, header, body, received_at) VALUES ($1, $2, $3, $4, $5, $6, now())`,

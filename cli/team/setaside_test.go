@@ -10,7 +10,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/hub"
 	"github.com/loomhq/loom/internal/testkit/clitest"
 	"github.com/loomhq/loom/team"
 	"github.com/loomhq/loom/teamrun"
@@ -106,7 +105,7 @@ func TestTeamSyncSetsAside(t *testing.T) {
 		}
 		recs = append(recs, rec)
 	}
-	if _, err := (&hub.Client{URL: p.hubURL, Token: bob.tok}).PutTeamRecords(context.Background(), p.id, recs); err != nil {
+	if _, err := putRecords(p.hubURL, bob.tok, p.id, recs...); err != nil {
 		t.Fatal(err)
 	}
 
@@ -125,9 +124,8 @@ func TestTeamSyncSetsAside(t *testing.T) {
 		t.Fatal(err)
 	}
 	junk := team.Record{Host: "ffffffffffffffff", Index: 1, Epoch: epoch, Header: []byte(`{"junk":true}`), Body: make([]byte, 80)}
-	mc := &hub.Client{URL: p.hubURL, Token: mallory.tok}
 	for _, r := range []team.Record{far, junk} {
-		if _, err := mc.PutTeamRecords(context.Background(), p.id, []team.Record{r}); loom.ErrorCode(err) != "forbidden" {
+		if _, err := putRecords(p.hubURL, mallory.tok, p.id, r); loom.ErrorCode(err) != "forbidden" {
 			t.Fatalf("mallory, let in by the row, pushes %s: %v", r.Host, err)
 		}
 	}

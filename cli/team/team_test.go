@@ -543,7 +543,7 @@ func TestTeam(t *testing.T) {
 	dave.must(t, "team", "share", "--content", "--yes")
 	dave.must(t, "team", "sync")
 	c := &hub.Client{URL: hub1.Base, Token: alice.tok}
-	if _, _, err := c.TeamRecords(context.Background(), other.ID, "x", 0, 10); err == nil {
+	if _, _, err := c.Team(other.ID).Records(context.Background(), "x", 0, 10); err == nil {
 		t.Fatal("a member of team A read team B's records")
 	}
 	var hosts []string
@@ -581,8 +581,7 @@ func TestTeam(t *testing.T) {
 	}
 	// The hub refuses her push (no member of the chain signed it); the
 	// operator files it in the records table by hand.
-	mc := &hub.Client{URL: hub1.Base, Token: mallory.tok}
-	if _, err := mc.PutTeamRecords(context.Background(), created.ID, []team.Record{rec}); loom.ErrorCode(err) != "forbidden" {
+	if _, err := putRecords(hub1.Base, mallory.tok, created.ID, rec); loom.ErrorCode(err) != "forbidden" {
 		t.Fatalf("mallory, let in by the row, pushes: %v", err)
 	}
 	if _, err := pool.Exec(context.Background(), `INSERT INTO team_records (team_id, host_id, idx, epoch, header, body, received_at) VALUES ($1, $2, 1, 2, $3, $4, now())`, created.ID, rec.Host, rec.Header, rec.Body); err != nil {

@@ -21,7 +21,7 @@ import (
 // client of one's own would, and returns the answer's status.
 func postRecord(t *testing.T, hubBase, tok, teamID string, r team.Record) int {
 	t.Helper()
-	body, _ := json.Marshal(hub.TeamPush{Records: []hub.TeamRecord{{Host: r.Host, Index: r.Index, Epoch: r.Epoch, Header: r.Header, Body: r.Body}}})
+	body, _ := json.Marshal(hub.Push{Records: []hub.Record{hub.RecordOf(r.Sync())}})
 	req, _ := http.NewRequest(http.MethodPost, hubBase+hub.TeamPath(teamID)+"/records", bytes.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+tok)
 	req.Header.Set("Content-Type", "application/json")
@@ -31,6 +31,17 @@ func postRecord(t *testing.T, hubBase, tok, teamID string, r team.Record) int {
 	}
 	resp.Body.Close()
 	return resp.StatusCode
+}
+
+// putRecords puts recs in team teamID's space on the hub with token
+// tok, through the client every loom uses, and returns how many the hub
+// had not held.
+func putRecords(hubBase, tok, teamID string, recs ...team.Record) (int, error) {
+	out := make([]loom.SyncRecord, len(recs))
+	for i, r := range recs {
+		out[i] = r.Sync()
+	}
+	return (&hub.Client{URL: hubBase, Token: tok}).Team(teamID).Put(context.Background(), out)
 }
 
 // TestNobodyWritesInAnothersName plays a member with her own signing

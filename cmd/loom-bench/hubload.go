@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/hub"
 	"github.com/loomhq/loom/postgres"
 	"github.com/loomhq/loom/team"
@@ -152,7 +153,7 @@ type hubMachine struct {
 	pushed int64
 	// pending is a push not answered yet: sent again, the same bytes,
 	// until it is, as a member's client does.
-	pending []team.Record
+	pending []loom.SyncRecord
 	// applied is the last index applied of each writer; bad counts
 	// records that came out of order (a gap or a second copy).
 	applied map[string]int64
@@ -182,14 +183,14 @@ func (f *hubFigures) fail(err error) {
 // record makes machine m's record index as a member's client does:
 // random bytes about the size of a session record, sealed and signed
 // (the hub checks the signature and reads nothing).
-func (m *hubMachine) record(teamID string, index int64, size int) team.Record {
+func (m *hubMachine) record(teamID string, index int64, size int) loom.SyncRecord {
 	payload := make([]byte, size)
 	rand.Read(payload)
 	r, err := team.SealRecord(team.Header{Team: teamID, Host: m.host, Index: index, Epoch: 1, Author: m.id.Fingerprint()}, m.ring, m.id, payload)
 	if err != nil {
 		panic(err) // epoch 1 is in the ring: SealRecord cannot fail
 	}
-	return r
+	return r.Sync()
 }
 
 // push puts n new records of m on the hub in one request; a push not
@@ -200,7 +201,7 @@ func (m *hubMachine) push(ctx context.Context, teamID string, n, size int) error
 			m.pending = append(m.pending, m.record(teamID, m.pushed+int64(i)+1, size))
 		}
 	}
-	if _, err := m.c.PutTeamRecords(ctx, teamID, m.pending); err != nil {
+	if _, err := m.c.Team(teamID).Put(ctx, m.pending); err != nil {
 		return err
 	}
 	m.pushed += int64(len(m.pending))
@@ -211,7 +212,7 @@ func (m *hubMachine) push(ctx context.Context, teamID string, n, size int) error
 // pull reads every writer's records after those applied, as loom team
 // sync does, and returns how many it read.
 func (m *hubMachine) pull(ctx context.Context, teamID string) (int64, error) {
-	hosts, err := m.c.TeamHosts(ctx, teamID)
+	hosts, err := m.c.Team(teamID).Hosts(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -221,7 +222,7 @@ func (m *hubMachine) pull(ctx context.Context, teamID string) (int64, error) {
 			continue
 		}
 		for m.applied[h.Host] < h.Last {
-			recs, more, err := m.c.TeamRecords(ctx, teamID, h.Host, m.applied[h.Host], 200)
+			recs, more, err := m.c.Team(teamID).Records(ctx, h.Host, m.applied[h.Host], 200)
 			if err != nil {
 				return n, err
 			}
