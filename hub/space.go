@@ -271,6 +271,11 @@ func (t teamRecords) lasts(ctx context.Context, hosts []string) (map[string]int6
 	return out, nil
 }
 
+var (
+	_ spaceRecords = ownRecords{}
+	_ spaceRecords = teamRecords{}
+)
+
 // validOwn checks a batch of a user's own records: as the store does
 // (loom.ValidSyncBatch), and without a team's epoch.
 func validOwn(recs []loom.SyncRecord) error {
