@@ -13,15 +13,19 @@ import (
 	"github.com/loomhq/loom/internal/testkit/agentclitest"
 	"github.com/loomhq/loom/internal/testkit/clitest"
 	"github.com/loomhq/loom/internal/testkit/termtest"
+	"github.com/loomhq/loom/openai/openaitest"
 	"github.com/loomhq/loom/providertest"
 )
 
 // TestImportRealOpenCodex: Open Codex (`open-codex --provider ollama` on
 // a terminal, on Node 24, $OLLAMA_BASE_URL naming the Chat Completions
 // API of a fake model; no account) runs the plain and reading flows of
-// runChatFlows. Open Codex saves a session only from its terminal
-// interface, two seconds after the last item arrived, so each run waits
-// for a saved file that ends with a reply and then leaves with Ctrl+C.
+// runChatFlows, and a run of two prompts, which Open Codex saves as two
+// files, each with the whole conversation: one session. Open Codex
+// saves a session only from its terminal interface, two seconds after
+// the last item arrived, each time to a new file, so each turn waits
+// for a saved file that ends with a reply; the run then leaves with
+// Ctrl+C.
 // It continues no session (no resume), keeps no reasoning and no usage,
 // and has no sub-agents or compaction, so those flows are not run.
 func TestImportRealOpenCodex(t *testing.T) {
@@ -39,25 +43,38 @@ func TestImportRealOpenCodex(t *testing.T) {
 	env := agentclitest.WithCommand(t, agentclitest.Node24, agentclitest.Env(a.fx.Home, "TERM=xterm", "CI=false",
 		"OLLAMA_BASE_URL="+a.srv.BaseURL(), "OPENAI_API_KEY=sk-fake"))
 	sessions := filepath.Join(a.fx.Home, ".codex", "sessions")
-	a.run = func(t *testing.T, dir string, args ...string) {
+	// converse runs Open Codex in dir on the first prompt, and types each
+	// of the others in its interface once the turn before is saved.
+	converse := func(t *testing.T, dir string, prompts ...string) {
 		t.Helper()
-		before := savedReplies(t, sessions)
-		cmd := exec.Command(bin, append([]string{"--provider", "ollama", "--model", "gpt-fake", "--dangerously-auto-approve-everything"}, args...)...)
+		cmd := exec.Command(bin, "--provider", "ollama", "--model", "gpt-fake", "--dangerously-auto-approve-everything", prompts[0])
 		cmd.Dir, cmd.Env = dir, env
+		saved := savedReplies(t, sessions)
 		term := termtest.Start(t, cmd, 120, 40)
 		// Outside a git repository it asks before it starts.
 		term.WaitForWithin(t, "Do you want to continue?", clitest.CLITimeout)
 		term.Send("y")
-		deadline := time.Now().Add(clitest.CLITimeout)
-		for savedReplies(t, sessions) == before {
-			if time.Now().After(deadline) {
-				t.Fatalf("open-codex saved no session ending with a reply; the terminal shows:\n%s", term.Screen())
+		for i := range prompts {
+			if i > 0 {
+				// Typed, then sent: text and Enter in one write are
+				// taken as pasted text, the Enter in it.
+				term.Send(prompts[i])
+				term.WaitForScreen(t, prompts[i], clitest.CLITimeout)
+				term.Send("\r")
 			}
-			time.Sleep(50 * time.Millisecond)
+			deadline := time.Now().Add(clitest.CLITimeout)
+			for savedReplies(t, sessions) == saved {
+				if time.Now().After(deadline) {
+					t.Fatalf("open-codex saved no session ending with a reply to %q; the terminal shows:\n%s", prompts[i], term.Screen())
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			saved++
 		}
 		term.Send("\x03")
 		term.WaitWithin(t, clitest.CLITimeout)
 	}
+	a.run = func(t *testing.T, dir string, args ...string) { t.Helper(); converse(t, dir, args...) }
 	a.prompt = func(p string) []string { return []string{p} }
 	a.more = nil
 	a.tools = a.prompt
@@ -67,6 +84,23 @@ func TestImportRealOpenCodex(t *testing.T) {
 	}
 	a.agent = nil
 	a.noUsage, a.noReasoning = true, true
+	a.extra = func(t *testing.T) []*flowWant {
+		// Two prompts in one run: Open Codex saves the conversation
+		// twice, in two files, the second holding the first's messages
+		// again; one session, each message once.
+		dir := filepath.Join(a.fx.Home, "twice")
+		clitest.MustWrite(t, filepath.Join(dir, "notes.txt"), "alpha\nbeta\n")
+		twice := &flowWant{flow: "two saves of one conversation", prompts: []string{"First of two turns?", "Second of two turns?"},
+			replies: []string{"First answered.", "Second answered."}}
+		for i, p := range twice.prompts {
+			a.sc.On(p, a.sc.Answer(openaitest.Reply{Text: twice.replies[i], Usage: &openaitest.Usage{PromptTokens: 900, CompletionTokens: 4}}))
+		}
+		converse(t, dir, twice.prompts...)
+		if n := savedReplies(t, sessions); n < 2 {
+			t.Fatalf("%d saved files, want one for each turn at least", n)
+		}
+		return []*flowWant{twice}
+	}
 	runChatFlows(t, a)
 }
 
