@@ -24,7 +24,9 @@
 // message is dated when the first file that holds it was written. Open
 // Codex keeps no model, provider, working directory or usage. A file
 // that is not such a document is a problem of its own; the others are
-// read.
+// read. A document whose items each have a type (the Responses API's
+// items, as the first Codex CLI saved them) is not Open Codex's: it is
+// counted as skipped.
 //
 // The format is the one Open Codex 0.1.31 wrote when run offline against
 // a fake model (testdata/real).
@@ -35,6 +37,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -164,6 +167,10 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 			return nil, err
 		}
 		s, err := readSnapshot(name)
+		if errors.Is(err, errResponses) {
+			res.Skip("responses-rollout")
+			continue
+		}
 		if err != nil {
 			res.Unreadablef(name, 0, err.Error())
 			continue
@@ -201,6 +208,10 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 	return res, nil
 }
 
+// errResponses says a document's items are the Responses API's, each
+// with a type: the first Codex CLI's own, not Open Codex's.
+var errResponses = errors.New("responses-rollout")
+
 // readSnapshot reads one document; an error says why it is none.
 func readSnapshot(name string) (*snapshot, error) {
 	f, fi, err := importer.Open(name, importer.MaxFile)
@@ -229,6 +240,9 @@ func readSnapshot(name string) (*snapshot, error) {
 		var v any
 		if err := json.Unmarshal(it, &v); err != nil {
 			return nil, fmt.Errorf("not an Open Codex session: %s", importer.Excerpt(err.Error()))
+		}
+		if m, ok := v.(map[string]any); ok && m["type"] != nil {
+			return nil, errResponses
 		}
 		c, err := json.Marshal(v)
 		if err != nil {

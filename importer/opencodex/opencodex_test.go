@@ -177,3 +177,18 @@ func TestReadCut(t *testing.T) {
 		t.Errorf("sessions %d, problems %v, %v", len(res.Sessions), res.Problems, err)
 	}
 }
+
+// A document of the Responses API's items (each with a type, as the
+// first Codex CLI saved them in the same place) is not Open Codex's: no
+// session, no problem, counted as skipped.
+func TestResponsesItemsAreNotOpenCodex(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "rollout-2025-04-20-x.json"), "x", "2025-04-20T10:00:00Z", []any{
+		map[string]any{"type": "message", "role": "user", "content": []any{map[string]any{"type": "input_text", "text": "hi"}}},
+		map[string]any{"type": "function_call", "name": "shell", "arguments": "{}", "call_id": "c1"},
+	})
+	res := importertest.ReadAll(t, Format{}, dir)
+	if len(res.Sessions) != 0 || len(res.Problems) != 0 || res.Skipped["responses-rollout"] != 1 {
+		t.Errorf("sessions %d, problems %v, skipped %v", len(res.Sessions), res.Problems, res.Skipped)
+	}
+}
