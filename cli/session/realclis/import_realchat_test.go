@@ -45,8 +45,9 @@ type chatAgent struct {
 	// all (its flows' usage is not checked).
 	compactUsage, noUsage bool
 	// noReasoningTokens says the agent keeps no count of the reasoning
-	// tokens its model reports (its output counts them).
-	noReasoningTokens bool
+	// tokens its model reports (its output counts them); noReasoning
+	// that it keeps no reasoning at all.
+	noReasoningTokens, noReasoning bool
 	// extra runs the flows of this agent alone, in fx's HOME, and
 	// returns what each must import as.
 	extra func(t *testing.T) []*flowWant
@@ -147,6 +148,12 @@ func runChatFlows(t *testing.T, a *chatAgent) {
 			w.usage = nil
 		}
 		a.fidelity.NoUsage = true
+	}
+	if a.noReasoning {
+		for _, w := range wants {
+			w.reasoning = nil
+		}
+		a.fidelity.NoReasoning = true
 	}
 	if a.noReasoningTokens {
 		for _, w := range wants {

@@ -104,6 +104,12 @@ var (
 	// agents.config.json, and saves a session only from its terminal
 	// interface (run on a terminal, with --no-plain).
 	Nanocoder = Package{Name: "@nanocollective/nanocoder", Version: "1.30.0", Bin: "nanocoder", Node: &Node24}
+	// OpenCodex is Open Codex, open-codex, a fork of the first Codex CLI,
+	// on Node 24 (WithCommand; it needs 22 or later), which speaks the
+	// OpenAI Chat Completions API of its ollama provider at
+	// $OLLAMA_BASE_URL, and saves a session only from its terminal
+	// interface.
+	OpenCodex = Package{Name: "open-codex", Version: "0.1.31", Bin: "open-codex", Node: &Node24}
 	// Reasonix is Reasonix, reasonix: a native program that npm
 	// installs, which speaks the OpenAI Chat Completions API of a
 	// provider of ~/.reasonix/config.toml.

@@ -12,7 +12,7 @@ import (
 // --version, which must name the version installed.
 func TestInstall(t *testing.T) {
 	for _, p := range []Package{ClaudeCode, Codex, CodexCodeMode, Gemini, Continue, Pi, Node22, Node24, Bun, Qwen, Copilot, Opencode, Kilo, Droid, Cline,
-		Grok, CodeBuddy, OhMyPi, OpenClaw, Reasonix, CommandCode, Nanocoder} {
+		Grok, CodeBuddy, OhMyPi, OpenClaw, Reasonix, CommandCode, Nanocoder, OpenCodex} {
 		t.Run(p.Name+"@"+p.Version, func(t *testing.T) {
 			t.Parallel()
 			bin := Install(t, p)
@@ -23,7 +23,7 @@ func TestInstall(t *testing.T) {
 				env = WithNode(t, env)
 			case OhMyPi:
 				env = WithCommand(t, Bun, env)
-			case OpenClaw, CommandCode, Nanocoder:
+			case OpenClaw, CommandCode, Nanocoder, OpenCodex:
 				env = WithCommand(t, Node24, env)
 			}
 			want := p.Version
