@@ -574,7 +574,7 @@ func TestTeam(t *testing.T) {
 	}
 	mid, _ := team.NewIdentity()
 	key, _ := envelope.NewKey()
-	pl, _ := json.Marshal(teamrun.Outgoing(team.ModeContent, "alice", &loom.Session{ID: "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c09", Key: "cli:x", Surface: "cli"}, nil))
+	pl, _ := json.Marshal(teamrun.Outgoing(team.ModeContent, &loom.Session{ID: "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c09", Key: "cli:x", Surface: "cli"}, nil))
 	rec, err := team.SealRecord(team.Header{Team: created.ID, Host: "m411", Index: 1, Epoch: 2, Author: mid.Fingerprint()}, team.Keyring{2: key}, mid, pl)
 	if err != nil {
 		t.Fatal(err)
