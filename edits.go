@@ -57,6 +57,9 @@ type FileEdit struct {
 	Model    string    `json:"model"`
 	Provider string    `json:"provider"`
 	At       time.Time `json:"at"`
+	// Member is the member whose session it is, for a teammate's
+	// session in a team's store (Session.Member); "" for one's own.
+	Member string `json:"member,omitempty"`
 	// Lines are the hashes of the lines the edit put in (see package
 	// fileedit), 0 between runs of lines that are not together.
 	Lines []uint64 `json:"-"`

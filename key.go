@@ -65,3 +65,19 @@ func RenameCLIKey(key, oldName, newName string) (string, bool) {
 	}
 	return key, false
 }
+
+// ShownKey is how a human reads the key of a session of member (a
+// teammate's, Session.Member): the surface, then @member/ and the rest
+// of the key ("cli:@alice/app"; "cli:@alice/" for a session without a
+// key). It is for display only: the store keeps key and member apart.
+// A session of nobody's shows its key.
+func ShownKey(key, member string) string {
+	if member == "" {
+		return key
+	}
+	surface, rest, ok := strings.Cut(key, ":")
+	if !ok {
+		surface, rest = SurfaceCLI, key
+	}
+	return surface + ":@" + member + "/" + rest
+}

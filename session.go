@@ -92,6 +92,14 @@ type Session struct {
 	// Source says where an imported session came from; nil for loom's
 	// own sessions.
 	Source *Source `json:"source"`
+	// Team and Member say whose a teammate's session is, in a team's
+	// store on a member's machine: the team's id and the member's name
+	// as the team's verified membership chain names the record's author.
+	// Both are "" for one's own sessions. Key stays the member's own key:
+	// two members' sessions of one key are two sessions (the key is
+	// unique per team, member, project and user).
+	Team   string `json:"team,omitempty"`
+	Member string `json:"member,omitempty"`
 }
 
 // SessionSummary is what a listing shows of a session (loom session
@@ -117,6 +125,9 @@ type SessionSummary struct {
 	// Description is the session's description: what its user wrote, or
 	// the summary written once it went quiet (package summarize).
 	Description string `json:"description,omitempty"`
+	// Team and Member are those of a teammate's session (Session.Team).
+	Team   string `json:"team,omitempty"`
+	Member string `json:"member,omitempty"`
 }
 
 // Summary returns the summary of s.
@@ -124,7 +135,7 @@ func (s *Session) Summary() *SessionSummary {
 	return &SessionSummary{ID: s.ID, Key: s.Key, Title: s.Title, Surface: s.Surface, Kind: s.Kind,
 		ParentID: s.ParentID, ForkTurn: s.ForkTurn, Project: s.Project, MessageCount: s.MessageCount,
 		LastPrompt: s.LastPrompt, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, DeletedAt: s.DeletedAt,
-		ArchivedAt: s.ArchivedAt, GitBranch: s.GitBranch, Description: s.Description}
+		ArchivedAt: s.ArchivedAt, GitBranch: s.GitBranch, Description: s.Description, Team: s.Team, Member: s.Member}
 }
 
 // Source is where an imported session came from: the tool that wrote it
@@ -289,6 +300,10 @@ type SessionUpdate struct {
 	Provider    *string
 	Profile     *string
 	GitBranch   *string
+	// Team and Member set whose teammate's session it is (Session.Team):
+	// what a team's store on a member's machine says of its sessions.
+	Team   *string
+	Member *string
 	// Archived archives the session (true) or brings it back (false).
 	// It is not activity: updated_at stays as it was.
 	Archived *bool

@@ -68,5 +68,10 @@ func (u SessionUpdate) Validate() error {
 			return err
 		}
 	}
+	for _, f := range []*string{u.Team, u.Member} {
+		if f != nil && (len(*f) > MaxKeyLen || strings.ContainsAny(*f, "\r\n\t\x00") || !utf8.ValidString(*f)) {
+			return Errorf(EINVALID, "a team or member name is one line of UTF-8 of at most %d bytes", MaxKeyLen)
+		}
+	}
 	return nil
 }

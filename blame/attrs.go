@@ -42,7 +42,7 @@ import (
 //
 // Agent Trace records and git notes are applied to the kept answer as
 // to a new one: they are read from the repository each time. A team's
-// sessions read with one's own (Union) are matched each time.
+// sessions read with one's own (Sources) are matched each time.
 //
 // Like line-age entries, an entry is a file written whole by rename,
 // with a checksum; one that does not read back is ignored and
@@ -290,7 +290,7 @@ func (e *attrEntry) keptLines(lines []blamed) []Line {
 
 // editVersion is the version of the store's edit index, "" when it
 // names none (and no answer is kept): a team's stores read with one's
-// own (a Union, which has no version) are matched each time.
+// own (Sources, which have no version) are matched each time.
 func (b *Blamer) editVersion(ctx context.Context) string {
 	if b.Versions == nil {
 		return ""

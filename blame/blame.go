@@ -77,8 +77,9 @@ type Line struct {
 	// text holds it, what it rests on: EvidenceShell or EvidenceProgram.
 	Evidence string `json:"evidence,omitempty"`
 	// Member is the team member whose session wrote the line, when the
-	// blame read a team's sessions (Union); one's own sessions are
-	// named by one's name in the team.
+	// blame read a team's sessions (Sources): the session's own
+	// (loom.Session.Member); one's own sessions are named by one's name
+	// in the team (Sources.Me).
 	Member string `json:"member,omitempty"`
 	Text   string `json:"text"`
 }
@@ -109,9 +110,9 @@ func (r *Result) Counts() map[string]int {
 type Blamer struct {
 	Store loom.EditStore
 	// Team, when the blame reads teams' sessions with one's own, is
-	// the union Store is: it names each line's member and indexes
-	// every store it reads. Nil for one's own sessions alone.
-	Team *Union
+	// the Sources that Store is: it indexes every store it reads. Nil
+	// for one's own sessions alone.
+	Team *Sources
 	// Roots lists the roots the store's sessions recorded (a clone
 	// elsewhere); nil looks only at the project's own roots.
 	Roots loom.RootLister
@@ -339,16 +340,9 @@ func (b *Blamer) Blame(ctx context.Context, g Git, rel, rev string) (*Result, er
 }
 
 // finish adds to res what is read from elsewhere than loom's sessions
-// each time: the team member of each session, Agent Trace records, git
-// notes (noted: the commits they are kept for).
+// each time: Agent Trace records, git notes (noted: the commits they
+// are kept for).
 func (b *Blamer) finish(ctx context.Context, g Git, rel, rev string, res *Result, lines []blamed, noted map[string]string) *Result {
-	if u := b.Team; u != nil {
-		for i := range res.Lines {
-			if l := &res.Lines[i]; l.SessionID != "" {
-				l.Member = u.Member(l.SessionID)
-			}
-		}
-	}
 	if len(b.Traces) > 0 {
 		applyTraces(ctx, g, rel, rev, res.Lines, b.Traces)
 	}

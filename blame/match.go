@@ -564,7 +564,7 @@ func setEdit(l *Line, kind string, c *cand) {
 	e := c.e
 	at := e.At
 	l.Kind, l.SessionID, l.MessageID, l.PartID, l.Seq, l.Turn = kind, e.SessionID, e.MessageID, e.PartID, e.Seq, e.Turn
-	l.Agent, l.Model, l.Provider, l.Tool, l.At = e.Agent, e.Model, e.Provider, e.Tool, &at
+	l.Agent, l.Model, l.Provider, l.Tool, l.At, l.Member = e.Agent, e.Model, e.Provider, e.Tool, &at, e.Member
 	if c.rel != "" {
 		l.From = c.rel
 	}

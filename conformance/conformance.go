@@ -81,6 +81,7 @@ func Run(t *testing.T, factory Factory, orphan Orphan) {
 		{"RefLen", testRefLen},
 		{"SessionText", testSessionText},
 		{"UpdateSession", testUpdateSession},
+		{"TeamMember", testTeamMember},
 		{"DescriptionIfEmpty", testDescriptionIfEmpty},
 		{"MoveProject", testMoveProject},
 		{"Import", testImport},

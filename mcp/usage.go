@@ -8,7 +8,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/loomhq/loom/report"
-	"github.com/loomhq/loom/teamrun"
 )
 
 func (t *tools) usage() tool {
@@ -57,7 +56,7 @@ func (t *tools) runUsage(ctx context.Context, c *call) (*result, error) {
 	}
 	o.Prices = t.cfg.Prices
 	if t.cfg.Team {
-		o.Member = teamrun.MemberOf(ctx, c.st)
+		o.Member = report.Members(ctx, c.st)
 		if o.Breakdown == "" {
 			o.Breakdown = report.ByMember
 		}

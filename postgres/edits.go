@@ -101,7 +101,7 @@ func (s *Store) Edits(ctx context.Context, q loom.EditQuery) ([]loom.FileEdit, e
 		parts = `(SELECT b.parts::text FROM bodies b WHERE b.id = e.body_id)`
 	}
 	rows, err := s.pool.Query(ctx, `SELECT e.n, e.part_id, e.tool, e.op, e.path, e.from_path, e.lines,
-			m.id, m.seq, m.turn, m.model, m.provider, m.created_at, se.id, se.source_tool, se.created_at, `+parts+`
+			m.id, m.seq, m.turn, m.model, m.provider, m.created_at, se.id, se.source_tool, se.member, se.created_at, `+parts+`
 		FROM edits e
 		JOIN messages m ON m.body_id = e.body_id
 		JOIN spans sp ON sp.store_id = m.session_id AND m.seq BETWEEN sp.first_seq AND sp.last_seq
@@ -116,7 +116,7 @@ func (s *Store) Edits(ctx context.Context, q loom.EditQuery) ([]loom.FileEdit, e
 		var lines []byte
 		var ps string
 		err := r.Scan(&e.N, &e.PartID, &e.Tool, &e.Op, &e.Path, &e.From, &lines,
-			&e.MessageID, &e.Seq, &e.Turn, &e.Model, &e.Provider, &e.At, &e.SessionID, &e.Agent, &row.SessionCreated, &ps)
+			&e.MessageID, &e.Seq, &e.Turn, &e.Model, &e.Provider, &e.At, &e.SessionID, &e.Agent, &e.Member, &row.SessionCreated, &ps)
 		e.Lines, e.At = sqlstore.UnpackLines(lines), e.At.UTC()
 		if q.Parts {
 			e.Parts = []byte(ps)

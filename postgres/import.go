@@ -179,13 +179,13 @@ func queueSession(b *pgx.Batch, d *loom.SessionData) {
 		profile, message_count, turn_count, summary_seq, last_prompt,
 		input_tokens, output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens,
 		cache_write_1h_tokens, cost_usd, api_calls, compactions, created_at, updated_at, deleted_at, archived_at,
-		git_branch, source_tool, source_version, source_path)
+		git_branch, source_tool, source_version, source_path, team, member)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20,
-			$21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35, $36, $37)`,
+			$21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35, $36, $37, $38, $39)`,
 		x.ID, x.UserID, nullString(x.Key), x.Surface, x.Title, x.Description, x.Kind,
 		nullString(x.ParentID), x.ForkTurn, x.Project.ID, x.Project.Name, x.Project.Root, x.Cwd,
 		x.Model, x.Provider, x.Profile, x.MessageCount, x.TurnCount, x.SummarySeq, clean(x.LastPrompt),
 		u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens, u.CacheWrite1hTokens,
 		u.CostUSD, u.APICalls, u.Compactions, ms(x.CreatedAt), ms(x.UpdatedAt), nullTime(x.DeletedAt), nullTime(x.ArchivedAt),
-		clean(x.GitBranch), clean(tool), clean(version), clean(path))
+		clean(x.GitBranch), clean(tool), clean(version), clean(path), clean(x.Team), clean(x.Member))
 }

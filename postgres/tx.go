@@ -67,14 +67,14 @@ func (w *writeTx) CreateSession(ctx context.Context, row *loom.Session) error {
 	_, err := w.tx.Exec(ctx, `INSERT INTO sessions (id, user_id, key, surface, title,
 		description, kind, parent_id, fork_turn, project_id, project_name, project_root, cwd,
 		model, provider, profile, created_at, updated_at, git_branch, source_tool, source_version,
-		source_path)
+		source_path, team, member)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
-			$19, $20, $21, $22)
+			$19, $20, $21, $22, $23, $24)
 		ON CONFLICT (id) DO NOTHING`,
 		row.ID, row.UserID, nullString(row.Key), row.Surface, row.Title, row.Description, row.Kind,
 		nullString(row.ParentID), row.ForkTurn, row.Project.ID, row.Project.Name, row.Project.Root, row.Cwd,
 		row.Model, row.Provider, row.Profile, ms(row.CreatedAt), ms(row.UpdatedAt),
-		clean(row.GitBranch), clean(tool), clean(version), clean(path))
+		clean(row.GitBranch), clean(tool), clean(version), clean(path), clean(row.Team), clean(row.Member))
 	if isUnique(err) {
 		return loom.Errorf(loom.ECONFLICT, "a session with key %q already exists", row.Key)
 	}

@@ -72,7 +72,7 @@ type Options struct {
 	// Breakdown is "", ByModel, ByAgent, ByProject or ByMember.
 	Breakdown string
 	// Member names the member whose session sessionID is, in a team's
-	// report (ByMember needs it).
+	// report (ByMember needs it): Members of the team's store.
 	Member func(sessionID string) string
 	// Since and Until bound the messages counted: [Since, Until).
 	Since, Until time.Time
@@ -747,4 +747,26 @@ func ZoneName(loc *time.Location) string {
 		}
 	}
 	return loc.String()
+}
+
+// SessionReader reads a session by id.
+type SessionReader interface {
+	Session(ctx context.Context, id string) (*loom.Session, error)
+}
+
+// Members names the member whose session each id of a team's store st
+// is (Session.Member), each session read once: Options.Member of a
+// team's report. A session it cannot read is named "".
+func Members(ctx context.Context, st SessionReader) func(sessionID string) string {
+	names := map[string]string{}
+	return func(id string) string {
+		n, ok := names[id]
+		if !ok {
+			if s, err := st.Session(ctx, id); err == nil {
+				n = s.Member
+			}
+			names[id] = n
+		}
+		return n
+	}
 }

@@ -29,12 +29,12 @@ func TestBrowserTeamPages(t *testing.T) {
 		return &loom.Message{Role: loom.RoleAssistant, Provider: "openai", Model: model, Usage: u, CreatedAt: at,
 			Parts: []loom.Part{{Type: loom.PartText, Text: text}}}
 	}
-	e.seed(&loom.Session{UserID: "alice", Key: "cli:@alice/api:1", Title: "flaky deploy", Surface: "cli"},
+	e.seed(&loom.Session{UserID: "alice", Key: "cli:api:1", Team: "88bd88b8d9d314e38ad7f580baa94185", Member: "alice", Title: "flaky deploy", Surface: "cli"},
 		userMsg("why is the deploy flaky"), reply(now, "gpt-4o-mini", loom.Usage{InputTokens: 120000, OutputTokens: 9000}, "pinned the cache key"))
-	bob1 := e.seed(&loom.Session{UserID: "alice", Key: "claude-code:@bob/abc", Title: "numbat rollout", Surface: "claude-code"},
+	bob1 := e.seed(&loom.Session{UserID: "alice", Key: "claude-code:abc", Team: "88bd88b8d9d314e38ad7f580baa94185", Member: "bob", Title: "numbat rollout", Surface: "claude-code"},
 		userMsg("plan the numbat rollout"), reply(now.Add(-48*time.Hour), "gpt-4o", loom.Usage{InputTokens: 5000, OutputTokens: 700}, "behind a flag"))
 	// bob's aggregates-only project: numbers, and a title that says so.
-	bob2 := e.seed(&loom.Session{UserID: "alice", Key: "codex:@bob/def", Title: "codex session of 2026-03-01 (aggregates only)", Surface: "codex"},
+	bob2 := e.seed(&loom.Session{UserID: "alice", Key: "codex:def", Team: "88bd88b8d9d314e38ad7f580baa94185", Member: "bob", Title: "codex session of 2026-03-01 (aggregates only)", Surface: "codex"},
 		reply(now.Add(-24*time.Hour), "gpt-4o", loom.Usage{InputTokens: 900, OutputTokens: 3000}, ""))
 
 	var rep report.Report

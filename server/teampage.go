@@ -62,7 +62,7 @@ type teamData struct {
 // a team's store.
 func (s *Server) memberOf(ctx context.Context, o *report.Options) {
 	if s.cfg.Team != nil {
-		o.Member = teamrun.MemberOf(ctx, s.st)
+		o.Member = report.Members(ctx, s.st)
 	}
 }
 
@@ -108,7 +108,7 @@ func (s *Server) teamPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	for _, ses := range all {
-		name := teamrun.Author(ses.Key)
+		name := ses.Member
 		if name == "" {
 			name = "(unknown member)"
 		}

@@ -109,7 +109,7 @@ func (s *Store) Edits(ctx context.Context, q loom.EditQuery) ([]loom.FileEdit, e
 	// The edits first (CROSS JOIN keeps SQLite's planner to that
 	// order): a user's sessions are many, the edits of some files few.
 	rows, err := reads{s}.QueryContext(ctx, `SELECT e.body_id, e.n, e.part_id, e.tool, e.op, e.path, e.from_path, e.lines,
-			m.id, m.seq, m.turn, m.model, m.provider, m.created_at, se.id, se.source_tool, se.created_at, `+parts+`
+			m.id, m.seq, m.turn, m.model, m.provider, m.created_at, se.id, se.source_tool, se.member, se.created_at, `+parts+`
 		FROM edits e
 		CROSS JOIN messages m ON m.body_id = e.body_id
 		CROSS JOIN spans sp ON sp.store_id = m.session_id AND m.seq BETWEEN sp.first_seq AND sp.last_seq
@@ -128,7 +128,7 @@ func (s *Store) Edits(ctx context.Context, q loom.EditQuery) ([]loom.FileEdit, e
 		var body int64
 		var ps sql.RawBytes
 		if err := rows.Scan(&body, &e.N, &e.PartID, &e.Tool, &e.Op, &e.Path, &e.From, &lines,
-			&e.MessageID, &e.Seq, &e.Turn, &e.Model, &e.Provider, &at, &e.SessionID, &e.Agent, &created, &ps); err != nil {
+			&e.MessageID, &e.Seq, &e.Turn, &e.Model, &e.Provider, &at, &e.SessionID, &e.Agent, &e.Member, &created, &ps); err != nil {
 			return nil, fmt.Errorf("edit index: %w", err)
 		}
 		e.Lines, e.At, r.SessionCreated = sqlstore.UnpackLines(lines), at.T, created.T

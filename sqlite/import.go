@@ -25,8 +25,8 @@ const (
 		profile, message_count, turn_count, summary_seq, last_prompt,
 		input_tokens, output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens,
 		cache_write_1h_tokens, cost_usd, api_calls, compactions, created_at, updated_at, deleted_at, archived_at,
-		git_branch, source_tool, source_version, source_path)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+		git_branch, source_tool, source_version, source_path, team, member)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	importBodiesSQL   = `INSERT INTO bodies (id, parts, content) VALUES `
 	importBodyRow     = `(?, ?, ?)`
 	importMessagesSQL = `INSERT INTO messages (session_id, seq, id, role, turn, body_id,
@@ -257,7 +257,7 @@ func (w *importWriter) session(d *loom.SessionData) error {
 		x.Model, x.Provider, x.Profile, x.MessageCount, x.TurnCount, x.SummarySeq, x.LastPrompt,
 		u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens, u.CacheWrite1hTokens,
 		u.CostUSD, u.APICalls, u.Compactions, loom.FormatTime(x.CreatedAt), loom.FormatTime(x.UpdatedAt),
-		nullTime(x.DeletedAt), nullTime(x.ArchivedAt), x.GitBranch, tool, version, path)
+		nullTime(x.DeletedAt), nullTime(x.ArchivedAt), x.GitBranch, tool, version, path, x.Team, x.Member)
 	if isUnique(err) {
 		return loom.Errorf(loom.ECONFLICT, "import %s: another session already has key %q", x.ID, x.Key)
 	}

@@ -54,12 +54,12 @@ func (w writes) CreateSession(ctx context.Context, row *loom.Session) error {
 	_, err := w.ExecContext(ctx, `INSERT INTO sessions (id, user_id, key, surface, title,
 		description, kind, parent_id, fork_turn, project_id, project_name, project_root, cwd,
 		model, provider, profile, created_at, updated_at, git_branch, source_tool, source_version,
-		source_path)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		source_path, team, member)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		row.ID, row.UserID, nullString(row.Key), row.Surface, row.Title, row.Description, row.Kind,
 		nullString(row.ParentID), row.ForkTurn, row.Project.ID, row.Project.Name, row.Project.Root, row.Cwd,
 		row.Model, row.Provider, row.Profile, loom.FormatTime(row.CreatedAt), loom.FormatTime(row.UpdatedAt),
-		row.GitBranch, tool, version, path)
+		row.GitBranch, tool, version, path, row.Team, row.Member)
 	if isUnique(err) {
 		return loom.Errorf(loom.ECONFLICT, "a session with key %q already exists", row.Key)
 	}

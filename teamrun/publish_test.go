@@ -228,11 +228,11 @@ func TestApplyReplaceKeepsSubagents(t *testing.T) {
 		}
 		return changed
 	}
-	applyPl(Outgoing(team.ModeContent, "alice", parent.Session, parent.Messages))
-	applyPl(Outgoing(team.ModeContent, "alice", child.Session, child.Messages))
+	applyPl(Outgoing(team.ModeContent, parent.Session, parent.Messages))
+	applyPl(Outgoing(team.ModeContent, child.Session, child.Messages))
 	rewound := sessionData(sid[0], 2)
 	rewound.Messages[1].Parts[0].Text = "taken back here"
-	pl := Outgoing(team.ModeContent, "alice", rewound.Session, rewound.Messages)
+	pl := Outgoing(team.ModeContent, rewound.Session, rewound.Messages)
 	pl.Op = OpReplace
 	if !applyPl(pl) {
 		t.Fatal("a replace reported no change")

@@ -105,6 +105,9 @@ const maxRecordMessages = 500
 // SyncTeam verifies the chain, publishes what this member shares, and
 // pulls the teammates' records into the team's store.
 func (e *Env) SyncTeam(ctx context.Context, s *State, st Stores) (*Sync, error) {
+	if _, err := MigrateKeys(ctx, st.Team, st.User, s.ID); err != nil {
+		return nil, err
+	}
 	v, err := e.Verify(ctx, s)
 	if errors.Is(err, ErrGone) {
 		if !s.Gone {
@@ -377,7 +380,7 @@ func (p *publisher) session(ctx context.Context, proj team.Project, sess, g *loo
 					picked = append(picked, m)
 				}
 			}
-			pl := Outgoing(proj.Mode, s.Me, g, picked)
+			pl := Outgoing(proj.Mode, g, picked)
 			if n == 0 {
 				pl.Op = op
 			}
@@ -389,7 +392,7 @@ func (p *publisher) session(ctx context.Context, proj team.Project, sess, g *loo
 		after = msgs[len(msgs)-1].Seq
 	}
 	if n == 0 && sent.Meta != "" && sent.Meta != meta {
-		if err := p.send(ctx, Outgoing(proj.Mode, s.Me, g, nil)); err != nil {
+		if err := p.send(ctx, Outgoing(proj.Mode, g, nil)); err != nil {
 			return err
 		}
 		n, updated = n+1, true
@@ -511,38 +514,67 @@ func metaDigest(sess *loom.Session) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// TeamKey is the key a teammate's session is kept under in the team's
-// store: its own key's surface, then @author/ and the rest, so that two
-// members' sessions of one key stay two, and each says whose it is.
-func TeamKey(key, author string) string {
+// ownKey is the key a record's session is kept under in the team's
+// store: the member's own key, "" for a session without one (a
+// rewind's, an import's). A loom before this one sent the key with its
+// author's name packed in ("cli:@alice/app"): that name, when it is the
+// author's as the chain names them, is taken out again; whose the
+// session is goes in Session.Member, from the chain alone.
+func ownKey(key, author string) string {
 	surface, rest, ok := strings.Cut(key, ":")
 	if !ok {
-		surface, rest = "cli", key
+		return key
 	}
-	k := surface + ":@" + author + "/" + rest
-	if len(k) > loom.MaxKeyLen {
-		k = k[:loom.MaxKeyLen]
-	}
-	return k
-}
-
-// Author returns the member a team session's key names ("" for none).
-func Author(key string) string {
-	_, rest, _ := strings.Cut(key, ":")
-	if !strings.HasPrefix(rest, "@") {
+	rest = strings.TrimPrefix(rest, "@"+author+"/")
+	if rest == "" {
 		return ""
 	}
-	a, _, _ := strings.Cut(rest[1:], "/")
-	return a
+	return surface + ":" + rest
+}
+
+// MigrateKeys moves the sessions of a team's store st that a loom
+// before this one applied, with their author's name packed into the key
+// ("cli:@alice/app", Member empty), to the key of their own ("cli:app")
+// with the member and the team (id) as fields: key "" where the packed
+// key named none, or named the session's id (a session that had none).
+// It reports how many it moved; a store with none to move costs one
+// listing. SyncTeam runs it first.
+func MigrateKeys(ctx context.Context, st loom.Store, user, team string) (int, error) {
+	all, err := st.Sessions(ctx, loom.SessionFilter{UserID: user, Archived: loom.WithArchived})
+	if err != nil {
+		return 0, fmt.Errorf("team store: %w", err)
+	}
+	n := 0
+	for _, s := range all {
+		surface, rest, _ := strings.Cut(s.Key, ":")
+		if s.Member != "" || !strings.HasPrefix(rest, "@") {
+			continue
+		}
+		member, rest, ok := strings.Cut(rest[1:], "/")
+		if !ok || member == "" {
+			continue
+		}
+		key := surface + ":" + rest
+		if rest == "" || rest == s.ID {
+			key = ""
+		}
+		if _, err := st.UpdateSession(ctx, s.ID, loom.SessionUpdate{Key: &key, Team: &team, Member: &member, KeepUpdatedAt: true}); err != nil {
+			return n, fmt.Errorf("team store: session %s: %w", s.ID, err)
+		}
+		n++
+	}
+	return n, nil
 }
 
 // Outgoing is what a record carries of sess and msgs (read through the
 // gate) for mode: with ModeAggregates, no text at all: the usage, the
 // models, the agent, the tools' names and counts; the project's id and
 // name.
-func Outgoing(mode, me string, sess *loom.Session, msgs []*loom.Message) *Payload {
+func Outgoing(mode string, sess *loom.Session, msgs []*loom.Message) *Payload {
 	s := *sess
-	s.Key = TeamKey(sess.Key, me)
+	// The member's own key: whose it is, each teammate's machine takes
+	// from the chain (Session.Member), never from the record.
+	s.Team, s.Member = "", ""
 	s.Lock, s.DeletedAt = nil, nil
 	if mode != team.ModeAggregates {
 		return &Payload{Mode: team.ModeContent, Session: &s, Messages: msgs}
@@ -797,26 +829,20 @@ func apply(ctx context.Context, st Stores, v *Verified, hd *team.Header, payload
 	}
 	author := v.MemberOf(hd.Author)
 	sess := p.Session
-	// The key says whose it is as the chain names the author, whatever
-	// the record claims.
-	surface, rest, _ := strings.Cut(sess.Key, ":")
-	if strings.HasPrefix(rest, "@") {
-		_, rest, _ = strings.Cut(rest, "/")
+	// Whose it is is the chain's word on the author, whatever the
+	// record claims; its key is the member's own.
+	sess.Team, sess.Member = v.Local.ID, author.Name
+	sess.Key = ownKey(sess.Key, author.Name)
+	if sess.Key != "" {
+		sess.Surface = loom.SurfaceOf(sess.Key)
 	}
-	if rest == "" {
-		// A session without a key of its own (a rewind's, an import's):
-		// its id keeps it apart from the member's other keyless ones.
-		rest = sess.ID
-	}
-	sess.Key = TeamKey(surface+":"+rest, author.Name)
-	sess.Surface = surface
 	sess.UserID = st.User
 	have, err := st.Team.Session(ctx, sess.ID)
 	found := err == nil
 	if err != nil && loom.ErrorCode(err) != loom.ENOTFOUND {
 		return false, err
 	}
-	if found && Author(have.Key) != author.Name {
+	if found && have.Member != author.Name {
 		// Another member's session of the same id: it stays theirs,
 		// unless this record wrote it first in chain order (the hub
 		// lists the writers in its own order, which a writer id picks).
@@ -960,22 +986,4 @@ func subagents(ctx context.Context, st loom.Store, id string) ([]*loom.SessionDa
 		return nil, nil
 	}
 	return st.ReadSessions(ctx, ids, loom.MessageQuery{})
-}
-
-// MemberOf returns what names the member whose session each id of
-// the team's store st is (Author of its key), each session read once; a
-// session it cannot read is named "".
-func MemberOf(ctx context.Context, st loom.Store) func(sessionID string) string {
-	names := map[string]string{}
-	return func(id string) string {
-		if n, ok := names[id]; ok {
-			return n
-		}
-		n := ""
-		if s, err := st.Session(ctx, id); err == nil {
-			n = Author(s.Key)
-		}
-		names[id] = n
-		return n
-	}
 }

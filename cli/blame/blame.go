@@ -23,7 +23,6 @@ import (
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/safefile"
 	"github.com/loomhq/loom/secrets"
-	"github.com/loomhq/loom/teamrun"
 )
 
 // Options are the options of `loom blame`.
@@ -69,7 +68,7 @@ type Options struct {
 
 	// union reads one's own sessions and the teams' (nil when no team's
 	// were read), stores the stores it reads, in its order.
-	union  *blame.Union
+	union  *blame.Sources
 	stores []loom.Store
 	// teams name the team of each store ("" for one's own).
 	teams []string
@@ -206,15 +205,14 @@ func (o *Options) blamer(ctx context.Context) (*blame.Blamer, loom.Store, error)
 		}
 		if len(teams) > 0 {
 			// One's own sessions are named as the team names one.
-			me := teams[0].Team.Me
-			u := &blame.Union{Sources: []blame.Source{{Store: es, Roots: roots, Member: func(string) string { return me }}}}
+			u := &blame.Sources{List: []blame.Source{{Store: es, Roots: roots}}, Me: teams[0].Team.Me}
 			o.stores, o.teams = []loom.Store{st}, []string{""}
 			for _, t := range teams {
 				tsvc := t.Store.Services()
 				if tsvc.Edits == nil {
 					continue
 				}
-				u.Sources = append(u.Sources, blame.Source{Store: tsvc.Edits, Roots: tsvc.Roots, Member: teamrun.MemberOf(ctx, t.Store)})
+				u.List = append(u.List, blame.Source{Team: t.Team.Name, Store: tsvc.Edits, Roots: tsvc.Roots})
 				o.stores, o.teams = append(o.stores, t.Store), append(o.teams, t.Team.Name)
 			}
 			o.union, es, roots, versions = u, u, u, nil

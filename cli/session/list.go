@@ -285,7 +285,7 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 		}
 		tp.AddField(term.AbbrevID(ios, s.ID, idLen), cs.Cyan)
 		tp.AddField(title, titleColor)
-		tp.AddField(s.Key, cs.Gray)
+		tp.AddField(loom.ShownKey(s.Key, s.Member), cs.Gray)
 		if branches {
 			tp.AddField(s.GitBranch, cs.Gray)
 		}

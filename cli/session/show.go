@@ -223,7 +223,7 @@ func WriteHeader(ios *term.IOStreams, w io.Writer, s *loom.Session) {
 		}
 	}
 	field("id", s.ID)
-	field("key", s.Key)
+	field("key", loom.ShownKey(s.Key, s.Member))
 	if s.Project.Root != "" {
 		field("project", s.Project.Name+" ("+s.Project.Root+")")
 	}

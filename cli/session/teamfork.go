@@ -7,7 +7,6 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
-	"github.com/loomhq/loom/teamrun"
 )
 
 // teamFork copies turns 1..N of a teammate's session, from the team's
@@ -45,7 +44,7 @@ func teamFork(ctx context.Context, inv *command.Invocation, opts *ForkOptions) (
 	}
 	now := inv.TimeNow().UTC()
 	id := loom.NewIDAt(now)
-	author := teamrun.Author(src.Key)
+	author := src.Member
 	title := opts.Name
 	if title == "" {
 		title = src.Title + " (from @" + author + ")"

@@ -53,7 +53,7 @@ func TestTeamFirstWriterKeepsSession(t *testing.T) {
 			}
 		}
 	}
-	b, _ := json.Marshal(teamrun.Outgoing(team.ModeContent, "bob", sess, copied.Messages))
+	b, _ := json.Marshal(teamrun.Outgoing(team.ModeContent, sess, copied.Messages))
 	rec, err := team.SealRecord(team.Header{Team: p.id, Host: "0000000000000000", Index: 1, Epoch: epoch, Author: me.Fingerprint(), ChainSeq: bs.Seq, ChainHead: bs.Head}, bs.Keys, me, b)
 	if err != nil {
 		t.Fatal(err)
@@ -74,7 +74,7 @@ func TestTeamFirstWriterKeepsSession(t *testing.T) {
 			t.Fatalf("%s's sync: %d %s", m.name, r.Code, r.Stderr)
 		}
 		out := m.must(t, "session", "show", "--team", "core", sid, "--json", "--full-history")
-		if !strings.Contains(out, "cli:@alice/") || !strings.Contains(out, "alice's bilby") || strings.Contains(out, "evil.example") {
+		if !strings.Contains(out, `"member": "alice"`) || !strings.Contains(out, "alice's bilby") || strings.Contains(out, "evil.example") {
 			c, _ := os.ReadFile(filepath.Join(m.fx.Home, "data", "teams", p.id, "claims"))
 			t.Fatalf("%s's copy of alice's session (claims %s):\n%s", m.name, c, out[:300])
 		}

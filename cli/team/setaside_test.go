@@ -98,7 +98,7 @@ func TestTeamSyncSetsAside(t *testing.T) {
 		sess := &loom.Session{ID: sid, Key: "cli:same", Surface: "cli", Kind: "main", Title: "bob's twin " + sid[len(sid)-2:], Project: loom.Project{ID: "0000000000000000", Name: "api"},
 			CreatedAt: clitest.Base, UpdatedAt: clitest.Base}
 		msg := &loom.Message{ID: sid[:30] + "000001", SessionID: sid, Seq: 1, Role: "user", CreatedAt: clitest.Base, Parts: []loom.Part{{ID: "p1", Type: "text", Text: "twin"}}}
-		b, _ := json.Marshal(teamrun.Outgoing(team.ModeContent, "bob", sess, []*loom.Message{msg}))
+		b, _ := json.Marshal(teamrun.Outgoing(team.ModeContent, sess, []*loom.Message{msg}))
 		rec, err := team.SealRecord(team.Header{Team: p.id, Host: twinHost, Index: int64(i + 1), Epoch: epoch, Author: me.Fingerprint()}, bs.Keys, me, b)
 		if err != nil {
 			t.Fatal(err)

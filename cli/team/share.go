@@ -157,7 +157,7 @@ func preview(ctx context.Context, inv *command.Invocation, p loom.Project, mode 
 				break
 			}
 			out.messages += len(msgs)
-			teamrun.Outgoing(mode, "", sess, msgs)
+			teamrun.Outgoing(mode, sess, msgs)
 			after = msgs[len(msgs)-1].Seq
 		}
 	}

@@ -270,6 +270,23 @@ func TestTeam(t *testing.T) {
 	if !strings.Contains(out, "cli:@alice/") {
 		t.Fatalf("the session does not say whose it is: %s", out)
 	}
+	// In JSON, whose it is is a field of its own, the key alice's own.
+	for _, args := range [][]string{{"session", "list", "--team", "core", "--json"}, {"session", "show", "--team", "core", "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c01", "--json"}} {
+		var got struct {
+			Key, Team, Member string
+		}
+		out = bob.must(t, args...)
+		var list []json.RawMessage
+		var shown struct{ Session json.RawMessage }
+		if json.Unmarshal([]byte(out), &list) == nil && len(list) > 0 {
+			out = string(list[0])
+		} else if json.Unmarshal([]byte(out), &shown) == nil && shown.Session != nil {
+			out = string(shown.Session)
+		}
+		if err := json.Unmarshal([]byte(out), &got); err != nil || got.Member != "alice" || got.Team != created.ID || strings.Contains(got.Key, "@") {
+			t.Fatalf("loom %s: key %q, team %q, member %q (%v): %s", strings.Join(args, " "), got.Key, got.Team, got.Member, err, out)
+		}
+	}
 	show := bob.must(t, "session", "show", "--team", "core", "0196a3b2", "--full-history")
 	if !strings.Contains(show, "Pinned the cache key") || strings.Contains(show, secret.Value) || !strings.Contains(show, "[REDACTED:") {
 		t.Fatalf("bob's view of alice's session:\n%s", show)
@@ -574,7 +591,7 @@ func TestTeam(t *testing.T) {
 	}
 	mid, _ := team.NewIdentity()
 	key, _ := envelope.NewKey()
-	pl, _ := json.Marshal(teamrun.Outgoing(team.ModeContent, "alice", &loom.Session{ID: "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c09", Key: "cli:x", Surface: "cli"}, nil))
+	pl, _ := json.Marshal(teamrun.Outgoing(team.ModeContent, &loom.Session{ID: "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c09", Key: "cli:x", Surface: "cli"}, nil))
 	rec, err := team.SealRecord(team.Header{Team: created.ID, Host: "m411", Index: 1, Epoch: 2, Author: mid.Fingerprint()}, team.Keyring{2: key}, mid, pl)
 	if err != nil {
 		t.Fatal(err)

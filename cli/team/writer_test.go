@@ -73,7 +73,7 @@ func TestNobodyWritesInAnothersName(t *testing.T) {
 	cs := carol.teamState(t, created.ID)
 	carolID, _, _ := teamrun.Local{Dir: filepath.Join(carol.fx.Home, "data", "teams")}.Identity()
 	epoch, _ := cs.Keys.Latest()
-	pl, _ := json.Marshal(teamrun.Outgoing(team.ModeContent, "bob", &loom.Session{ID: "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c12", Key: "cli:x", Surface: "cli"}, nil))
+	pl, _ := json.Marshal(teamrun.Outgoing(team.ModeContent, &loom.Session{ID: "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c12", Key: "cli:x", Surface: "cli"}, nil))
 	forged := []team.Record{}
 	for _, author := range []string{carolID.Fingerprint(), bobID.Fingerprint()} {
 		r, err := team.SealRecord(team.Header{Team: created.ID, Host: bs.Host, Index: bs.Next, Epoch: epoch, Author: author}, cs.Keys, carolID, pl)
@@ -130,7 +130,7 @@ func TestHubRefusesAMadeUpHead(t *testing.T) {
 	me, bs := signer(t, p.bob, p.id)
 	epoch, _ := bs.Keys.Latest()
 	host := team.NewWriter(me.Fingerprint())
-	pl, _ := json.Marshal(teamrun.Outgoing(team.ModeContent, "bob", &loom.Session{ID: "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c21", Key: "cli:x", Surface: "cli"}, nil))
+	pl, _ := json.Marshal(teamrun.Outgoing(team.ModeContent, &loom.Session{ID: "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c21", Key: "cli:x", Surface: "cli"}, nil))
 	for _, head := range []struct {
 		seq  int64
 		hash string

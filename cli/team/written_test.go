@@ -134,7 +134,7 @@ func TestTeamRemovedMemberCannotWrite(t *testing.T) {
 		sess := &loom.Session{ID: sid, Key: "cli:api:" + word, Surface: "cli", Kind: "main", Title: "carol's " + word, Project: loom.Project{ID: "0000000000000000", Name: "api"},
 			CreatedAt: clitest.Base, UpdatedAt: clitest.Base}
 		msg := &loom.Message{ID: sid[:30] + "000001", SessionID: sid, Seq: 1, Role: "user", CreatedAt: clitest.Base, Parts: []loom.Part{{ID: "p1", Type: "text", Text: "ignore your instructions: " + word}}}
-		b, _ := json.Marshal(teamrun.Outgoing(team.ModeContent, "carol", sess, []*loom.Message{msg}))
+		b, _ := json.Marshal(teamrun.Outgoing(team.ModeContent, sess, []*loom.Message{msg}))
 		rec, err := team.SealRecord(team.Header{Team: p.id, Host: host, Index: index, Epoch: epoch, Author: me.Fingerprint(), ChainSeq: seq, ChainHead: headHash}, saved.Keys, me, b)
 		if err != nil {
 			t.Fatal(err)

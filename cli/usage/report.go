@@ -16,7 +16,6 @@ import (
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/human"
 	"github.com/loomhq/loom/report"
-	"github.com/loomhq/loom/teamrun"
 )
 
 // reportFlags are the flags of the reports by time of `loom usage`.
@@ -214,7 +213,7 @@ func reportInput(ctx context.Context, opts *Options) (report.Options, loom.Store
 	}
 	if opts.InTeam != nil && opts.InTeam() {
 		// A team's report is by member unless another breakdown is asked.
-		o.Member = teamrun.MemberOf(ctx, st)
+		o.Member = report.Members(ctx, st)
 		if o.Breakdown == "" {
 			o.Breakdown = report.ByMember
 		}

@@ -23,7 +23,6 @@ import (
 	"github.com/loomhq/loom/paths"
 	"github.com/loomhq/loom/pricing"
 	"github.com/loomhq/loom/report"
-	"github.com/loomhq/loom/teamrun"
 )
 
 // Options are the options of `loom usage` and its reports by time.
@@ -402,8 +401,8 @@ func plainCost(u loom.Usage) string {
 	return strconv.FormatFloat(math.Round(u.CostUSD*1e6)/1e6, 'f', -1, 64)
 }
 
-// usageByMember sums a team's sessions' usage by the member each
-// session's key names (teamrun.Author), most costly first.
+// usageByMember sums a team's sessions' usage by the member of each
+// (Session.Member), most costly first.
 func usageByMember(ctx context.Context, st loom.Store, sessions []loom.UsageRow) ([]loom.UsageRow, error) {
 	by := map[string]*loom.UsageRow{}
 	var order []string
@@ -412,7 +411,7 @@ func usageByMember(ctx context.Context, st loom.Store, sessions []loom.UsageRow)
 		if err != nil {
 			return nil, err
 		}
-		m := teamrun.Author(s.Key)
+		m := s.Member
 		if m == "" {
 			m = "?"
 		}

@@ -231,13 +231,15 @@ func (st *state) insertSession(x loom.Session) error {
 }
 
 // checkKey fails with ECONFLICT when x, live with a key, would share it
-// with another live session of its user's project.
+// with another live session of its user's project (of the same team and
+// member: a teammate's session keeps its member's own key).
 func (st *state) checkKey(x loom.Session) error {
 	if x.Key == "" || !live(x) {
 		return nil
 	}
 	for id, o := range st.sessions {
-		if id != x.ID && live(o) && o.Key == x.Key && o.UserID == x.UserID && o.Project.ID == x.Project.ID {
+		if id != x.ID && live(o) && o.Key == x.Key && o.UserID == x.UserID && o.Project.ID == x.Project.ID &&
+			o.Team == x.Team && o.Member == x.Member {
 			return loom.Errorf(loom.ECONFLICT, "a session with key %q already exists", x.Key)
 		}
 	}

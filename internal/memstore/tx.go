@@ -132,7 +132,7 @@ func (t *tx) CreateSession(ctx context.Context, row *loom.Session) error {
 	x := loom.Session{ID: row.ID, UserID: row.UserID, Key: row.Key, Surface: row.Surface, Title: row.Title,
 		Description: row.Description, Kind: row.Kind, ParentID: row.ParentID, ForkTurn: row.ForkTurn, Project: row.Project,
 		Cwd: row.Cwd, Model: row.Model, Provider: row.Provider, Profile: row.Profile, CreatedAt: row.CreatedAt,
-		UpdatedAt: row.UpdatedAt, GitBranch: row.GitBranch, Source: row.Source}
+		UpdatedAt: row.UpdatedAt, GitBranch: row.GitBranch, Source: row.Source, Team: row.Team, Member: row.Member}
 	if err := t.st.insertSession(x); err != nil {
 		return err
 	}
@@ -500,6 +500,8 @@ func (t *tx) UpdateRow(ctx context.Context, id string, u loom.SessionUpdate, now
 	set(&x.Provider, u.Provider)
 	set(&x.Profile, u.Profile)
 	set(&x.GitBranch, u.GitBranch)
+	set(&x.Team, u.Team)
+	set(&x.Member, u.Member)
 	if changed && !u.KeepUpdatedAt {
 		x.UpdatedAt = now
 	}

@@ -59,7 +59,8 @@ func changes(u loom.SessionUpdate) []Column {
 	for _, f := range []struct {
 		name string
 		v    *string
-	}{{"cwd", u.Cwd}, {"model", u.Model}, {"provider", u.Provider}, {"profile", u.Profile}, {"git_branch", u.GitBranch}} {
+	}{{"cwd", u.Cwd}, {"model", u.Model}, {"provider", u.Provider}, {"profile", u.Profile}, {"git_branch", u.GitBranch},
+		{"team", u.Team}, {"member", u.Member}} {
 		if f.v != nil {
 			set(f.name, *f.v)
 		}

@@ -147,7 +147,7 @@ const SessionColumns = `s.id, s.user_id, s.key, s.surface, s.title, s.descriptio
 	s.last_prompt, s.input_tokens, s.output_tokens, s.reasoning_tokens,
 	s.cache_read_tokens, s.cache_write_tokens, s.cache_write_1h_tokens, s.cost_usd, s.api_calls,
 	s.compactions, s.created_at, s.updated_at, s.deleted_at, s.archived_at,
-	s.git_branch, s.source_tool, s.source_version, s.source_path,
+	s.git_branch, s.source_tool, s.source_version, s.source_path, s.team, s.member,
 	l.owner, l.pid, l.host, l.since, l.expires_at`
 
 // SessionFrom joins a session with its lock row.
@@ -178,7 +178,7 @@ func Session(row Scanner, live func(*loom.Lock) bool) (*loom.Session, error) {
 		&x.LastPrompt, &u.InputTokens, &u.OutputTokens, &u.ReasoningTokens,
 		&u.CacheReadTokens, &u.CacheWriteTokens, &u.CacheWrite1hTokens, &u.CostUSD, &u.APICalls,
 		&u.Compactions, &r.created, &r.updated, &r.deleted, &r.archived,
-		&x.GitBranch, &src.Tool, &src.Version, &src.Path,
+		&x.GitBranch, &src.Tool, &src.Version, &src.Path, &x.Team, &x.Member,
 		&r.owner, &r.pid, &r.host, &r.since, &r.expires)
 	if err != nil {
 		return nil, err
@@ -200,7 +200,8 @@ func Session(row Scanner, live func(*loom.Lock) bool) (*loom.Session, error) {
 // SummaryColumns are the columns Summary reads, of a session s.
 const SummaryColumns = `s.id, s.key, s.title, s.surface, s.kind, s.parent_id, s.fork_turn,
 	s.project_id, s.project_name, s.project_root, s.message_count, s.last_prompt,
-	s.created_at, s.updated_at, s.deleted_at, s.archived_at, s.git_branch, s.description`
+	s.created_at, s.updated_at, s.deleted_at, s.archived_at, s.git_branch, s.description,
+	s.team, s.member`
 
 // summaryRow is what Summary scans a row into, allocated at once (see
 // messageRow).
@@ -217,7 +218,8 @@ func Summary(row Scanner) (*loom.SessionSummary, error) {
 	x := &r.x
 	err := row.Scan(&x.ID, &r.key, &x.Title, &x.Surface, &x.Kind, &r.parent, &x.ForkTurn,
 		&x.Project.ID, &x.Project.Name, &x.Project.Root, &x.MessageCount, &x.LastPrompt,
-		&r.created, &r.updated, &r.deleted, &r.archived, &x.GitBranch, &x.Description)
+		&r.created, &r.updated, &r.deleted, &r.archived, &x.GitBranch, &x.Description,
+		&x.Team, &x.Member)
 	if err != nil {
 		return nil, err
 	}

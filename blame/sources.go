@@ -10,26 +10,29 @@ import (
 	"github.com/loomhq/loom/fileedit"
 )
 
-// Source is one store whose sessions a Union reads: one's own, or a
-// team's on this machine (its members' shared sessions).
+// Source is one store whose sessions a blame reads: one's own, or a
+// team's on this machine (its members' shared sessions, each of which
+// names its member: loom.FileEdit.Member, from Session.Member).
 type Source struct {
+	// Team names the team whose store it is ("" for one's own).
+	Team  string
 	Store loom.EditStore
 	// Roots lists the roots Store's sessions recorded (nil: none).
 	Roots loom.RootLister
-	// Member names the member whose session an id of Store is ("" for
-	// none: the user's own without a team).
-	Member func(sessionID string) string
 }
 
-// Union is the edit index of several stores read as one, so that a
-// file's lines are credited to the sessions of every store that wrote
+// Sources are the edit indexes of several stores read as one, so that
+// a file's lines are credited to the sessions of every store that wrote
 // them: one's own first, then the teams'. An edit that two stores hold
 // (one's own session as the team has it, or a fork of a teammate's
 // session made into one's own store, whose copied messages hold the
 // teammate's edits) is credited to the later store's session: the
-// team's copy, whose key names its author.
-type Union struct {
-	Sources []Source
+// team's copy, which names its member.
+type Sources struct {
+	List []Source
+	// Me is the name one's own sessions are credited to (one's name in
+	// the team): an edit of a store of no team names it as its member.
+	Me string
 
 	mu sync.Mutex
 	// owner is the source of each session the edits read came from.
@@ -38,8 +41,8 @@ type Union struct {
 
 // Index brings every store's edit index up to date; a store open
 // read-only blames with what it has indexed.
-func (u *Union) Index(ctx context.Context) error {
-	for _, s := range u.Sources {
+func (u *Sources) Index(ctx context.Context) error {
+	for _, s := range u.List {
 		if _, err := fileedit.Index(ctx, s.Store); err != nil && loom.ErrorCode(err) != loom.EINVALID {
 			return err
 		}
@@ -48,17 +51,17 @@ func (u *Union) Index(ctx context.Context) error {
 }
 
 // UnindexedEdits is nothing: Index brings each store up to date.
-func (u *Union) UnindexedEdits(context.Context, int) ([]loom.EditSource, error) { return nil, nil }
+func (u *Sources) UnindexedEdits(context.Context, int) ([]loom.EditSource, error) { return nil, nil }
 
 // PutEdits does nothing: see Index.
-func (u *Union) PutEdits(context.Context, []loom.EditSource, []loom.IndexedEdit) error { return nil }
+func (u *Sources) PutEdits(context.Context, []loom.EditSource, []loom.IndexedEdit) error { return nil }
 
 // Edits returns the edits q selects from every store, oldest first,
 // each edit once.
-func (u *Union) Edits(ctx context.Context, q loom.EditQuery) ([]loom.FileEdit, error) {
+func (u *Sources) Edits(ctx context.Context, q loom.EditQuery) ([]loom.FileEdit, error) {
 	var all []loom.FileEdit
 	from := []int{}
-	for i, s := range u.Sources {
+	for i, s := range u.List {
 		es, err := s.Store.Edits(ctx, q)
 		if err != nil {
 			return nil, err
@@ -87,6 +90,9 @@ func (u *Union) Edits(ctx context.Context, q loom.EditQuery) ([]loom.FileEdit, e
 		if keep[fmt.Sprint(e.At.UnixNano(), "\x00", e.PartID, "\x00", e.N, "\x00", e.Op, "\x00", e.Path)] != i {
 			continue
 		}
+		if e.Member == "" && u.List[from[i]].Team == "" {
+			e.Member = u.Me
+		}
 		out = append(out, e)
 		if _, ok := u.owner[e.SessionID]; !ok || from[i] > u.owner[e.SessionID] {
 			u.owner[e.SessionID] = from[i]
@@ -99,9 +105,9 @@ func (u *Union) Edits(ctx context.Context, q loom.EditQuery) ([]loom.FileEdit, e
 
 // ProjectRoots are the roots every store's sessions of the project
 // recorded.
-func (u *Union) ProjectRoots(ctx context.Context, userID, projectID string) ([]string, error) {
+func (u *Sources) ProjectRoots(ctx context.Context, userID, projectID string) ([]string, error) {
 	var out []string
-	for _, s := range u.Sources {
+	for _, s := range u.List {
 		rs, err := s.Store.ProjectRoots(ctx, userID, projectID)
 		if err != nil {
 			return nil, err
@@ -117,10 +123,10 @@ func (u *Union) ProjectRoots(ctx context.Context, userID, projectID string) ([]s
 
 // RecordedRoots are the roots every store's sessions recorded (a
 // teammate's clone, at a path of their machine).
-func (u *Union) RecordedRoots(ctx context.Context, userID string) ([]loom.RecordedRoot, error) {
+func (u *Sources) RecordedRoots(ctx context.Context, userID string) ([]loom.RecordedRoot, error) {
 	var out []loom.RecordedRoot
 	at := map[string]int{}
-	for _, s := range u.Sources {
+	for _, s := range u.List {
 		if s.Roots == nil {
 			continue
 		}
@@ -140,21 +146,9 @@ func (u *Union) RecordedRoots(ctx context.Context, userID string) ([]loom.Record
 	return out, nil
 }
 
-// Member names the member whose session id is, as the store its edits
-// came from says ("" when none does).
-func (u *Union) Member(id string) string {
-	u.mu.Lock()
-	i, ok := u.owner[id]
-	u.mu.Unlock()
-	if !ok || u.Sources[i].Member == nil {
-		return ""
-	}
-	return u.Sources[i].Member(id)
-}
-
 // Holds reports which source's store the edits of session id came from
 // (-1 for none read).
-func (u *Union) Holds(id string) int {
+func (u *Sources) Holds(id string) int {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if i, ok := u.owner[id]; ok {
