@@ -78,3 +78,17 @@ func MergeBroad(selected, pool []Scored, limit int, bound float64) (best []Score
 	best = all[:min(limit, len(all))]
 	return best, len(best) < limit || best[len(best)-1].Score < bound
 }
+
+// Coordinated is score, of a message that holds held of a query's terms
+// terms, weighed by the share of the terms it holds: a message in which
+// several of a question's words meet ranks above one that says a single
+// word of it many times, or one word that is rare in the store but
+// common in a project's code (a file read, a tool's output). It is the
+// coordination factor of classic vector-space ranking; a query of one
+// term, or a message that holds every term, keeps its score.
+func Coordinated(score float64, held, terms int) float64 {
+	if terms <= 1 || held >= terms {
+		return score
+	}
+	return score * float64(max(held, 1)) / float64(terms)
+}
