@@ -684,9 +684,21 @@ func RareAmongCommon(t testing.TB, st loom.Store, notes int) {
 // the question's words it holds (issue 82: recall across projects
 // answered with such logs).
 func testSearchWordsMeet(t *testing.T, open Opener) {
+	t.Run("few matches", func(t *testing.T) { wordsMeet(t, open, 0) })
+	// More matches than an engine ranks at once: the rare words select
+	// the messages to rank, and the share is counted the same way.
+	t.Run("more than the engines rank at once", func(t *testing.T) { wordsMeet(t, open, 2100) })
+}
+
+// wordsMeet is testSearchWordsMeet, with notes more messages holding
+// one of the question's common words.
+func wordsMeet(t *testing.T, open Opener, notes int) {
 	st := open(t)
-	s := newSession("alice", "cli:ops")
+	s := newSession("alice", fmt.Sprintf("cli:ops-%d", notes))
 	var msgs []*loom.Message
+	for i := range notes {
+		msgs = append(msgs, text(loom.RoleAssistant, fmt.Sprintf("Checked the nightly logs, note %d.", i)))
+	}
 	for i := range 24 {
 		msgs = append(msgs,
 			text(loom.RoleAssistant, fmt.Sprintf("Checked the nightly logs, run %d.", i)),
@@ -708,7 +720,7 @@ func testSearchWordsMeet(t *testing.T, open Opener) {
 			t.Fatal(err)
 		}
 		if len(hits) == 0 || !strings.Contains(hits[0].Snippet, "freed space") {
-			t.Fatalf("search %q (any word %v): the message where its words meet is not first: %+v", q.Text, q.AnyWord, hits)
+			t.Fatalf("search %q (any word %v, %d notes): the message where its words meet is not first: %+v", q.Text, q.AnyWord, notes, hits)
 		}
 	}
 }

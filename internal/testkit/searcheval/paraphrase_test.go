@@ -262,8 +262,7 @@ func recallEach(t *testing.T, st loom.Engine, keys, project map[string]string, p
 // words it holds (sqlstore.Coordinated), 26 on SQLite and 27 on
 // PostgreSQL, losing 1 and 0 of those answered inside their project
 // (before: 1 and 2); the held-out questions, 7 of 8 on both engines
-// before and after (their first on-topic turn earlier for three on
-// SQLite).
+// before and after.
 const (
 	minParaphrases = 26
 	minHeldOut     = 7
