@@ -12,8 +12,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/kljensen/snowball/english"
-
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/query"
@@ -433,15 +431,14 @@ func coordinating(q loom.SearchQuery, terms []loom.Term) bool {
 }
 
 // coordTerms are the terms of an any-word query whose share a message
-// holds weighs its score: each of anyTerms but a stop word alone, which
-// PostgreSQL drops from every query and most messages hold.
+// holds weighs its score: those of anyTerms that count
+// (sqlstore.Counted).
 func coordTerms(terms []loom.Term) []loom.Term {
 	var out []loom.Term
 	for _, t := range anyTerms(terms) {
-		if len(t.Alts) == 0 && !t.Phrase && !t.Prefix && len(t.Words) == 1 && english.IsStopWord(strings.ToLower(t.Words[0])) {
-			continue
+		if sqlstore.Counted(t) {
+			out = append(out, t)
 		}
-		out = append(out, t)
 	}
 	return out
 }

@@ -4,6 +4,11 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"strings"
+
+	"github.com/kljensen/snowball/english"
+
+	"github.com/loomhq/loom"
 )
 
 // A query whose words are in more messages than an engine ranks at once
@@ -91,4 +96,12 @@ func Coordinated(score float64, held, terms int) float64 {
 		return score
 	}
 	return score * float64(max(held, 1)) / float64(terms)
+}
+
+// Counted reports whether a term of an any-word query counts towards the
+// share of the terms a message holds (Coordinated): every term but a stop
+// word alone, which PostgreSQL drops from every query and most messages
+// hold.
+func Counted(t loom.Term) bool {
+	return len(t.Alts) > 0 || t.Phrase || t.Prefix || len(t.Words) != 1 || !english.IsStopWord(strings.ToLower(t.Words[0]))
 }
