@@ -677,6 +677,54 @@ func RareAmongCommon(t testing.TB, st loom.Store, notes int) {
 	}
 }
 
+// testSearchWordsMeet: among the messages that hold some of a question's
+// words, one in which several of them meet ranks above one that says a
+// single word of it, however rare that word and however often said (a
+// tool's log): the some-words tier weighs each message by the share of
+// the question's words it holds (issue 82: recall across projects
+// answered with such logs).
+func testSearchWordsMeet(t *testing.T, open Opener) {
+	t.Run("few matches", func(t *testing.T) { wordsMeet(t, open, 0) })
+	// More matches than an engine ranks at once: the rare words select
+	// the messages to rank, and the share is counted the same way.
+	t.Run("more than the engines rank at once", func(t *testing.T) { wordsMeet(t, open, 2100) })
+}
+
+// wordsMeet is testSearchWordsMeet, with notes more messages holding
+// one of the question's common words.
+func wordsMeet(t *testing.T, open Opener, notes int) {
+	st := open(t)
+	s := newSession("alice", fmt.Sprintf("cli:ops-%d", notes))
+	var msgs []*loom.Message
+	for i := range notes {
+		msgs = append(msgs, text(loom.RoleAssistant, fmt.Sprintf("Checked the nightly logs, note %d.", i)))
+	}
+	for i := range 24 {
+		msgs = append(msgs,
+			text(loom.RoleAssistant, fmt.Sprintf("Checked the nightly logs, run %d.", i)),
+			text(loom.RoleAssistant, fmt.Sprintf("The backup finished, run %d.", i)),
+			text(loom.RoleAssistant, fmt.Sprintf("Queued another job, run %d.", i)),
+			text(loom.RoleAssistant, fmt.Sprintf("Disk usage is fine, run %d.", i)))
+	}
+	msgs = append(msgs,
+		text(loom.RoleAssistant, "Queue: filled, filled, filled."),
+		text(loom.RoleAssistant, "The nightly backup job ran again once we freed space on the disk."))
+	mustAppend(t, st, s, msgs...)
+	const question = "how did the nightly backup job recover after the disk filled up?"
+	for _, q := range []loom.SearchQuery{
+		{Text: question, UserID: "alice", Limit: 3},
+		{Text: "nightly backup job recover disk filled", UserID: "alice", Limit: 3, AnyWord: true},
+	} {
+		hits, err := st.Search(ctx(t), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) == 0 || !strings.Contains(hits[0].Snippet, "freed space") {
+			t.Fatalf("search %q (any word %v, %d notes): the message where its words meet is not first: %+v", q.Text, q.AnyWord, notes, hits)
+		}
+	}
+}
+
 // searchAgain runs q on st, asked again when a busy machine refused it for time.
 func searchAgain(c context.Context, st loom.Store, q loom.SearchQuery) ([]loom.SearchHit, error) {
 	hits, err := st.Search(c, q)

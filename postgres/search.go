@@ -85,9 +85,10 @@ const RarityDepth = 10000
 // RarityDepth; N the planner's estimate, or a count up to RarityDepth
 // where it has none), at least 0.000001 as FTS5 keeps it: a rare word
 // weighs more than a common one said often, as in SQLite; ts_rank alone
-// knows nothing of other messages. The counts run first, in one
-// statement, and the score holds their results and each term's tsquery
-// as constants, so that it takes no arguments of its own.
+// knows nothing of other messages. The sum is weighed by the share of
+// the terms a message holds (sqlstore.Coordinated). The counts run
+// first, in one statement, and the score holds their results and each
+// term's tsquery as constants, so that it takes no arguments of its own.
 func (s *Store) rarity(ctx context.Context, terms []loom.Term) (weights, error) {
 	c := query.New(dialect)
 	var cols []string
@@ -159,7 +160,7 @@ func (s *Store) rarity(ctx context.Context, terms []loom.Term) (weights, error) 
 	}
 	total, _ := vals[0].(float64)
 	var out weights
-	var sum []string
+	var sum, held []string
 	for i := 1; i+1 < len(vals); i += 2 {
 		tsq, _ := vals[i].(string)
 		n, _ := vals[i+1].(float64)
@@ -175,10 +176,16 @@ func (s *Store) rarity(ctx context.Context, terms []loom.Term) (weights, error) 
 		}
 		out.parts = append(out.parts, part)
 		sum = append(sum, fmt.Sprintf("ts_rank(c.search, %s, 1) * %g", part.tsq, w))
+		held = append(held, fmt.Sprintf("(c.search @@ %s)::int", part.tsq))
 	}
 	out.score = "0"
-	if len(sum) > 0 {
-		out.score = "(" + strings.Join(sum, " + ") + ")"
+	switch {
+	case len(sum) > 1:
+		// Weighed by the share of the terms each message holds
+		// (sqlstore.Coordinated), as on SQLite.
+		out.score = fmt.Sprintf("((%s) * greatest(%s, 1)::float4 / %d)", strings.Join(sum, " + "), strings.Join(held, " + "), len(sum))
+	case len(sum) == 1:
+		out.score = "(" + sum[0] + ")"
 	}
 	return out, rows.Err()
 }

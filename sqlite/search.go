@@ -120,8 +120,9 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 	// word, which for words found in most messages costs hundreds of
 	// milliseconds whatever else is done. So matches are first walked
 	// newest first, which stops early: a query with at most RankDepth
-	// matches is ranked by bm25; a broader one is ranked by its rare
-	// words (rankBroad).
+	// matches is ranked by bm25 (an any-word query's weighed by the share
+	// of its terms each match holds, rankCoordinated); a broader one is
+	// ranked by its rare words (rankBroad).
 	from := ` FROM bodies_fts CROSS JOIN session_messages m ON m.body_id = bodies_fts.rowid
 		CROSS JOIN sessions s ON s.id = m.session_id WHERE ` + where
 	walk := `SELECT f.rowid AS id FROM (SELECT rowid FROM bodies_fts WHERE bodies_fts MATCH ? ORDER BY rowid DESC LIMIT ` +
@@ -180,6 +181,15 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 	var broad map[int64]float64
 	partial := false
 	switch {
+	case len(newest) <= RankDepth && !q.Newest && coordinating(q, terms):
+		var best []sqlstore.Scored
+		if best, err = s.rankCoordinated(ctx, coordTerms(terms), from, args, newest, limit); err != nil {
+			return nil, searchError(err, q.Raw)
+		}
+		broad = make(map[int64]float64, len(best))
+		for _, b := range best {
+			broad[b.Body] = b.Score
+		}
 	case len(newest) <= RankDepth && !q.Newest:
 		rows, err = reads{s}.QueryContext(ctx, fmt.Sprintf(cols, "-bodies_fts.rank")+from+`
 			ORDER BY bodies_fts.rank, m.created_at DESC LIMIT ?`, append(args, limit)...)
@@ -330,13 +340,25 @@ func (s *Store) rankBroad(ctx context.Context, q loom.SearchQuery, terms []loom.
 			rare = append(rare, termExpr(p))
 		}
 	}
+	// coord says which parts count towards a message's share of the
+	// terms it holds (sqlstore.Coordinated, as for a query with fewer
+	// matches), held how many of them each ranked message holds.
+	coord := map[string]bool{}
+	for _, p := range coordTerms(terms) {
+		coord[termExpr(p)] = true
+	}
+	heldSelected, heldPool := map[int64]int{}, map[int64]int{}
 	// holding adds weight to the score of each message of scores that
-	// matches expr (from rowid lo on).
-	holding := func(expr string, lo int64, weight float64, scores map[int64]float64) error {
+	// matches expr (from rowid lo on), and counts part in held, when it
+	// counts, as held by it.
+	holding := func(expr string, part loom.Term, lo int64, weight float64, scores map[int64]float64, held map[int64]int) error {
 		ids, err := s.newest(ctx, `SELECT rowid AS id FROM bodies_fts WHERE bodies_fts MATCH ? AND rowid >= ?`, expr, lo)
 		for _, id := range ids {
 			if _, ok := scores[id]; ok {
 				scores[id] += weight
+				if coord[termExpr(part)] {
+					held[id]++
+				}
 			}
 		}
 		return err
@@ -362,10 +384,17 @@ func (s *Store) rankBroad(ctx context.Context, q loom.SearchQuery, terms []loom.
 			return nil, false, err
 		}
 		for i, p := range parts {
-			if !sel[i] && len(selected) > 0 {
-				if err := holding(rareExpr+" AND "+termExpr(p), 0, sqlstore.IDF(total, counts[i]), selected); err != nil {
-					return nil, false, err
-				}
+			if len(selected) == 0 {
+				break
+			}
+			expr, weight := termExpr(p), 0.0
+			if !sel[i] {
+				// bm25 scored the rare words; a common one adds its
+				// weight.
+				expr, weight = rareExpr+" AND "+termExpr(p), sqlstore.IDF(total, counts[i])
+			}
+			if err := holding(expr, p, 0, weight, selected, heldSelected); err != nil {
+				return nil, false, err
 			}
 		}
 	}
@@ -375,13 +404,99 @@ func (s *Store) rankBroad(ctx context.Context, q loom.SearchQuery, terms []loom.
 		if !sel[i] {
 			w := sqlstore.IDF(total, counts[i])
 			bound += w
-			if err := holding(termExpr(p), pool[len(pool)-1], w, inPool); err != nil {
+			if err := holding(termExpr(p), p, pool[len(pool)-1], w, inPool, heldPool); err != nil {
 				return nil, false, err
 			}
 		}
 	}
+	// Weighed by the share of the terms held; the bound stays one, a
+	// share being at most 1.
+	if n := len(coord); n > 1 {
+		for id, sc := range selected {
+			selected[id] = sqlstore.Coordinated(sc, heldSelected[id], n)
+		}
+		for id, sc := range inPool {
+			inPool[id] = sqlstore.Coordinated(sc, heldPool[id], n)
+		}
+	}
 	best, partial := sqlstore.MergeBroad(scoredList(selected), scoredList(inPool), limit, bound)
 	return best, partial, nil
+}
+
+// coordinating reports whether q's hits are weighed by the share of its
+// terms each holds (sqlstore.Coordinated): an any-word query of more
+// than one term that counts (coordTerms).
+func coordinating(q loom.SearchQuery, terms []loom.Term) bool {
+	return q.AnyWord && !q.Raw && len(coordTerms(terms)) > 1
+}
+
+// coordTerms are the terms of an any-word query whose share a message
+// holds weighs its score: those of anyTerms that count
+// (sqlstore.Counted).
+func coordTerms(terms []loom.Term) []loom.Term {
+	var out []loom.Term
+	for _, t := range anyTerms(terms) {
+		if sqlstore.Counted(t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// rankCoordinated ranks the matches of an any-word query of parts, all of
+// them (newest, at most RankDepth), by bm25 weighed by the share of
+// parts each holds (sqlstore.Coordinated), and returns the best limit.
+// from and args are the query's full-text match joined to its messages
+// and sessions and filtered. Which message holds which part is one
+// look-up of each part within the matches' rowids: each holds at most as
+// many messages as the whole query matched.
+func (s *Store) rankCoordinated(ctx context.Context, parts []loom.Term, from string, args []any, newest []int64, limit int) ([]sqlstore.Scored, error) {
+	scores := make(map[int64]float64, len(newest))
+	rows, err := reads{s}.QueryContext(ctx, `SELECT bodies_fts.rowid, -bodies_fts.rank`+from, args...)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var id int64
+		var score float64
+		if err := rows.Scan(&id, &score); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		scores[id] = score
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	held, err := s.held(ctx, parts, newest[len(newest)-1], newest[0], scores)
+	if err != nil {
+		return nil, err
+	}
+	list := make([]sqlstore.Scored, 0, len(scores))
+	for id, sc := range scores {
+		list = append(list, sqlstore.Scored{Body: id, Score: sqlstore.Coordinated(sc, held[id], len(parts))})
+	}
+	best, _ := sqlstore.MergeBroad(list, nil, limit, 0)
+	return best, nil
+}
+
+// held counts, for each message of scores, how many of parts it holds,
+// looking each part up among the rowids from lo to hi.
+func (s *Store) held(ctx context.Context, parts []loom.Term, lo, hi int64, scores map[int64]float64) (map[int64]int, error) {
+	held := make(map[int64]int, len(scores))
+	for _, p := range parts {
+		ids, err := s.newest(ctx, `SELECT rowid AS id FROM bodies_fts WHERE bodies_fts MATCH ? AND rowid >= ? AND rowid <= ?`, termExpr(p), lo, hi)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range ids {
+			if _, ok := scores[id]; ok {
+				held[id]++
+			}
+		}
+	}
+	return held, nil
 }
 
 // scoredList is scores as a list.

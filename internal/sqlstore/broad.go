@@ -4,6 +4,11 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"strings"
+
+	"github.com/kljensen/snowball/english"
+
+	"github.com/loomhq/loom"
 )
 
 // A query whose words are in more messages than an engine ranks at once
@@ -77,4 +82,26 @@ func MergeBroad(selected, pool []Scored, limit int, bound float64) (best []Score
 	})
 	best = all[:min(limit, len(all))]
 	return best, len(best) < limit || best[len(best)-1].Score < bound
+}
+
+// Coordinated is score, of a message that holds held of a query's terms
+// terms, weighed by the share of the terms it holds: a message in which
+// several of a question's words meet ranks above one that says a single
+// word of it many times, or one word that is rare in the store but
+// common in a project's code (a file read, a tool's output). It is the
+// coordination factor of classic vector-space ranking; a query of one
+// term, or a message that holds every term, keeps its score.
+func Coordinated(score float64, held, terms int) float64 {
+	if terms <= 1 || held >= terms {
+		return score
+	}
+	return score * float64(max(held, 1)) / float64(terms)
+}
+
+// Counted reports whether a term of an any-word query counts towards the
+// share of the terms a message holds (Coordinated): every term but a stop
+// word alone, which PostgreSQL drops from every query and most messages
+// hold.
+func Counted(t loom.Term) bool {
+	return len(t.Alts) > 0 || t.Phrase || t.Prefix || len(t.Words) != 1 || !english.IsStopWord(strings.ToLower(t.Words[0]))
 }

@@ -37,3 +37,22 @@ func TestBySession(t *testing.T) {
 		t.Errorf("in the named period first: %+v", got)
 	}
 }
+
+// A message keeps the share of its score that it holds of the query's
+// terms that count: all of it for every term or a query of one; a stop
+// word alone does not count.
+func TestCoordinated(t *testing.T) {
+	for _, c := range []struct {
+		held, terms int
+		want        float64
+	}{{4, 6, 4}, {6, 6, 6}, {1, 6, 1}, {0, 6, 1}, {1, 1, 6}} {
+		if got := Coordinated(6, c.held, c.terms); got != c.want {
+			t.Errorf("Coordinated(6, %d, %d) = %v, want %v", c.held, c.terms, got, c.want)
+		}
+	}
+	word := func(w string) loom.Term { return loom.Term{Words: []string{w}} }
+	if Counted(word("The")) || !Counted(word("backup")) || !Counted(loom.Term{Words: []string{"the", "end"}, Phrase: true}) ||
+		!Counted(loom.Term{Alts: []loom.Term{word("go"), word("went")}}) {
+		t.Error("Counted: a stop word alone does not count, every other term does")
+	}
+}

@@ -36,11 +36,7 @@ const (
 // markers (case aside). Beside each, the turn it was written from
 // (session, seq as imported). They were written from the sessions'
 // turns before recall was run on them.
-var paraphrases = []struct {
-	prompt  string
-	targets []string
-	markers []string
-}{
+var paraphrases = []paraphrase{
 	// gqc/agent-a881341 1–4: the SessionStart hook's output contract.
 	{"what JSON does a startup hook print so the agent gets extra context?", []string{gqc}, []string{"hookSpecificOutput", "additionalContext"}},
 	// gqc 13: ALTER TABLE … modify rewritten as a table rewrite.
@@ -105,6 +101,38 @@ var paraphrases = []struct {
 	{"add a note on the required toolchain versions to the Chinese READMEs", []string{goVer}, []string{"README.zh"}},
 }
 
+// paraphrase is a question, the sessions on topic for it, and the
+// markers of an on-topic turn (see paraphrases).
+type paraphrase struct {
+	prompt  string
+	targets []string
+	markers []string
+}
+
+// heldOut are more paraphrases, written as those above (from the turns
+// named beside each, in other words) after the some-words tier came to
+// weigh each message by the share of the question's words it holds, and
+// not run before that change was made: how recall does on questions it
+// was not tuned on.
+var heldOut = []paraphrase{
+	// gqc 78: live/2 needs Phoenix.ConnTest imported.
+	{"the LiveView test could not call the request helpers until we pulled in another testing module", []string{gqc}, []string{"Phoenix.ConnTest"}},
+	// gqc 75: no ConnCase module, tests use raw ExUnit.Case.
+	{"there was no shared setup module for the web tests; what did the new test start from instead?", []string{gqc}, []string{"ConnCase", "ExUnit.Case"}},
+	// gqc 142: Tmux.launch_project_review needs a real tmux.
+	{"how did we test the button that starts a review chat on a machine with no terminal multiplexer?", []string{gqc}, []string{"real tmux", "launch_project_review"}},
+	// gqc 18–19: the TranscriptSelection hook in app.js.
+	{"which browser-side script lets someone select lines of the conversation log to annotate?", []string{gqc}, []string{"TranscriptSelection"}},
+	// goVer 4, 14: TODO.md removed.
+	{"did we also delete the leftover task notes file in the Go and Python repo?", []string{goVer}, []string{"TODO.md"}},
+	// goVer 4, 8: the latest Go release looked up online.
+	{"did anyone look up online what the newest Go release is?", []string{goVer}, []string{"latest Go release"}},
+	// todo/sidechain-60dade70 12–16: the default boilerplate cleaned up.
+	{"strip out the starter files the project generator created before adding our own folders", []string{todo}, []string{"boilerplate"}},
+	// gqc 150: all 7 tasks closed, then the epic.
+	{"were all seven pieces of the larger feature closed out in the tracker?", []string{gqc}, []string{"7 tasks", "All 7"}},
+}
+
 // onTopic is the place (from 1) of the first turn of res that is on
 // topic for p, 0 when none is.
 func onTopic(res *recall.Result, keys map[string]string, targets, markers []string) int {
@@ -160,8 +188,31 @@ func TestRecallParaphrasesAcrossProjects(t *testing.T) {
 	if len(projects) < 4 {
 		t.Fatalf("the samples are in %d projects, want 4", len(projects))
 	}
-	across, within, lost := 0, 0, 0
-	for _, p := range paraphrases {
+	across, within, lost := recallEach(t, st, keys, project, paraphrases)
+	t.Logf("%s: an on-topic turn for %d of %d paraphrases across projects, %d inside their projects (%d of those not across)",
+		engine, across, len(paraphrases), within, lost)
+	heldAcross, heldWithin, heldLost := recallEach(t, st, keys, project, heldOut)
+	t.Logf("%s: held out: an on-topic turn for %d of %d across projects, %d inside their projects (%d of those not across)",
+		engine, heldAcross, len(heldOut), heldWithin, heldLost)
+	if across < minParaphrases {
+		t.Errorf("an on-topic turn across projects for %d of %d paraphrases, want at least %d", across, len(paraphrases), minParaphrases)
+	}
+	if lost > maxLost {
+		t.Errorf("%d paraphrases answered on topic inside their project are not across projects, want at most %d", lost, maxLost)
+	}
+	if heldAcross < minHeldOut {
+		t.Errorf("an on-topic turn across projects for %d of %d held-out paraphrases, want at least %d", heldAcross, len(heldOut), minHeldOut)
+	}
+}
+
+// recallEach recalls each of ps with every project in scope and inside
+// its first target's project, logs where the first on-topic turn is in
+// each answer, and counts the questions answered on topic across
+// projects, inside their project, and inside it but not across.
+func recallEach(t *testing.T, st loom.Engine, keys, project map[string]string, ps []paraphrase) (across, within, lost int) {
+	t.Helper()
+	ctx := context.Background()
+	for _, p := range ps {
 		for _, target := range p.targets {
 			if project[target] == "" {
 				t.Fatalf("%q: no session %s", p.prompt, target)
@@ -196,14 +247,7 @@ func TestRecallParaphrasesAcrossProjects(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%s: an on-topic turn for %d of %d paraphrases across projects, %d inside their projects (%d of those not across)",
-		engine, across, len(paraphrases), within, lost)
-	if across < minParaphrases {
-		t.Errorf("an on-topic turn across projects for %d of %d paraphrases, want at least %d", across, len(paraphrases), minParaphrases)
-	}
-	if lost > maxLost {
-		t.Errorf("%d paraphrases answered on topic inside their project are not across projects, want at most %d", lost, maxLost)
-	}
+	return across, within, lost
 }
 
 // What recall across projects holds to on the paraphrases, on either
@@ -213,12 +257,19 @@ func TestRecallParaphrasesAcrossProjects(t *testing.T) {
 // the project answered: each session's one match of a common word filled
 // the page before the second message of the session that answers; 25
 // on SQLite and 24 on PostgreSQL after, and 25 on both once a reply that
-// only narrates is recalled with what matched (package recall).
+// only narrates is recalled with what matched (package recall). Since
+// the some-words tier weighs each message by the share of the question's
+// words it holds (sqlstore.Coordinated), 26 on SQLite and 27 on
+// PostgreSQL, losing 1 and 0 of those answered inside their project
+// (before: 1 and 2); the held-out questions, 7 of 8 on both engines
+// before and after.
 const (
-	minParaphrases = 25
+	minParaphrases = 26
+	minHeldOut     = 7
 	// maxLost is how many questions answered inside their project may
-	// go unanswered across projects: what genuinely competes ("is the
-	// todos state hook built on a reducer", whose on-topic turn is the
-	// last of 17 inside its project).
-	maxLost = 2
+	// go unanswered across projects: what genuinely competes ("which
+	// port does the spotter server use", whose on-topic turn holds one
+	// of the question's six words and is the 12th of 20 inside its
+	// project on SQLite).
+	maxLost = 1
 )
