@@ -300,7 +300,7 @@ func fromCall(p *loom.Part) []Change {
 		return nil
 	}
 	if kind == notebookTool {
-		return fromNotebookEdit(p.Input)
+		return fromNotebookEdit(p.Input, p.Metadata)
 	}
 	var in input
 	if json.Unmarshal(p.Input, &in) != nil {

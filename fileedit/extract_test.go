@@ -82,6 +82,34 @@ func TestExtractAgentsTools(t *testing.T) {
 	}
 }
 
+// TestExtractNotebookInsertedCellID: the id Claude Code made at random
+// for a cell NotebookEdit inserted is a line of the call's when its
+// result (toolUseResult, in the part's metadata) names it; a result
+// that names the cell it was inserted after, or none, adds nothing.
+func TestExtractNotebookInsertedCellID(t *testing.T) {
+	in := `{"notebook_path":"/r/n.ipynb","cell_id":"load","new_source":"a = 1","cell_type":"code","edit_mode":"insert"}`
+	for meta, want := range map[string]bool{
+		`{"toolUseResult":{"cell_id":"f3c9a1d2","edit_mode":"insert","new_source":"a = 1"},"omitted":["original_file","updated_file"]}`: true,
+		`{"toolUseResult":{"cell_id":"load","edit_mode":"insert"}}`:                                                                     false,
+		`{"toolUseResult":{"edit_mode":"insert"}}`:                                                                                      false,
+		``: false,
+	} {
+		p := call("NotebookEdit", in)
+		p.Metadata = json.RawMessage(meta)
+		got := Extract([]loom.Part{p}, "/w")
+		if len(got) != 1 {
+			t.Fatalf("%s: %d changes, want 1", meta, len(got))
+		}
+		has := slices.ContainsFunc(got[0].Added(), func(run []string) bool { return slices.Contains(run, `"id": "f3c9a1d2",`) })
+		if has != want {
+			t.Errorf("metadata %s: the inserted cell's id line added %v, want %v (%q)", meta, has, want, got[0].Added())
+		}
+		if slices.ContainsFunc(got[0].Added(), func(run []string) bool { return slices.Contains(run, `"id": "load",`) }) {
+			t.Errorf("metadata %s: the id of the cell it was inserted after is no line of the call's", meta)
+		}
+	}
+}
+
 // TestExtractSkips: failed calls, other tools and inputs that are no
 // edit give nothing.
 func TestExtractSkips(t *testing.T) {

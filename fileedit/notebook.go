@@ -17,14 +17,17 @@ import (
 // list, the line end escaped, a comma after all but the last). A cell
 // inserted is the lines Claude Code writes of it: its type after the
 // cell before it, then its source, metadata, execution count and
-// outputs (its id, made at random, is no line of the call's). A cell
+// outputs; and its id, which Claude Code makes at random, as the
+// call's result names it (meta, Claude Code's toolUseResult as the
+// importer keeps it: {"toolUseResult": {"cell_id": …}}). A cell
 // deleted puts in no line.
-func fromNotebookEdit(raw json.RawMessage) []Change {
+func fromNotebookEdit(raw, meta json.RawMessage) []Change {
 	var in struct {
 		Path     string  `json:"notebook_path"`
 		Source   *string `json:"new_source"`
 		CellType string  `json:"cell_type"`
 		EditMode string  `json:"edit_mode"`
+		After    string  `json:"cell_id"`
 	}
 	if json.Unmarshal(raw, &in) != nil || in.Path == "" {
 		return nil
@@ -60,8 +63,26 @@ func fromNotebookEdit(raw json.RawMessage) []Change {
 			rest = []string{one + ",", `"metadata": {}`}
 		}
 		c.Replace = append(c.Replace, Replacement{New: "},\n{\n\"cell_type\": " + jsonString(kind) + ","}, Replacement{New: strings.Join(rest, "\n")})
+		if id := insertedCell(meta); id != "" && id != in.After {
+			c.Replace = append(c.Replace, Replacement{New: `"id": ` + jsonString(id) + ","})
+		}
 	}
 	return []Change{c}
+}
+
+// insertedCell is the id of the cell a NotebookEdit inserted, as its
+// result names it, "" when it does not.
+func insertedCell(meta json.RawMessage) string {
+	var m struct {
+		Result struct {
+			CellID   string `json:"cell_id"`
+			EditMode string `json:"edit_mode"`
+		} `json:"toolUseResult"`
+	}
+	if len(meta) == 0 || json.Unmarshal(meta, &m) != nil || m.Result.EditMode != "insert" {
+		return ""
+	}
+	return m.Result.CellID
 }
 
 // jsonString is s as a JSON string, <, > and & as they are (as

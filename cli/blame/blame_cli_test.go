@@ -3,6 +3,7 @@ package blame_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,7 +16,15 @@ import (
 	"github.com/loomhq/loom/internal/testkit/gittest"
 )
 
-func TestMain(m *testing.M) { clitest.Main(m) }
+func TestMain(m *testing.M) {
+	clitest.Main(m, func(code int) int {
+		if !reportTruth(os.Stdout) && code == 0 {
+			fmt.Println("FAIL: the real agents' blame is below its bounds (blame_realtruth_test.go)")
+			return 1
+		}
+		return code
+	})
+}
 
 // work is a git work tree in a fixture's HOME whose sessions the
 // fixture's store holds.

@@ -1,6 +1,7 @@
 package blame_test
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -97,9 +98,27 @@ type ledger struct {
 	t     *testing.T
 	dir   string
 	files map[string][]tline
+	// label is the path a file's lines are scored under when they are
+	// not an agent's (a human's line loom took for an agent's): the path
+	// of the first agent's line the file held, or one the scenario set
+	// (a human's file beside an edit in another worktree); a file of no
+	// label is one no session touched.
+	label map[string]string
 }
 
-type tline struct{ text, who string }
+// tline is a line of a file, who wrote it, and for an agent's line the
+// path its edit came by.
+type tline struct{ text, who, path string }
+
+// labelled sets rel's label when it has none.
+func (l *ledger) labelled(rel, path string) {
+	if l.label == nil {
+		l.label = map[string]string{}
+	}
+	if l.label[rel] == "" {
+		l.label[rel] = path
+	}
+}
 
 func (l *ledger) text(rel string) string {
 	var b strings.Builder
@@ -113,7 +132,7 @@ func (l *ledger) text(rel string) string {
 func (l *ledger) created(rel, content, who string) {
 	var ls []tline
 	for _, s := range fileedit.Lines(content) {
-		ls = append(ls, tline{s, who})
+		ls = append(ls, tline{s, who, ""})
 	}
 	l.files[rel] = ls
 }
@@ -145,14 +164,14 @@ func (l *ledger) replaced(rel, old, new, who string) {
 	m := fileedit.Match(ol, nl)
 	var repl []tline
 	for j, s := range nl {
-		w := who
+		w, path := who, ""
 		switch {
 		case m[j] >= 0:
-			w = cur[at+m[j]].who
+			w, path = cur[at+m[j]].who, cur[at+m[j]].path
 		case who == "human" && j < len(ol) && m[j] < 0 && strings.HasPrefix(cur[at+j].who, "agent") && slices.Index(m, j) < 0:
 			w = "mixed"
 		}
-		repl = append(repl, tline{s, w})
+		repl = append(repl, tline{s, w, path})
 	}
 	l.files[rel] = slices.Concat(cur[:at], repl, cur[at+len(ol):])
 }
@@ -198,9 +217,10 @@ func scenario(t *testing.T, fx *clitest.Fixture, p *plans, a realAgent) {
 		clitest.MustWrite(t, filepath.Join(dir, rel), led.text(rel))
 	}
 	step := 0
-	session := func(what string, edits ...func() []providertest.ToolCall) {
+	session := func(what string, label func(rel, text string) string, edits ...func() []providertest.ToolCall) {
 		t.Helper()
 		step++
+		snap := led.snapshot()
 		token := fmt.Sprintf("STEP-%d-%s", step, a.tool)
 		var calls []providertest.ToolCall
 		for _, e := range edits {
@@ -211,6 +231,9 @@ func scenario(t *testing.T, fx *clitest.Fixture, p *plans, a realAgent) {
 		}
 		p.add(token, calls)
 		a.run(t, dir, token+": "+what)
+		want := led.files
+		led.ran(snap, label)
+		led.asked(want)
 	}
 	write := func(rel, content string) func() []providertest.ToolCall {
 		return func() []providertest.ToolCall {
@@ -236,7 +259,7 @@ func scenario(t *testing.T, fx *clitest.Fixture, p *plans, a realAgent) {
 	git("commit", "-qm", "start")
 
 	// Session 1: two new files.
-	session("write the ledger and its helpers",
+	session("write the ledger and its helpers", one("write"),
 		write("src/ledger.py", ledgerPy), write("src/util.py", utilPy))
 	led.check("src/ledger.py")
 	led.check("src/util.py")
@@ -258,7 +281,7 @@ func scenario(t *testing.T, fx *clitest.Fixture, p *plans, a realAgent) {
 	human("src/ledger.py", "    return ledger\n", "    return ledger\n\n\ndef audit(ledger):\n    \"\"\"Flag entries above the limit.\"\"\"\n    return [e for e in ledger.entries if e.amount > AUDIT_LIMIT]\n")
 
 	// Session 2: an edit in each file.
-	session("add transfers and a formatter",
+	session("add transfers and a formatter", one("edit"),
 		edit("src/ledger.py", "    def __len__(self):  # entries\n", "    def transfer(self, other, amount, memo=\"\"):\n        self.add(-amount, memo)\n        other.add(amount, memo)\n        return amount\n\n    def __len__(self):  # entries\n"),
 		edit("src/util.py", "def cents(amount):\n    return int(round(amount * 100))\n", "def cents(amount):\n    \"\"\"Whole cents of an amount.\"\"\"\n    return int(round(amount * 100))\n\n\ndef fmt_money(amount, symbol=\"$\"):\n    return f\"{symbol}{amount:,.2f}\"\n"))
 	led.check("src/ledger.py")
@@ -297,7 +320,7 @@ func scenario(t *testing.T, fx *clitest.Fixture, p *plans, a realAgent) {
 				return []providertest.ToolCall{a.shell(cmd)}
 			}
 		}
-		session("write notes and a version, and divide by a float",
+		session("write notes and a version, and divide by a float", byFile("shell", map[string]string{"src/money.py": "sed"}),
 			shellCall("cd src && tee notes.txt <<'EOF' >/dev/null\nLedger notes for the next release.\nAmounts are kept in dollars, rounded to cents.\nEOF",
 				func() { led.created("src/notes.txt", notesTxt, "agent") }),
 			// An agent whose shell keeps its directory (Claude Code's) is
@@ -308,7 +331,7 @@ func scenario(t *testing.T, fx *clitest.Fixture, p *plans, a realAgent) {
 				func() {
 					cur := led.files["src/money.py"]
 					i := slices.IndexFunc(cur, func(x tline) bool { return x.text == "    return value / 100" })
-					cur[i] = tline{"    return value / 100.0", "agent"}
+					cur[i] = tline{"    return value / 100.0", "agent", ""}
 				}))
 		for _, f := range []string{"src/notes.txt", "src/version.py", "src/money.py"} {
 			led.check(f)
@@ -318,7 +341,7 @@ func scenario(t *testing.T, fx *clitest.Fixture, p *plans, a realAgent) {
 	}
 
 	// Session 3, not committed: an edit of the renamed file.
-	session("parse amounts",
+	session("parse amounts", one("edit"),
 		edit("src/money.py", "def fmt_money(amount, symbol=\"$\"):\n", "def parse_money(text):\n    cleaned = text.replace(\"$\", \"\").replace(\",\", \"\")\n    return float(cleaned)\n\n\ndef fmt_money(amount, symbol=\"$\"):\n"))
 	led.check("src/money.py")
 	// The human re-indents nothing of the agent's but adds a comment.
@@ -355,10 +378,15 @@ func score(t *testing.T, fx *clitest.Fixture, dir string, led *ledger, tool stri
 		if !slices.ContainsFunc(want, func(x tline) bool { return x.who != "human" }) {
 			// A file no session wrote, edited or copied from has no
 			// agent's line, blank ones included.
+			stray := 0
 			for _, l := range res.Lines {
 				if l.Kind == blame.Agent || l.Kind == blame.Mixed {
+					stray++
 					t.Errorf("%s:%d %q is %s (%s): no session touched this file", rel, l.N, l.Text, l.Kind, l.Agent)
 				}
+			}
+			if led.label[rel] == "" {
+				untouchedFile(stray)
 			}
 		}
 		for i, l := range res.Lines {
@@ -371,6 +399,13 @@ func score(t *testing.T, fx *clitest.Fixture, dir string, led *ledger, tool stri
 				}
 				continue
 			}
+			// An agent's line counts for the path it came by, any other
+			// for its file's.
+			path := want[i].path
+			if w != "agent" || path == "" {
+				path = cmp.Or(led.label[rel], "untouched")
+			}
+			tally(t.Name(), tool+" "+path, w == "agent" && gotAgent, w != "agent" && gotAgent, w == "agent" && !gotAgent)
 			switch {
 			case w == "agent" && gotAgent:
 				tp++
@@ -593,27 +628,45 @@ func startClaudeCode(t *testing.T) (*clitest.Fixture, *plans, realAgent) {
 func TestBlameRealCodex(t *testing.T) {
 	skipRealAgents(t)
 	fx := clitest.NewEmptyFixture(t)
+	p, run := startCodexShell(t, fx)
+	scenario(t, fx, p, codexAgent(run, codexShellPatch, codexShell))
+}
+
+// startCodexShell is the real Codex against a fake model of its own
+// provider that answers by plans, and how it runs a prompt in a
+// directory.
+func startCodexShell(t *testing.T, fx *clitest.Fixture) (*plans, func(t *testing.T, dir, prompt string)) {
 	bin, _, env, srv, _ := clitest.StartCodex(t, fx)
 	p := newPlans()
 	srv.Respond(func(r providertest.Request) (agentclitest.Turn, bool) {
 		return answer(p, r, responsesResults, turnCall, turnText)
 	})
-	// Codex runs apply_patch as a command of its shell tool (what it
-	// offers a model of its own provider).
-	shell := func(patch string) providertest.ToolCall {
-		return providertest.ToolCall{Name: "exec_command", Args: args(map[string]any{"cmd": "apply_patch <<'EOF'\n" + patch + "EOF\n"})}
+	return p, func(t *testing.T, dir, prompt string) {
+		agentclitest.Run(t, clitest.CLITimeout, dir, env, bin, "exec", "--skip-git-repo-check", "-s", "danger-full-access", prompt)
 	}
-	scenario(t, fx, p, realAgent{
-		tool: "codex",
-		run: func(t *testing.T, dir, prompt string) {
-			agentclitest.Run(t, clitest.CLITimeout, dir, env, bin, "exec", "--skip-git-repo-check", "-s", "danger-full-access", prompt)
-		},
-		write: func(path, content string) providertest.ToolCall { return shell(addPatch(path, content)) },
-		edit:  func(path, old, new string) providertest.ToolCall { return shell(updatePatch(path, old, new)) },
-		shell: func(cmd string) providertest.ToolCall {
-			return providertest.ToolCall{Name: "exec_command", Args: args(map[string]any{"cmd": cmd})}
-		},
-	})
+}
+
+// codexAgent is Codex as an agent of the scenarios: run runs it, patch
+// is its call of apply_patch with a patch, shell its call of a command.
+func codexAgent(run func(t *testing.T, dir, prompt string), patch, shell func(string) providertest.ToolCall) realAgent {
+	return realAgent{
+		tool:  "codex",
+		run:   run,
+		write: func(path, content string) providertest.ToolCall { return patch(addPatch(path, content)) },
+		edit:  func(path, old, new string) providertest.ToolCall { return patch(updatePatch(path, old, new)) },
+		shell: shell,
+	}
+}
+
+// codexShell is Codex's call of a command of its shell tool.
+func codexShell(cmd string) providertest.ToolCall {
+	return providertest.ToolCall{Name: "exec_command", Args: args(map[string]any{"cmd": cmd})}
+}
+
+// codexShellPatch is apply_patch run as a command of Codex's shell tool
+// (what it offers a model of its own provider).
+func codexShellPatch(patch string) providertest.ToolCall {
+	return codexShell("apply_patch <<'EOF'\n" + patch + "EOF\n")
 }
 
 // TestBlameRealCodexCodeMode: Codex in its default mode (0.171's
@@ -623,39 +676,22 @@ func TestBlameRealCodex(t *testing.T) {
 func TestBlameRealCodexCodeMode(t *testing.T) {
 	skipRealAgents(t)
 	fx := clitest.NewEmptyFixture(t)
-	bin := agentclitest.Install(t, agentclitest.CodexCodeMode)
-	p := newPlans()
-	srv := responsesServer(t, p)
-	codexHome := filepath.Join(fx.Home, ".codex")
-	clitest.WriteSettings(t, filepath.Join(codexHome, "config.toml"), strings.Join([]string{
-		`model_provider = "fake"`, `[model_providers.fake]`, `name = "fake"`, `base_url = "` + srv.URL + `/v1"`,
-		`wire_api = "responses"`, `env_key = "FAKE_OPENAI_KEY"`, `request_max_retries = 0`, `stream_max_retries = 0`}, "\n"))
-	env := agentclitest.Env(fx.Home, "CODEX_HOME="+codexHome, "FAKE_OPENAI_KEY=sk-fake", "LOOM_HOME="+fx.Home)
-	// The script as a model writes one: the patch a string literal.
-	script := func(call string, arg any) providertest.ToolCall {
-		b, _ := json.Marshal(arg)
-		return providertest.ToolCall{Name: "exec", Args: "const r = await tools." + call + "(" + string(b) + ");\ntext(JSON.stringify(r));\n"}
-	}
-	scenario(t, fx, p, realAgent{
-		tool: "codex",
-		run: func(t *testing.T, dir, prompt string) {
-			agentclitest.Run(t, clitest.CLITimeout, dir, env, bin, "exec", "--skip-git-repo-check", "-s", "danger-full-access", prompt)
-		},
-		write: func(path, content string) providertest.ToolCall {
-			return script("apply_patch", addPatch(path, content))
-		},
-		edit: func(path, old, new string) providertest.ToolCall {
-			return script("apply_patch", updatePatch(path, old, new))
-		},
-		shell: func(cmd string) providertest.ToolCall { return script("exec_command", map[string]any{"cmd": cmd}) },
-	})
+	p, run := startCodexModel(t, fx, agentclitest.CodexCodeMode, "")
+	scenario(t, fx, p, codexAgent(run, codeModePatch, codeModeShell))
 }
 
 func TestBlameRealGemini(t *testing.T) {
 	skipRealAgents(t)
+	fx, p, a := startGemini(t)
+	scenario(t, fx, p, a)
+}
+
+// startGemini is the real Gemini CLI against a fake model that answers
+// by plans, as an agent of the scenarios.
+func startGemini(t *testing.T) (*clitest.Fixture, *plans, realAgent) {
 	g := clitest.StartGemini(t, "")
 	p := geminiPlans(g.Srv)
-	scenario(t, g.Fx, p, filePathTools(realAgent{
+	return g.Fx, p, filePathTools(realAgent{
 		tool: "gemini",
 		run: func(t *testing.T, dir, prompt string) {
 			g.Dir = dir
@@ -664,7 +700,7 @@ func TestBlameRealGemini(t *testing.T) {
 		shell: func(cmd string) providertest.ToolCall {
 			return providertest.ToolCall{Name: "run_shell_command", Args: args(map[string]any{"command": cmd, "description": "Run it"})}
 		},
-	}, "write_file", "replace", "", map[string]any{"instruction": "Make the change asked for."}))
+	}, "write_file", "replace", "", map[string]any{"instruction": "Make the change asked for."})
 }
 
 // geminiPlans makes the fake Gemini model srv answer by plans.

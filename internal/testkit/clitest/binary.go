@@ -24,8 +24,10 @@ var (
 // Main runs the tests of a package that uses this package's helpers: it
 // is the package's TestMain. Started again as the peak-memory wrapper of
 // WrapRSS, it runs that instead; otherwise it makes the directory the
-// loom binary is built into, runs the tests and removes it.
-func Main(m *testing.M) {
+// loom binary is built into, runs the tests and removes it. Each of
+// after is given the tests' exit code and returns the one to exit with
+// (a check over what several tests found).
+func Main(m *testing.M, after ...func(code int) int) {
 	if file := os.Getenv(RssWrapEnv); file != "" {
 		os.Exit(runRSSWrapper(file))
 	}
@@ -35,6 +37,9 @@ func Main(m *testing.M) {
 	}
 	binDir = dir
 	code := m.Run()
+	for _, f := range after {
+		code = f(code)
+	}
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
