@@ -45,14 +45,15 @@
 // doing the same (cmd/loom-bench/floor), 20 pairs each; -loom names the
 // loom binary to time (a release build, say), else ./cmd/loom is built.
 //
-// -locomo and -longmemeval measure how well search finds on two public
-// benchmarks of long-term memory, from their data files (docs/search.md
+// -locomo, -longmemeval and -realtalk measure how well search finds on
+// three public benchmarks of long-term memory, from their data files (docs/search.md
 // says where to download them): each conversation's sessions are written
 // as Claude Code session files, imported, and each question searched as
 // it is; hit@1/5/10, MRR and evidence recall per category.
 //
 //	go run ./cmd/loom-bench -locomo locomo10.json
 //	go run ./cmd/loom-bench -longmemeval longmemeval_s_cleaned.json
+//	go run ./cmd/loom-bench -realtalk REALTALK/data
 //
 //	go run ./cmd/loom-bench -hub -hub-records 1000000
 //
@@ -139,6 +140,7 @@ func main() {
 	statuslineSessions := flag.Int("statusline-sessions", 100000, "sessions in the store -statusline generates (once)")
 	locomo := flag.String("locomo", "", "instead: measure search on LoCoMo, from this locomo10.json (see docs/search.md)")
 	longmemeval := flag.String("longmemeval", "", "instead: measure search on LongMemEval, from this longmemeval_s_cleaned.json (see docs/search.md)")
+	realtalk := flag.String("realtalk", "", "instead: measure search on REALTALK, from this directory of its Chat_*.json (its repository's data/; see docs/search.md)")
 	skipAbstention := flag.Bool("skip-abstention", true, "-longmemeval leaves out the questions meant to have no answer")
 	bare := flag.Bool("bare", false, "-locomo and -longmemeval write lines as deja-vu's harnesses do (no uuid, no working directory), a store per conversation")
 	retrievalPG := flag.Bool("retrieval-postgres", false, "-locomo and -longmemeval store on PostgreSQL (-postgres) instead of SQLite")
@@ -163,16 +165,19 @@ func main() {
 	blameHome := flag.String("blame-home", "", "the HOME of -blame-dir's loom processes, whose store holds the repository's sessions")
 	keep := flag.Bool("keep", false, "-locomo and -longmemeval keep the session files and store they made")
 	flag.Parse()
-	if *locomo != "" || *longmemeval != "" {
+	if *locomo != "" || *longmemeval != "" || *realtalk != "" {
 		o := retrievalOptions{bare: *bare, limit: *retrievalLimit, misses: *misses, out: c.out, keep: *keep, embed: *embed, embedModel: *embedModel}
 		if *retrievalPG {
 			o.postgres = *pg
 		}
 		var set *retrievalSet
 		var err error
-		if *locomo != "" {
+		switch {
+		case *locomo != "":
 			set, err = readLoCoMo(*locomo)
-		} else {
+		case *realtalk != "":
+			set, err = readRealTalk(*realtalk)
+		default:
 			set, err = readLongMemEval(*longmemeval, *skipAbstention)
 		}
 		if err == nil {

@@ -62,6 +62,9 @@ type retrievalSession struct {
 type retrievalTurn struct {
 	assistant bool
 	text      string
+	// at is when the turn was written, where the dataset says (REALTALK);
+	// else the session's start and a minute a turn.
+	at time.Time
 }
 
 // retrievalQuestion is a question asked in conversation conv, with the
@@ -403,7 +406,11 @@ func writeConv(dir, cwd, set string, c retrievalConv, names map[string]string, b
 		enc := json.NewEncoder(f)
 		parent := ""
 		for i, t := range s.turns {
-			ts := s.start.Add(time.Duration(i) * time.Minute).UTC().Format(time.RFC3339Nano)
+			at := s.start.Add(time.Duration(i) * time.Minute)
+			if !t.at.IsZero() {
+				at = t.at
+			}
+			ts := at.UTC().Format(time.RFC3339Nano)
 			line := map[string]any{"type": "user", "sessionId": id, "timestamp": ts}
 			msg := map[string]any{"role": "user", "content": t.text}
 			if t.assistant {

@@ -162,3 +162,54 @@ func TestGloVeEmbedder(t *testing.T) {
 		t.Errorf("a short line: %v", err)
 	}
 }
+
+// realTalkSample is an excerpt of REALTALK's data/Chat_1_Emi_Elise.json
+// (github.com/danny911kr/REALTALK at b903e06a9770bf4e5fe9018c3e132889666d3b4a):
+// the first two turns of its first session, the first three of its
+// second, two of its questions, and one question with no evidence as
+// two of Chat_7_Nebraas_Vanessa.json's are.
+const realTalkSample = `{
+ "name": {"speaker_1": "Emi", "speaker_2": "elise"},
+ "session_1_date_time": "29.12.2023, 22:42:04",
+ "session_1": [
+  {"clean_text": "Hey! How are you?", "speaker": "Emi", "date_time": "29.12.2023, 22:42:04", "img_file": [], "img_url": [], "dia_id": "D1:1"},
+  {"clean_text": "Hi, I’m doing good how are you?", "speaker": "elise", "date_time": "30.12.2023, 00:32:20", "img_file": [], "img_url": [], "dia_id": "D1:2"}
+ ],
+ "session_2_date_time": "30.12.2023, 22:21:48",
+ "session_2": [
+  {"clean_text": "Hey Emily! What have you been up to today?", "speaker": "Emi", "date_time": "30.12.2023, 22:21:48", "img_file": [], "img_url": [], "dia_id": "D2:1"},
+  {"clean_text": "Hey Kate!", "speaker": "elise", "date_time": "30.12.2023, 22:21:55", "img_file": [], "img_url": [], "dia_id": "D2:2"},
+  {"clean_text": "Today was a great day I went to the Art Basel in Miami and went to the beach later on. Did you get to do that cooking class you told me about yesterday?", "speaker": "elise", "date_time": "30.12.2023, 22:22:45", "img_file": [], "img_url": [], "dia_id": "D2:3"}
+ ],
+ "events_session_1": {"agent_a": [], "agent_b": []},
+ "qa": [
+  {"question": "When did Kate start skiing?", "answer": "2013", "evidence": ["D1:49"], "category": 2},
+  {"question": "When did Kate visit Art Basel?", "answer": "30 December, 2023", "evidence": ["D2:3"], "category": 2},
+  {"question": "Which part of the day does Vanessa often pick for her gym sessions?", "answer": "The morning.", "evidence": [], "category": 2}
+ ]
+}`
+
+func TestParseRealTalk(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "Chat_1_Emi_Elise.json"), []byte(realTalkSample), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	set, err := readRealTalk(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.convs) != 1 || set.convs[0].name != "Chat_1_Emi_Elise" || len(set.convs[0].sessions) != 2 || len(set.qs) != 2 {
+		t.Fatalf("REALTALK: %+v", set)
+	}
+	s := set.convs[0].sessions[1]
+	if s.id != "D2" || len(s.turns) != 3 || s.turns[1].text != "elise: Hey Kate!" || s.start.Format("2006-01-02 15:04:05") != "2023-12-30 22:21:48" ||
+		s.turns[2].at.Format("2006-01-02 15:04:05") != "2023-12-30 22:22:45" {
+		t.Errorf("session %+v", s)
+	}
+	if q := set.qs[1]; q.text != "When did Kate visit Art Basel?" || q.category != "2" || len(q.gold) != 1 || q.gold[0] != "D2" || set.names[q.category] != "temporal" {
+		t.Errorf("question %+v", q)
+	}
+	if q := set.qs[0]; len(q.gold) != 1 || q.gold[0] != "D1" {
+		t.Errorf("question %+v", q)
+	}
+}
