@@ -233,6 +233,30 @@ func readRealTalk(dir string) (*retrievalSet, error) {
 	return set, nil
 }
 
+// readSets reads the benchmarks whose paths are given: LoCoMo's
+// locomo10.json, REALTALK's data directory.
+func readSets(locomo, realtalk string) ([]*retrievalSet, error) {
+	var sets []*retrievalSet
+	if locomo != "" {
+		set, err := readLoCoMo(locomo)
+		if err != nil {
+			return nil, err
+		}
+		sets = append(sets, set)
+	}
+	if realtalk != "" {
+		set, err := readRealTalk(realtalk)
+		if err != nil {
+			return nil, err
+		}
+		sets = append(sets, set)
+	}
+	if len(sets) == 0 {
+		return nil, fmt.Errorf("name -locomo, -realtalk or both")
+	}
+	return sets, nil
+}
+
 func chatNumber(path string) int {
 	n, _, _ := strings.Cut(strings.TrimPrefix(filepath.Base(path), "Chat_"), "_")
 	i, _ := strconv.Atoi(n)

@@ -55,6 +55,12 @@
 //	go run ./cmd/loom-bench -longmemeval longmemeval_s_cleaned.json
 //	go run ./cmd/loom-bench -realtalk REALTALK/data
 //
+// -scale plants both LoCoMo's and REALTALK's conversations in a store of
+// a million filler messages over a thousand projects (built once under
+// -scale-store) and asks each question in its project and across all.
+//
+//	go run ./cmd/loom-bench -scale -locomo locomo10.json -realtalk REALTALK/data [-scale-postgres]
+//
 //	go run ./cmd/loom-bench -hub -hub-records 1000000
 //
 // -hub runs a team of 200 members × 2 machines on a hub of two loom serve
@@ -164,7 +170,53 @@ func main() {
 	blameDir := flag.String("blame-dir", "", "instead: time loom blame summary of this directory of -blame-repo as whole processes (-loom: binaries by commas, each in turn), cold and repeated, against the store of -blame-home, beside git blame of the same files in the same run")
 	blameHome := flag.String("blame-home", "", "the HOME of -blame-dir's loom processes, whose store holds the repository's sessions")
 	keep := flag.Bool("keep", false, "-locomo and -longmemeval keep the session files and store they made")
+	scale := flag.Bool("scale", false, "instead: plant -locomo's and -realtalk's conversations in a store of -scale-messages filler messages over -scale-projects projects of several agents, and ask every question in its project and across all projects (see docs/search.md)")
+	scaleStore := flag.String("scale-store", filepath.Join(os.TempDir(), "loom-bench", "scale.db"), "the SQLite store -scale builds once and reuses")
+	scaleMessages := flag.Int("scale-messages", 1000000, "filler messages of the store -scale builds")
+	scaleProjects := flag.Int("scale-projects", 1000, "projects of the filler of -scale")
+	scaleEvery := flag.Int("scale-every", 1, "-scale asks every n-th question on SQLite (0: SQLite is left out)")
+	scalePG := flag.Bool("scale-postgres", false, "-scale also builds (once, in -scale-pg-schema of -postgres) and asks the store on PostgreSQL")
+	scalePGSchema := flag.String("scale-pg-schema", "loombench_scale", "the schema of -postgres that keeps -scale's PostgreSQL store")
+	scalePGMessages := flag.Int("scale-pg-messages", 1000000, "filler messages of -scale's PostgreSQL store")
+	scalePGEvery := flag.Int("scale-pg-every", 1, "-scale asks every n-th question on PostgreSQL")
+	deja := flag.String("deja", "", "instead: time a whole loom search process against a whole deja search process (this deja binary, github.com/vshulcz/deja-vu) per question of -locomo and -realtalk, across all projects, in turns")
+	dejaEvery := flag.Int("deja-every", 1, "-deja asks every n-th question")
 	flag.Parse()
+	if *deja != "" {
+		err := os.MkdirAll(filepath.Dir(c.db), 0o700)
+		var sets []*retrievalSet
+		if err == nil {
+			sets, err = readSets(*locomo, *realtalk)
+		}
+		if err == nil {
+			err = dejaMain(context.Background(), os.Stdout, filepath.Dir(c.db), sets, dejaOptions{deja: *deja, loom: c.loomBin, every: *dejaEvery, out: c.out})
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *scale {
+		o := scaleOptions{store: *scaleStore, messages: *scaleMessages, projects: *scaleProjects, samples: *samplesDir,
+			every: *scaleEvery, pgEvery: *scalePGEvery, pgSchema: *scalePGSchema, pgMessages: *scalePGMessages, limit: *retrievalLimit, out: c.out}
+		if *scalePG {
+			o.postgres = *pg
+		}
+		err := os.MkdirAll(filepath.Dir(o.store), 0o700)
+		var sets []*retrievalSet
+		if err == nil {
+			sets, err = readSets(*locomo, *realtalk)
+		}
+		if err == nil {
+			err = scaleMain(context.Background(), os.Stdout, sets, o)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *locomo != "" || *longmemeval != "" || *realtalk != "" {
 		o := retrievalOptions{bare: *bare, limit: *retrievalLimit, misses: *misses, out: c.out, keep: *keep, embed: *embed, embedModel: *embedModel}
 		if *retrievalPG {

@@ -372,6 +372,12 @@ func importRetrieval(ctx context.Context, st loom.Engine, root string, names, ke
 			return fmt.Errorf("import of %s: %d problems", root, t.ProblemCount)
 		}
 	}
+	return sessionKeys(ctx, st, names, keys)
+}
+
+// sessionKeys fills keys with the dataset's id of each session of st
+// whose Claude Code session id names names.
+func sessionKeys(ctx context.Context, st loom.Engine, names, keys map[string]string) error {
 	for cursor := (*loom.Cursor)(nil); ; {
 		ss, err := st.Sessions(ctx, loom.SessionFilter{UserID: "bench", Limit: 1000, Before: cursor})
 		if err != nil {
@@ -450,11 +456,16 @@ func benchUUID(s string) string {
 }
 
 // rankedSessions are the dataset's ids of the distinct sessions of hits,
-// in their order.
+// in their order; a session of no dataset (the scale run's filler) by
+// loom's id.
 func rankedSessions(hits []loom.SearchHit, keys map[string]string) []string {
 	var ranked []string
 	for _, h := range hits {
-		if id := keys[h.SessionID]; !slices.Contains(ranked, id) {
+		id := keys[h.SessionID]
+		if id == "" {
+			id = h.SessionID
+		}
+		if !slices.Contains(ranked, id) {
 			ranked = append(ranked, id)
 		}
 	}

@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -211,5 +213,78 @@ func TestParseRealTalk(t *testing.T) {
 	}
 	if q := set.qs[0]; len(q.gold) != 1 || q.gold[0] != "D1" {
 		t.Errorf("question %+v", q)
+	}
+}
+
+// TestFillerVocabulary checks that the scale run's filler keeps no word
+// that a search for a planted content word would match, and keeps the
+// stop words and the words no question could reach.
+func TestFillerVocabulary(t *testing.T) {
+	set := &retrievalSet{name: "t",
+		convs: []retrievalConv{{name: "c", sessions: []retrievalSession{{id: "D1", turns: []retrievalTurn{{text: "Caroline: I configure the registry"}}}}}},
+		qs:    []retrievalQuestion{{text: "Why did Melanie run?"}}}
+	dir := t.TempDir()
+	// Each word twice (a word seen once is left out), and 100 words of
+	// no meaning so that the vocabulary is big enough to be one.
+	sample := "the which configured configuration carolina caroline melanie ran goroutine xylophone registry qz "
+	for i := range 100 {
+		sample += fmt.Sprintf("zz%c%c ", 'a'+i/26, 'a'+i%26)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "s.jsonl"), []byte(sample+sample+"once"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	vocab, err := fillerVocabulary(dir, []*retrievalSet{set})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"configured", "configuration", "carolina", "caroline", "melanie", "ran", "registry", "once", "qz"} {
+		if slices.Contains(vocab, w) {
+			t.Errorf("the filler's vocabulary holds %q", w)
+		}
+	}
+	for _, w := range []string{"the", "which", "goroutine", "xylophone"} {
+		if !slices.Contains(vocab, w) {
+			t.Errorf("the filler's vocabulary lacks %q", w)
+		}
+	}
+}
+
+// The scale run plants the conversations among filler of several agents
+// and projects, asks each question in its project and across all, and
+// reuses the store it built on the next run. No filler session is ever a
+// question's first hit.
+func TestScaleRun(t *testing.T) {
+	locomo, err := parseLoCoMo([]byte(locomoSample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := t.TempDir()
+	if err := os.WriteFile(filepath.Join(rt, "Chat_1_Emi_Elise.json"), []byte(realTalkSample), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	realtalk, err := readRealTalk(rt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := scaleOptions{store: filepath.Join(t.TempDir(), "scale.db"), messages: 3000, projects: 12, samples: "../../testdata/agent-sessions", every: 1, limit: 20}
+	for run := range 2 {
+		var out bytes.Buffer
+		if err := scaleMain(context.Background(), &out, []*retrievalSet{locomo, realtalk}, o); err != nil {
+			t.Fatal(err)
+		}
+		got := out.String()
+		for _, row := range []string{"| locomo | SQLite | ", "| realtalk | SQLite | "} {
+			for _, scope := range []string{"per project | ", "all projects | "} {
+				if !strings.Contains(got, row) || !strings.Contains(got[strings.Index(got, row):], scope) {
+					t.Errorf("run %d: no row %s%s:\n%s", run, row, scope, got)
+				}
+			}
+		}
+		if !strings.Contains(got, "| locomo | SQLite | 3009 | all projects | 2 | 100.0% |") || strings.Count(got, "| 0 | 0 | ") != 4 {
+			t.Errorf("run %d: LoCoMo's questions across 3,000 filler messages, or a filler session first:\n%s", run, got)
+		}
+		if was := strings.Contains(got, "was there (no build this run)"); was != (run == 1) {
+			t.Errorf("run %d: the store reused: %v:\n%s", run, was, got)
+		}
 	}
 }
