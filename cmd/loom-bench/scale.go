@@ -368,7 +368,7 @@ func askScale(ctx context.Context, b *strings.Builder, st loom.Engine, engine st
 				ranked := rankedSessions(hits, keys)
 				scores[i].add(goldRank(ranked, gold), ranked, gold, took)
 			}
-			if (n/max(every, 1)+1)%200 == 0 {
+			if (n/max(every, 1)+1)%50 == 0 {
 				fmt.Fprintf(os.Stderr, "%s: %s: %d questions asked\n", engine, set.name, n+1)
 			}
 		}
