@@ -269,7 +269,8 @@ const realTalkTime = "02.01.2006, 15:04:05"
 // parseRealTalk adds one REALTALK conversation, named name, to set: its
 // session_N keys hold turns of clean_text by speaker, each dated; a
 // turn of an image alone has no text and is left out. A question with
-// no evidence is left out (2 of 728).
+// no evidence is left out (2 of 728), and so is one whose evidence is
+// written "D 2:18".
 func parseRealTalk(set *retrievalSet, name string, b []byte) error {
 	var chat map[string]json.RawMessage
 	if err := json.Unmarshal(b, &chat); err != nil {
