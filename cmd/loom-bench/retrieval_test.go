@@ -259,7 +259,13 @@ func TestScaleRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	rt := t.TempDir()
+	// A second chat whose turn says more of Art Basel than the first's:
+	// across projects, a question of one chat finds the other first.
+	other := strings.Replace(realTalkSample, "Today was a great day I went to the Art Basel", "Kate visited Art Basel, Art Basel, Art Basel", 1)
 	if err := os.WriteFile(filepath.Join(rt, "Chat_1_Emi_Elise.json"), []byte(realTalkSample), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(rt, "Chat_2_Kate_Elise.json"), []byte(other), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	realtalk, err := readRealTalk(rt)
@@ -280,8 +286,16 @@ func TestScaleRun(t *testing.T) {
 				}
 			}
 		}
-		if !strings.Contains(got, "| locomo | SQLite | 3009 | all projects | 2 | 100.0% |") || strings.Count(got, "| 0 | 0 | ") != 4 {
+		if !strings.Contains(got, "| locomo | SQLite | 3014 | all projects | 2 | 100.0% |") || strings.Count(got, "| 0 | 0 | 0 | ") != 3 {
 			t.Errorf("run %d: LoCoMo's questions across 3,000 filler messages, or a filler session first:\n%s", run, got)
+		}
+		// The columns of a row: "", benchmark, engine, messages, scope, n,
+		// hit@1, hit@5, hit@10, MRR, p50, p99, filler first, another
+		// conversation first, refused, load.
+		for _, line := range strings.Split(got, "\n") {
+			if f := strings.Split(line, " | "); len(f) == 15 && f[0] == "| realtalk" && f[3] == "all projects" && (f[11] != "0" || f[12] == "0") {
+				t.Errorf("run %d: REALTALK across projects: the other chat never first, or a filler session first:\n%s", run, got)
+			}
 		}
 		if was := strings.Contains(got, "was there (no build this run)"); was != (run == 1) {
 			t.Errorf("run %d: the store reused: %v:\n%s", run, was, got)

@@ -19,6 +19,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -84,8 +85,8 @@ func scaleMain(ctx context.Context, out io.Writer, sets []*retrievalSet, o scale
 	var b strings.Builder
 	fmt.Fprintf(&b, "Planted: %s. Filler: a vocabulary of %d words (the words of %s less every one a planted content word could match), %d projects, agents %s. %d cores, %s.\n\n",
 		pl.describe(), len(vocab), o.samples, o.projects, strings.Join(scaleTools, ", "), runtime.NumCPU(), runtime.Version())
-	fmt.Fprintln(&b, "| benchmark | engine | messages | scope | n | hit@1 | hit@5 | hit@10 | MRR | p50 | p99 | first hit filler | refused | load |")
-	fmt.Fprintln(&b, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(&b, "| benchmark | engine | messages | scope | n | hit@1 | hit@5 | hit@10 | MRR | p50 | p99 | first hit filler | first hit another conversation | refused | load |")
+	fmt.Fprintln(&b, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	var notes []string
 
 	engines := []struct {
@@ -338,7 +339,7 @@ func askScale(ctx context.Context, b *strings.Builder, st loom.Engine, engine st
 	for si, set := range pl.sets {
 		scopes := []string{"per project", "all projects"}
 		scores := make([]retrievalScore, len(scopes))
-		filler, refused := make([]int, len(scopes)), make([]int, len(scopes))
+		filler, other, refused := make([]int, len(scopes)), make([]int, len(scopes)), make([]int, len(scopes))
 		load0 := load1()
 		for n := 0; n < len(set.qs); n += max(every, 1) {
 			q := set.qs[n]
@@ -362,8 +363,13 @@ func askScale(ctx context.Context, b *strings.Builder, st loom.Engine, engine st
 				if err != nil {
 					return "", fmt.Errorf("%s: %s: question %q: %w", engine, set.name, q.text, err)
 				}
-				if len(hits) > 0 && keys[hits[0].SessionID] == "" {
-					filler[i]++
+				if len(hits) > 0 {
+					switch first := keys[hits[0].SessionID]; {
+					case first == "":
+						filler[i]++
+					case path.Dir(first) != path.Dir(gold[0]):
+						other[i]++
+					}
 				}
 				ranked := rankedSessions(hits, keys)
 				scores[i].add(goldRank(ranked, gold), ranked, gold, took)
@@ -375,8 +381,8 @@ func askScale(ctx context.Context, b *strings.Builder, st loom.Engine, engine st
 		load := load0 + " → " + load1()
 		for i, s := range scores {
 			p := func(k int) string { return fmt.Sprintf("%.1f%%", 100*float64(k)/float64(s.n)) }
-			fmt.Fprintf(b, "| %s | %s | %d | %s | %d | %s | %s | %s | %.3f | %.1f ms | %.1f ms | %d | %d | %s |\n", set.name, engine, messages, scopes[i], s.n,
-				p(s.hit1), p(s.hit5), p(s.hit10), s.mrr/float64(s.n), ms(pct(s.times, 0.5)), ms(pct(s.times, 0.99)), filler[i], refused[i], load)
+			fmt.Fprintf(b, "| %s | %s | %d | %s | %d | %s | %s | %s | %.3f | %.1f ms | %.1f ms | %d | %d | %d | %s |\n", set.name, engine, messages, scopes[i], s.n,
+				p(s.hit1), p(s.hit5), p(s.hit10), s.mrr/float64(s.n), ms(pct(s.times, 0.5)), ms(pct(s.times, 0.99)), filler[i], other[i], refused[i], load)
 		}
 	}
 	return fmt.Sprintf("%s: %d messages in %d sessions; while asking, the process's resident memory went from %d MB to a peak of %d MB (the bench's own, the engine's in-process cache included%s).",
