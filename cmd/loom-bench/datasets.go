@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -198,4 +199,139 @@ func parseLongMemEval(b []byte, skipAbstention bool) (*retrievalSet, error) {
 type lmTurn struct {
 	Role    string `json:"role"`
 	Content string `json:"content"`
+}
+
+// readRealTalk reads REALTALK's conversations (github.com/danny911kr/
+// REALTALK, data/Chat_*.json): ten 21-day chats of two people on a
+// messaging app, each a file of sessions of dated turns and questions
+// whose evidence names turns, as LoCoMo's. dir is REALTALK's data
+// directory; its locomo/ and raw/ are not read.
+func readRealTalk(dir string) (*retrievalSet, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "Chat_*.json"))
+	if err != nil {
+		return nil, err
+	}
+	// Chat_1 … Chat_10 in their order, not the names'.
+	slices.SortFunc(files, func(a, b string) int { return chatNumber(a) - chatNumber(b) })
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%s: no REALTALK Chat_*.json", dir)
+	}
+	set := &retrievalSet{name: "realtalk", cats: []string{"1", "2", "3"},
+		names: map[string]string{"1": "multi-hop", "2": "temporal", "3": "open-domain"}}
+	for _, f := range files {
+		b, err := readDataFile(f)
+		if err != nil {
+			return nil, err
+		}
+		if err := parseRealTalk(set, strings.TrimSuffix(filepath.Base(f), ".json"), b); err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+	}
+	if len(set.qs) == 0 {
+		return nil, fmt.Errorf("%s: no REALTALK question with evidence", dir)
+	}
+	return set, nil
+}
+
+// readSets reads the benchmarks whose paths are given: LoCoMo's
+// locomo10.json, REALTALK's data directory.
+func readSets(locomo, realtalk string) ([]*retrievalSet, error) {
+	var sets []*retrievalSet
+	if locomo != "" {
+		set, err := readLoCoMo(locomo)
+		if err != nil {
+			return nil, err
+		}
+		sets = append(sets, set)
+	}
+	if realtalk != "" {
+		set, err := readRealTalk(realtalk)
+		if err != nil {
+			return nil, err
+		}
+		sets = append(sets, set)
+	}
+	if len(sets) == 0 {
+		return nil, fmt.Errorf("name -locomo, -realtalk or both")
+	}
+	return sets, nil
+}
+
+func chatNumber(path string) int {
+	n, _, _ := strings.Cut(strings.TrimPrefix(filepath.Base(path), "Chat_"), "_")
+	i, _ := strconv.Atoi(n)
+	return i
+}
+
+// realTalkTime is how REALTALK dates a session and each turn.
+const realTalkTime = "02.01.2006, 15:04:05"
+
+// parseRealTalk adds one REALTALK conversation, named name, to set: its
+// session_N keys hold turns of clean_text by speaker, each dated; a
+// turn of an image alone has no text and is left out. A question with
+// no evidence is left out (2 of 728), and so is one whose evidence is
+// written "D 2:18".
+func parseRealTalk(set *retrievalSet, name string, b []byte) error {
+	var chat map[string]json.RawMessage
+	if err := json.Unmarshal(b, &chat); err != nil {
+		return fmt.Errorf("not a REALTALK conversation: %w", err)
+	}
+	var qas []struct {
+		Question string          `json:"question"`
+		Evidence []string        `json:"evidence"`
+		Category json.RawMessage `json:"category"`
+	}
+	if err := json.Unmarshal(chat["qa"], &qas); err != nil {
+		return fmt.Errorf("not a REALTALK conversation: its qa: %w", err)
+	}
+	c := retrievalConv{name: name}
+	for key, raw := range chat {
+		num, ok := strings.CutPrefix(key, "session_")
+		if !ok || strings.Contains(num, "_") {
+			continue
+		}
+		var turns []struct {
+			Speaker  string `json:"speaker"`
+			Text     string `json:"clean_text"`
+			DateTime string `json:"date_time"`
+		}
+		if err := json.Unmarshal(raw, &turns); err != nil {
+			return fmt.Errorf("%s: %w", key, err)
+		}
+		sess := retrievalSession{id: "D" + num}
+		var when string
+		if json.Unmarshal(chat[key+"_date_time"], &when) == nil {
+			sess.start, _ = time.Parse(realTalkTime, when)
+		}
+		for _, t := range turns {
+			if t.Text == "" {
+				continue
+			}
+			at, _ := time.Parse(realTalkTime, t.DateTime)
+			sess.turns = append(sess.turns, retrievalTurn{text: t.Speaker + ": " + t.Text, at: at})
+		}
+		if len(sess.turns) > 0 {
+			if sess.start.IsZero() {
+				sess.start = sess.turns[0].at
+			}
+			c.sessions = append(c.sessions, sess)
+		}
+	}
+	slices.SortFunc(c.sessions, func(a, b retrievalSession) int { return sessionNumber(a.id) - sessionNumber(b.id) })
+	ci := len(set.convs)
+	set.convs = append(set.convs, c)
+	for _, qa := range qas {
+		q := retrievalQuestion{conv: ci, text: qa.Question, category: strings.Trim(string(qa.Category), `"`)}
+		for _, e := range qa.Evidence {
+			for _, m := range locomoEvidence.FindAllStringSubmatch(e, -1) {
+				if id := "D" + m[1]; !slices.Contains(q.gold, id) {
+					q.gold = append(q.gold, id)
+				}
+			}
+		}
+		if len(q.gold) > 0 && q.text != "" {
+			set.qs = append(set.qs, q)
+		}
+	}
+	return nil
 }

@@ -45,14 +45,21 @@
 // doing the same (cmd/loom-bench/floor), 20 pairs each; -loom names the
 // loom binary to time (a release build, say), else ./cmd/loom is built.
 //
-// -locomo and -longmemeval measure how well search finds on two public
-// benchmarks of long-term memory, from their data files (docs/search.md
+// -locomo, -longmemeval and -realtalk measure how well search finds on
+// three public benchmarks of long-term memory, from their data files (docs/search.md
 // says where to download them): each conversation's sessions are written
 // as Claude Code session files, imported, and each question searched as
 // it is; hit@1/5/10, MRR and evidence recall per category.
 //
 //	go run ./cmd/loom-bench -locomo locomo10.json
 //	go run ./cmd/loom-bench -longmemeval longmemeval_s_cleaned.json
+//	go run ./cmd/loom-bench -realtalk REALTALK/data
+//
+// -scale plants both LoCoMo's and REALTALK's conversations in a store of
+// a million filler messages over a thousand projects (built once under
+// -scale-store) and asks each question in its project and across all.
+//
+//	go run ./cmd/loom-bench -scale -locomo locomo10.json -realtalk REALTALK/data [-scale-postgres]
 //
 //	go run ./cmd/loom-bench -hub -hub-records 1000000
 //
@@ -139,6 +146,7 @@ func main() {
 	statuslineSessions := flag.Int("statusline-sessions", 100000, "sessions in the store -statusline generates (once)")
 	locomo := flag.String("locomo", "", "instead: measure search on LoCoMo, from this locomo10.json (see docs/search.md)")
 	longmemeval := flag.String("longmemeval", "", "instead: measure search on LongMemEval, from this longmemeval_s_cleaned.json (see docs/search.md)")
+	realtalk := flag.String("realtalk", "", "instead: measure search on REALTALK, from this directory of its Chat_*.json (its repository's data/; see docs/search.md)")
 	skipAbstention := flag.Bool("skip-abstention", true, "-longmemeval leaves out the questions meant to have no answer")
 	bare := flag.Bool("bare", false, "-locomo and -longmemeval write lines as deja-vu's harnesses do (no uuid, no working directory), a store per conversation")
 	retrievalPG := flag.Bool("retrieval-postgres", false, "-locomo and -longmemeval store on PostgreSQL (-postgres) instead of SQLite")
@@ -162,17 +170,66 @@ func main() {
 	blameDir := flag.String("blame-dir", "", "instead: time loom blame summary of this directory of -blame-repo as whole processes (-loom: binaries by commas, each in turn), cold and repeated, against the store of -blame-home, beside git blame of the same files in the same run")
 	blameHome := flag.String("blame-home", "", "the HOME of -blame-dir's loom processes, whose store holds the repository's sessions")
 	keep := flag.Bool("keep", false, "-locomo and -longmemeval keep the session files and store they made")
+	scale := flag.Bool("scale", false, "instead: plant -locomo's and -realtalk's conversations in a store of -scale-messages filler messages over -scale-projects projects of several agents, and ask every question in its project and across all projects (see docs/search.md)")
+	scaleStore := flag.String("scale-store", filepath.Join(os.TempDir(), "loom-bench", "scale.db"), "the SQLite store -scale builds once and reuses")
+	scaleMessages := flag.Int("scale-messages", 1000000, "filler messages of the store -scale builds")
+	scaleProjects := flag.Int("scale-projects", 1000, "projects of the filler of -scale")
+	scaleEvery := flag.Int("scale-every", 1, "-scale asks every n-th question on SQLite (0: SQLite is left out)")
+	scalePG := flag.Bool("scale-postgres", false, "-scale also builds (once, in -scale-pg-schema of -postgres) and asks the store on PostgreSQL")
+	scalePGSchema := flag.String("scale-pg-schema", "loombench_scale", "the schema of -postgres that keeps -scale's PostgreSQL store")
+	scalePGMessages := flag.Int("scale-pg-messages", 1000000, "filler messages of -scale's PostgreSQL store")
+	scalePGEvery := flag.Int("scale-pg-every", 1, "-scale asks every n-th question on PostgreSQL")
+	deja := flag.String("deja", "", "instead: time a whole loom search process against a whole deja search process (this deja binary, github.com/vshulcz/deja-vu) per question of -locomo and -realtalk, across all projects, in turns")
+	dejaEvery := flag.Int("deja-every", 1, "-deja asks every n-th question")
 	flag.Parse()
-	if *locomo != "" || *longmemeval != "" {
+	if *deja != "" {
+		err := os.MkdirAll(filepath.Dir(c.db), 0o700)
+		var sets []*retrievalSet
+		if err == nil {
+			sets, err = readSets(*locomo, *realtalk)
+		}
+		if err == nil {
+			err = dejaMain(context.Background(), os.Stdout, filepath.Dir(c.db), sets, dejaOptions{deja: *deja, loom: c.loomBin, every: *dejaEvery, out: c.out})
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *scale {
+		o := scaleOptions{store: *scaleStore, messages: *scaleMessages, projects: *scaleProjects, samples: *samplesDir,
+			every: *scaleEvery, pgEvery: *scalePGEvery, pgSchema: *scalePGSchema, pgMessages: *scalePGMessages, limit: *retrievalLimit, out: c.out}
+		if *scalePG {
+			o.postgres = *pg
+		}
+		err := os.MkdirAll(filepath.Dir(o.store), 0o700)
+		var sets []*retrievalSet
+		if err == nil {
+			sets, err = readSets(*locomo, *realtalk)
+		}
+		if err == nil {
+			err = scaleMain(context.Background(), os.Stdout, sets, o)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *locomo != "" || *longmemeval != "" || *realtalk != "" {
 		o := retrievalOptions{bare: *bare, limit: *retrievalLimit, misses: *misses, out: c.out, keep: *keep, embed: *embed, embedModel: *embedModel}
 		if *retrievalPG {
 			o.postgres = *pg
 		}
 		var set *retrievalSet
 		var err error
-		if *locomo != "" {
+		switch {
+		case *locomo != "":
 			set, err = readLoCoMo(*locomo)
-		} else {
+		case *realtalk != "":
+			set, err = readRealTalk(*realtalk)
+		default:
 			set, err = readLongMemEval(*longmemeval, *skipAbstention)
 		}
 		if err == nil {

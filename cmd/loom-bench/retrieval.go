@@ -62,6 +62,9 @@ type retrievalSession struct {
 type retrievalTurn struct {
 	assistant bool
 	text      string
+	// at is when the turn was written, where the dataset says (REALTALK);
+	// else the session's start and a minute a turn.
+	at time.Time
 }
 
 // retrievalQuestion is a question asked in conversation conv, with the
@@ -369,6 +372,12 @@ func importRetrieval(ctx context.Context, st loom.Engine, root string, names, ke
 			return fmt.Errorf("import of %s: %d problems", root, t.ProblemCount)
 		}
 	}
+	return sessionKeys(ctx, st, names, keys)
+}
+
+// sessionKeys fills keys with the dataset's id of each session of st
+// whose Claude Code session id names names.
+func sessionKeys(ctx context.Context, st loom.Engine, names, keys map[string]string) error {
 	for cursor := (*loom.Cursor)(nil); ; {
 		ss, err := st.Sessions(ctx, loom.SessionFilter{UserID: "bench", Limit: 1000, Before: cursor})
 		if err != nil {
@@ -403,7 +412,11 @@ func writeConv(dir, cwd, set string, c retrievalConv, names map[string]string, b
 		enc := json.NewEncoder(f)
 		parent := ""
 		for i, t := range s.turns {
-			ts := s.start.Add(time.Duration(i) * time.Minute).UTC().Format(time.RFC3339Nano)
+			at := s.start.Add(time.Duration(i) * time.Minute)
+			if !t.at.IsZero() {
+				at = t.at
+			}
+			ts := at.UTC().Format(time.RFC3339Nano)
 			line := map[string]any{"type": "user", "sessionId": id, "timestamp": ts}
 			msg := map[string]any{"role": "user", "content": t.text}
 			if t.assistant {
@@ -443,11 +456,16 @@ func benchUUID(s string) string {
 }
 
 // rankedSessions are the dataset's ids of the distinct sessions of hits,
-// in their order.
+// in their order; a session of no dataset (the scale run's filler) by
+// loom's id.
 func rankedSessions(hits []loom.SearchHit, keys map[string]string) []string {
 	var ranked []string
 	for _, h := range hits {
-		if id := keys[h.SessionID]; !slices.Contains(ranked, id) {
+		id := keys[h.SessionID]
+		if id == "" {
+			id = h.SessionID
+		}
+		if !slices.Contains(ranked, id) {
 			ranked = append(ranked, id)
 		}
 	}

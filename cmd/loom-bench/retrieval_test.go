@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -160,5 +162,143 @@ func TestGloVeEmbedder(t *testing.T) {
 	}
 	if _, err := loadGloVe(path); err == nil || !strings.Contains(err.Error(), "line 2") {
 		t.Errorf("a short line: %v", err)
+	}
+}
+
+// realTalkSample is an excerpt of REALTALK's data/Chat_1_Emi_Elise.json
+// (github.com/danny911kr/REALTALK at b903e06a9770bf4e5fe9018c3e132889666d3b4a):
+// the first two turns of its first session, the first three of its
+// second, two of its questions, and one question with no evidence as
+// two of Chat_7_Nebraas_Vanessa.json's are.
+const realTalkSample = `{
+ "name": {"speaker_1": "Emi", "speaker_2": "elise"},
+ "session_1_date_time": "29.12.2023, 22:42:04",
+ "session_1": [
+  {"clean_text": "Hey! How are you?", "speaker": "Emi", "date_time": "29.12.2023, 22:42:04", "img_file": [], "img_url": [], "dia_id": "D1:1"},
+  {"clean_text": "Hi, I’m doing good how are you?", "speaker": "elise", "date_time": "30.12.2023, 00:32:20", "img_file": [], "img_url": [], "dia_id": "D1:2"}
+ ],
+ "session_2_date_time": "30.12.2023, 22:21:48",
+ "session_2": [
+  {"clean_text": "Hey Emily! What have you been up to today?", "speaker": "Emi", "date_time": "30.12.2023, 22:21:48", "img_file": [], "img_url": [], "dia_id": "D2:1"},
+  {"clean_text": "Hey Kate!", "speaker": "elise", "date_time": "30.12.2023, 22:21:55", "img_file": [], "img_url": [], "dia_id": "D2:2"},
+  {"clean_text": "Today was a great day I went to the Art Basel in Miami and went to the beach later on. Did you get to do that cooking class you told me about yesterday?", "speaker": "elise", "date_time": "30.12.2023, 22:22:45", "img_file": [], "img_url": [], "dia_id": "D2:3"}
+ ],
+ "events_session_1": {"agent_a": [], "agent_b": []},
+ "qa": [
+  {"question": "When did Kate start skiing?", "answer": "2013", "evidence": ["D1:49"], "category": 2},
+  {"question": "When did Kate visit Art Basel?", "answer": "30 December, 2023", "evidence": ["D2:3"], "category": 2},
+  {"question": "Which part of the day does Vanessa often pick for her gym sessions?", "answer": "The morning.", "evidence": [], "category": 2}
+ ]
+}`
+
+func TestParseRealTalk(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "Chat_1_Emi_Elise.json"), []byte(realTalkSample), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	set, err := readRealTalk(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.convs) != 1 || set.convs[0].name != "Chat_1_Emi_Elise" || len(set.convs[0].sessions) != 2 || len(set.qs) != 2 {
+		t.Fatalf("REALTALK: %+v", set)
+	}
+	s := set.convs[0].sessions[1]
+	if s.id != "D2" || len(s.turns) != 3 || s.turns[1].text != "elise: Hey Kate!" || s.start.Format("2006-01-02 15:04:05") != "2023-12-30 22:21:48" ||
+		s.turns[2].at.Format("2006-01-02 15:04:05") != "2023-12-30 22:22:45" {
+		t.Errorf("session %+v", s)
+	}
+	if q := set.qs[1]; q.text != "When did Kate visit Art Basel?" || q.category != "2" || len(q.gold) != 1 || q.gold[0] != "D2" || set.names[q.category] != "temporal" {
+		t.Errorf("question %+v", q)
+	}
+	if q := set.qs[0]; len(q.gold) != 1 || q.gold[0] != "D1" {
+		t.Errorf("question %+v", q)
+	}
+}
+
+// TestFillerVocabulary checks that the scale run's filler keeps no word
+// that a search for a planted content word would match, and keeps the
+// stop words and the words no question could reach.
+func TestFillerVocabulary(t *testing.T) {
+	set := &retrievalSet{name: "t",
+		convs: []retrievalConv{{name: "c", sessions: []retrievalSession{{id: "D1", turns: []retrievalTurn{{text: "Caroline: I configure the registry"}}}}}},
+		qs:    []retrievalQuestion{{text: "Why did Melanie run?"}}}
+	dir := t.TempDir()
+	// Each word twice (a word seen once is left out), and 100 words of
+	// no meaning so that the vocabulary is big enough to be one.
+	sample := "the which configured configuration carolina caroline melanie ran goroutine xylophone registry qz "
+	for i := range 100 {
+		sample += fmt.Sprintf("zz%c%c ", 'a'+i/26, 'a'+i%26)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "s.jsonl"), []byte(sample+sample+"once"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	vocab, err := fillerVocabulary(dir, []*retrievalSet{set})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"configured", "configuration", "carolina", "caroline", "melanie", "ran", "registry", "once", "qz"} {
+		if slices.Contains(vocab, w) {
+			t.Errorf("the filler's vocabulary holds %q", w)
+		}
+	}
+	for _, w := range []string{"the", "which", "goroutine", "xylophone"} {
+		if !slices.Contains(vocab, w) {
+			t.Errorf("the filler's vocabulary lacks %q", w)
+		}
+	}
+}
+
+// The scale run plants the conversations among filler of several agents
+// and projects, asks each question in its project and across all, and
+// reuses the store it built on the next run. No filler session is ever a
+// question's first hit.
+func TestScaleRun(t *testing.T) {
+	locomo, err := parseLoCoMo([]byte(locomoSample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := t.TempDir()
+	// A second chat whose turn says more of Art Basel than the first's:
+	// across projects, a question of one chat finds the other first.
+	other := strings.Replace(realTalkSample, "Today was a great day I went to the Art Basel", "Kate visited Art Basel, Art Basel, Art Basel", 1)
+	if err := os.WriteFile(filepath.Join(rt, "Chat_1_Emi_Elise.json"), []byte(realTalkSample), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(rt, "Chat_2_Kate_Elise.json"), []byte(other), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	realtalk, err := readRealTalk(rt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := scaleOptions{store: filepath.Join(t.TempDir(), "scale.db"), messages: 3000, projects: 12, samples: "../../testdata/agent-sessions", every: 1, limit: 20}
+	for run := range 2 {
+		var out bytes.Buffer
+		if err := scaleMain(context.Background(), &out, []*retrievalSet{locomo, realtalk}, o); err != nil {
+			t.Fatal(err)
+		}
+		got := out.String()
+		for _, row := range []string{"| locomo | SQLite | ", "| realtalk | SQLite | "} {
+			for _, scope := range []string{"per project | ", "all projects | "} {
+				if !strings.Contains(got, row) || !strings.Contains(got[strings.Index(got, row):], scope) {
+					t.Errorf("run %d: no row %s%s:\n%s", run, row, scope, got)
+				}
+			}
+		}
+		if !strings.Contains(got, "| locomo | SQLite | 3014 | all projects | 2 | 100.0% |") || strings.Count(got, "| 0 | 0 | 0 | ") != 3 {
+			t.Errorf("run %d: LoCoMo's questions across 3,000 filler messages, or a filler session first:\n%s", run, got)
+		}
+		// The columns of a row: "", benchmark, engine, messages, scope, n,
+		// hit@1, hit@5, hit@10, MRR, p50, p99, filler first, another
+		// conversation first, refused, load.
+		for _, line := range strings.Split(got, "\n") {
+			if f := strings.Split(line, " | "); len(f) == 15 && f[0] == "| realtalk" && f[3] == "all projects" && (f[11] != "0" || f[12] == "0") {
+				t.Errorf("run %d: REALTALK across projects: the other chat never first, or a filler session first:\n%s", run, got)
+			}
+		}
+		if was := strings.Contains(got, "was there (no build this run)"); was != (run == 1) {
+			t.Errorf("run %d: the store reused: %v:\n%s", run, was, got)
+		}
 	}
 }

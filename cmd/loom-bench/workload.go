@@ -62,18 +62,22 @@ func recallOnce(ctx context.Context, st loom.Engine, user string) func() error {
 }
 
 type generator struct {
-	r    *rand.Rand
-	cdf  []float64 // cumulative Zipf weights of vocabulary
-	now  time.Time
-	rare int
-	n    int
+	r     *rand.Rand
+	vocab []string  // the words it draws, most frequent first
+	cdf   []float64 // cumulative Zipf weights of vocab
+	now   time.Time
+	rare  int
+	n     int
 }
 
-func newGenerator(seed uint64) *generator {
+func newGenerator(seed uint64) *generator { return newGeneratorOf(seed, vocabulary) }
+
+// newGeneratorOf draws its words from vocab, most frequent first.
+func newGeneratorOf(seed uint64, vocab []string) *generator {
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	// Word k has weight (2+k)^-1.1: a Zipf law, drawn by looking a uniform
 	// number up in the cumulative weights (far cheaper than rand.Zipf).
-	cdf := make([]float64, len(vocabulary))
+	cdf := make([]float64, len(vocab))
 	sum := 0.0
 	for k := range cdf {
 		sum += math.Pow(float64(2+k), -1.1)
@@ -82,12 +86,12 @@ func newGenerator(seed uint64) *generator {
 	for k := range cdf {
 		cdf[k] /= sum
 	}
-	return &generator{r: r, cdf: cdf, now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	return &generator{r: r, vocab: vocab, cdf: cdf, now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 }
 
 func (g *generator) word() string {
 	i, _ := slices.BinarySearch(g.cdf, g.r.Float64())
-	return vocabulary[min(i, len(vocabulary)-1)]
+	return g.vocab[min(i, len(g.vocab)-1)]
 }
 
 // text returns English-like text of 50–800 bytes.

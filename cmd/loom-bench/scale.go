@@ -1,0 +1,537 @@
+package main
+
+// The scale run: the public benchmarks' conversations planted in a store
+// of a real user's size, a million messages over a thousand projects of
+// several agents, and every question asked twice: in its conversation's
+// project, and across all projects (what `loom search -a` asks).
+//
+// The rest of the store is filler that cannot answer any question: its
+// words are drawn from a vocabulary that holds no word the search would
+// match to a content word of any planted conversation or question (see
+// fillerVocabulary), so each question's evidence stays where it was,
+// and what competes with it across projects is the other planted
+// conversations and the filler's stop words.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/kljensen/snowball/english"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/sqlstore"
+	"github.com/loomhq/loom/paths"
+	"github.com/loomhq/loom/postgres"
+	"github.com/loomhq/loom/sqlite"
+)
+
+// scaleOptions say how the scale run is made.
+type scaleOptions struct {
+	// store is the SQLite file of the store, built when it (or the note
+	// beside it saying it is whole) is missing, and reused after.
+	store    string
+	messages int // filler messages, at least
+	projects int // filler projects
+	// samples is the directory of agent session files whose words make
+	// the filler's vocabulary.
+	samples string
+	// postgres, when set, is the server whose schema pgSchema holds the
+	// same store, of pgMessages filler messages, built once and kept.
+	postgres   string
+	pgSchema   string
+	pgMessages int
+	// every and pgEvery ask every n-th question (1: all of them; 0:
+	// not that engine).
+	every, pgEvery int
+	limit          int
+	out            string
+}
+
+// scaleTools are the agents the filler's sessions are said to come from,
+// in turn.
+var scaleTools = []string{"claude-code", "codex", "gemini", "cursor", "aider"}
+
+// scaleMain builds (or reuses) the stores and asks every question of
+// sets in both scopes, and prints the figures.
+func scaleMain(ctx context.Context, out io.Writer, sets []*retrievalSet, o scaleOptions) error {
+	dir := filepath.Dir(o.store)
+	files := filepath.Join(dir, "scale-files")
+	if err := os.RemoveAll(files); err != nil {
+		return err
+	}
+	defer os.RemoveAll(files)
+	pl, err := plantScale(files, sets)
+	if err != nil {
+		return err
+	}
+	t0 := time.Now()
+	vocab, err := fillerVocabulary(o.samples, sets)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "scale: a filler vocabulary of %d words (%s)\n", len(vocab), time.Since(t0).Round(time.Millisecond))
+	var b strings.Builder
+	fmt.Fprintf(&b, "Planted: %s. Filler: a vocabulary of %d words (the words of %s less every one a planted content word could match), %d projects, agents %s. %d cores, %s.\n\n",
+		pl.describe(), len(vocab), o.samples, o.projects, strings.Join(scaleTools, ", "), runtime.NumCPU(), runtime.Version())
+	fmt.Fprintln(&b, "| benchmark | engine | messages | scope | n | hit@1 | hit@5 | hit@10 | MRR | p50 | p99 | first hit filler | first hit another conversation | refused | load |")
+	fmt.Fprintln(&b, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+	var notes []string
+
+	engines := []struct {
+		name  string
+		every int
+		open  func() (loom.Engine, string, error)
+	}{
+		{"SQLite", o.every, func() (loom.Engine, string, error) { return openScaleSQLite(ctx, o, files, pl, vocab) }},
+		{"PostgreSQL", o.pgEvery, func() (loom.Engine, string, error) { return openScalePostgres(ctx, o, files, pl, vocab) }},
+	}
+	for _, e := range engines {
+		if e.every <= 0 || e.name == "PostgreSQL" && o.postgres == "" {
+			continue
+		}
+		st, built, err := e.open()
+		if err != nil {
+			return err
+		}
+		note, err := askScale(ctx, &b, st, e.name, pl, e.every, o.limit)
+		st.Close()
+		if err != nil {
+			return err
+		}
+		notes = append(notes, built, note)
+	}
+	fmt.Fprintln(&b)
+	for _, n := range notes {
+		fmt.Fprintln(&b, n)
+	}
+	fmt.Fprint(out, b.String())
+	if o.out != "" {
+		return os.WriteFile(o.out, []byte(b.String()), 0o644)
+	}
+	return nil
+}
+
+// planted are the benchmarks' conversations written as Claude Code
+// session files under root, a project each.
+type planted struct {
+	root string
+	sets []*retrievalSet
+	// projects[s][c] is the project of conversation c of set s.
+	projects [][]string
+	// names maps a file's session id to "set/conversation/session".
+	names map[string]string
+}
+
+func (p *planted) describe() string {
+	var parts []string
+	for _, s := range p.sets {
+		n, m := 0, 0
+		for _, c := range s.convs {
+			n += len(c.sessions)
+			for _, ss := range c.sessions {
+				m += len(ss.turns)
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%s (%d conversations, %d sessions, %d messages, %d questions)", s.name, len(s.convs), n, m, len(s.qs)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// goldOf is question q's evidence sessions as "set/conversation/session".
+func (p *planted) goldOf(set *retrievalSet, q retrievalQuestion) []string {
+	gold := make([]string, len(q.gold))
+	for i, g := range q.gold {
+		gold[i] = set.name + "/" + set.convs[q.conv].name + "/" + g
+	}
+	return gold
+}
+
+func plantScale(root string, sets []*retrievalSet) (*planted, error) {
+	p := &planted{root: root, sets: sets, names: map[string]string{}}
+	for _, set := range sets {
+		var projects []string
+		for i, c := range set.convs {
+			cwd := fmt.Sprintf("/bench/%s/%s", set.name, c.name)
+			names := map[string]string{}
+			if err := writeConv(filepath.Join(root, fmt.Sprintf("-bench-%s-%d", set.name, i)), cwd, set.name, c, names, false); err != nil {
+				return nil, err
+			}
+			for id, s := range names {
+				p.names[id] = set.name + "/" + c.name + "/" + s
+			}
+			projects = append(projects, paths.ProjectOf(cwd).ID)
+		}
+		p.projects = append(p.projects, projects)
+	}
+	return p, nil
+}
+
+// scaleBuilt is the note written beside a store once it is whole: the
+// store is reused when the note says the same.
+func scaleBuilt(messages, projects, vocab int) string {
+	return fmt.Sprintf("%d filler messages, %d projects, %d words\n", messages, projects, vocab)
+}
+
+func openScaleSQLite(ctx context.Context, o scaleOptions, files string, pl *planted, vocab []string) (loom.Engine, string, error) {
+	mark := o.store + ".built"
+	want := scaleBuilt(o.messages, o.projects, len(vocab))
+	if b, err := os.ReadFile(mark); err == nil && string(b) == want {
+		st, err := sqlite.Open(ctx, o.store)
+		return st, "SQLite: the store " + o.store + " was there (no build this run).", err
+	}
+	removeStore(o.store)
+	os.Remove(mark)
+	st, err := sqlite.Open(ctx, o.store)
+	if err != nil {
+		return nil, "", err
+	}
+	note, err := buildScale(ctx, st, "SQLite", files, pl, vocab, o.messages, o.projects, func() error { return st.MergeIndex(ctx) })
+	if err == nil {
+		err = os.WriteFile(mark, []byte(want), 0o644)
+	}
+	if err != nil {
+		st.Close()
+		return nil, "", err
+	}
+	return st, note, nil
+}
+
+// openScalePostgres opens the store in o.pgSchema, building it there
+// (the schema made anew) unless a note beside o.store says it is whole.
+func openScalePostgres(ctx context.Context, o scaleOptions, files string, pl *planted, vocab []string) (loom.Engine, string, error) {
+	mark := o.store + ".pg-" + o.pgSchema + ".built"
+	want := scaleBuilt(o.pgMessages, o.projects, len(vocab))
+	u, err := schemaURL(o.postgres, o.pgSchema)
+	if err != nil {
+		return nil, "", err
+	}
+	if b, err := os.ReadFile(mark); err == nil && string(b) == want {
+		st, err := postgres.Open(ctx, u)
+		return st, "PostgreSQL: the store in schema " + o.pgSchema + " was there (no build this run).", err
+	}
+	os.Remove(mark)
+	conn, err := pgx.Connect(ctx, o.postgres)
+	if err != nil {
+		return nil, "", fmt.Errorf("PostgreSQL at %s: %w", redact(o.postgres), err)
+	}
+	_, err = conn.Exec(ctx, `DROP SCHEMA IF EXISTS `+pgx.Identifier{o.pgSchema}.Sanitize()+` CASCADE; CREATE SCHEMA `+pgx.Identifier{o.pgSchema}.Sanitize())
+	conn.Close(ctx)
+	if err != nil {
+		return nil, "", fmt.Errorf("schema %s: %w", o.pgSchema, err)
+	}
+	st, err := postgres.Open(ctx, u)
+	if err != nil {
+		return nil, "", err
+	}
+	note, err := buildScale(ctx, st, "PostgreSQL", files, pl, vocab, o.pgMessages, o.projects, func() error { return nil })
+	if err == nil {
+		err = os.WriteFile(mark, []byte(want), 0o644)
+	}
+	if err != nil {
+		st.Close()
+		return nil, "", err
+	}
+	return st, note, nil
+}
+
+// buildScale imports the planted conversations through loom's importer,
+// then messages filler messages through the engine's bulk import, and
+// says how long each took.
+func buildScale(ctx context.Context, st loom.Engine, engine, files string, pl *planted, vocab []string, messages, projects int, merge func() error) (string, error) {
+	t0 := time.Now()
+	if err := importRetrieval(ctx, st, files, pl.names, map[string]string{}); err != nil {
+		return "", err
+	}
+	planted := time.Since(t0)
+	g := newGeneratorOf(82, vocab)
+	var batch []*loom.SessionData
+	n, sessions := 0, 0
+	var spent time.Duration
+	put := func() error {
+		t := time.Now()
+		err := st.Import(ctx, batch)
+		spent += time.Since(t)
+		batch = nil
+		fmt.Fprintf(os.Stderr, "\r%s: %d filler messages in %d sessions", engine, n, sessions)
+		return err
+	}
+	for n < messages {
+		m := min(20+g.r.IntN(161), messages-n)
+		p := sessions % projects
+		project := loom.Project{ID: fmt.Sprintf("f%015x", p+1), Name: fmt.Sprintf("work%04d", p), Root: fmt.Sprintf("/src/work%04d", p)}
+		batch = append(batch, g.fillerSession(scaleTools[sessions%len(scaleTools)], m, project))
+		n += m
+		sessions++
+		if len(batch) == 100 {
+			if err := put(); err != nil {
+				return "", err
+			}
+		}
+	}
+	if len(batch) > 0 {
+		if err := put(); err != nil {
+			return "", err
+		}
+	}
+	fmt.Fprintln(os.Stderr)
+	t := time.Now()
+	if err := merge(); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s: built in %s: the planted conversations imported in %s, %d filler messages in %d sessions at %.0f messages/s (Import), the index merged in %s; load %s.",
+		engine, time.Since(t0).Round(time.Second), planted.Round(time.Millisecond), n, sessions, float64(n)/spent.Seconds(),
+		time.Since(t).Round(time.Millisecond), loadAverage()), nil
+}
+
+// fillerSession is a session of n messages of tool in project, user and
+// assistant in turn, of the generator's words.
+func (g *generator) fillerSession(tool string, n int, project loom.Project) *loom.SessionData {
+	g.n++
+	id := loom.NewID()
+	title := g.text()
+	if i := strings.LastIndexByte(title[:min(len(title), 60)], ' '); i > 0 {
+		title = title[:i]
+	}
+	s := &loom.Session{ID: id, UserID: "bench", Key: fmt.Sprintf("%s:filler-%d", tool, g.n), Surface: tool, Kind: loom.KindMain,
+		Project: project, Cwd: project.Root, Title: title, Source: &loom.Source{Tool: tool}, CreatedAt: g.now}
+	msgs := make([]*loom.Message, 0, n)
+	for i := 1; i <= n; i++ {
+		g.now = g.now.Add(time.Duration(500+g.r.IntN(5000)) * time.Millisecond)
+		done := g.now
+		m := &loom.Message{ID: loom.NewID(), SessionID: id, Seq: int64(i), CreatedAt: g.now, CompletedAt: &done, Role: loom.RoleUser,
+			Parts: []loom.Part{{ID: loom.NewID(), Type: loom.PartText, Text: g.text()}}}
+		if i%2 == 0 {
+			m.Role = loom.RoleAssistant
+		}
+		msgs = append(msgs, m)
+	}
+	s.UpdatedAt = g.now
+	return &loom.SessionData{Session: s, Messages: msgs}
+}
+
+// askScale asks every n-th question of each planted set in its project
+// and across all projects, and writes a row for each; it returns a note
+// on the store and the memory the questions took.
+func askScale(ctx context.Context, b *strings.Builder, st loom.Engine, engine string, pl *planted, every, limit int) (string, error) {
+	keys := map[string]string{}
+	if err := sessionKeys(ctx, st, pl.names, keys); err != nil {
+		return "", err
+	}
+	sessions, messages, err := storeSize(ctx, st)
+	if err != nil {
+		return "", err
+	}
+	runtime.GC()
+	resetPeak()
+	startRSS := residentKB()
+	for si, set := range pl.sets {
+		scopes := []string{"per project", "all projects"}
+		scores := make([]retrievalScore, len(scopes))
+		filler, other, refused := make([]int, len(scopes)), make([]int, len(scopes)), make([]int, len(scopes))
+		load0 := load1()
+		for n := 0; n < len(set.qs); n += max(every, 1) {
+			q := set.qs[n]
+			gold := pl.goldOf(set, q)
+			for i, project := range []string{pl.projects[si][q.conv], ""} {
+				sq := loom.SearchQuery{Text: q.text, UserID: "bench", ProjectID: project, Limit: limit}
+				// The time is the first try's; a search refused for
+				// running out of time is tried again, four times at most,
+				// for its hits, then counted as not found.
+				t := time.Now()
+				hits, err := st.Search(ctx, sq)
+				took := time.Since(t)
+				if errors.Is(err, loom.ErrSearchTime) {
+					hits, err = retryBusy(func() ([]loom.SearchHit, error) { return st.Search(ctx, sq) })
+				}
+				if errors.Is(err, loom.ErrSearchTime) {
+					fmt.Fprintf(os.Stderr, "%s: %s, %s: refused: %q\n", engine, set.name, scopes[i], q.text)
+					refused[i]++
+					err = nil
+				}
+				if err != nil {
+					return "", fmt.Errorf("%s: %s: question %q: %w", engine, set.name, q.text, err)
+				}
+				if len(hits) > 0 {
+					switch first := keys[hits[0].SessionID]; {
+					case first == "":
+						filler[i]++
+					case path.Dir(first) != path.Dir(gold[0]):
+						other[i]++
+					}
+				}
+				ranked := rankedSessions(hits, keys)
+				scores[i].add(goldRank(ranked, gold), ranked, gold, took)
+			}
+			if (n/max(every, 1)+1)%50 == 0 {
+				fmt.Fprintf(os.Stderr, "%s: %s: %d questions asked\n", engine, set.name, n+1)
+			}
+		}
+		load := load0 + " → " + load1()
+		for i, s := range scores {
+			p := func(k int) string { return fmt.Sprintf("%.1f%%", 100*float64(k)/float64(s.n)) }
+			fmt.Fprintf(b, "| %s | %s | %d | %s | %d | %s | %s | %s | %.3f | %.1f ms | %.1f ms | %d | %d | %d | %s |\n", set.name, engine, messages, scopes[i], s.n,
+				p(s.hit1), p(s.hit5), p(s.hit10), s.mrr/float64(s.n), ms(pct(s.times, 0.5)), ms(pct(s.times, 0.99)), filler[i], other[i], refused[i], load)
+		}
+	}
+	return fmt.Sprintf("%s: %d messages in %d sessions; while asking, the process's resident memory went from %d MB to a peak of %d MB (the bench's own, the engine's in-process cache included%s).",
+		engine, messages, sessions, startRSS>>10, peakKB()>>10, map[bool]string{true: "; PostgreSQL's server is not counted", false: ""}[engine == "PostgreSQL"]), nil
+}
+
+// storeSize counts the user's sessions and their messages.
+func storeSize(ctx context.Context, st loom.Engine) (sessions, messages int, err error) {
+	for cursor := (*loom.Cursor)(nil); ; {
+		ss, err := st.Sessions(ctx, loom.SessionFilter{UserID: "bench", Limit: 1000, Before: cursor})
+		if err != nil {
+			return 0, 0, err
+		}
+		for _, s := range ss {
+			sessions++
+			messages += s.MessageCount
+		}
+		if len(ss) < 1000 {
+			return sessions, messages, nil
+		}
+		cursor = loom.CursorAfter(ss[len(ss)-1])
+	}
+}
+
+// load1 is the machine's load average over the last minute.
+func load1() string { return strings.Fields(loadAverage() + " ?")[0] }
+
+// fillerVocabulary is the words of the session files under samples
+// (real agents' sessions), most frequent first, less every word that a
+// search for a content word of a planted conversation or question could
+// match: that word itself and its other forms (irregular verbs), any
+// word of the same Porter2 stem, and any word that starts with the
+// word, with its stem (the word-forms tier) or with one of its typo
+// variants (the fuzzy tier: a letter dropped, two neighbours swapped,
+// s, z, c or k changed) when the word has four letters or more. Stop
+// words are kept: every real store is full of them, and the questions
+// hold them too. Words are lower-case a–z of 3 to 14 letters seen at
+// least twice.
+func fillerVocabulary(samples string, sets []*retrievalSet) ([]string, error) {
+	stems, prefixes := map[string]bool{}, map[string]bool{}
+	plant := func(text string) {
+		for _, w := range letterWords(text) {
+			if english.IsStopWord(w) {
+				continue
+			}
+			for _, f := range append(sqlstore.IrregularForms(w), w) {
+				stems[sqlstore.Stem(f)] = true
+				if len(f) >= 4 {
+					prefixes[f] = true
+					if s := sqlstore.Stem(f); len(s) >= 4 {
+						prefixes[s] = true
+					}
+					for _, v := range typoVariants(f) {
+						prefixes[v] = true
+					}
+				}
+			}
+		}
+	}
+	for _, set := range sets {
+		for _, c := range set.convs {
+			for _, s := range c.sessions {
+				for _, t := range s.turns {
+					plant(t.text)
+				}
+			}
+		}
+		for _, q := range set.qs {
+			plant(q.text)
+		}
+	}
+	counts := map[string]int{}
+	err := filepath.WalkDir(samples, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := readDataFile(path)
+		if err != nil {
+			return err
+		}
+		for _, w := range letterWords(string(b)) {
+			if len(w) >= 3 && len(w) <= 14 && isASCIILetters(w) {
+				counts[w]++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("the filler's vocabulary: %w", err)
+	}
+	excluded := func(w string) bool {
+		if english.IsStopWord(w) {
+			return false
+		}
+		if stems[sqlstore.Stem(w)] {
+			return true
+		}
+		for i := 3; i <= len(w); i++ {
+			if prefixes[w[:i]] {
+				return true
+			}
+		}
+		return false
+	}
+	var vocab []string
+	for w, n := range counts {
+		if n >= 2 && !excluded(w) {
+			vocab = append(vocab, w)
+		}
+	}
+	slices.SortFunc(vocab, func(a, b string) int {
+		if counts[a] != counts[b] {
+			return counts[b] - counts[a]
+		}
+		return strings.Compare(a, b)
+	})
+	if len(vocab) < 100 {
+		return nil, fmt.Errorf("the filler's vocabulary: only %d words in %s", len(vocab), samples)
+	}
+	return vocab, nil
+}
+
+// letterWords are the runs of letters of s, in lower case.
+func letterWords(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) })
+}
+
+func isASCIILetters(w string) bool {
+	for i := range len(w) {
+		if w[i] < 'a' || w[i] > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// typoVariants are the words the fuzzy tier looks up for w: a letter
+// dropped, two neighbouring letters swapped, and s, z, c or k changed
+// for the letter another spelling puts there.
+func typoVariants(w string) []string {
+	var out []string
+	for i := range len(w) {
+		out = append(out, w[:i]+w[i+1:])
+		if i+1 < len(w) {
+			out = append(out, w[:i]+string(w[i+1])+string(w[i])+w[i+2:])
+		}
+		for _, r := range map[byte]string{'s': "zc", 'z': "s", 'c': "sk", 'k': "c"}[w[i]] {
+			out = append(out, w[:i]+string(r)+w[i+1:])
+		}
+	}
+	return out
+}
