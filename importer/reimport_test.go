@@ -439,10 +439,11 @@ type captureFile struct {
 	// seg is a segment size that cuts the whole file in many segments.
 	seg int64
 	// cuts, when set, are the stretches of lines [from, to) where the
-	// file is cut in two at every line, and every is how often it is
-	// cut elsewhere: a fresh store per cut of a 2.7 MB file costs
-	// minutes. With -short, they bound its line-by-line readings too.
-	// Unset, it is cut at every line.
+	// file is read at every line, and every is how often it is read
+	// elsewhere: a reading after every line of a file of hundreds of
+	// big lines costs minutes (a fresh store per cut of a 2.7 MB file,
+	// an import per line). LOOM_TEST_EVERY_CUT=1 reads them at every
+	// line too. Unset, the file is read at every line.
 	cuts  [][2]int
 	every int
 }
@@ -452,15 +453,17 @@ type captureFile struct {
 // rollout, a Gemini CLI JSONL recording.
 var captureFiles = []captureFile{
 	// Its first turns, its compaction (lines 1256-1257) and its end.
-	{"claude-code/spotter/258c7280-ae70-4798-800f-63464d01a85d.jsonl", claudecode.New(), 64 << 10, [][2]int{{1, 120}, {1240, 1275}, {1830, 1863}}, 40},
-	{"claude-code/viewer-sample-project/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl", claudecode.New(), 16 << 10, nil, 0},
+	{"claude-code/spotter/258c7280-ae70-4798-800f-63464d01a85d.jsonl", claudecode.New(), 64 << 10, [][2]int{{1, 80}, {1240, 1275}, {1830, 1863}}, 80},
+	// Its reply of three sub-agents at once (lines 13-15), the two of
+	// lines 227-228, and its end.
+	{"claude-code/viewer-sample-project/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl", claudecode.New(), 16 << 10, [][2]int{{1, 40}, {215, 245}, {420, 438}}, 20},
 	{"codex/vibecodingtracker-codex.jsonl", codex.Format{}, 4 << 10, nil, 0},
 	{"gemini/vibecodingtracker-gemini.jsonl", gemini.Format{}, 4 << 10, nil, 0},
 }
 
 // everyCut reports whether the case's file is cut in two after line cut.
 func (c captureFile) everyCut(cut int) bool {
-	if c.cuts == nil {
+	if c.cuts == nil || os.Getenv("LOOM_TEST_EVERY_CUT") != "" {
 		return true
 	}
 	for _, r := range c.cuts {
@@ -508,8 +511,8 @@ func TestCaptureBeforeReplyEqualsFreshImport(t *testing.T) {
 			lineByLine := func(t *testing.T) *sqlite.Store {
 				st := importertest.Store(t)
 				for n := 1; n <= len(lines); n++ {
-					if testing.Short() && n < len(lines) && !c.everyCut(n) {
-						continue // -short: the big file at its stretches only
+					if n < len(lines) && !c.everyCut(n) {
+						continue // a big file at its stretches only
 					}
 					write(joinLines(lines[:n]))
 					importertest.Import(t, st, c.f, path)
