@@ -6,10 +6,14 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/export"
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/importer/claudecode"
 	"github.com/loomhq/loom/importer/codex"
@@ -427,42 +431,65 @@ func readKept(t *testing.T, st *sqlite.Store, path string) []byte {
 	return out
 }
 
-// A session first read before its first reply (what capture and the
-// hooks see: the agent writes the prompt, then the reply) ends as a
-// fresh import of the whole file makes it, model included, whatever the
-// pieces it was read in; a copy that lost its model meanwhile gets it
-// back from a reimport, which does not call it unchanged.
+// captureFile is a real session file a capture reads while its agent
+// writes it (testdata/agent-sessions/SOURCES.md).
+type captureFile struct {
+	file string
+	f    importer.Format
+	// seg is a segment size that cuts the whole file in many segments.
+	seg int64
+	// cuts, when set, are the stretches of lines [from, to) where the
+	// file is read at every line, and every is how often it is read
+	// elsewhere: a reading after every line of a file of hundreds of
+	// big lines costs minutes (a fresh store per cut of a 2.7 MB file,
+	// an import per line). LOOM_TEST_EVERY_CUT=1 reads them at every
+	// line too. Unset, the file is read at every line.
+	cuts  [][2]int
+	every int
+}
+
+// captureFiles are Claude Code 2.1 with a compaction, Claude Code 1.0
+// with a reply that starts several sub-agents at once, a Codex 0.39
+// rollout, a Gemini CLI JSONL recording.
+var captureFiles = []captureFile{
+	// Its first turns, its compaction (lines 1256-1257) and its end.
+	{"claude-code/spotter/258c7280-ae70-4798-800f-63464d01a85d.jsonl", claudecode.New(), 64 << 10, [][2]int{{1, 80}, {1240, 1275}, {1830, 1863}}, 80},
+	// Its reply of three sub-agents at once (lines 13-15), the two of
+	// lines 227-228, and its end.
+	{"claude-code/viewer-sample-project/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl", claudecode.New(), 16 << 10, [][2]int{{1, 40}, {215, 245}, {420, 438}}, 20},
+	{"codex/vibecodingtracker-codex.jsonl", codex.Format{}, 4 << 10, nil, 0},
+	{"gemini/vibecodingtracker-gemini.jsonl", gemini.Format{}, 4 << 10, nil, 0},
+}
+
+// everyCut reports whether the case's file is cut in two after line cut.
+func (c captureFile) everyCut(cut int) bool {
+	if c.cuts == nil || os.Getenv("LOOM_TEST_EVERY_CUT") != "" {
+		return true
+	}
+	for _, r := range c.cuts {
+		if cut >= r[0] && cut < r[1] {
+			return true
+		}
+	}
+	return cut%c.every == 0
+}
+
+// A session file read while its agent writes it (what capture and the
+// hooks see: the prompt first, the reply later, a reading stopping at
+// any line) ends as a fresh import of the whole file makes it: the same
+// sessions (no fork), messages, parts in their order, model and usage,
+// and the same export, ids included. It is read a line at a time, in
+// two pieces cut at every line, and a line at a time a segment at a
+// time; a copy that lost its model meanwhile gets it back from a
+// reimport, which does not call it unchanged.
 func TestCaptureBeforeReplyEqualsFreshImport(t *testing.T) {
-	for _, c := range []struct {
-		file string
-		f    importer.Format
-		// pieces the rest is read in after the first reply.
-		pieces int
-	}{
-		{"claude-code/spotter/258c7280-ae70-4798-800f-63464d01a85d.jsonl", claudecode.New(), 4},
-		// One piece for these two: parallel sub-agent calls of one
-		// reply read in pieces keep their parts in another order, and
-		// a Codex file cut inside a turn is read again as a fork (see
-		// docs/durability.md).
-		{"claude-code/viewer-sample-project/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl", claudecode.New(), 1},
-		{"codex/vibecodingtracker-codex.jsonl", codex.Format{}, 1},
-		{"gemini/vibecodingtracker-gemini.jsonl", gemini.Format{}, 4},
-	} {
+	for _, c := range captureFiles {
 		t.Run(c.file, func(t *testing.T) {
 			data, err := os.ReadFile(filepath.Join(agentSessions, c.file))
 			if err != nil {
 				t.Skip("no real session files here")
 			}
 			lines := splitLines(data)
-			// The cut: before the first line that names a model, the
-			// first reply's.
-			cut := 0
-			for cut < len(lines) && !bytes.Contains(lines[cut], []byte(`"model"`)) {
-				cut++
-			}
-			if cut == 0 || cut == len(lines) {
-				t.Fatalf("no reply to cut before in %s", c.file)
-			}
 			path := filepath.Join(t.TempDir(), filepath.Base(c.file))
 			write := func(b []byte) {
 				if err := os.WriteFile(path, b, 0o644); err != nil {
@@ -473,36 +500,125 @@ func TestCaptureBeforeReplyEqualsFreshImport(t *testing.T) {
 			write(data)
 			importertest.Import(t, fresh, c.f, path)
 			want := importedWithModel(t, fresh, c.f.Tool())
-
-			// Captured before the reply, then followed in pieces of
-			// a few lines, as a tool writes them.
-			st := importertest.Store(t)
-			write(joinLines(lines[:cut]))
-			importertest.Import(t, st, c.f, path)
-			for n := cut; n < len(lines); {
-				n = min(len(lines), n+max(1, (len(lines)-cut+c.pieces-1)/c.pieces))
-				write(joinLines(lines[:n]))
-				importertest.Import(t, st, c.f, path)
+			wantExport := exportAll(t, fresh)
+			same := func(t *testing.T, st loom.Store) {
+				t.Helper()
+				sameImport(t, importedWithModel(t, st, c.f.Tool()), want)
+				sameExport(t, exportAll(t, st), wantExport)
 			}
-			sameImport(t, importedWithModel(t, st, c.f.Tool()), want)
-
-			// A copy that lost its model: a reimport gives it back.
-			ss, err := st.Sessions(context.Background(), loom.SessionFilter{UserID: "alice", Surface: c.f.Tool()})
-			if err != nil {
-				t.Fatal(err)
+			// lineByLine reads the file as its agent writes it, an
+			// import after every line.
+			lineByLine := func(t *testing.T) *sqlite.Store {
+				st := importertest.Store(t)
+				for n := 1; n <= len(lines); n++ {
+					if n < len(lines) && !c.everyCut(n) {
+						continue // a big file at its stretches only
+					}
+					write(joinLines(lines[:n]))
+					importertest.Import(t, st, c.f, path)
+				}
+				return st
 			}
-			none := ""
-			for _, s := range ss {
-				if _, err := st.UpdateSession(context.Background(), s.ID, loom.SessionUpdate{Model: &none}); err != nil {
+
+			t.Run("line by line", func(t *testing.T) {
+				st := lineByLine(t)
+				same(t, st)
+
+				// A copy that lost its model: a reimport gives it back.
+				ss, err := st.Sessions(context.Background(), loom.SessionFilter{UserID: "alice", Surface: c.f.Tool()})
+				if err != nil {
 					t.Fatal(err)
 				}
-			}
-			tr := reimport(t, st, c.f)
-			if tr.SessionsUnchanged == len(ss) {
-				t.Errorf("reimport called every session unchanged: %+v", tr)
-			}
-			sameImport(t, importedWithModel(t, st, c.f.Tool()), want)
+				none := ""
+				for _, s := range ss {
+					if _, err := st.UpdateSession(context.Background(), s.ID, loom.SessionUpdate{Model: &none}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				tr := reimport(t, st, c.f)
+				if tr.SessionsUnchanged == len(ss) {
+					t.Errorf("reimport called every session unchanged: %+v", tr)
+				}
+				same(t, st)
+			})
+
+			t.Run("two pieces cut at every line", func(t *testing.T) {
+				for cut := 1; cut < len(lines); cut++ {
+					if !c.everyCut(cut) {
+						continue
+					}
+					st := importertest.Store(t)
+					write(joinLines(lines[:cut]))
+					importertest.Import(t, st, c.f, path)
+					write(data)
+					importertest.Import(t, st, c.f, path)
+					if !t.Run("cut after line "+strconv.Itoa(cut), func(t *testing.T) { same(t, st) }) {
+						if os.Getenv("LOOM_TEST_ALL_CUTS") == "" {
+							return // one cut shown is enough; LOOM_TEST_ALL_CUTS=1 shows all
+						}
+					}
+				}
+			})
+
+			t.Run("line by line in segments", func(t *testing.T) {
+				withSegments(t, c.seg)
+				same(t, lineByLine(t))
+			})
 		})
+	}
+}
+
+// exportAll is what loom session export --all --format jsonl writes of
+// st: every session of alice, each with every message.
+func exportAll(t *testing.T, st loom.Store) string {
+	t.Helper()
+	ctx := context.Background()
+	all, err := st.Sessions(ctx, loom.SessionFilter{UserID: "alice", Archived: loom.WithArchived})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := export.Load(ctx, st, export.Order(all))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := export.Write(&b, export.JSONL, data); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// unsettledTimes are the fields of an export a reading in pieces does
+// not yet give as a fresh import does: when a message completed and a
+// session was last active, taken from lines read after the message or
+// session was stored (docs/durability.md).
+var unsettledTimes = regexp.MustCompile(`"(completed_at|updated_at)":("[^"]*"|null)`)
+
+// sameExport fails t at the first line of export got that is not
+// want's, the unsettled times left out.
+func sameExport(t *testing.T, got, want string) {
+	t.Helper()
+	got = unsettledTimes.ReplaceAllString(got, `"$1":"-"`)
+	want = unsettledTimes.ReplaceAllString(want, `"$1":"-"`)
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := range max(len(g), len(w)) {
+		var a, b string
+		if i < len(g) {
+			a = g[i]
+		}
+		if i < len(w) {
+			b = w[i]
+		}
+		if a == b {
+			continue
+		}
+		j := 0
+		for j < len(a) && j < len(b) && a[j] == b[j] {
+			j++
+		}
+		from := max(0, j-200)
+		t.Errorf("export line %d of %d (want %d) differs from a fresh import's at %d:\n got %.500s\nwant %.500s", i+1, len(g), len(w), j, a[min(from, len(a)):], b[min(from, len(b)):])
+		return
 	}
 }
 

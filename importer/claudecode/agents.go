@@ -61,14 +61,22 @@ func (c *call) agentName() string {
 // (<session>/subagents/agent-<agentId>.jsonl) or 2.0
 // (agent-<agentId>.jsonl beside the session file).
 func linkAgents(sid string, t *tree, b *builder, calls map[string]*call, titles map[string]string) {
-	link := func(callID, agentID string) {
+	link := func(callID, agentID string, at int) {
 		c, ok := calls[callID]
-		if !ok || c.linked || agentID == "" || cleanID(agentID) != agentID {
+		if !ok || agentID == "" || cleanID(agentID) != agentID {
+			return
+		}
+		id := sid + "/agent-" + agentID
+		if c.linked {
+			// Named again, by an earlier line: its part goes there.
+			if a := b.agents[callID]; a.sourceID == id && at < a.at {
+				a.at = at
+				b.agents[callID] = a
+			}
 			return
 		}
 		c.linked = true
-		id := sid + "/agent-" + agentID
-		b.agents[callID] = agentLink{sourceID: id, name: c.agentName(), agentType: c.input.SubagentType}
+		b.agents[callID] = agentLink{sourceID: id, name: c.agentName(), agentType: c.input.SubagentType, at: at}
 		if c.input.Description != "" {
 			titles[id] = c.input.Description
 		}
@@ -79,13 +87,13 @@ func linkAgents(sid string, t *tree, b *builder, calls map[string]*call, titles 
 				AgentID string `json:"agentId"`
 			}
 			if json.Unmarshal(raw, &v) == nil {
-				link(callID, v.AgentID)
+				link(callID, v.AgentID, res.rec.order)
 			}
 		}
 	}
 	for _, r := range t.recs {
 		if r.Type == "progress" && r.Data != nil && r.Data.Type == "agent_progress" {
-			link(r.ParentToolUseID, r.Data.AgentID)
+			link(r.ParentToolUseID, r.Data.AgentID, r.order)
 		}
 	}
 }
@@ -156,7 +164,7 @@ func linkSidechains(sid string, t *tree, tops []int, b *builder, calls map[strin
 			continue
 		}
 		best.linked = true
-		b.agents[best.id] = agentLink{sourceID: ids[i], name: best.agentName(), agentType: best.input.SubagentType}
+		b.agents[best.id] = agentLink{sourceID: ids[i], name: best.agentName(), agentType: best.input.SubagentType, at: root.order}
 		if best.input.Description != "" {
 			titles[ids[i]] = best.input.Description
 		}
@@ -233,6 +241,6 @@ func linkCompactions(t *tree, b *builder, subs []*subagent) {
 			continue
 		}
 		taken[match.id] = true
-		b.agents[match.id] = agentLink{sourceID: sa.sourceID, name: "compact"}
+		b.agents[match.id] = agentLink{sourceID: sa.sourceID, name: "compact", at: match.order}
 	}
 }

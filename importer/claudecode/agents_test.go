@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/importer"
 )
 
 func TestSubagentLinkedByProgress(t *testing.T) {
@@ -76,5 +77,45 @@ func TestSidechainLinkedByTime(t *testing.T) {
 	}
 	if res.Sessions[1].Title != "Second" || res.Sessions[2].Title != "First" {
 		t.Errorf("titles %q %q", res.Sessions[1].Title, res.Sessions[2].Title)
+	}
+}
+
+// A reply that starts two sub-agents at once, its calls on lines of their
+// own, the second sub-agent beginning first: every reading of the file
+// stopped at a line holds each message's parts as the first parts of the
+// whole file's reading, in its order, so that an import that appends
+// the parts a later reading adds ends as a reading of the whole file.
+func TestParallelAgentsPartsInLineOrder(t *testing.T) {
+	lines := []any{
+		user("u1", "", 0, "do two things"),
+		asst("a1", "u1", 1, "m1", toolUse("t1", "Task", L{"description": "First", "prompt": "thing one"})),
+		asst("a2", "a1", 1, "m1", toolUse("t2", "Task", L{"description": "Second", "prompt": "thing two"})),
+		with(user("s1", "", 2, "thing two"), "isSidechain", true),
+		with(asst("s2", "s1", 3, "sm1", text("two done")), "isSidechain", true),
+		with(user("s3", "", 4, "thing one"), "isSidechain", true),
+		with(asst("s4", "s3", 5, "sm2", text("one done")), "isSidechain", true),
+		user("r1", "a2", 6, []any{toolResult("t1", "one done", false)}),
+		user("r2", "r1", 6, []any{toolResult("t2", "two done", false)}),
+		asst("a3", "r2", 7, "m2", text("both done")),
+	}
+	partIDs := func(res *importer.Result) map[string][]string {
+		out := map[string][]string{}
+		for _, m := range res.Sessions[0].Messages {
+			for _, p := range m.Parts {
+				out[m.ID] = append(out[m.ID], p.ID)
+			}
+		}
+		return out
+	}
+	whole := partIDs(readFiles(t, sessionFile(t, lines...)))
+	if got := whole["a1"]; !slices.Equal(got, []string{"a1/0", "a2/0", "a2/0/agent", "a1/0/agent"}) {
+		t.Errorf("parts of the reply %v, want the calls, then the sub-agents as they began", got)
+	}
+	for n := 2; n < len(lines); n++ {
+		for id, got := range partIDs(readFiles(t, sessionFile(t, lines[:n]...))) {
+			if w := whole[id]; len(got) > len(w) || !slices.Equal(got, w[:len(got)]) {
+				t.Errorf("after %d lines: message %s has parts %v, the whole file %v", n, id, got, w)
+			}
+		}
 	}
 }

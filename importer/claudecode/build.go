@@ -2,6 +2,7 @@ package claudecode
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -24,6 +25,18 @@ type agentLink struct {
 	// agentType is the subagent_type of the call that ran it, "" when
 	// it names none.
 	agentType string
+	// at is the order of the first record that names the sub-agent (its
+	// call's result, a progress line, its first inline line): where
+	// its part goes among its reply's parts (assistant).
+	at int
+}
+
+// latePart is a part of a reply that a later record than the reply's
+// own gives it (a sub-agent's part, an image of a tool's result), with
+// that record's order.
+type latePart struct {
+	at int
+	p  loom.Part
 }
 
 // builder turns the lines of one tree into messages, one key at a time.
@@ -34,6 +47,9 @@ type builder struct {
 	// agents links tool calls (by call id) and compactions (by the
 	// compact_boundary's id) to the sub-agent sessions they ran.
 	agents map[string]agentLink
+	// late are the parts of the reply being built that later records
+	// give it (tool).
+	late []latePart
 	// live is the key of the main chain's last message: a call there
 	// without a result is still running; elsewhere it was interrupted.
 	live  map[string]bool
@@ -138,6 +154,12 @@ func (b *builder) assistant(key string, recs []*record) []*loom.Message {
 		Usage:       loom.Usage{APICalls: 1},
 	}
 	synthetic := false
+	// The parts in the order of the records that give them, so that a
+	// reading stopped at any line holds the parts of the whole
+	// reading's first, in its order: parallel calls' sub-agents and
+	// results come after every call of the reply.
+	var parts []latePart
+	b.late = b.late[:0]
 	for _, r := range recs {
 		msg := r.Message
 		if msg.Model == "<synthetic>" {
@@ -161,11 +183,23 @@ func (b *builder) assistant(key string, recs []*record) []*loom.Message {
 				m.Usage.CacheWrite1hTokens = max(m.Usage.CacheWrite1hTokens, min(c.Ephemeral1h, u.CacheCreationInputTokens))
 			}
 		}
+		from := len(m.Parts)
 		for i, bl := range r.blocks {
 			b.assistantBlock(m, key, r, i, bl)
 		}
+		for _, p := range m.Parts[from:] {
+			parts = append(parts, latePart{r.order, p})
+		}
 		if r.IsAPIErrorMessage && m.Error == nil {
 			m.Error = &loom.MessageError{Message: importer.Clip(r.text(), 2000), Type: "api_error"}
+		}
+	}
+	if len(b.late) > 0 {
+		parts = append(parts, b.late...)
+		slices.SortStableFunc(parts, func(a, b latePart) int { return a.at - b.at })
+		m.Parts = m.Parts[:0]
+		for _, lp := range parts {
+			m.Parts = append(m.Parts, lp.p)
 		}
 	}
 	if synthetic && m.Model == "" {
@@ -254,8 +288,14 @@ func (b *builder) compaction(recs []*record) []*loom.Message {
 			}
 		}
 	}
+	if len(m.Parts) == 0 && recs[len(recs)-1] == b.t.recs[len(b.t.recs)-1] {
+		// The boundary is the reading's last line: Claude Code writes
+		// the summary right after it. The message waits for it, so that
+		// its parts are the whole file's reading's.
+		return nil
+	}
 	if len(m.Parts) == 0 {
-		// The boundary without its summary (not written yet, or lost).
+		// The boundary without its summary (lost).
 		if boundaryText == "" {
 			boundaryText = "Conversation compacted"
 		}

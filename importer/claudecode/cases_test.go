@@ -148,8 +148,10 @@ func TestToolStatesAndContent(t *testing.T) {
 	if _, p := toolPart(t, s, "t1"); p.Status != loom.ToolCompleted || output(p) != "the file" {
 		t.Errorf("t1 %+v", p)
 	}
-	if a.Parts[2].Type != loom.PartFile || a.Parts[2].ID != "r1/0/0" {
-		t.Errorf("result image %+v", a.Parts[2])
+	// The result's image comes after the reply's calls, in the order of
+	// the lines that give them.
+	if last := a.Parts[len(a.Parts)-1]; last.Type != loom.PartFile || last.ID != "r1/0/0" {
+		t.Errorf("result image %+v", last)
 	}
 	if _, p := toolPart(t, s, "t2"); p.Status != loom.ToolError || p.Error != loom.Interrupted || p.EndedAt != nil {
 		t.Errorf("t2 %+v", p)
@@ -390,5 +392,59 @@ func TestHostileSessionIDIsNotAPath(t *testing.T) {
 	ids := sessionIDs(res)
 	if len(ids) != 1 || strings.ContainsAny(ids[0], "/\\\x1b\x07") || strings.Contains(ids[0], "../") {
 		t.Fatalf("source ids %q", ids)
+	}
+}
+
+// A file read while Claude Code writes it, stopped after any line, gives
+// each message it holds the role the whole file's reading gives it and
+// the first of that reading's parts, in its order: a slash command read
+// before its expansion, a compaction's boundary before its summary.
+func TestReadingsStoppedAtAnyLine(t *testing.T) {
+	cmds := sessionFile(t,
+		user("u1", "", 0, "fix the bug"),
+		asst("a1", "u1", 1, "m1x", text("fixed")),
+		user("c1", "a1", 2, "<command-message>review is running…</command-message>\n<command-name>/review</command-name>\n<command-args>main.go</command-args>"),
+		with(user("c1e", "c1", 2, []any{text("Review the file.")}), "isMeta", true),
+		asst("a2", "c1e", 3, "m2", text("looks fine")),
+		user("c2", "a2", 4, "<command-name>/clear</command-name>\n<command-message>clear</command-message>\n<command-args></command-args>"),
+		user("o2", "c2", 4, "<local-command-stdout></local-command-stdout>"),
+	)
+	compacted := filepath.Join("testdata", "6b1e9d3a-4c2f-4e8b-9a7d-0f3c5e2b8a14.jsonl")
+	for _, path := range []string{cmds, compacted} {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole := map[string]*loom.Message{}
+		for _, m := range readFiles(t, path).Sessions[0].Messages {
+			whole[m.ID] = m
+		}
+		lines := strings.SplitAfter(string(data), "\n")
+		for n := 1; n < len(lines); n++ {
+			cut := filepath.Join(t.TempDir(), filepath.Base(path))
+			if err := os.WriteFile(cut, []byte(strings.Join(lines[:n], "")), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			res := readFiles(t, cut)
+			if len(res.Sessions) == 0 {
+				continue
+			}
+			for _, m := range res.Sessions[0].Messages {
+				w := whole[m.ID]
+				if w == nil {
+					t.Errorf("%s after %d lines: message %s is not the whole file's", filepath.Base(path), n, m.ID)
+					continue
+				}
+				if m.Role != w.Role {
+					t.Errorf("%s after %d lines: message %s is %s, the whole file's %s", filepath.Base(path), n, m.ID, m.Role, w.Role)
+				}
+				for i, p := range m.Parts {
+					if i >= len(w.Parts) || w.Parts[i].ID != p.ID {
+						t.Errorf("%s after %d lines: message %s part %d is %s, not the whole file's", filepath.Base(path), n, m.ID, i, p.ID)
+						break
+					}
+				}
+			}
+		}
 	}
 }

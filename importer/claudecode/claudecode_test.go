@@ -141,16 +141,16 @@ func toolPart(t *testing.T, s *importer.Session, callID string) (*loom.Message, 
 	return nil, loom.Part{}
 }
 
-// agentAfter is the agent part right after the tool part of callID.
+// agentAfter is the agent part of the call callID, after its tool part
+// (after every call of the reply written before the sub-agent began).
 func agentAfter(t *testing.T, s *importer.Session, callID string) loom.Part {
 	t.Helper()
-	m, _ := toolPart(t, s, callID)
-	for i, p := range m.Parts {
-		if p.Type == loom.PartTool && p.CallID == callID {
-			if i+1 < len(m.Parts) && m.Parts[i+1].Type == loom.PartAgent {
-				return m.Parts[i+1]
-			}
-			break
+	m, tool := toolPart(t, s, callID)
+	after := false
+	for _, p := range m.Parts {
+		after = after || p.ID == tool.ID
+		if after && p.Type == loom.PartAgent && p.ID == tool.ID+"/agent" {
+			return p
 		}
 	}
 	t.Fatalf("call %s has no agent part after it", callID)

@@ -72,6 +72,12 @@
 //     for 1.x transcripts that name no call, the Task call with the same
 //     prompt, else the Task call running when the transcript began. A
 //     compaction's summary message links to its compaction agent. A
+//     reply's parts are in the order of the records that give them:
+//     an agent part, and an image of a tool's result, come after the
+//     reply's calls, where the first record naming the sub-agent (its
+//     result, a progress line, its first inline line) or the result
+//     came, so that a reading stopped at any line holds the first parts
+//     of the whole file's reading in its order. A
 //     sub-agent's title is the description of the call that ran it,
 //     else its first prompt; a first prompt that is raw JSON (a tool's
 //     input passed on as it is) is not a title: "<subagent_type>

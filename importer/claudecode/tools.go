@@ -65,9 +65,11 @@ func (b *builder) tool(m *loom.Message, key string, r *record, i int, bl block) 
 		p.Metadata = withCwd(p.Metadata, r.Cwd)
 	}
 	m.Parts = append(m.Parts, p)
-	m.Parts = append(m.Parts, files...)
+	for _, f := range files {
+		b.late = append(b.late, latePart{b.results[bl.ID].rec.order, f})
+	}
 	if a, ok := b.agents[bl.ID]; ok && bl.ID != "" {
-		m.Parts = append(m.Parts, loom.Part{ID: p.ID + "/agent", Type: loom.PartAgent, Name: a.name, SessionID: a.sourceID})
+		b.late = append(b.late, latePart{a.at, loom.Part{ID: p.ID + "/agent", Type: loom.PartAgent, Name: a.name, SessionID: a.sourceID}})
 	}
 }
 

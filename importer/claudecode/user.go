@@ -17,6 +17,9 @@ func (b *builder) user(r *record) []*loom.Message {
 	if r.stringContent || len(r.blocks) == 1 {
 		if cmd, ok := command(r.blocks[0].Text); ok && r.blocks[0].Type == "text" && !r.IsMeta {
 			b.commands[r.id] = markCommand
+			if sentToModel(r.blocks[0].Text) {
+				b.commands[r.id] = markPrompt
+			}
 			return []*loom.Message{{
 				ID: r.id, Role: loom.RoleUser, CreatedAt: r.ts,
 				Parts: []loom.Part{{ID: partID(r, 0), Type: loom.PartText, Text: cmd}},
@@ -77,6 +80,8 @@ func (b *builder) user(r *record) []*loom.Message {
 const (
 	markCommand   byte = 'c'
 	markExpansion byte = 'e'
+	// markPrompt is a command whose wrapper says it runs (sentToModel).
+	markPrompt byte = 'p'
 )
 
 // settleCommands gives each slash-command message of msgs its role: the
@@ -84,15 +89,17 @@ const (
 // …: an expansion of it or a reply follows before the next prompt),
 // system when it only ran in Claude Code (/model, /mcp, /clear …), so that
 // a local command is never taken for the last prompt. Claude Code writes
-// a command's expansion together with the command, so the role is known
-// as soon as the command is.
+// a command's expansion right after the command; a reading that ends
+// at the command, before its expansion, takes it for the user's when
+// its wrapper says it runs (sentToModel), as the whole file's reading
+// will.
 func settleCommands(msgs []*loom.Message, marks map[string]byte) {
 	answered := false
 	for i := len(msgs) - 1; i >= 0; i-- {
 		m := msgs[i]
 		switch mark := marks[m.ID]; {
-		case mark == markCommand:
-			if answered {
+		case mark == markCommand || mark == markPrompt:
+			if answered || (mark == markPrompt && i == len(msgs)-1) {
 				m.Role = loom.RoleUser
 			} else {
 				m.Role = loom.RoleSystem
@@ -107,9 +114,27 @@ func settleCommands(msgs []*loom.Message, marks map[string]byte) {
 }
 
 var (
-	commandName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)<command-name>(.*?)</command-name>`) })
+	commandName    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)<command-name>(.*?)</command-name>`) })
+	commandMessage = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?s)<command-message>(.*?)</command-message>`)
+	})
 	commandArgs = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)<command-args>(.*?)</command-args>`) })
 )
+
+// sentToModel reports whether a slash command's wrapper says the command
+// runs as a prompt: Claude Code gives a command sent to the model its
+// progress message ("orchestrator is running…", "init is analyzing your
+// codebase…") in <command-message>, a local one (/model, /mcp) its bare
+// name.
+func sentToModel(text string) bool {
+	msg := commandMessage().FindStringSubmatch(text)
+	name := commandName().FindStringSubmatch(text)
+	if msg == nil || name == nil {
+		return false
+	}
+	m, n := strings.TrimSpace(msg[1]), strings.TrimPrefix(strings.TrimSpace(name[1]), "/")
+	return m != "" && m != n
+}
 
 // command reads a slash command's wrapper as what the user typed:
 // "/name args".

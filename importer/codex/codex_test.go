@@ -426,14 +426,23 @@ func writeTemp(t *testing.T, s string) string {
 	return path
 }
 
-// TestStableIDs reads a rollout cut short, as while Codex writes it: the
-// messages and parts it has keep their ids when the rest is read.
+// TestStableIDs reads a rollout cut short at every line, as while Codex
+// writes it: the messages and parts it has keep their ids when the rest
+// is read. The real 0.39 rollout writes each reply's agent_message event
+// before the response items that repeat it: a reading stopped between
+// them does not start the reply at the event.
 func TestStableIDs(t *testing.T) {
-	data, err := os.ReadFile("testdata/newer.jsonl")
+	for _, file := range []string{"testdata/newer.jsonl", sample} {
+		t.Run(filepath.Base(file), func(t *testing.T) { stableIDs(t, file) })
+	}
+}
+
+func stableIDs(t *testing.T, file string) {
+	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	full := readFile(t, "testdata/newer.jsonl").Sessions[0]
+	full := readFile(t, file).Sessions[0]
 	ids := map[string]bool{}
 	for _, m := range full.Messages {
 		ids[m.ID] = true

@@ -83,7 +83,12 @@
 //   - event_msg: user_message, agent_message, agent_reasoning and
 //     agent_reasoning_raw_content repeat the response items and are
 //     counted as skipped; one whose text no response item holds is
-//     imported instead. token_count gives each model call's usage
+//     imported instead, once a line that ends its model call follows it
+//     (a response item other than reasoning, a turn context, a prompt,
+//     a turn's start or end): before, it is counted as skipped
+//     (event_msg:<type>:pending), as Codex 0.39 writes the event before
+//     the items that repeat it and a reading stopped between them would
+//     start the reply at the event. token_count gives each model call's usage
 //     (last_token_usage) to its assistant message: input tokens less the
 //     cached ones, cached input tokens as cache reads, output tokens
 //     (reasoning included) and reasoning tokens. thread_name_updated

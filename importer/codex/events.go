@@ -25,6 +25,10 @@ func (rd *reader) event(rc *rec) {
 		return
 	case "agent_message":
 		if text := str(ev.Message); strings.TrimSpace(text) != "" && !rd.duplicate("a", text) {
+			if rd.pendingEvent(rc.n) {
+				rd.res.Skip("event_msg:agent_message:pending")
+				return
+			}
 			rd.addPart(rd.assistant(rc.n), loom.Part{Type: loom.PartText, Text: text})
 			return
 		}
@@ -34,6 +38,10 @@ func (rd *reader) event(rc *rec) {
 			kind = "rr"
 		}
 		if strings.TrimSpace(ev.Text) != "" && !rd.duplicate(kind, ev.Text) {
+			if rd.pendingEvent(rc.n) {
+				rd.res.Skip("event_msg:" + ev.Type + ":pending")
+				return
+			}
 			rd.addPart(rd.assistant(rc.n), loom.Part{Type: loom.PartReasoning, Text: ev.Text})
 			return
 		}

@@ -159,6 +159,9 @@ type reader struct {
 	turnEnd, timeEnd     int
 	sawTurnID            bool
 	lastLine             int
+	// settled is the last line after which an event's text can no
+	// longer be repeated by a response item (pendingEvent).
+	settled int
 
 	// Second pass.
 	now       time.Time

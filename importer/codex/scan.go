@@ -29,10 +29,22 @@ func (rd *reader) scan(rc *rec) {
 			rd.replayStart = rc.n
 		}
 		return
+	case "turn_context", "compacted":
+		rd.settled = rc.n
+	case "event_msg":
+		var ev struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(rc.payload, &ev) == nil && turnEvents[ev.Type] {
+			rd.settled = rc.n
+		}
 	case "response_item":
 		var it responseItem
 		if json.Unmarshal(rc.payload, &it) != nil {
 			return
+		}
+		if it.Type != "reasoning" {
+			rd.settled = rc.n
 		}
 		switch it.Type {
 		case "message":
@@ -66,6 +78,27 @@ func (rd *reader) scan(rc *rec) {
 	if rd.timeEnd == 0 && !rc.t.IsZero() && !rd.forkAt.IsZero() && !rc.t.Before(rd.forkAt) {
 		rd.timeEnd = rc.n
 	}
+}
+
+// turnEvents are the events that begin or end a turn, or send its
+// prompt: after one, the model call before it has written all its
+// response items.
+var turnEvents = map[string]bool{
+	"user_message": true, "task_started": true, "turn_started": true,
+	"task_complete": true, "turn_complete": true, "turn_aborted": true,
+}
+
+// pendingEvent reports whether an event at line n whose text no response
+// item of the reading holds may still be repeated by one the agent has
+// not written yet: nothing but reasoning items and events of the same
+// model call (its token count) follows it in the reading, no other
+// response item, turn context, nor turn's start or end. Codex 0.39 writes an agent_message (agent_reasoning)
+// event before the response item that repeats it; a reading that ends
+// between them holds the event back, as a reading of the whole file
+// leaves it out, so that the reply starts at the same line whatever
+// line a reading stopped at.
+func (rd *reader) pendingEvent(n int) bool {
+	return n > rd.settled
 }
 
 // turnID returns the turn id a turn_context or turn-start event carries.
