@@ -41,6 +41,7 @@ import (
 	_ "github.com/loomhq/loom/importer/kimi"
 	_ "github.com/loomhq/loom/importer/kimiwork"
 	_ "github.com/loomhq/loom/importer/kiro"
+	_ "github.com/loomhq/loom/importer/minisweagent"
 	_ "github.com/loomhq/loom/importer/muse"
 	_ "github.com/loomhq/loom/importer/nanocoder"
 	_ "github.com/loomhq/loom/importer/omp"
