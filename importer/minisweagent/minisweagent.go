@@ -37,7 +37,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"io/fs"
 	"path/filepath"
 	"strconv"
@@ -144,21 +143,13 @@ type message struct {
 }
 
 // Read reads one trajectory file.
-func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
+func (Format) Read(_ context.Context, b importer.Bundle) (*importer.Result, error) {
 	name := b.Name()
-	f, fi, err := importer.Open(name, importer.MaxDocument)
+	data, modified, err := importer.ReadDocument(name)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", Tool, err)
 	}
-	defer f.Close()
-	data, err := io.ReadAll(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %s: %w", Tool, name, err)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return parse(name, data, fi.ModTime().UTC()), nil
+	return parse(name, data, modified), nil
 }
 
 // parse reads a trajectory's data; modified is its file's time, the
