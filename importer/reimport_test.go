@@ -19,7 +19,9 @@ import (
 	"github.com/loomhq/loom/importer/codex"
 	"github.com/loomhq/loom/importer/gemini"
 	"github.com/loomhq/loom/importer/importertest"
+	"github.com/loomhq/loom/importer/minisweagent"
 	"github.com/loomhq/loom/importer/opencode"
+	"github.com/loomhq/loom/importer/traeagent"
 	"github.com/loomhq/loom/sqlite"
 )
 
@@ -280,13 +282,19 @@ func TestReimportEqualsFreshImport(t *testing.T) {
 		{"codex", codex.Format{}},
 		{"gemini", gemini.Format{}},
 		{"opencode", opencode.Format{}},
+		// Files the programs' own code wrote, run from their sources.
+		{"minisweagent", minisweagent.Format{}},
+		{"traeagent", traeagent.Format{}},
 	} {
 		t.Run(c.dir, func(t *testing.T) {
 			ctx := context.Background()
 			src := filepath.Join(agentSessions, c.dir)
-			if c.dir == "opencode" {
+			switch c.dir {
+			case "opencode":
 				// A real opencode.db: a database of sessions, kept whole.
 				src = "opencode/testdata"
+			case "minisweagent", "traeagent":
+				src = c.dir + "/testdata/real"
 			}
 			root := copyTree(t, src)
 			// Each file named, as the copies are not where or as each

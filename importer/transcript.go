@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -217,6 +218,21 @@ func ReadSmall(path string, max int64) ([]byte, error) {
 	}
 	defer f.Close()
 	return io.ReadAll(io.LimitReader(f, max))
+}
+
+// ReadDocument reads the whole of a one-document session file (at most
+// MaxDocument bytes) and its modification time, in UTC.
+func ReadDocument(path string) ([]byte, time.Time, error) {
+	f, fi, err := Open(path, MaxDocument)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxDocument))
+	if err != nil {
+		return nil, time.Time{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return data, fi.ModTime().UTC(), nil
 }
 
 // Join adds parts to the last message when it is role's, else as a new
