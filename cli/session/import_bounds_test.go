@@ -204,6 +204,9 @@ func TestImportAllWhenASourceFails(t *testing.T) {
 				if other.RootsFound == 0 {
 					continue // an agent whose sessions the test did not put there
 				}
+				if other.Tool != tool && hasProblem(other, path, reason) {
+					continue // an agent that keeps its files in the same broken place (Open Codex beside Codex)
+				}
 				if other.Tool != tool && (other.SessionsNew == 0 || other.FilesFailed != 0) {
 					t.Errorf("%s was not imported beside %s's failure: %+v", other.Tool, tool, other)
 				}

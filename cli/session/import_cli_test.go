@@ -32,6 +32,10 @@ func installAgentSessions(t *testing.T, home string) string {
 	os.MkdirAll(gemDir, 0o755)
 	b, _ = os.ReadFile(filepath.Join(clitest.Samples, "gemini", "vibecodingtracker-gemini.jsonl"))
 	os.WriteFile(filepath.Join(gemDir, "session-2025-09-20T10-00-a1b2c3d4.jsonl"), b, 0o644)
+	// Open Codex keeps its conversations beside Codex's days, a file
+	// written by the real open-codex 0.1.31.
+	b, _ = os.ReadFile(filepath.Join("..", "..", "importer", "opencodex", "testdata", "real", "rollout-2026-11-27-0a86b004-88c3-40c9-8bda-06b4e856fc21.json"))
+	os.WriteFile(filepath.Join(home, ".codex", "sessions", "rollout-2026-11-27-0a86b004-88c3-40c9-8bda-06b4e856fc21.json"), b, 0o644)
 	// opencode wrote no sample: its reader's own storage tree stands in.
 	clitest.CopyTree(t, filepath.Join("..", "..", "importer", "opencode", "testdata", "data", "storage"), filepath.Join(home, ".local", "share", "opencode", "storage"))
 	// Written a while ago, as a user's files are.
