@@ -2,6 +2,7 @@ package blame
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -163,9 +164,9 @@ func fileCommits(ctx context.Context, g Git, cands []*cand) []fileCommit {
 		}
 	}
 	args := []string{"log", "--format=%x00%H %ct", "--name-only", "--no-renames", "--since=" + strconv.FormatInt(since.Unix(), 10), "--"}
-	for f := range files {
-		args = append(args, f)
-	}
+	// In order: the arguments are also the key under which a
+	// directory's blames share git's answer.
+	args = append(args, slices.Sorted(maps.Keys(files))...)
 	var out []byte
 	var err error
 	if g.shared != nil {
