@@ -22,12 +22,13 @@ type TeamHub interface {
 	// TeamAccess reports whether user may read and write the team's
 	// records.
 	TeamAccess(ctx context.Context, team, user string) (bool, error)
-	// PutTeamRecords stores recs, skipping those the hub holds (same
-	// team, host and index), and returns how many it had not held.
-	PutTeamRecords(ctx context.Context, team string, recs []TeamRecord) (int, error)
+	// PutTeamRecords stores recs (each with its Epoch), skipping those
+	// the hub holds (same team, host and index), and returns how many it
+	// had not held.
+	PutTeamRecords(ctx context.Context, team string, recs []SyncRecord) (int, error)
 	// TeamRecords returns up to limit of host's records after index
 	// after, in order, cut at MaxSyncPageBytes as SyncRecords is.
-	TeamRecords(ctx context.Context, team, host string, after int64, limit int) ([]TeamRecord, error)
+	TeamRecords(ctx context.Context, team, host string, after int64, limit int) ([]SyncRecord, error)
 	// TeamHosts returns what the hub holds of each writer of the team:
 	// last index, records and bytes, counted over the team's records.
 	TeamHosts(ctx context.Context, team string) ([]SyncHost, error)
@@ -55,11 +56,3 @@ type TeamMember struct {
 	User   string
 }
 
-// TeamRecord is one record of a team member's machine's log.
-type TeamRecord struct {
-	Host   string
-	Index  int64
-	Epoch  int
-	Header []byte
-	Body   []byte
-}

@@ -231,23 +231,11 @@ type teamRecords struct {
 }
 
 func (t teamRecords) put(ctx context.Context, recs []loom.SyncRecord) (int, error) {
-	in := make([]loom.TeamRecord, len(recs))
-	for i, r := range recs {
-		in[i] = loom.TeamRecord{Host: r.Host, Index: r.Index, Epoch: r.Epoch, Header: r.Header, Body: r.Body}
-	}
-	return t.st.PutTeamRecords(ctx, t.team, in)
+	return t.st.PutTeamRecords(ctx, t.team, recs)
 }
 
 func (t teamRecords) page(ctx context.Context, host string, after int64, limit int) ([]loom.SyncRecord, error) {
-	recs, err := t.st.TeamRecords(ctx, t.team, host, after, limit)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]loom.SyncRecord, len(recs))
-	for i, r := range recs {
-		out[i] = loom.SyncRecord{Host: r.Host, Index: r.Index, Epoch: r.Epoch, Header: r.Header, Body: r.Body}
-	}
-	return out, nil
+	return t.st.TeamRecords(ctx, t.team, host, after, limit)
 }
 
 // hosts counts only when asked: a count scans the team's records, and a

@@ -160,16 +160,16 @@ func schemaOf(t *testing.T, dsn string) string {
 func TestTeamLasts(t *testing.T) {
 	st := open(t, freshSchema(t))
 	ctx := context.Background()
-	var recs []loom.TeamRecord
+	var recs []loom.SyncRecord
 	for h, n := range map[string]int64{"b-host": 3, "a-host": 1, "c-host": 7} {
 		for i := n; i >= 1; i-- {
-			recs = append(recs, loom.TeamRecord{Host: h, Index: i, Epoch: 1, Header: []byte("h"), Body: []byte("sealed")})
+			recs = append(recs, loom.SyncRecord{Host: h, Index: i, Epoch: 1, Header: []byte("h"), Body: []byte("sealed")})
 		}
 	}
 	if _, err := st.PutTeamRecords(ctx, "t1", recs); err != nil {
 		t.Fatal(err)
 	}
-	st.PutTeamRecords(ctx, "t2", []loom.TeamRecord{{Host: "z-host", Index: 9, Epoch: 1, Header: []byte("h"), Body: []byte("x")}})
+	st.PutTeamRecords(ctx, "t2", []loom.SyncRecord{{Host: "z-host", Index: 9, Epoch: 1, Header: []byte("h"), Body: []byte("x")}})
 	counted, err := st.TeamHosts(ctx, "t1")
 	if err != nil {
 		t.Fatal(err)

@@ -63,7 +63,7 @@ func (s *Store) TeamAccess(ctx context.Context, team, user string) (bool, error)
 // PutTeamRecords implements loom.TeamHub: one statement, from arrays; a
 // record the hub holds is skipped, so that a push sent again, or sent
 // through two hub processes at once, stores each record once.
-func (s *Store) PutTeamRecords(ctx context.Context, team string, recs []loom.TeamRecord) (int, error) {
+func (s *Store) PutTeamRecords(ctx context.Context, team string, recs []loom.SyncRecord) (int, error) {
 	if len(recs) == 0 {
 		return 0, nil
 	}
@@ -88,17 +88,17 @@ func (s *Store) PutTeamRecords(ctx context.Context, team string, recs []loom.Tea
 // TeamRecords implements loom.TeamHub. The rows are read one at a time
 // and the page cut at loom.MaxSyncPageBytes, as a page of sync records
 // is: a page never holds a thousand bodies of 16 MB.
-func (s *Store) TeamRecords(ctx context.Context, team, host string, after int64, limit int) ([]loom.TeamRecord, error) {
+func (s *Store) TeamRecords(ctx context.Context, team, host string, after int64, limit int) ([]loom.SyncRecord, error) {
 	rows, err := s.pool.Query(ctx, `SELECT host_id, idx, epoch, header, body FROM team_records
 		WHERE team_id = $1 AND host_id = $2 AND idx > $3 ORDER BY idx LIMIT $4`, team, host, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("team %s: records: %w", team, err)
 	}
 	defer rows.Close()
-	var out []loom.TeamRecord
+	var out []loom.SyncRecord
 	var size int64
 	for rows.Next() {
-		var t loom.TeamRecord
+		var t loom.SyncRecord
 		var epoch int32
 		if err := rows.Scan(&t.Host, &t.Index, &epoch, &t.Header, &t.Body); err != nil {
 			return nil, fmt.Errorf("team %s: records: %w", team, err)
