@@ -55,4 +55,3 @@ type TeamMember struct {
 	Member string
 	User   string
 }
-
