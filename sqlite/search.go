@@ -353,10 +353,11 @@ func (s *Store) rankBroad(ctx context.Context, q loom.SearchQuery, terms []loom.
 	// counts, as held by it.
 	holding := func(expr string, part loom.Term, lo int64, weight float64, scores map[int64]float64, held map[int64]int) error {
 		ids, err := s.newest(ctx, `SELECT rowid AS id FROM bodies_fts WHERE bodies_fts MATCH ? AND rowid >= ?`, expr, lo)
+		counts := coord[termExpr(part)]
 		for _, id := range ids {
 			if _, ok := scores[id]; ok {
 				scores[id] += weight
-				if coord[termExpr(part)] {
+				if counts {
 					held[id]++
 				}
 			}
