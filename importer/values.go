@@ -11,13 +11,19 @@ import (
 
 // What the JSON-lines readers share to read the values of a record.
 
+// IsNull reports whether raw is absent or JSON null.
+func IsNull(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) == 0 || string(raw) == "null"
+}
+
 // JSONText is a JSON value as text: a string as itself, anything else
 // as its JSON; "" when it is absent or null.
 func JSONText(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
+	if IsNull(raw) {
 		return ""
 	}
+	raw = bytes.TrimSpace(raw)
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		return s

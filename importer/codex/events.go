@@ -129,7 +129,7 @@ func (rd *reader) userEvent(n int, ev *event) {
 // total, or that belongs to a fork's copy of its parent's history, is
 // not kept.
 func (rd *reader) tokenCount(n int, ev *event) bool {
-	if isNull(ev.Info) {
+	if importer.IsNull(ev.Info) {
 		return false
 	}
 	var info tokenInfo

@@ -114,11 +114,11 @@ func (rd *reader) classify(n int, b []byte) (rec, bool) {
 	}
 	rc := rec{n: n, t: parseTime(str(l.Timestamp))}
 	switch {
-	case l.Type != "" && !isNull(l.Payload):
+	case l.Type != "" && !importer.IsNull(l.Payload):
 		// The decoder's payload is a copy: the line's buffer is not
 		// kept.
 		rc.typ, rc.payload = l.Type, l.Payload
-	case !isNull(l.RecordType):
+	case !importer.IsNull(l.RecordType):
 		rd.res.Skip("record_type:" + importer.TypeName(str(l.RecordType)))
 		return rec{}, false
 	case l.Type == "" && str(l.ID) != "":

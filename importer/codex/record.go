@@ -180,11 +180,6 @@ func integer(r json.RawMessage) (int64, bool) {
 	return n, true
 }
 
-// isNull reports whether r is absent or null.
-func isNull(r json.RawMessage) bool {
-	return len(r) == 0 || string(r) == "null"
-}
-
 // items decodes r as a list of content items; anything else is no items.
 func items(r json.RawMessage) []contentItem {
 	if len(r) == 0 || r[0] != '[' {

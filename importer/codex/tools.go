@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/importer"
 )
 
 // toolCall adds a tool call, running until its output is read.
@@ -69,7 +70,7 @@ func (rd *reader) toolOutput(n int, it *responseItem) {
 	}
 	delete(rd.running, it.CallID)
 	out := parseOutput(it.Output)
-	if isNull(it.Output) && !isNull(it.Tools) {
+	if importer.IsNull(it.Output) && !importer.IsNull(it.Tools) {
 		out.text = string(it.Tools)
 	}
 	t := rd.now
@@ -102,7 +103,7 @@ type output struct {
 // line; content items; or {"content", "success"}.
 func parseOutput(raw json.RawMessage) output {
 	var out output
-	if isNull(raw) {
+	if importer.IsNull(raw) {
 		return out
 	}
 	switch raw[0] {
@@ -215,7 +216,7 @@ func headerExitCode(s string) (int64, bool) {
 // argumentsInput turns a function call's arguments (a JSON text, as a
 // string) into the tool part's input object.
 func argumentsInput(raw json.RawMessage) json.RawMessage {
-	if isNull(raw) {
+	if importer.IsNull(raw) {
 		return json.RawMessage("{}")
 	}
 	if raw[0] != '"' {
@@ -235,7 +236,7 @@ func argumentsInput(raw json.RawMessage) json.RawMessage {
 // {"arguments": raw}.
 func objectInput(raw json.RawMessage) json.RawMessage {
 	raw = bytes.TrimSpace(raw)
-	if isNull(raw) {
+	if importer.IsNull(raw) {
 		return json.RawMessage("{}")
 	}
 	if raw[0] == '{' && json.Valid(raw) {
@@ -251,7 +252,7 @@ func objectInput(raw json.RawMessage) json.RawMessage {
 // textInput wraps a free-form input (a string) as {key: text}; an object
 // is kept as it is.
 func textInput(key string, raw json.RawMessage) json.RawMessage {
-	if isNull(raw) {
+	if importer.IsNull(raw) {
 		return json.RawMessage("{}")
 	}
 	if raw[0] == '{' {

@@ -1,6 +1,10 @@
 package gemini
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/loomhq/loom/importer"
+)
 
 // node is one message of a recording's conversation, in a doubly linked
 // list so that a rewind cuts the list and a snapshot inserts into it
@@ -53,7 +57,7 @@ func (n *node) replace(m *message) {
 		m.Timestamp = old.Timestamp
 	}
 	if m.Type == old.Type {
-		if isNull(m.DisplayContent) {
+		if importer.IsNull(m.DisplayContent) {
 			m.DisplayContent = old.DisplayContent
 		}
 		if len(m.Thoughts) == 0 {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/importer"
 )
 
 // converter turns a recording's messages into loom messages.
@@ -223,7 +224,7 @@ func userRole(s string) string {
 func (c *converter) user(m *message, t time.Time) {
 	id := c.id(m)
 	content := c.contentParts(m, m.Content, "content")
-	if isNull(m.DisplayContent) {
+	if importer.IsNull(m.DisplayContent) {
 		ps := c.userParts(content, t, false)
 		if len(ps) == 0 {
 			if !hasResponse(content) {

@@ -410,7 +410,7 @@ func (r *reader) applyHeader(rec *recording, h header) {
 // when the context ends, leaving the list cut short: Read then returns
 // the context's error.
 func (r *reader) putList(rec *recording, raw json.RawMessage, line int, pos string) {
-	if isNull(raw) {
+	if importer.IsNull(raw) {
 		return
 	}
 	var list []json.RawMessage

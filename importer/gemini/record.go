@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/loomhq/loom/handoff"
+	"github.com/loomhq/loom/importer"
 )
 
 // header is a recording's metadata: the first line of a JSONL file, the
@@ -142,17 +143,11 @@ type functionResponse struct {
 	Response json.RawMessage `json:"response"`
 }
 
-// isNull reports whether raw holds no value.
-func isNull(raw json.RawMessage) bool {
-	raw = bytes.TrimSpace(raw)
-	return len(raw) == 0 || string(raw) == "null"
-}
-
 // parts decodes a PartListUnion: a string, one part, or a list of
 // strings and parts.
 func parts(raw json.RawMessage) ([]part, error) {
 	raw = bytes.TrimSpace(raw)
-	if isNull(raw) {
+	if importer.IsNull(raw) {
 		return nil, nil
 	}
 	switch raw[0] {
@@ -277,7 +272,7 @@ func resultText(raw json.RawMessage) (out, errText string, err error) {
 // {"output": text} on success and {"error": text} on failure; anything
 // else is kept as its JSON.
 func responseText(raw json.RawMessage) (out, errText string) {
-	if isNull(raw) {
+	if importer.IsNull(raw) {
 		return "", ""
 	}
 	var r struct {

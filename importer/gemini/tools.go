@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/importer"
 )
 
 // toolPart converts one recorded tool call with its result.
@@ -95,7 +96,7 @@ func (c *converter) fold(fr *functionResponse, t time.Time, countOrphan bool) {
 
 // input is a tool call's arguments as a JSON object.
 func input(args json.RawMessage) json.RawMessage {
-	if isNull(args) {
+	if importer.IsNull(args) {
 		return json.RawMessage(`{}`)
 	}
 	args = bytes.TrimSpace(args)
@@ -127,7 +128,7 @@ func metadata(tc toolCall) json.RawMessage {
 	if tc.DisplayName != "" {
 		m["displayName"] = jsonString(tc.DisplayName)
 	}
-	if !isNull(tc.ResultDisplay) && string(bytes.TrimSpace(tc.ResultDisplay)) != `""` {
+	if !importer.IsNull(tc.ResultDisplay) && string(bytes.TrimSpace(tc.ResultDisplay)) != `""` {
 		m["resultDisplay"] = tc.ResultDisplay
 	}
 	if len(m) == 0 {

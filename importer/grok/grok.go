@@ -320,7 +320,7 @@ func readSession(ctx context.Context, dir string, files []string, res *importer.
 				res.Problemf(p, 0, "not Grok's compaction request")
 				continue
 			}
-			if s := importer.JSONText(q.Summary); strings.TrimSpace(s) != "" && isNull(q.Error) && len(q.History) > 0 {
+			if s := importer.JSONText(q.Summary); strings.TrimSpace(s) != "" && importer.IsNull(q.Error) && len(q.History) > 0 {
 				reqs = append(reqs, q)
 			}
 		case filepath.Base(p) == summaryFile:
@@ -516,11 +516,6 @@ func subagentID(out string) string {
 	}
 	id, _, _ := strings.Cut(rest, "\n")
 	return importer.LineID(strings.TrimSpace(id))
-}
-
-func isNull(raw json.RawMessage) bool {
-	s := strings.TrimSpace(string(raw))
-	return s == "" || s == "null"
 }
 
 // groupDir is the working directory a group directory is named for:

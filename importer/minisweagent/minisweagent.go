@@ -209,7 +209,7 @@ func parse(name string, data []byte, modified time.Time) *importer.Result {
 func readMessage(res *importer.Result, calls importer.ToolCalls, name string, i int, m *message, at time.Time) *loom.Message {
 	problem := func(reason string) { res.Problemf(name, 0, "message "+strconv.Itoa(i)+": "+reason) }
 	blocks, ok := importer.ContentBlocks(m.Content)
-	if !ok && m.Role != "unreadable" && !isNull(m.Content) {
+	if !ok && m.Role != "unreadable" && !importer.IsNull(m.Content) {
 		problem("content is neither text nor parts")
 		return nil
 	}
@@ -268,13 +268,6 @@ func usage(m *message) loom.Usage {
 		out.APICalls = 1
 	}
 	return out
-}
-
-// isNull is whether raw is absent or JSON null (a reply of tool calls
-// alone).
-func isNull(raw json.RawMessage) bool {
-	s := bytes.TrimSpace(raw)
-	return len(s) == 0 || string(s) == "null"
 }
 
 // text is the text of a tool message's content parts, joined.
