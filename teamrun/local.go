@@ -73,6 +73,9 @@ type State struct {
 	Keys team.Keyring `json:"keys"`
 	// Gone is set once this member left or was removed.
 	Gone bool `json:"gone,omitempty"`
+	// KeysMoved is set once the team's store holds no session applied
+	// by a loom that packed its member into its key (MigrateKeys).
+	KeysMoved bool `json:"keys_moved,omitempty"`
 	// Host is this machine's writer id in the team, Next the index of
 	// its next record.
 	Host string `json:"host"`

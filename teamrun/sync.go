@@ -105,8 +105,11 @@ const maxRecordMessages = 500
 // SyncTeam verifies the chain, publishes what this member shares, and
 // pulls the teammates' records into the team's store.
 func (e *Env) SyncTeam(ctx context.Context, s *State, st Stores) (*Sync, error) {
-	if _, err := MigrateKeys(ctx, st.Team, st.User, s.ID); err != nil {
-		return nil, err
+	if !s.KeysMoved {
+		if _, err := MigrateKeys(ctx, st.Team, st.User, s.ID); err != nil {
+			return nil, err
+		}
+		s.KeysMoved = true
 	}
 	v, err := e.Verify(ctx, s)
 	if errors.Is(err, ErrGone) {
@@ -538,7 +541,7 @@ func ownKey(key, author string) string {
 // with the member and the team (id) as fields: key "" where the packed
 // key named none, or named the session's id (a session that had none).
 // It reports how many it moved; a store with none to move costs one
-// listing. SyncTeam runs it first.
+// listing. SyncTeam runs it first, once (State.KeysMoved).
 func MigrateKeys(ctx context.Context, st loom.Store, user, team string) (int, error) {
 	all, err := st.Sessions(ctx, loom.SessionFilter{UserID: user, Archived: loom.WithArchived})
 	if err != nil {
