@@ -47,9 +47,10 @@ const nowhere = "qxzvj wkpfq"
 // budget, so that about half its calls must answer with what they have
 // by then; how many did is logged, not held to, since on a test machine
 // loaded by the other tests it varies from run to run. A warm hook is
-// given the default budget (100 ms), or half again its unbounded median
-// when this machine is slower than that now: what it tests is the hook,
-// not the machine's speed.
+// given the default budget (100 ms), or twice the slowest of three
+// unbounded calls when this machine is slower than that now (measured
+// again once if ten calls miss it, a machine's load changing from
+// second to second): what it tests is the hook, not the machine's speed.
 func TestSearchAndRecallUnderLoad(t *testing.T) {
 	if clitest.OnPostgres() {
 		t.Skip("the busy CPU once is enough: it runs in the SQLite pass")
@@ -260,6 +261,29 @@ func TestSearchAndRecallUnderLoad(t *testing.T) {
 		}
 	}
 
+	// warmWithin holds a warm hook to the default budget (100 ms), or
+	// twice the slowest of three unbounded calls when this machine,
+	// now, takes longer than that: at least 9 of 10 calls answer. A
+	// machine whose load changes between the measure and the calls
+	// gets a second measure and ten more calls; both rounds failing
+	// fails.
+	warmWithin := func(what string, extra ...string) {
+		t.Helper()
+		var budget time.Duration
+		within := 0
+		for round := range 2 {
+			unbounded := median(func(i int) string { return loadPrompts[i] }, extra...)
+			budget = max(100*time.Millisecond, unbounded[2]*2)
+			within = calls(what, budget, extra...)
+			t.Logf("round %d, %s, with the CPU busy: the hook took %v with no bound; with a budget of %v it answered %d of 10 calls",
+				round+1, what, unbounded, budget, within)
+			if within >= 9 {
+				return
+			}
+		}
+		t.Fatalf("with the CPU busy (%s) and a budget of %v, the warm hook answered %d of 10 calls, want at least 9", what, budget, within)
+	}
+
 	// The hook alone ([recall] warm = false, no capture) does it all
 	// itself: with the median of its unbounded times as its budget
 	// about half the calls must answer with what they found by then.
@@ -276,9 +300,7 @@ func TestSearchAndRecallUnderLoad(t *testing.T) {
 
 	// As installed, with no capture running: the session's first hook
 	// (SessionStart) starts a warm recall in the background, and the
-	// prompts' hooks that follow ask it. It answers them within the
-	// default budget (100 ms), or half again its unbounded median when
-	// this machine, now, takes longer than that: at least 9 of 10.
+	// prompts' hooks that follow ask it, within warmWithin's budget.
 	warmOn := "LOOM_RECALL_WARM=true"
 	hook("SessionStart", "", "", warmOn)
 	// Not a clock the test depends on: only how long before it says
@@ -287,14 +309,7 @@ func TestSearchAndRecallUnderLoad(t *testing.T) {
 	defer time.AfterFunc(2*time.Minute, func() { close(none) }).Stop()
 	answering(none, func() string { return "no warm recall answered two minutes after the SessionStart hook" })
 	first := recall.Holder(sock)
-	session := median(func(i int) string { return loadPrompts[i] }, warmOn)
-	sbudget := max(100*time.Millisecond, session[1]*3/2)
-	within := calls("started by SessionStart", sbudget, warmOn)
-	t.Logf("with the CPU busy and a warm recall started by the SessionStart hook, the hook took %v with no bound; with a budget of %v it answered %d of 10 calls",
-		session, sbudget, within)
-	if within < 9 {
-		t.Fatalf("with the CPU busy, a warm recall started by the SessionStart hook and a budget of %v, the hook answered %d of 10 calls, want at least 9", sbudget, within)
-	}
+	warmWithin("started by SessionStart", warmOn)
 	// One warm recall all along, of this loom's home alone.
 	if pid := recall.Holder(sock); pid != first || pid == 0 {
 		t.Fatalf("the warm recall was pid %d, is now %d", first, pid)
@@ -329,16 +344,7 @@ func TestSearchAndRecallUnderLoad(t *testing.T) {
 	go func() { capture.Wait(); close(ended) }()
 	t.Cleanup(func() { capture.Process.Kill(); <-ended })
 	answering(ended, func() string { return "loom capture run ended: " + capLog.String() })
-	// The warm hook with the default budget (100 ms), unless this
-	// machine, now, takes longer than that for a warm hook with no
-	// bound: then half again its median. It answers at least 9 of 10.
-	warm := median(func(i int) string { return loadPrompts[i] })
-	wbudget := max(100*time.Millisecond, warm[1]*3/2)
-	within = calls("capture", wbudget)
-	t.Logf("with the CPU busy and the capture's warm recall, the hook took %v with no bound; with a budget of %v it answered %d of 10 calls", warm, wbudget, within)
-	if within < 9 {
-		t.Fatalf("with the CPU busy, the capture's warm recall and a budget of %v, the hook answered %d of 10 calls, want at least 9", wbudget, within)
-	}
+	warmWithin("capture")
 	if text, _ := hook("UserPromptSubmit", loadPrompts[0], "1m"); text == "" {
 		t.Fatalf("with the capture's warm recall and no bound, the hook found nothing for %q", loadPrompts[0])
 	}
