@@ -1,6 +1,9 @@
 package loom
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // ImportWrite is what an import of other agents' sessions read from a
 // batch of source files: the sessions new to the store, the changes to
@@ -64,8 +67,9 @@ type CallCounter interface {
 // of session SessionID (as UpdatePart, UpdateUsage), or its Title set
 // (as UpdateSession), or its Model set (as UpdateSession with
 // KeepUpdatedAt: a reply that names the model of a session first read
-// before it is not activity of its own). One of Messages, Part, Usage,
-// Title and Model is set.
+// before it is not activity of its own), or its times settled
+// (Settled). One of Messages, Part, Usage, Title, Model and Settled is
+// set.
 type ImportChange struct {
 	Session   *Session
 	Messages  []*Message
@@ -75,6 +79,20 @@ type ImportChange struct {
 	Usage     *Usage
 	Title     *string
 	Model     *string
+	Settled   *SettledTimes
+}
+
+// SettledTimes are the times a reading of a whole source file gives a
+// session imported before, where a reading of less of it (a capture
+// made while its agent was writing) gave earlier ones: CompletedAt,
+// when message Seq of the change completed (its last line, a tool's
+// result, read since), and UpdatedAt, when the session was last active.
+// Either may be nil. A time settles forward only: a store keeps the
+// later of the one it holds and the one given, so that a reading of
+// less of the file, or a change made in loom since, is never undone.
+type SettledTimes struct {
+	CompletedAt *time.Time
+	UpdatedAt   *time.Time
 }
 
 // ModelUpdate is the session update of change c that sets its Model.
@@ -121,6 +139,9 @@ func WriteImport(ctx context.Context, st Engine, w *ImportWrite) error {
 			_, err = st.UpdateSession(ctx, c.SessionID, SessionUpdate{Title: c.Title})
 		case c.Model != nil:
 			_, err = st.UpdateSession(ctx, c.SessionID, c.ModelUpdate())
+		case c.Settled != nil:
+			// A Store has no write of its own for them: an engine
+			// without an ImportApplier keeps the times it first read.
 		}
 		if err != nil {
 			return err
@@ -167,6 +188,13 @@ func (w *ImportWrite) Validate() error {
 		case c.Model != nil:
 			if err := c.ModelUpdate().Validate(); err != nil {
 				return err
+			}
+		case c.Settled != nil:
+			if c.SessionID == "" || (c.Settled.CompletedAt != nil && c.Seq < 1) {
+				return Errorf(EINVALID, "settled times need their session, and a completion its message")
+			}
+			if c.Settled.CompletedAt == nil && c.Settled.UpdatedAt == nil {
+				return Errorf(EINVALID, "an imported session's change changes nothing")
 			}
 		default:
 			return Errorf(EINVALID, "an imported session's change changes nothing")

@@ -90,6 +90,7 @@ func Run(t *testing.T, factory Factory, orphan Orphan) {
 		{"ImportSources", testImportSources},
 		{"SourceLocks", testSourceLocks},
 		{"ImportWrite", testImportWrite},
+		{"SettledTimes", testSettledTimes},
 		{"CountedCalls", testCountedCalls},
 		{"UpdateUsage", testUpdateUsage},
 		{"Usage", testUsage},

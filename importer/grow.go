@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/loomhq/loom"
 )
@@ -127,10 +128,32 @@ func (im *Importer) grow(ctx context.Context, f Format, s *Session, x *loom.Sess
 	default:
 		tr.SessionsUnchanged++
 	}
+	im.settle(x, s, msgs)
 	if t := loom.TitleFrom(s.Title); t != "" && t != x.Title && !im.DryRun && !im.reimporting {
 		im.pending.change(x.Key, loom.ImportChange{SessionID: x.ID, Title: &t})
 	}
 	return nil
+}
+
+// settle gives x the time it was last active that a fresh import of s,
+// read as msgs, would give it (newSession), where that is later than the
+// one x holds: a line that only completes a stored message (a reply's
+// last line, a tool's result) moves it, which no append does.
+func (im *Importer) settle(x *loom.Session, s *Session, msgs []*loom.Message) {
+	at := lastActive(s, msgs, x.CreatedAt)
+	if im.DryRun || !settles(&x.UpdatedAt, &at) {
+		return
+	}
+	im.pending.change(x.Key, loom.ImportChange{SessionID: x.ID, Settled: &loom.SettledTimes{UpdatedAt: &at}})
+}
+
+// settles reports whether time at, read from the source, is later than
+// held, the one stored (nil: none), to the millisecond a store keeps.
+func settles(held, at *time.Time) bool {
+	if at == nil {
+		return false
+	}
+	return held == nil || at.Truncate(time.Millisecond).After(held.Truncate(time.Millisecond))
 }
 
 // update gives stored, a message of x, what src, the source's reading
@@ -147,6 +170,12 @@ func (im *Importer) update(x *loom.Session, stored, src *loom.Message, tr *ToolR
 			u := src.Usage
 			im.pending.change(x.Key, loom.ImportChange{SessionID: x.ID, Seq: stored.Seq, Usage: &u})
 		}
+	}
+	if settles(stored.CompletedAt, src.CompletedAt) && !im.DryRun {
+		// Completed by lines read since it was stored; not a change
+		// of what it says.
+		at := *src.CompletedAt
+		im.pending.change(x.Key, loom.ImportChange{SessionID: x.ID, Seq: stored.Seq, Settled: &loom.SettledTimes{CompletedAt: &at}})
 	}
 	for _, p := range src.Parts {
 		if samePart(stored.Parts, p) {
@@ -272,6 +301,7 @@ func (im *Importer) growSegment(ctx context.Context, f Format, s *Session, x *lo
 		tr.changed(x, false, len(add))
 	}
 	im.seg.seen[x.ID] = im.seg.seen[x.ID] || grew
+	im.settle(x, s, msgs)
 	if t := loom.TitleFrom(s.Title); t != "" && t != x.Title && !im.DryRun && !im.reimporting {
 		im.pending.change(x.Key, loom.ImportChange{SessionID: x.ID, Title: &t})
 	}

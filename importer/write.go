@@ -493,17 +493,26 @@ func (im *Importer) newSession(f Format, s *Session, id, kind, parentID string, 
 			x.Provider = m.Provider
 		}
 	}
-	if len(msgs) > 0 {
-		if x.CreatedAt.IsZero() || msgs[0].CreatedAt.Before(x.CreatedAt) {
-			x.CreatedAt = msgs[0].CreatedAt
-		}
-		x.UpdatedAt = later(x.UpdatedAt, msgs[len(msgs)-1].CreatedAt)
+	if len(msgs) > 0 && (x.CreatedAt.IsZero() || msgs[0].CreatedAt.Before(x.CreatedAt)) {
+		x.CreatedAt = msgs[0].CreatedAt
 	}
 	if x.CreatedAt.IsZero() {
 		x.CreatedAt = im.now()
 	}
-	x.UpdatedAt = later(x.UpdatedAt, x.CreatedAt)
+	x.UpdatedAt = lastActive(s, msgs, x.CreatedAt)
 	return x
+}
+
+// lastActive is when source session s, read as msgs and started at
+// created, was last active: the latest of the time its reader gives it
+// (which counts the completion of its replies and tools), its last
+// message's and its start.
+func lastActive(s *Session, msgs []*loom.Message, created time.Time) time.Time {
+	at := s.UpdatedAt
+	if len(msgs) > 0 {
+		at = later(at, msgs[len(msgs)-1].CreatedAt)
+	}
+	return later(at, created)
 }
 
 // project is the project of a working directory, by the rule of

@@ -374,7 +374,7 @@ func (e engine) Begin(ctx context.Context) (sessionstore.Tx, error) {
 // steps returns w with the roles of sessionstore.Tx a PostgreSQL store
 // serves: all but sync's.
 func (w *writeTx) steps() sessionstore.Tx {
-	return sessionstore.Tx{SessionSteps: w, BodySteps: w, ForkSteps: w, TrashSteps: w, ImportSteps: w, PromptTx: w, Ender: w}
+	return sessionstore.Tx{SessionSteps: w, BodySteps: w, ForkSteps: w, TrashSteps: w, ImportSteps: w, SettleSteps: w, PromptTx: w, Ender: w}
 }
 
 // begin starts a read-committed transaction.

@@ -173,6 +173,8 @@ func applyChange(ctx context.Context, tx Tx, st synclog.Stamp, p synclog.Payload
 		return applyPurged(ctx, tx, st, p)
 	case *synclog.OriginalKept:
 		return applyOriginal(ctx, tx, p)
+	case *synclog.TimesSettled:
+		return applySettled(ctx, tx, p)
 	}
 	return &NotAppliedError{Type: p.Type()}
 }

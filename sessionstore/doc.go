@@ -8,7 +8,7 @@
 //
 // An engine's transaction is a Tx: a struct of small interfaces, one per
 // role (SessionSteps, BodySteps, ForkSteps, TrashSteps, ImportSteps,
-// PromptTx, Ender, and for a store that syncs LogRows, ApplySteps,
+// SettleSteps, PromptTx, Ender, and for a store that syncs LogRows, ApplySteps,
 // MergeSteps, LineageSteps, StampSteps, KeySteps, FragmentSteps,
 // HistorySteps), each defined in the rule file that uses it and none of
 // more than 12 methods. An engine fills the roles it serves; a rule takes

@@ -25,7 +25,8 @@ type ImportSteps interface {
 }
 
 // applyChanges applies changes in order inside tx, recorded in log, as
-// Append, UpdatePart, UpdateUsage and UpdateSession do, appending as
+// Append, UpdatePart, UpdateUsage and UpdateSession do (and settles
+// times: settleTimes), appending as
 // owner at now, and returns the sessions appended to as they are after it, by
 // the changes' index, to give their callers once tx commits (refresh).
 func applyChanges(ctx context.Context, tx Tx, log *SyncLog, changes []loom.ImportChange, owner string, now time.Time) ([]*loom.Session, error) {
@@ -43,6 +44,8 @@ func applyChanges(ctx context.Context, tx Tx, log *SyncLog, changes []loom.Impor
 			_, err = updateSession(ctx, tx, log, c.SessionID, loom.SessionUpdate{Title: c.Title}, now)
 		case c.Model != nil:
 			_, err = updateSession(ctx, tx, log, c.SessionID, c.ModelUpdate(), now)
+		case c.Settled != nil:
+			err = settleTimes(ctx, tx, log, c.SessionID, c.Seq, *c.Settled)
 		}
 		if err != nil {
 			return nil, err

@@ -147,6 +147,8 @@ func workedIn(p synclog.Payload) string {
 		return p.SessionID
 	case *synclog.UsageUpdated:
 		return p.SessionID
+	case *synclog.TimesSettled:
+		return p.SessionID
 	case *synclog.Rewound:
 		return p.SessionID
 	}
@@ -400,6 +402,8 @@ func rescueUnseen(ctx context.Context, tx Tx, h synclog.Header, p synclog.Payloa
 		id, seq, mid = p.SessionID, p.Seq, p.MessageID
 	case *synclog.UsageUpdated:
 		id, seq, mid = p.SessionID, p.Seq, p.MessageID
+	case *synclog.TimesSettled:
+		id, seq, mid = p.SessionID, p.Seq, p.MessageID
 	default:
 		return false, nil
 	}
@@ -474,6 +478,13 @@ func onCopy(p synclog.Payload, st synclog.Stamp, id string) synclog.Payload {
 	case *synclog.UsageUpdated:
 		c := *p
 		c.SessionID, c.MessageID = id, rescuedMessageID(st, id, p.MessageID)
+		return &c
+	case *synclog.TimesSettled:
+		c := *p
+		c.SessionID = id
+		if c.MessageID != "" {
+			c.MessageID = rescuedMessageID(st, id, p.MessageID)
+		}
 		return &c
 	}
 	return p

@@ -25,6 +25,7 @@ type Tx struct {
 	ForkSteps
 	TrashSteps
 	ImportSteps
+	SettleSteps
 	PromptTx
 	// SyncSteps are the roles of a store that syncs, nil for one that
 	// keeps no sync log.

@@ -24,7 +24,7 @@ type syncTx struct{ writes }
 // SQLite store serves them all, sync's included.
 func (w syncTx) steps() sessionstore.Tx {
 	return sessionstore.Tx{
-		SessionSteps: w, BodySteps: w, ForkSteps: w, TrashSteps: w, ImportSteps: w, PromptTx: w,
+		SessionSteps: w, BodySteps: w, ForkSteps: w, TrashSteps: w, ImportSteps: w, SettleSteps: w, PromptTx: w,
 		SyncSteps: w, Ender: w,
 	}
 }

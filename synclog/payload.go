@@ -42,6 +42,7 @@ var typeNames = [...]string{
 	TypeFragment:         "fragment",
 	TypeRetired:          "retired",
 	TypeOriginalKept:     "original_kept",
+	TypeTimesSettled:     "times_settled",
 }
 
 // String returns the type's name, or "type N" for one this loom does not
@@ -81,6 +82,8 @@ func newPayload(t Type) Payload {
 		return new(Imported)
 	case TypeOriginalKept:
 		return new(OriginalKept)
+	case TypeTimesSettled:
+		return new(TimesSettled)
 	case TypeRetired:
 		return new(Retired)
 	}

@@ -36,7 +36,7 @@ var (
 // steps returns t as every role of a transaction.
 func (t *tx) steps() sessionstore.Tx {
 	return sessionstore.Tx{
-		SessionSteps: t, BodySteps: t, ForkSteps: t, TrashSteps: t, ImportSteps: t, PromptTx: t,
+		SessionSteps: t, BodySteps: t, ForkSteps: t, TrashSteps: t, ImportSteps: t, SettleSteps: t, PromptTx: t,
 		SyncSteps: t, Ender: t,
 	}
 }

@@ -108,6 +108,13 @@ func testEveryRecordKind(t *testing.T, newStore Factory) {
 	if err := a.Import(ctx, []*loom.SessionData{imp}); err != nil {
 		t.Fatal(err)
 	}
+	// Read again once its agent wrote more: the times settle.
+	done, active := now.Add(2e9), now.Add(3e9)
+	settle := loom.ImportWrite{Changes: []loom.ImportChange{{SessionID: imp.Session.ID, Seq: 1,
+		Settled: &loom.SettledTimes{CompletedAt: &done, UpdatedAt: &active}}}}
+	if err := a.ApplyImport(ctx, &settle); err != nil {
+		t.Fatal(err)
+	}
 
 	log := SyncLog(t, a)
 	made := map[synclog.Type]int{}

@@ -40,6 +40,7 @@ import (
 type Store interface {
 	Append(ctx context.Context, x *loom.Session, msgs ...*loom.Message) error
 	Import(ctx context.Context, data []*loom.SessionData) error
+	ApplyImport(ctx context.Context, w *loom.ImportWrite) error
 	UpdatePart(ctx context.Context, sessionID string, seq int64, part loom.Part) error
 	UpdateUsage(ctx context.Context, sessionID string, seq int64, u loom.Usage) error
 	RepairInterrupted(ctx context.Context, sessionID string) (int, error)
