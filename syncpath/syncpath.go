@@ -91,7 +91,6 @@ func Lines(aside []SetAside, nobody string) []string {
 	return append(out, fmt.Sprintf("%s set aside, not applied (the rest was)", human.Plural(len(aside), "record")))
 }
 
-
 // AuthorsFirst returns the records set aside, those with an author
 // before those without, whose junk then hides none of them.
 func AuthorsFirst(aside []SetAside) []SetAside {

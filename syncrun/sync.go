@@ -21,8 +21,8 @@ import (
 	"github.com/loomhq/loom/envelope"
 	"github.com/loomhq/loom/hub"
 	"github.com/loomhq/loom/sessionstore"
-	"github.com/loomhq/loom/syncpath"
 	"github.com/loomhq/loom/synclog"
+	"github.com/loomhq/loom/syncpath"
 )
 
 // Log is a host's own sync log as its store keeps it.
