@@ -443,8 +443,10 @@ func stuckHint(err error) string {
 		return " (that machine syncs with another key: give it this one with loom sync key --set)"
 	case errors.Is(err, synclog.ErrNewer):
 		return ""
+	case errors.Is(err, synclog.ErrClockAhead):
+		return " (this machine's clock is behind that machine's: set it right, and the record applies)"
 	default:
-		return " (a record damaged on the hub, or put there with a token but not the key: revoke the tokens you do not use; the machine that wrote the log sends its own records again on its next sync)"
+		return ""
 	}
 }
 

@@ -26,6 +26,7 @@ import (
 	"github.com/loomhq/loom/internal/human"
 	"github.com/loomhq/loom/paths"
 	"github.com/loomhq/loom/synclog"
+	"github.com/loomhq/loom/syncpath"
 	"github.com/loomhq/loom/syncrun"
 )
 
@@ -228,6 +229,12 @@ func syncRun(ctx context.Context, opts *Options) error {
 		if r.Scrubbed {
 			// Also with --json, whose answer has "scrubbed".
 			fmt.Fprintln(opts.IO.ErrOut, "Another machine redacted secrets: the text it replaced is gone from this store's files too (search index merged, file rebuilt, write-ahead log emptied).")
+		}
+		// Also with --json, whose answer has "set_aside": one line each
+		// (past syncpath.MaxLines, one for the rest), and the sync
+		// exits 0, as a team's does.
+		for _, l := range syncpath.Lines(r.SetAside, syncrun.Nobody) {
+			fmt.Fprintf(opts.IO.ErrOut, "loom: sync: %s\n", l)
 		}
 		if opts.JSON {
 			return command.WriteJSON(opts.IO.Out, r)
