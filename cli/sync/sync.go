@@ -61,7 +61,13 @@ A hub lost, emptied or restored from an old copy: start one (a fresh
 hub makes a new token: give it to each machine) and run "loom sync" on
 each machine: every machine keeps the records of the others it pulled
 and sends the hub what it lacks, so nothing any machine holds is lost.
-"loom sync status" says when the hub lacks records this machine holds.`,
+"loom sync status" says when the hub lacks records this machine holds.
+
+Every record is sealed and signed. A record of another machine that does
+not verify or apply (altered on the hub, junk put there with a token) is
+set aside, said in one line, and the rest applied: sync exits 0. One
+this machine cannot read yet (another sync key, a newer loom) stops that
+machine's records only, and sync exits 1 naming it.`,
 		Example: `  loom sync
   loom sync --watch
   loom sync status
