@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/envelope"
-	"github.com/loomhq/loom/sqlite"
 	"github.com/loomhq/loom/synclog"
 	"github.com/loomhq/loom/syncrun"
 )
@@ -23,22 +21,8 @@ import (
 func TestHubCannotForgeRecords(t *testing.T) {
 	ctx := context.Background()
 	hubStore, _, c := hubFor(t)
-	key, err := envelope.NewKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	hi := func(st *sqlite.Store, k string) {
-		t.Helper()
-		if err := st.Append(ctx, &loom.Session{UserID: "alice", Key: k}, &loom.Message{Role: loom.RoleUser, Parts: []loom.Part{{Type: loom.PartText, Text: "hi " + k}}}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	a, old, reader := open(t, "a.db"), open(t, "old.db"), open(t, "reader.db")
-	for _, st := range []*sqlite.Store{a, old, reader} {
-		if _, err := st.EnableSync(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
+	key, hi, m := syncing(t, "a.db", "old.db", "reader.db")
+	a, old, reader := m[0], m[1], m[2]
 	// Two records a session (made, appended): a's records 3 and 4 are
 	// cli:a2's, 5 and 6 cli:a3's.
 	hi(a, "cli:a1")
@@ -94,22 +78,12 @@ func TestHubCannotForgeRecords(t *testing.T) {
 	if len(res.SetAside) != 2 {
 		t.Fatalf("set aside %+v, want records 3 and 4 of host %s", res.SetAside, hostA)
 	}
-	for i, want := range []string{"not signed by its writer's key", "not signed by its writer's key"} {
-		x := res.SetAside[i]
-		if x.Host != string(hostA) || x.Index != int64(3+i) || x.Author != "" || !strings.Contains(x.Why, want) {
-			t.Errorf("set aside %d = %+v, want record %d of %s: %s", i, x, 3+i, hostA, want)
+	for i, x := range res.SetAside {
+		if x.Host != string(hostA) || x.Index != int64(3+i) || x.Author != "" || !strings.Contains(x.Why, "not signed by its writer's key") {
+			t.Errorf("set aside %d = %+v, want record %d of %s, not signed by its writer's key", i, x, 3+i, hostA)
 		}
 	}
-	ss, err := reader.Sessions(ctx, loom.SessionFilter{UserID: "alice"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var keys []string
-	for _, s := range ss {
-		keys = append(keys, s.Key)
-	}
-	slices.Sort(keys)
-	if want := []string{"cli:a1", "cli:a3", "cli:old"}; !slices.Equal(keys, want) {
+	if keys, want := keysOf(t, reader), []string{"cli:a1", "cli:a3", "cli:old"}; !slices.Equal(keys, want) {
 		t.Errorf("the reader holds %v, want %v (the forged session's records set aside, the rest applied)", keys, want)
 	}
 	// Said once: the next sync reads after them.
