@@ -1,6 +1,7 @@
 package envelope
 
 import (
+	"crypto/ed25519"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -49,6 +50,9 @@ var (
 type Key struct {
 	b  [KeySize]byte
 	id [idSize]byte // computed once: Seal and Open write and check it on every record
+	// sign is the private key's seed and public key of SigningKey,
+	// computed once: a pull checks a signature on every record.
+	sign [ed25519.PrivateKeySize]byte
 }
 
 // NewKey returns a new sync key of KeySize random bytes from crypto/rand.
@@ -65,6 +69,7 @@ func newKey(b [KeySize]byte) Key {
 	m := hmac.New(sha256.New, b[:])
 	m.Write([]byte("loom sync key id"))
 	copy(k.id[:], m.Sum(nil))
+	copy(k.sign[:], signingKey(b))
 	return k
 }
 

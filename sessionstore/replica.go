@@ -77,6 +77,21 @@ func (r *Replica) ApplySync(ctx context.Context, h synclog.Header, p synclog.Pay
 	return r.apply(ctx, func(tx Tx) error { return applyIn(ctx, tx, h, p) })
 }
 
+// SyncPassOver records that the store passed over record idx of host,
+// a record set aside because it did not verify or broke the rules (see
+// syncrun), so that the host's next records apply: what the store
+// applied of host moves to idx when it had applied idx-1, and nothing
+// changes otherwise (a record applied or passed over already).
+func (r *Replica) SyncPassOver(ctx context.Context, host synclog.HostID, idx int64) error {
+	return r.apply(ctx, func(tx Tx) error {
+		last, err := tx.Applied(ctx, host)
+		if err != nil || last != idx-1 {
+			return err
+		}
+		return tx.SetApplied(ctx, host, idx)
+	})
+}
+
 // SyncRehome gives the store a new host id when its log and the hub's
 // copy of it part after their first shared records: a store restored
 // from a backup (the hub holds records of it that it lost), a store

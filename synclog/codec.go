@@ -151,7 +151,9 @@ func Seal(key envelope.Key, h Header, p Payload) ([]byte, error) {
 }
 
 // SealEncoded seals body, a payload as Encode wrote it (a store's log
-// keeps them so), under header h: what Seal does after encoding.
+// keeps them so), under header h: what Seal does after encoding. A
+// header that says Signed has the sealed record signed too, with the
+// key's signing key (envelope.SealSigned, under RecordDomain).
 func SealEncoded(key envelope.Key, h Header, body []byte) ([]byte, error) {
 	if h.KeyID != key.ID() {
 		return nil, fmt.Errorf("seal record %d: header names key %s, sealing with %s", h.Index, h.KeyID, key.ID())
@@ -160,8 +162,15 @@ func SealEncoded(key envelope.Key, h Header, body []byte) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("seal record %d: %w", h.Index, err)
 	}
+	if h.Signed {
+		return envelope.SealSigned(key, key.SigningKey(), RecordDomain, hb, body)
+	}
 	return envelope.Seal(key, hb, body)
 }
+
+// RecordDomain is what a signature of a user's own record is made
+// under (envelope.Signed): a team record's signature is under another.
+const RecordDomain = "loom sync record 1\n"
 
 // Open opens a record sealed under header h with key and decodes its
 // payload. A record sealed with another key is envelope.ErrWrongKey, one
@@ -182,11 +191,22 @@ func Open(key envelope.Key, h Header, sealed []byte) (Payload, error) {
 // OpenEncoded opens a record sealed under header h with key and returns
 // its payload as Encode wrote it (and a store's log keeps it), not
 // decoded: what tells whether a record on the hub is the one a store
-// holds, byte for byte.
+// holds, byte for byte. A record whose header says Signed must carry the
+// signature of key's signing key over h and the sealed record
+// (envelope.ErrUnsigned when it does not); one of a loom before signing
+// (version 1 header) opens with the key alone.
 func OpenEncoded(key envelope.Key, h Header, sealed []byte) ([]byte, error) {
 	hb, err := h.MarshalBinary()
 	if err != nil {
 		return nil, fmt.Errorf("open record: %w", err)
+	}
+	if h.Signed {
+		if h.KeyID != key.ID() && len(sealed) > envelope.SignatureSize {
+			// Sealed and signed with another key: the seal says which.
+			sealed = sealed[envelope.SignatureSize:]
+		} else if sealed, err = envelope.VerifySigned(key.VerifyingKey(), RecordDomain, hb, sealed); err != nil {
+			return nil, fmt.Errorf("open record %d of host %s: %w", h.Index, h.Host, err)
+		}
 	}
 	body, err := envelope.Open(key, hb, sealed)
 	if err != nil {

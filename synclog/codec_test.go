@@ -238,7 +238,7 @@ func TestHeaderBinary(t *testing.T) {
 		}
 	}
 	newer := bytes.Clone(b)
-	newer[0] = 2
+	newer[0] = SignedHeaderVersion + 1
 	zeroIndex := bytes.Clone(b)
 	copy(zeroIndex[17:25], make([]byte, 8))
 	// An index past the int64 every store and the wire number records
@@ -296,5 +296,55 @@ func TestTypeString(t *testing.T) {
 	}
 	if got := Type(0).String(); got != "type 0" {
 		t.Errorf("String = %q", got)
+	}
+}
+
+// A signed record opens with the key whose signing key signed it; with
+// its signature taken off, changed, or made by another key, it is
+// refused (envelope.ErrUnsigned), and put under a version 1 header to
+// pass as an unsigned record of a loom before signing, it does not open
+// (envelope.ErrTampered). An unsigned record of that loom still opens.
+func TestSignedRecords(t *testing.T) {
+	key, _ := envelope.NewKey()
+	other, _ := envelope.NewKey()
+	h := testHeader(key)
+	h.Signed = true
+	p := samples()[4]
+	signed, err := Seal(key, h, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hb, _ := h.MarshalBinary()
+	var back Header
+	if err := back.UnmarshalBinary(hb); err != nil || hb[0] != SignedHeaderVersion || back != h {
+		t.Fatalf("signed header %x reads back as %+v, %v", hb, back, err)
+	}
+	if got, err := Open(key, h, signed); err != nil || !reflect.DeepEqual(got, p) {
+		t.Fatalf("Open of a signed record = %v, %v", got, err)
+	}
+	sealed := signed[envelope.SignatureSize:]
+	changed := bytes.Clone(signed)
+	changed[3] ^= 1
+	body, _ := Encode(p)
+	foreign := envelope.Sign(other.SigningKey(), RecordDomain, hb, sealed)
+	for name, b := range map[string][]byte{"no signature": sealed, "a signature changed": changed, "another key's signature": foreign, "empty": nil} {
+		if _, err := Open(key, h, b); !errors.Is(err, envelope.ErrUnsigned) {
+			t.Errorf("Open of a signed record with %s: %v", name, err)
+		}
+	}
+	v1 := h
+	v1.Signed = false
+	if _, err := Open(key, v1, sealed); !errors.Is(err, envelope.ErrTampered) {
+		t.Errorf("a signed record put under an unsigned header: %v", err)
+	}
+	old, err := SealEncoded(key, v1, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Open(key, v1, old); err != nil || !reflect.DeepEqual(got, p) {
+		t.Errorf("Open of a record of a loom before signing = %v, %v", got, err)
+	}
+	if _, err := Open(other, h, signed); !errors.Is(err, envelope.ErrWrongKey) {
+		t.Errorf("Open of a signed record with another key: %v", err)
 	}
 }

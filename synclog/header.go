@@ -27,10 +27,20 @@ type Header struct {
 	// KeyID is the id of the sync key the payload is sealed with
 	// (envelope.Key.ID), 16 hex digits.
 	KeyID string
+	// Signed says that the body is signed with the key's signing key
+	// (envelope.Key.SigningKey) as well as sealed: the signature, then
+	// the sealed record. A loom before signing wrote none; its header is
+	// of version 1, a signed record's of SignedHeaderVersion.
+	Signed bool
 }
 
-// HeaderVersion is the version of the header's binary form.
+// HeaderVersion is the version of the header's binary form of a record
+// sealed and not signed, as a loom before signing wrote them.
 const HeaderVersion = 1
+
+// SignedHeaderVersion is the version of the header's binary form of a
+// signed record: the same fields.
+const SignedHeaderVersion = 2
 
 // HeaderSize is the length of a header's binary form: 1 byte version, 16
 // host id, 8 index, 8 HLC, 8 key id, integers big-endian.
@@ -64,7 +74,11 @@ func (h Header) AppendBinary(b []byte) ([]byte, error) {
 		return nil, err
 	}
 	host := uuid.MustParse(string(h.Host))
-	b = append(b, HeaderVersion)
+	v := byte(HeaderVersion)
+	if h.Signed {
+		v = SignedHeaderVersion
+	}
+	b = append(b, v)
 	b = append(b, host[:]...)
 	b = binary.BigEndian.AppendUint64(b, uint64(h.Index))
 	b = binary.BigEndian.AppendUint64(b, uint64(h.HLC))
@@ -81,10 +95,11 @@ func (h *Header) UnmarshalBinary(b []byte) error {
 	if len(b) != HeaderSize {
 		return fmt.Errorf("%w: %d bytes, want %d", ErrBadHeader, len(b), HeaderSize)
 	}
-	if b[0] != HeaderVersion {
-		return fmt.Errorf("%w: version %d, and this loom reads version %d; upgrade loom", ErrBadHeader, b[0], HeaderVersion)
+	if b[0] != HeaderVersion && b[0] != SignedHeaderVersion {
+		return fmt.Errorf("%w: version %d, and this loom reads versions %d and %d; upgrade loom", ErrBadHeader, b[0], HeaderVersion, SignedHeaderVersion)
 	}
 	var out Header
+	out.Signed = b[0] == SignedHeaderVersion
 	out.Host = HostID(uuid.UUID(b[1:17]).String())
 	out.Index = int64(binary.BigEndian.Uint64(b[17:25]))
 	out.HLC = HLC(binary.BigEndian.Uint64(b[25:33]))
@@ -98,7 +113,11 @@ func (h *Header) UnmarshalBinary(b []byte) error {
 
 // String returns the header as one line, for logs and debugging.
 func (h Header) String() string {
-	return fmt.Sprintf("host %s #%d at %s, key %s", h.Host, h.Index, h.HLC, h.KeyID)
+	signed := ""
+	if h.Signed {
+		signed = ", signed"
+	}
+	return fmt.Sprintf("host %s #%d at %s, key %s%s", h.Host, h.Index, h.HLC, h.KeyID, signed)
 }
 
 // LogRecord is a record of a host's own log as its store keeps it: its

@@ -22,6 +22,7 @@ import (
 	"github.com/loomhq/loom/hub"
 	"github.com/loomhq/loom/sessionstore"
 	"github.com/loomhq/loom/synclog"
+	"github.com/loomhq/loom/syncpath"
 )
 
 // Log is a host's own sync log as its store keeps it.
@@ -57,6 +58,11 @@ type Replica interface {
 	// machine with the key wrote: the store also writes that the old
 	// host's log stops there (synclog.Retired).
 	SyncRehome(ctx context.Context, from synclog.HostID, shared int64, junk bool) (sessionstore.HostMove, error)
+	// SyncPassOver records that the store passed over record index of
+	// host, one set aside (it did not verify, or broke the rules), so
+	// that the host's next records apply; it does nothing unless the
+	// store applied the record before it.
+	SyncPassOver(ctx context.Context, host synclog.HostID, index int64) error
 	// SyncRetired returns the hosts whose logs stop, and after which
 	// index (synclog.Retired).
 	SyncRetired(ctx context.Context) (map[synclog.HostID]int64, error)
@@ -110,6 +116,11 @@ type Result struct {
 	// markers (another machine's loom secrets redact) and the sync
 	// then scrubbed the store's files of the text replaced (Replica.ScrubIfPending).
 	Scrubbed bool `json:"scrubbed,omitempty"`
+	// SetAside are the other machines' records this sync passed over
+	// instead of applying (they did not verify or open with the key,
+	// or broke the rules), and why: each is passed over once and the
+	// host's next records applied, as a team's sync does.
+	SetAside []syncpath.SetAside `json:"set_aside,omitempty"`
 }
 
 // Sync pushes r's new records, sealed with key, and the records of
@@ -171,7 +182,9 @@ func Sync(ctx context.Context, c *hub.Client, r Replica, key envelope.Key) (Resu
 		return res, err
 	}
 	pr, err := pull(ctx, c, host, applied, key, stopRetired(hosts, retired),
-		func(h synclog.Header, p synclog.Payload) error { return r.ApplySync(ctx, h, p) }, r.SyncKeep)
+		func(h synclog.Header, p synclog.Payload) error { return r.ApplySync(ctx, h, p) }, r.SyncKeep,
+		func(host string, index int64) error { return r.SyncPassOver(ctx, synclog.HostID(host), index) })
+	res.SetAside = pr.SetAside
 	var rerr recordError
 	if errors.As(err, &rerr) {
 		// The records pulled may have said that the log the error
@@ -300,7 +313,9 @@ func push(ctx context.Context, c *hub.Client, log Log, host synclog.HostID, key 
 		out := make([]loom.SyncRecord, 0, len(recs))
 		var size int64
 		for _, r := range recs {
-			h := synclog.Header{Host: host, Index: r.Index, HLC: r.HLC, KeyID: key.ID()}
+			// Sealed and signed with the sync key's signing key, on the
+			// one path of records (docs/sync.md, "What is signed").
+			h := synclog.Header{Host: host, Index: r.Index, HLC: r.HLC, KeyID: key.ID(), Signed: true}
 			hb, err := h.MarshalBinary()
 			if err != nil {
 				return sent, last, err
@@ -338,6 +353,8 @@ type Waiting struct {
 type PullResult struct {
 	Applied int
 	Waiting []Waiting
+	// SetAside are the records passed over (see pull).
+	SetAside []syncpath.SetAside
 }
 
 // Pull reads the records of every host but self that the hub holds
@@ -356,14 +373,21 @@ func Pull(ctx context.Context, c *hub.Client, self synclog.HostID, applied syncl
 	if err != nil {
 		return PullResult{}, err
 	}
-	return pull(ctx, c, self, applied, key, hosts, apply, nil)
+	return pull(ctx, c, self, applied, key, hosts, apply, nil, nil)
 }
 
 // pull is Pull where the hub holds hosts; keep, when not nil, is given
 // each page's records that open, as the hub served them, before they
-// are applied.
+// are applied. With pass, a record that does not verify or open with
+// key, or that breaks the rules, is set aside (syncpath.SetAside): pass
+// records that it was passed over and the host's next records apply, as
+// a team's sync does. A record this loom cannot read yet (sealed with
+// another key, written by a newer loom, stamped ahead of this clock)
+// still stops its host: it is good, and applies once this machine has
+// the key, the newer loom or the time.
 func pull(ctx context.Context, c *hub.Client, self synclog.HostID, applied synclog.Vector, key envelope.Key, hosts []loom.SyncHost,
-	apply func(synclog.Header, synclog.Payload) error, keep func(context.Context, []loom.SyncRecord) error) (PullResult, error) {
+	apply func(synclog.Header, synclog.Payload) error, keep func(context.Context, []loom.SyncRecord) error,
+	pass func(host string, index int64) error) (PullResult, error) {
 	var res PullResult
 	after := map[string]int64{}
 	for _, h := range hosts {
@@ -382,7 +406,7 @@ func pull(ctx context.Context, c *hub.Client, self synclog.HostID, applied syncl
 			if h.Host == string(self) || after[h.Host] >= h.Last || failed[h.Host] {
 				continue
 			}
-			n, w, err := pullHost(ctx, c, h, after, key, apply, keep)
+			n, w, err := pullHost(ctx, c, h, after, key, apply, keep, pass, &res.SetAside)
 			res.Applied += n
 			if err != nil {
 				var rerr recordError
@@ -419,77 +443,125 @@ func stuckHint(err error) string {
 		return " (that machine syncs with another key: give it this one with loom sync key --set)"
 	case errors.Is(err, synclog.ErrNewer):
 		return ""
+	case errors.Is(err, synclog.ErrClockAhead):
+		return " (this machine's clock is behind that machine's: set it right, and the record applies)"
 	default:
-		return " (a record damaged on the hub, or put there with a token but not the key: revoke the tokens you do not use; the machine that wrote the log sends its own records again on its next sync)"
+		return ""
 	}
 }
 
 // pullHost applies host h's records after after[h.Host] until they end
-// or one waits, moving after[h.Host] on with each applied; keep (see
-// pull) is given those of each page that open before they apply.
+// or one waits, moving after[h.Host] on with each applied or set aside
+// (see pull, and aside, which gets those set aside); keep (see pull) is
+// given those of each page that open before they apply.
 func pullHost(ctx context.Context, c *hub.Client, h loom.SyncHost, after map[string]int64, key envelope.Key,
-	apply func(synclog.Header, synclog.Payload) error, keep func(context.Context, []loom.SyncRecord) error) (int, *Waiting, error) {
+	apply func(synclog.Header, synclog.Payload) error, keep func(context.Context, []loom.SyncRecord) error,
+	pass func(string, int64) error, aside *[]syncpath.SetAside) (int, *Waiting, error) {
 	n := 0
-	for after[h.Host] < h.Last {
-		recs, _, err := c.Own().Records(ctx, h.Host, after[h.Host], batch)
-		if err != nil {
-			return n, nil, err
-		}
-		if len(recs) == 0 {
-			return n, nil, fmt.Errorf("hub %s: host %s's records after %d are missing", c.URL, h.Host, after[h.Host])
-		}
+	var wait *Waiting
+	reached, err := syncpath.Writer(ctx, c.Own(), h.Host, after[h.Host], h.Last, batch, func(recs []loom.SyncRecord) (int64, bool, error) {
 		type opened struct {
-			h synclog.Header
-			p synclog.Payload
+			index int64
+			h     synclog.Header
+			p     synclog.Payload
+			bad   error // the record does not verify, open or decode
 		}
-		var ok []opened
-		var bad error
-		sealed := 0 // the records that open with key, kept also when a newer loom wrote them
+		var all []opened
+		var good []loom.SyncRecord // those that open with key, kept also when a newer loom wrote them
+		var stop error
 		for _, r := range recs {
+			o := opened{index: r.Index}
 			hd, err := headerOf(h.Host, r)
 			if err != nil {
-				bad = err
-				break
+				o.bad = err
+				all = append(all, o)
+				continue
 			}
 			body, err := synclog.OpenEncoded(key, hd, r.Body)
-			if err != nil {
-				bad = recordError{r.Host, r.Index, err}
+			if errors.Is(err, envelope.ErrWrongKey) {
+				stop = recordError{r.Host, r.Index, err}
 				break
 			}
-			sealed++
+			if err != nil {
+				o.bad = recordError{r.Host, r.Index, err}
+				all = append(all, o)
+				continue
+			}
+			good = append(good, r)
 			p, err := synclog.Decode(body)
-			if err != nil {
-				bad = recordError{r.Host, r.Index, fmt.Errorf("record %d of host %s: %w", hd.Index, hd.Host, err)}
+			if errors.Is(err, synclog.ErrNewer) {
+				stop = recordError{r.Host, r.Index, fmt.Errorf("record %d of host %s: %w", hd.Index, hd.Host, err)}
 				break
 			}
-			ok = append(ok, opened{hd, p})
+			if err != nil {
+				o.bad = recordError{r.Host, r.Index, fmt.Errorf("record %d of host %s: %w", hd.Index, hd.Host, err)}
+			}
+			o.h, o.p = hd, p
+			all = append(all, o)
 		}
-		if keep != nil {
-			if err := keep(ctx, recs[:sealed]); err != nil {
-				return n, nil, err
+		if keep != nil && len(good) > 0 {
+			if err := keep(ctx, good); err != nil {
+				return after[h.Host], false, err
 			}
 		}
-		for _, o := range ok {
-			if err := apply(o.h, o.p); errors.Is(err, synclog.ErrWait) {
-				return n, &Waiting{Host: h.Host, Index: o.h.Index, Reason: err.Error()}, nil
-			} else if err != nil {
-				// A record this loom cannot read or that breaks the
-				// rules is the host's; any other error (the store's) is
-				// everyone's.
-				if errors.Is(err, synclog.ErrNewer) || errors.Is(err, synclog.ErrInvalid) || errors.Is(err, synclog.ErrCorrupt) || errors.Is(err, synclog.ErrClockAhead) {
-					err = recordError{h.Host, o.h.Index, err}
+		for _, o := range all {
+			err := o.bad
+			if err == nil {
+				err = apply(o.h, o.p)
+				if errors.Is(err, synclog.ErrWait) {
+					wait = &Waiting{Host: h.Host, Index: o.index, Reason: err.Error()}
+					return after[h.Host], true, nil
 				}
-				return n, nil, err
+				if errors.Is(err, synclog.ErrNewer) || errors.Is(err, synclog.ErrClockAhead) {
+					// Good, and not readable here yet: it stops its host.
+					return after[h.Host], false, recordError{h.Host, o.index, err}
+				}
+				if err != nil && !errors.Is(err, synclog.ErrInvalid) && !errors.Is(err, synclog.ErrCorrupt) {
+					// Not the record's fault: the store's, everyone's.
+					return after[h.Host], false, err
+				}
 			}
-			n++
-			after[h.Host] = o.h.Index
+			if err != nil {
+				if pass == nil {
+					if _, ok := err.(recordError); !ok {
+						err = recordError{h.Host, o.index, err}
+					}
+					return after[h.Host], false, err
+				}
+				// The record's own fault: passed over, once, and the
+				// host's next records apply.
+				if perr := pass(h.Host, o.index); perr != nil {
+					return after[h.Host], false, perr
+				}
+				who := ""
+				if o.bad == nil {
+					who = yours
+				}
+				*aside = append(*aside, syncpath.Aside(h.Host, o.index, who, err))
+			} else {
+				n++
+			}
+			after[h.Host] = o.index
 		}
-		if bad != nil {
-			return n, nil, bad
-		}
+		return after[h.Host], stop != nil, stop
+	})
+	after[h.Host] = max(after[h.Host], reached)
+	if err == nil && wait == nil && after[h.Host] < h.Last {
+		err = fmt.Errorf("hub %s: host %s's records after %d are missing", c.URL, h.Host, after[h.Host])
 	}
-	return n, nil, nil
+	return n, wait, err
 }
+
+// yours is the author of a record of the user's own that verified and
+// opened with their key and was set aside all the same; Nobody stands
+// for that of one that did not.
+const (
+	yours = "yours"
+	// Nobody is who wrote a record set aside that did not verify or
+	// open with the user's key: someone with a token and not the key,
+	// or the hub.
+	Nobody = "not written with your sync key"
+)
 
 // headerOf reads the header of r, a record the hub served as host's,
 // and checks that it names r's host and index.

@@ -67,20 +67,20 @@ func SealRecord(h Header, ring Keyring, id *Identity, payload []byte) (Record, e
 	if err != nil {
 		return Record{}, err
 	}
-	sealed, err := envelope.Seal(key, hb, payload)
+	// The one path of records, personal and team: sealed, then signed
+	// (package envelope); a team's signature is its author's own key.
+	body, err := envelope.SealSigned(key, id.Sign, recordSignPrefix, hb, payload)
 	if err != nil {
 		return Record{}, err
 	}
-	sig := ed25519.Sign(id.Sign, signed(hb, sealed))
-	return Record{Host: h.Host, Index: h.Index, Epoch: h.Epoch, Header: hb, Body: append(sig, sealed...)}, nil
+	return Record{Host: h.Host, Index: h.Index, Epoch: h.Epoch, Header: hb, Body: body}, nil
 }
 
-func signed(header, sealed []byte) []byte {
-	b := make([]byte, 0, len(recordSignPrefix)+8+len(header)+len(sealed))
-	b = append(b, recordSignPrefix...)
-	b = fmt.Appendf(b, "%d\n", len(header))
-	b = append(b, header...)
-	return append(b, sealed...)
+// signedBy reports whether body is signed by the member key sign over
+// header (envelope.VerifySigned, under a team record's domain).
+func signedBy(sign []byte, header, body []byte) bool {
+	_, err := envelope.VerifySigned(ed25519.PublicKey(sign), recordSignPrefix, header, body)
+	return err == nil
 }
 
 // ErrNotMember is in the chain of a record whose author held no key of
@@ -136,17 +136,17 @@ func OpenRecord(st *State, ring Keyring, r Record) (*Header, []byte, error) {
 		// one, under a writer id another key owns.
 		return nil, nil, fmt.Errorf("record %s/%d: %w: filed under another key's writer id", r.Host, r.Index, envelope.ErrTampered)
 	}
-	sig, sealed := r.Body[:ed25519.SignatureSize], r.Body[ed25519.SignatureSize:]
+	sealed := r.Body[ed25519.SignatureSize:]
 	author := st.Past[h.Author]
 	if h.ChainSeq > st.Seq || h.Epoch > st.Epoch {
 		nc := &NewerChain{Seq: h.ChainSeq, Epoch: h.Epoch}
-		nc.Signed = author != nil && st.In(h.Author) && ed25519.Verify(ed25519.PublicKey(author.Sign), signed(r.Header, sealed), sig)
+		nc.Signed = author != nil && st.In(h.Author) && signedBy(author.Sign, r.Header, r.Body)
 		return nil, nil, fmt.Errorf("record %s/%d: %w", r.Host, r.Index, nc)
 	}
 	if author == nil || !st.Holders[h.Epoch][h.Author] || isInvite(st, h.Author) {
 		return nil, nil, fmt.Errorf("record %s/%d: %w %d", r.Host, r.Index, ErrNotMember, h.Epoch)
 	}
-	if !ed25519.Verify(ed25519.PublicKey(author.Sign), signed(r.Header, sealed), sig) {
+	if !signedBy(author.Sign, r.Header, r.Body) {
 		return nil, nil, fmt.Errorf("record %s/%d: not signed by %s: %w", r.Host, r.Index, author.Name, envelope.ErrTampered)
 	}
 	if err := st.writtenThen(&h, r); err != nil {

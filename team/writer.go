@@ -77,7 +77,7 @@ func CheckPut(st *State, user string, r Record) error {
 		return fmt.Errorf("record %d: %w: writer id %s is not one of its author's (a writer id starts with its key's fingerprint)", r.Index, ErrNotYours, r.Host)
 	case !st.Holders[h.Epoch][h.Author]:
 		return fmt.Errorf("record %d: %w: its author holds no key of epoch %d", r.Index, ErrNotYours, h.Epoch)
-	case len(r.Body) < ed25519.SignatureSize || !ed25519.Verify(ed25519.PublicKey(m.Sign), signed(r.Header, r.Body[ed25519.SignatureSize:]), r.Body[:ed25519.SignatureSize]):
+	case !signedBy(m.Sign, r.Header, r.Body):
 		return fmt.Errorf("record %d: %w: it is not signed by its author", r.Index, ErrNotYours)
 	case h.ChainSeq > st.Seq:
 		// A record naming a later head than the hub's own chain would be

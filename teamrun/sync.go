@@ -17,6 +17,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/secrets"
+	"github.com/loomhq/loom/syncpath"
 	"github.com/loomhq/loom/team"
 )
 
@@ -631,14 +632,12 @@ func (e *Env) pull(ctx context.Context, v *Verified, st Stores, out *Sync) (err 
 			err = st.Scrub(ctx)
 		}
 	}()
-hosts:
 	for _, h := range hosts {
-		after := s.Applied[h.Host]
-		for after < h.Last {
-			recs, more, err := c.Team(s.ID).Records(ctx, h.Host, after, pageRecords)
-			if err != nil {
-				return err
-			}
+		// A writer's records a page at a time on the one path of
+		// records (syncpath.Writer); a record kept apart stops its
+		// writer until the next sync.
+		_, err := syncpath.Writer(ctx, c.Team(s.ID), h.Host, s.Applied[h.Host], h.Last, pageRecords, func(recs []loom.SyncRecord) (int64, bool, error) {
+			after := s.Applied[h.Host]
 			for _, x := range recs {
 				r := team.RecordOf(x)
 				if r.Index <= after {
@@ -658,17 +657,14 @@ hosts:
 					refreshed = true
 					nv, verr := e.Verify(ctx, s)
 					if verr != nil {
-						return verr
+						return after, false, verr
 					}
 					*v = *nv
 					hd, payload, err = team.OpenRecord(v.State, s.Keys, r)
 				}
 				if keptApart(s, r, err) {
 					out.KeptApart++
-					if err := e.Local.Save(s); err != nil {
-						return err
-					}
-					continue hosts
+					return after, true, e.Local.Save(s)
 				}
 				if err == nil {
 					if s.Writers == nil {
@@ -680,7 +676,7 @@ hosts:
 					var changed bool
 					changed, err = apply(ctx, st, v, hd, payload)
 					if err != nil && !recordsFault(err) {
-						return fmt.Errorf("record %d of writer %s: %w", r.Index, h.Host, err)
+						return after, false, fmt.Errorf("record %d of writer %s: %w", r.Index, h.Host, err)
 					}
 					scrub = scrub || changed
 				}
@@ -692,12 +688,10 @@ hosts:
 				after = r.Index
 				s.Applied[h.Host] = after
 			}
-			if err := e.Local.Save(s); err != nil {
-				return err
-			}
-			if !more || len(recs) == 0 {
-				break
-			}
+			return after, false, e.Local.Save(s)
+		})
+		if err != nil {
+			return err
 		}
 	}
 	return nil
@@ -728,22 +722,9 @@ func keptApart(s *State, r team.Record, err error) bool {
 
 // SetAside is a record a sync did not apply: whose writer and index, its
 // author as the verified chain names them ("" when it names none), and
-// why.
-type SetAside struct {
-	Host   string `json:"host"`
-	Index  int64  `json:"index"`
-	Author string `json:"author,omitempty"`
-	Why    string `json:"why"`
-}
-
-// String is the record set aside, in one line.
-func (a SetAside) String() string {
-	who := "no member"
-	if a.Author != "" {
-		who = a.Author
-	}
-	return fmt.Sprintf("writer %s, record %d (%s): set aside: %s", a.Host, a.Index, who, a.Why)
-}
+// why. It is the one kind of record set aside of every sync, personal
+// and team (package syncpath).
+type SetAside = syncpath.SetAside
 
 // maxSetAside bounds the records set aside a team's state keeps
 // (SetAsideTotal counts them all): the first ones, a member's before
@@ -752,13 +733,8 @@ func (a SetAside) String() string {
 // applies and every session it sends: it stays small.
 const maxSetAside = 200
 
-// maxWhy bounds the reason a record set aside keeps.
-const maxWhy = 300
-
 func (out *Sync) setAside(s *State, a SetAside) {
-	if len(a.Why) > maxWhy {
-		a.Why = strings.ToValidUTF8(a.Why[:maxWhy], "") + "…"
-	}
+	a = syncpath.Clip(a)
 	out.SetAside = append(out.SetAside, a)
 	s.SetAsideTotal++
 	if len(s.SetAside) < maxSetAside {

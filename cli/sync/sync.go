@@ -26,6 +26,7 @@ import (
 	"github.com/loomhq/loom/internal/human"
 	"github.com/loomhq/loom/paths"
 	"github.com/loomhq/loom/synclog"
+	"github.com/loomhq/loom/syncpath"
 	"github.com/loomhq/loom/syncrun"
 )
 
@@ -60,7 +61,13 @@ A hub lost, emptied or restored from an old copy: start one (a fresh
 hub makes a new token: give it to each machine) and run "loom sync" on
 each machine: every machine keeps the records of the others it pulled
 and sends the hub what it lacks, so nothing any machine holds is lost.
-"loom sync status" says when the hub lacks records this machine holds.`,
+"loom sync status" says when the hub lacks records this machine holds.
+
+Every record is sealed and signed. A record of another machine that does
+not verify or apply (altered on the hub, junk put there with a token) is
+set aside, said in one line, and the rest applied: sync exits 0. One
+this machine cannot read yet (another sync key, a newer loom) stops that
+machine's records only, and sync exits 1 naming it.`,
 		Example: `  loom sync
   loom sync --watch
   loom sync status
@@ -228,6 +235,12 @@ func syncRun(ctx context.Context, opts *Options) error {
 		if r.Scrubbed {
 			// Also with --json, whose answer has "scrubbed".
 			fmt.Fprintln(opts.IO.ErrOut, "Another machine redacted secrets: the text it replaced is gone from this store's files too (search index merged, file rebuilt, write-ahead log emptied).")
+		}
+		// Also with --json, whose answer has "set_aside": one line each
+		// (past syncpath.MaxLines, one for the rest), and the sync
+		// exits 0, as a team's does.
+		for _, l := range syncpath.Lines(r.SetAside, syncrun.Nobody) {
+			fmt.Fprintf(opts.IO.ErrOut, "loom: sync: %s\n", l)
 		}
 		if opts.JSON {
 			return command.WriteJSON(opts.IO.Out, r)

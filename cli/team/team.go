@@ -19,6 +19,7 @@ import (
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/human"
 	"github.com/loomhq/loom/paths"
+	"github.com/loomhq/loom/syncpath"
 	"github.com/loomhq/loom/teamrun"
 )
 
@@ -749,45 +750,16 @@ func syncRun(ctx context.Context, e *env, ref string) error {
 	return nil
 }
 
-// membersFirst returns the records set aside, a member's before those
-// of writers no member of the chain, whose junk then hides none of them.
-func membersFirst(aside []teamrun.SetAside) []teamrun.SetAside {
-	out := slices.Clone(aside)
-	slices.SortStableFunc(out, func(a, b teamrun.SetAside) int {
-		switch {
-		case a.Author != "" && b.Author == "":
-			return -1
-		case a.Author == "" && b.Author != "":
-			return 1
-		}
-		return 0
-	})
-	return out
-}
-
-// maxAsideLines bounds the lines a sync says of the records it set
-// aside: 2,000 junk writers make a summary, not 300 KB on every sync.
-const maxAsideLines = 10
-
-// sayAside says on stderr, one line each (the first maxAsideLines, then
-// one line for the rest), the records a sync set aside.
+// sayAside says on stderr, one line each (the first syncpath.MaxLines,
+// then one line for the rest), the records a sync set aside.
 func sayAside(inv *command.Invocation, teamName string, aside []teamrun.SetAside) {
-	if len(aside) == 0 {
-		return
-	}
-	sorted := membersFirst(aside)
-	for i, a := range sorted {
-		if i == maxAsideLines {
-			writers := map[string]bool{}
-			for _, r := range sorted[i:] {
-				writers[r.Host] = true
-			}
-			fmt.Fprintf(inv.IO.ErrOut, "loom: team %s: and %s of %s set aside\n", teamName, human.Plural(len(aside)-i, "more record"), human.Plural(len(writers), "writer"))
-			break
+	lines := syncpath.Lines(aside, "no member")
+	for i, l := range lines {
+		if i == len(lines)-1 {
+			l += "; loom team doctor lists them"
 		}
-		fmt.Fprintf(inv.IO.ErrOut, "loom: team %s: %s\n", teamName, command.Truncate(a.String(), 300))
+		fmt.Fprintf(inv.IO.ErrOut, "loom: team %s: %s\n", teamName, l)
 	}
-	fmt.Fprintf(inv.IO.ErrOut, "loom: team %s: %s set aside, not applied (the rest was); loom team doctor lists them\n", teamName, human.Plural(len(aside), "record"))
 }
 
 // maxAsideShown bounds the records set aside loom team doctor prints
@@ -830,7 +802,7 @@ them; --json lists them with their total.`,
 				return nil
 			}
 			fmt.Fprintf(inv.IO.Out, "%s set aside, not applied:\n", human.Plural(s.SetAsideTotal, "record"))
-			for i, a := range membersFirst(s.SetAside) {
+			for i, a := range syncpath.AuthorsFirst(s.SetAside) {
 				if i == maxAsideShown {
 					fmt.Fprintf(inv.IO.Out, "  … and %s more (--json lists the first %s)\n", human.Count(int64(s.SetAsideTotal-i)), human.Count(int64(len(s.SetAside))))
 					break
