@@ -22,6 +22,7 @@ import (
 	"github.com/loomhq/loom/importer/minisweagent"
 	"github.com/loomhq/loom/importer/opencode"
 	"github.com/loomhq/loom/importer/traeagent"
+	"github.com/loomhq/loom/importer/variants"
 	"github.com/loomhq/loom/sqlite"
 )
 
@@ -285,6 +286,8 @@ func TestReimportEqualsFreshImport(t *testing.T) {
 		// Files the programs' own code wrote, run from their sources.
 		{"minisweagent", minisweagent.Format{}},
 		{"traeagent", traeagent.Format{}},
+		// The database NanoCode, a fork of opencode, wrote.
+		{"nanocode", variants.NanoCode},
 	} {
 		t.Run(c.dir, func(t *testing.T) {
 			ctx := context.Background()
@@ -295,6 +298,8 @@ func TestReimportEqualsFreshImport(t *testing.T) {
 				src = "opencode/testdata"
 			case "minisweagent", "traeagent":
 				src = c.dir + "/testdata/real"
+			case "nanocode":
+				src = "variants/testdata"
 			}
 			root := copyTree(t, src)
 			// Each file named, as the copies are not where or as each
