@@ -20,6 +20,7 @@ import (
 	"github.com/loomhq/loom/importer/gemini"
 	"github.com/loomhq/loom/importer/importertest"
 	"github.com/loomhq/loom/importer/minisweagent"
+	"github.com/loomhq/loom/importer/nanobot"
 	"github.com/loomhq/loom/importer/opencode"
 	"github.com/loomhq/loom/importer/traeagent"
 	"github.com/loomhq/loom/importer/variants"
@@ -288,6 +289,7 @@ func TestReimportEqualsFreshImport(t *testing.T) {
 		{"traeagent", traeagent.Format{}},
 		// The database NanoCode, a fork of opencode, wrote.
 		{"nanocode", variants.NanoCode},
+		{"nanobot", nanobot.Format{}},
 	} {
 		t.Run(c.dir, func(t *testing.T) {
 			ctx := context.Background()
@@ -300,6 +302,8 @@ func TestReimportEqualsFreshImport(t *testing.T) {
 				src = c.dir + "/testdata/real"
 			case "nanocode":
 				src = "variants/testdata"
+			case "nanobot":
+				src = "nanobot/testdata/real"
 			}
 			root := copyTree(t, src)
 			// Each file named, as the copies are not where or as each

@@ -119,6 +119,9 @@ var (
 	// 243 MB installed), which speaks the OpenAI Chat Completions API of
 	// a custom provider of its config, as opencode does.
 	NanoCode = Package{Name: "nanocode", Version: "1.2.28", Bin: "nanocode"}
+	// Nanobot is nanobot's TypeScript port, nanobot (34 MB installed),
+	// which speaks the OpenAI Chat Completions API at $LLM_API_BASE.
+	Nanobot = Package{Name: "@jcheesepkg/nanobot", Version: "0.9.2", Bin: "nanobot"}
 )
 
 // WithNode returns env with the node of Node22, installed, first on its
