@@ -625,6 +625,8 @@ func handoffHome(t *testing.T) string {
 	for _, app := range []string{"opencode", "kilo", "mimocode"} {
 		clitest.MustWrite(t, filepath.Join(home, ".local", "share", app, app+".db"), string(db))
 	}
+	// NanoCode's is named for its release channel.
+	clitest.MustWrite(t, filepath.Join(home, ".local", "share", "nanocode", "opencode-dev.db"), string(db))
 	return home
 }
 

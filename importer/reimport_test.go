@@ -19,8 +19,10 @@ import (
 	"github.com/loomhq/loom/importer/gemini"
 	"github.com/loomhq/loom/importer/importertest"
 	"github.com/loomhq/loom/importer/minisweagent"
+	"github.com/loomhq/loom/importer/nanobot"
 	"github.com/loomhq/loom/importer/opencode"
 	"github.com/loomhq/loom/importer/traeagent"
+	"github.com/loomhq/loom/importer/variants"
 	"github.com/loomhq/loom/sqlite"
 )
 
@@ -284,6 +286,9 @@ func TestReimportEqualsFreshImport(t *testing.T) {
 		// Files the programs' own code wrote, run from their sources.
 		{"minisweagent", minisweagent.Format{}},
 		{"traeagent", traeagent.Format{}},
+		// The database NanoCode, a fork of opencode, wrote.
+		{"nanocode", variants.NanoCode},
+		{"nanobot", nanobot.Format{}},
 	} {
 		t.Run(c.dir, func(t *testing.T) {
 			ctx := context.Background()
@@ -294,6 +299,10 @@ func TestReimportEqualsFreshImport(t *testing.T) {
 				src = "opencode/testdata"
 			case "minisweagent", "traeagent":
 				src = c.dir + "/testdata/real"
+			case "nanocode":
+				src = "variants/testdata"
+			case "nanobot":
+				src = "nanobot/testdata/real"
 			}
 			root := copyTree(t, src)
 			// Each file named, as the copies are not where or as each

@@ -43,6 +43,7 @@ import (
 	_ "github.com/loomhq/loom/importer/kiro"
 	_ "github.com/loomhq/loom/importer/minisweagent"
 	_ "github.com/loomhq/loom/importer/muse"
+	_ "github.com/loomhq/loom/importer/nanobot"
 	_ "github.com/loomhq/loom/importer/nanocoder"
 	_ "github.com/loomhq/loom/importer/omp"
 	_ "github.com/loomhq/loom/importer/openclaw"

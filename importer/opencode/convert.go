@@ -334,11 +334,18 @@ func filePart(id string, in *partInfo) loom.Part {
 
 // usage maps opencode's token counts and cost. opencode's input
 // excludes cached tokens, as loom's does; its output excludes the
-// reasoning tokens it counts apart, which loom's includes.
+// reasoning tokens it counts apart, which loom's includes. A fork of an
+// earlier opencode (NanoCode 1.2.28) counts them in its output as well
+// as apart: its total is then the sum without them, and its output is
+// taken as it is.
 func usage(t *tokens, cost float64) loom.Usage {
+	out := importer.Tokens(t.Output) + importer.Tokens(t.Reasoning)
+	if t.Reasoning > 0 && t.Total == t.Input+t.Output+t.Cache.Read+t.Cache.Write {
+		out = importer.Tokens(t.Output)
+	}
 	return loom.Usage{
 		InputTokens:      importer.Tokens(t.Input),
-		OutputTokens:     importer.Tokens(t.Output) + importer.Tokens(t.Reasoning),
+		OutputTokens:     out,
 		CostUSD:          importer.Dollars(cost),
 		ReasoningTokens:  importer.Tokens(t.Reasoning),
 		CacheReadTokens:  importer.Tokens(t.Cache.Read),

@@ -89,4 +89,9 @@
 // a database of opencode's schema and records. Kilo, a second Format of
 // this package, reads it as opencode's, under Kilo's own name (its
 // sessions are kilo:<id>).
+//
+// Other forks are Formats made by Fork (registered in importer/variants:
+// MiMoCode, NanoCode). NanoCode 1.2.28 counts a reply's reasoning tokens
+// inside its output as well as apart, its total being the sum without
+// them: where the total says so, the output is taken as it is.
 package opencode

@@ -57,6 +57,9 @@ type messageInfo struct {
 
 // tokens is an assistant message's or a step's token counts.
 type tokens struct {
+	// Total is the sum opencode records beside the counts (0 where it
+	// records none).
+	Total     float64 `json:"total"`
 	Input     float64 `json:"input"`
 	Output    float64 `json:"output"`
 	Reasoning float64 `json:"reasoning"`

@@ -90,8 +90,15 @@ var (
 // ~/.local/share/mimocode/mimocode.db.
 var MiMoCode = opencode.Fork("mimocode", "mimocode", "mimocode.db", "build")
 
+// NanoCode is NanoGPT's coding agent (npm's nanocode), a fork of
+// opencode that keeps its sessions in a database of opencode's schema in
+// ~/.local/share/nanocode, named for its release channel: 1.2.28, of
+// channel dev, writes opencode-dev.db.
+var NanoCode = opencode.Fork("nanocode", "nanocode", "opencode-dev.db", "build")
+
 func init() {
 	importer.Register(MiMoCode)
+	importer.Register(NanoCode)
 	for _, v := range []importer.Variant{OpenClaude, ClaudeCowork, TraeX, PrimeAgent, QClaw, WorkBuddy, Positron, Qoder, IFlow} {
 		importer.Register(v)
 	}

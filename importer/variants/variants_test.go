@@ -134,3 +134,39 @@ func TestMiMoCodeReadsOpencodesDatabase(t *testing.T) {
 		t.Errorf("%d sessions of surface mimocode, %v", len(listed), err)
 	}
 }
+
+// NanoCode reads, in its own data directory, the database NanoCode
+// 1.2.28 itself wrote (testdata/real-nanocode-1.2.28.db: `nanocode run`
+// offline against a fake model that answered one prompt with 1,000
+// input and 15 output tokens, 5 of them reasoning), its output counted
+// once: NanoCode records the reasoning tokens inside its output as well
+// as apart.
+func TestNanoCodeReadsItsDatabase(t *testing.T) {
+	home := t.TempDir()
+	roots := NanoCode.Roots(nil, home)
+	if len(roots) != 1 || roots[0] != filepath.Join(home, ".local", "share", "nanocode") {
+		t.Fatalf("roots %v", roots)
+	}
+	data, err := os.ReadFile(filepath.Join("testdata", "real-nanocode-1.2.28.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(roots[0], 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(roots[0], "opencode-dev.db"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st := importertest.Store(t)
+	rep := importertest.Import(t, st, NanoCode, roots[0])
+	if rep.SessionsNew != 1 || rep.MessagesAdded != 2 || len(rep.Problems) != 0 {
+		t.Fatalf("import %+v", rep)
+	}
+	listed, err := st.Sessions(t.Context(), loom.SessionFilter{Surface: "nanocode"})
+	if err != nil || len(listed) != 1 {
+		t.Fatalf("%d sessions of surface nanocode, %v", len(listed), err)
+	}
+	if u := listed[0].Usage; u.InputTokens != 1000 || u.OutputTokens != 15 || u.ReasoningTokens != 5 {
+		t.Errorf("usage %+v, want 1,000 in, 15 out of which 5 reasoning", u)
+	}
+}

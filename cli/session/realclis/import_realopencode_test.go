@@ -27,6 +27,13 @@ type opencodeFamily struct {
 	// turnsOnly runs the prompt and its continued turn only, for a
 	// program of the same format whose runs take minutes each.
 	turnsOnly bool
+	// provider is the provider the fake model is configured as, ""
+	// for one named fake (a fork that admits only its own provider
+	// names that one).
+	provider string
+	// files are written under HOME before the first run (relative
+	// path → content).
+	files map[string]string
 }
 
 // runOpencodeFamily runs the program offline against a fake OpenAI
@@ -53,8 +60,15 @@ func runOpencodeFamily(t *testing.T, p opencodeFamily) {
 		}
 		return sc.Respond(r)
 	})
-	clitest.MustWrite(t, filepath.Join(fx.Home, p.config), `{"autoupdate": false, "share": "disabled", "model": "fake/gpt-fake",
-		"provider": {"fake": {"npm": "@ai-sdk/openai-compatible", "name": "Fake",
+	provider := p.provider
+	if provider == "" {
+		provider = "fake"
+	}
+	for name, content := range p.files {
+		clitest.MustWrite(t, filepath.Join(fx.Home, name), content)
+	}
+	clitest.MustWrite(t, filepath.Join(fx.Home, p.config), `{"autoupdate": false, "share": "disabled", "model": "`+provider+`/gpt-fake",
+		"provider": {"`+provider+`": {"npm": "@ai-sdk/openai-compatible", "name": "Fake",
 			"options": {"baseURL": "`+srv.BaseURL()+`", "apiKey": "sk-fake"},
 			"models": {"gpt-fake": {"name": "GPT Fake", "reasoning": true, "cost": {"input": 1, "output": 2}}}}}}`)
 	env := agentclitest.Env(fx.Home, p.env...)
@@ -159,4 +173,23 @@ func TestImportRealKilo(t *testing.T) {
 		// Its database is opencode's, read by the same code, which
 		// TestImportRealOpencode runs through every flow.
 		turnsOnly: true})
+}
+
+// TestImportRealNanoCode: NanoCode, a fork of opencode, run for real
+// through opencode's flows, imported under NanoCode's own name from the
+// database it keeps in its data directory (opencode-dev.db, a name of
+// its release channel).
+func TestImportRealNanoCode(t *testing.T) {
+	t.Parallel()
+	runOpencodeFamily(t, opencodeFamily{pkg: agentclitest.NanoCode, tool: "nanocode",
+		config: ".config/nanocode/nanocode.json",
+		env: []string{"NANOGPT_DISABLE_MODELS_FETCH=1", "NANOGPT_DISABLE_AUTOUPDATE=1", "NANOGPT_DISABLE_DEFAULT_PLUGINS=1",
+			"NANOGPT_DISABLE_SHARE=1", "NANOGPT_DISABLE_LSP_DOWNLOAD=1", "NANOGPT_DISABLE_CLAUDE_CODE=1"},
+		// It admits no provider but its own, nanogpt, whose address
+		// the config sets to the fake model's.
+		provider: "nanogpt",
+		// Without an install method on record it looks for one by
+		// running `bun pm ls -g`, which in its own build runs
+		// nanocode again, and so on without end.
+		files: map[string]string{".config/nanocode/install-method": "gh-release"}})
 }

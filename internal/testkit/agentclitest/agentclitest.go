@@ -114,6 +114,14 @@ var (
 	// installs, which speaks the OpenAI Chat Completions API of a
 	// provider of ~/.reasonix/config.toml.
 	Reasonix = Package{Name: "reasonix", Version: "1.38.11", Bin: "reasonix"}
+	// NanoCode is NanoCode, nanocode, a fork of opencode: a native
+	// program that npm installs (nanocode-linux-x64, 101 MB packed,
+	// 243 MB installed), which speaks the OpenAI Chat Completions API of
+	// a custom provider of its config, as opencode does.
+	NanoCode = Package{Name: "nanocode", Version: "1.2.28", Bin: "nanocode"}
+	// Nanobot is nanobot's TypeScript port, nanobot (34 MB installed),
+	// which speaks the OpenAI Chat Completions API at $LLM_API_BASE.
+	Nanobot = Package{Name: "@jcheesepkg/nanobot", Version: "0.9.2", Bin: "nanobot"}
 )
 
 // WithNode returns env with the node of Node22, installed, first on its

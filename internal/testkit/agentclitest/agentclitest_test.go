@@ -2,6 +2,8 @@ package agentclitest
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,7 +14,8 @@ import (
 // --version, which must name the version installed.
 func TestInstall(t *testing.T) {
 	for _, p := range []Package{ClaudeCode, Codex, CodexCodeMode, Gemini, Continue, Pi, Node22, Node24, Bun, Qwen, Copilot, Opencode, Kilo, Droid, Cline,
-		Grok, CodeBuddy, OhMyPi, OpenClaw, Reasonix, CommandCode, Nanocoder, OpenCodex} {
+		Grok, CodeBuddy, OhMyPi, OpenClaw, Reasonix, CommandCode, Nanocoder, OpenCodex,
+		NanoCode, Nanobot} {
 		t.Run(p.Name+"@"+p.Version, func(t *testing.T) {
 			t.Parallel()
 			bin := Install(t, p)
@@ -30,6 +33,17 @@ func TestInstall(t *testing.T) {
 			if p == CodeBuddy {
 				// The program's own version, in the SDK's package.
 				want = "2.117.0"
+			}
+			if p == NanoCode {
+				// Its build's own version; without an install method on
+				// record it runs itself without end to find one.
+				want = "0.0.0-dev-202603210255"
+				if err := os.MkdirAll(filepath.Join(home, ".config", "nanocode"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(home, ".config", "nanocode", "install-method"), []byte("gh-release"), 0o644); err != nil {
+					t.Fatal(err)
+				}
 			}
 			out := Run(t, 2*time.Minute, home, env, bin, "--version")
 			if !strings.Contains(out, want) {
