@@ -15,6 +15,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/export"
 	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/chatgptcli"
 	"github.com/loomhq/loom/importer/claudecode"
 	"github.com/loomhq/loom/importer/codex"
 	"github.com/loomhq/loom/importer/gemini"
@@ -285,6 +286,8 @@ func TestReimportEqualsFreshImport(t *testing.T) {
 		// Files the programs' own code wrote, run from their sources.
 		{"minisweagent", minisweagent.Format{}},
 		{"traeagent", traeagent.Format{}},
+		// Files the real programs wrote, built from the Go module proxy.
+		{"chatgptcli", chatgptcli.Format{}},
 	} {
 		t.Run(c.dir, func(t *testing.T) {
 			ctx := context.Background()
@@ -294,6 +297,8 @@ func TestReimportEqualsFreshImport(t *testing.T) {
 				// A real opencode.db: a database of sessions, kept whole.
 				src = "opencode/testdata"
 			case "minisweagent", "traeagent":
+				src = c.dir + "/testdata/real"
+			case "chatgptcli":
 				src = c.dir + "/testdata/real"
 			}
 			root := copyTree(t, src)

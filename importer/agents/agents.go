@@ -13,6 +13,7 @@ import (
 	_ "github.com/loomhq/loom/importer/antigravity"
 	_ "github.com/loomhq/loom/importer/auggie"
 	_ "github.com/loomhq/loom/importer/chatgpt"
+	_ "github.com/loomhq/loom/importer/chatgptcli"
 	_ "github.com/loomhq/loom/importer/claudeai"
 	_ "github.com/loomhq/loom/importer/claudecode"
 	_ "github.com/loomhq/loom/importer/cline"

@@ -1,0 +1,142 @@
+package agentclitest
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// GoPackage is an agent written in Go: the module that holds it, its
+// command's package path, and the version tested.
+type GoPackage struct {
+	Module, Command, Version string
+}
+
+// The agents written in Go, at the versions the tests were written
+// against.
+var (
+	// ChatGPTCLI is kardolus's ChatGPT CLI, chatgpt: the Chat
+	// Completions API at the url of its config.yaml.
+	ChatGPTCLI = GoPackage{Module: "github.com/kardolus/chatgpt-cli", Command: "github.com/kardolus/chatgpt-cli/cmd/chatgpt", Version: "v1.10.11"}
+)
+
+// RunGoAgents says whether the tests that build and run the agents
+// written in Go run: only when LOOM_TEST_GO_AGENTS=1, as building one
+// takes minutes of CPU that a test run otherwise spends on loom.
+func RunGoAgents(t testing.TB) {
+	t.Helper()
+	if os.Getenv("LOOM_TEST_GO_AGENTS") != "1" || testing.Short() {
+		t.Skip("builds and runs an agent written in Go: set LOOM_TEST_GO_AGENTS=1")
+	}
+}
+
+var goInstalling sync.Map
+
+// GoInstall builds p's command with the go command, from the Go module
+// proxy, into $LOOM_AGENT_CLIS (default: the user's cache directory,
+// loom-test/agent-clis), once for every test run that follows, and
+// returns its path. The module is added as a tool of a module of its
+// own (go get -tool) and then installed: the proxy serves an agent's
+// exact version while refusing the list of its versions that a plain
+// go install asks for. The test is skipped when the go command cannot
+// build it.
+func GoInstall(t testing.TB, p GoPackage) string {
+	t.Helper()
+	RunGoAgents(t)
+	gocmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("no go command to build %s with: %v", p.Command, err)
+	}
+	dir := os.Getenv("LOOM_AGENT_CLIS")
+	if dir == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			t.Skipf("no cache directory to build %s into: %v", p.Command, err)
+		}
+		dir = filepath.Join(cache, "loom-test", "agent-clis")
+	}
+	dir = filepath.Join(dir, "go-"+strings.ReplaceAll(p.Command, "/", "-")+"-"+p.Version)
+	bin := filepath.Join(dir, "bin", filepath.Base(p.Command))
+	mu, _ := goInstalling.LoadOrStore(dir, new(sync.Mutex))
+	mu.(*sync.Mutex).Lock()
+	defer mu.(*sync.Mutex).Unlock()
+	done := filepath.Join(dir, ".installed")
+	if _, err := os.Stat(done); err == nil {
+		return bin
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	env := append(os.Environ(), "GOBIN="+filepath.Join(dir, "bin"), "CGO_ENABLED=0", "GOFLAGS=-trimpath", "GOWORK=off")
+	for _, args := range [][]string{
+		{"mod", "init", "loomtest/goagent"},
+		{"get", "-tool", p.Command + "@" + p.Version},
+		{"install", p.Command},
+	} {
+		if args[0] == "mod" {
+			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+				continue
+			}
+		}
+		cmd := exec.CommandContext(ctx, gocmd, args...)
+		cmd.Dir, cmd.Env = dir, env
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Run(); err != nil {
+			t.Skipf("go %s could not build %s@%s: %v: %s", args[0], p.Command, p.Version, err, lastLine(out.String()))
+		}
+	}
+	if _, err := os.Stat(bin); err != nil {
+		t.Fatalf("go installed %s but not its command %s: %v", p.Command, bin, err)
+	}
+	if err := os.WriteFile(done, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// KeepFiles copies the files under src, as an agent wrote them, to dst
+// (a package's testdata), replacing dst's files, with every mention of
+// home written as as: what a test that regenerates its testdata calls
+// when LOOM_TEST_GO_AGENTS_WRITE=1.
+func KeepFiles(t testing.TB, src, dst, home, as string) {
+	t.Helper()
+	if os.Getenv("LOOM_TEST_GO_AGENTS_WRITE") != "1" {
+		return
+	}
+	if err := os.RemoveAll(dst); err != nil {
+		t.Fatal(err)
+	}
+	err := filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if !bytes.ContainsRune(data, 0) {
+			data = bytes.ReplaceAll(data, []byte(home), []byte(as))
+		}
+		out := filepath.Join(dst, rel)
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(out, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
