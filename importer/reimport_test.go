@@ -20,6 +20,7 @@ import (
 	"github.com/loomhq/loom/importer/codex"
 	"github.com/loomhq/loom/importer/gemini"
 	"github.com/loomhq/loom/importer/importertest"
+	"github.com/loomhq/loom/importer/mcphost"
 	"github.com/loomhq/loom/importer/minisweagent"
 	"github.com/loomhq/loom/importer/opencode"
 	"github.com/loomhq/loom/importer/traeagent"
@@ -288,6 +289,7 @@ func TestReimportEqualsFreshImport(t *testing.T) {
 		{"traeagent", traeagent.Format{}},
 		// Files the real programs wrote, built from the Go module proxy.
 		{"chatgptcli", chatgptcli.Format{}},
+		{"mcphost", mcphost.Format{}},
 	} {
 		t.Run(c.dir, func(t *testing.T) {
 			ctx := context.Background()
@@ -298,7 +300,7 @@ func TestReimportEqualsFreshImport(t *testing.T) {
 				src = "opencode/testdata"
 			case "minisweagent", "traeagent":
 				src = c.dir + "/testdata/real"
-			case "chatgptcli":
+			case "chatgptcli", "mcphost":
 				src = c.dir + "/testdata/real"
 			}
 			root := copyTree(t, src)

@@ -42,6 +42,7 @@ import (
 	_ "github.com/loomhq/loom/importer/kimi"
 	_ "github.com/loomhq/loom/importer/kimiwork"
 	_ "github.com/loomhq/loom/importer/kiro"
+	_ "github.com/loomhq/loom/importer/mcphost"
 	_ "github.com/loomhq/loom/importer/minisweagent"
 	_ "github.com/loomhq/loom/importer/muse"
 	_ "github.com/loomhq/loom/importer/nanocoder"

@@ -24,6 +24,9 @@ var (
 	// ChatGPTCLI is kardolus's ChatGPT CLI, chatgpt: the Chat
 	// Completions API at the url of its config.yaml.
 	ChatGPTCLI = GoPackage{Module: "github.com/kardolus/chatgpt-cli", Command: "github.com/kardolus/chatgpt-cli/cmd/chatgpt", Version: "v1.10.11"}
+	// MCPHost is mark3labs's MCPHost, mcphost: a provider's API at
+	// --provider-url, MCP servers of ~/.mcphost.yml.
+	MCPHost = GoPackage{Module: "github.com/mark3labs/mcphost", Command: "github.com/mark3labs/mcphost", Version: "v0.34.0"}
 )
 
 // RunGoAgents says whether the tests that build and run the agents
