@@ -23,6 +23,7 @@ import (
 	"github.com/loomhq/loom/importer/mcphost"
 	"github.com/loomhq/loom/importer/minisweagent"
 	"github.com/loomhq/loom/importer/opencode"
+	"github.com/loomhq/loom/importer/opencodego"
 	"github.com/loomhq/loom/importer/traeagent"
 	"github.com/loomhq/loom/sqlite"
 )
@@ -290,6 +291,7 @@ func TestReimportEqualsFreshImport(t *testing.T) {
 		// Files the real programs wrote, built from the Go module proxy.
 		{"chatgptcli", chatgptcli.Format{}},
 		{"mcphost", mcphost.Format{}},
+		{"opencodego", opencodego.Format{}},
 	} {
 		t.Run(c.dir, func(t *testing.T) {
 			ctx := context.Background()
@@ -300,7 +302,7 @@ func TestReimportEqualsFreshImport(t *testing.T) {
 				src = "opencode/testdata"
 			case "minisweagent", "traeagent":
 				src = c.dir + "/testdata/real"
-			case "chatgptcli", "mcphost":
+			case "chatgptcli", "mcphost", "opencodego":
 				src = c.dir + "/testdata/real"
 			}
 			root := copyTree(t, src)

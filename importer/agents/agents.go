@@ -49,6 +49,7 @@ import (
 	_ "github.com/loomhq/loom/importer/omp"
 	_ "github.com/loomhq/loom/importer/openclaw"
 	_ "github.com/loomhq/loom/importer/opencode"
+	_ "github.com/loomhq/loom/importer/opencodego"
 	_ "github.com/loomhq/loom/importer/opencodex"
 	_ "github.com/loomhq/loom/importer/openhands"
 	_ "github.com/loomhq/loom/importer/pi"

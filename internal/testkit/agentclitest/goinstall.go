@@ -26,7 +26,11 @@ var (
 	ChatGPTCLI = GoPackage{Module: "github.com/kardolus/chatgpt-cli", Command: "github.com/kardolus/chatgpt-cli/cmd/chatgpt", Version: "v1.10.11"}
 	// MCPHost is mark3labs's MCPHost, mcphost: a provider's API at
 	// --provider-url, MCP servers of ~/.mcphost.yml.
-	MCPHost = GoPackage{Module: "github.com/mark3labs/mcphost", Command: "github.com/mark3labs/mcphost", Version: "v0.34.0"}
+	// OpenCodeGo is OpenCode, the Go program Crush grew from, opencode:
+	// the Chat Completions API of its local provider at
+	// $LOCAL_ENDPOINT.
+	OpenCodeGo = GoPackage{Module: "github.com/opencode-ai/opencode", Command: "github.com/opencode-ai/opencode", Version: "v0.0.55"}
+	MCPHost    = GoPackage{Module: "github.com/mark3labs/mcphost", Command: "github.com/mark3labs/mcphost", Version: "v0.34.0"}
 )
 
 // RunGoAgents says whether the tests that build and run the agents
