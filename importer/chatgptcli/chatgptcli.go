@@ -28,7 +28,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"io/fs"
 	"path/filepath"
 	"strconv"
@@ -83,19 +82,11 @@ type entry struct {
 }
 
 // Read reads one thread's document.
-func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
+func (Format) Read(_ context.Context, b importer.Bundle) (*importer.Result, error) {
 	name := b.Name()
-	f, fi, err := importer.Open(name, importer.MaxFile)
+	data, modified, err := importer.ReadDocument(name)
 	if err != nil {
-		return nil, fmt.Errorf("chatgpt-cli: %w", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, importer.MaxFile))
-	if err != nil {
-		return nil, fmt.Errorf("chatgpt-cli: %s: %w", name, err)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", Tool, err)
 	}
 	res := &importer.Result{}
 	var entries []entry
@@ -108,7 +99,7 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 	for i, e := range entries {
 		at, mid := e.Timestamp.UTC(), "n"+strconv.Itoa(i)
 		if at.IsZero() || at.Year() < 2000 {
-			at = fi.ModTime().UTC()
+			at = modified
 		} else {
 			key := at.Format(time.RFC3339Nano) + "/" + importer.TypeName(e.Role)
 			mid = key + "/" + strconv.Itoa(seen[key])

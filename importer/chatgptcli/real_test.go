@@ -3,12 +3,9 @@ package chatgptcli
 import (
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 	"time"
 
-	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/importer/importertest"
 	"github.com/loomhq/loom/internal/testkit/agentclitest"
 	"github.com/loomhq/loom/openai/openaitest"
 )
@@ -48,19 +45,6 @@ func TestRealChatGPTCLI(t *testing.T) {
 	run("--thread", "notes", "--role", "You answer in few words.", "What is in a list of alpha and beta?")
 
 	dir := filepath.Join(home, ".chatgpt-cli", "history")
-	res := importertest.ReadAll(t, Format{}, dir)
-	importertest.CheckValidOf(t, Tool, res)
-	if len(res.Sessions) != 2 {
-		t.Fatalf("%d sessions, want 2", len(res.Sessions))
-	}
-	s := importertest.Session(t, res, "work")
-	if got := importertest.Texts(s, loom.RoleUser); !slices.Equal(got, []string{"Say hello in one line.", "One more on the greeting?"}) {
-		t.Errorf("prompts %q", got)
-	}
-	// A streamed reply is kept with the line break ChatGPT CLI printed
-	// after it.
-	if got := importertest.Texts(s, loom.RoleAssistant); !slices.Equal(got, []string{"Hello there.\n", "Continued and answering."}) {
-		t.Errorf("replies %q", got)
-	}
+	checkRead(t, dir)
 	agentclitest.KeepFiles(t, dir, filepath.Join("testdata", "real"), home, "/home/u")
 }

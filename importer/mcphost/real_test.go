@@ -23,16 +23,7 @@ import (
 func TestRealMCPHost(t *testing.T) {
 	bin := agentclitest.GoInstall(t, agentclitest.MCPHost)
 	home := t.TempDir()
-	work, other := filepath.Join(home, "work"), filepath.Join(home, "other")
-	for _, d := range []string{work, other} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	notes := filepath.Join(other, "notes.txt")
-	if err := os.WriteFile(notes, []byte("alpha\nbeta\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	work, other, notes := agentclitest.Projects(t, home)
 	if err := os.WriteFile(filepath.Join(home, ".mcphost.yml"), []byte("mcpServers:\n  files:\n    type: builtin\n    name: fs\n    options:\n      allowed_directories: [\""+other+"\"]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -68,9 +59,6 @@ func TestRealMCPHost(t *testing.T) {
 	run(work, "--save-session", filepath.Join(work, "hello.json"), "-p", "Say hello in one line.")
 	run(work, "--session", filepath.Join(work, "hello.json"), "-p", "One more on the greeting?")
 	run(other, "--save-session", filepath.Join(other, "notes.json"), "-p", "What is in notes.txt?")
-	for _, r := range srv.Requests() {
-		t.Logf("%s %s %.300s", r.Method, r.Path, r.Raw)
-	}
 	checkRead(t, home)
 	for _, f := range []string{"work/hello.json", "other/notes.json"} {
 		agentclitest.KeepFiles(t, filepath.Join(home, filepath.Dir(f)), filepath.Join("testdata", "real", filepath.Dir(f)), home, "/home/u")

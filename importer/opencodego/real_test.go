@@ -26,16 +26,7 @@ import (
 func TestRealOpenCodeGo(t *testing.T) {
 	bin := agentclitest.GoInstall(t, agentclitest.OpenCodeGo)
 	home := t.TempDir()
-	work, other := filepath.Join(home, "work"), filepath.Join(home, "other")
-	for _, d := range []string{work, other} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	notes := filepath.Join(other, "notes.txt")
-	if err := os.WriteFile(notes, []byte("alpha\nbeta\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	work, other, notes := agentclitest.Projects(t, home)
 	model := `{"model": "local.fake-model", "maxTokens": 1000}`
 	if err := os.WriteFile(filepath.Join(home, ".opencode.json"), []byte(`{"agents": {"coder": `+model+`, "task": `+model+`, "title": `+model+`}}`), 0o644); err != nil {
 		t.Fatal(err)
@@ -65,9 +56,6 @@ func TestRealOpenCodeGo(t *testing.T) {
 	}
 	run(work, "Say hello in one line.")
 	run(other, "What is in notes.txt?")
-	for _, r := range srv.Requests() {
-		t.Logf("%s %s %.200s", r.Method, r.Path, r.Raw)
-	}
 	checkRead(t, home)
 	if os.Getenv("LOOM_TEST_GO_AGENTS_WRITE") == "1" {
 		for _, d := range []string{"work", "other"} {

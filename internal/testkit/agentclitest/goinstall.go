@@ -147,3 +147,21 @@ func KeepFiles(t testing.TB, src, dst, home, as string) {
 		t.Fatal(err)
 	}
 }
+
+// Projects makes the two folders a run of an agent written in Go works
+// in, below home: work, and other with notes.txt ("alpha\nbeta\n"),
+// the file a turn reads; it returns them and that file's path.
+func Projects(t testing.TB, home string) (work, other, notes string) {
+	t.Helper()
+	work, other = filepath.Join(home, "work"), filepath.Join(home, "other")
+	for _, d := range []string{work, other} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	notes = filepath.Join(other, "notes.txt")
+	if err := os.WriteFile(notes, []byte("alpha\nbeta\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return work, other, notes
+}
