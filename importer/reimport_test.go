@@ -16,6 +16,7 @@ import (
 	"github.com/loomhq/loom/export"
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/importer/chatgptcli"
+	"github.com/loomhq/loom/importer/chatgpttui"
 	"github.com/loomhq/loom/importer/claudecode"
 	"github.com/loomhq/loom/importer/codex"
 	"github.com/loomhq/loom/importer/gemini"
@@ -291,6 +292,7 @@ func TestReimportEqualsFreshImport(t *testing.T) {
 		// Files the real programs wrote, built from the Go module proxy.
 		{"chatgptcli", chatgptcli.Format{}},
 		{"mcphost", mcphost.Format{}},
+		{"chatgpttui", chatgpttui.Format{}},
 		{"opencodego", opencodego.Format{}},
 	} {
 		t.Run(c.dir, func(t *testing.T) {
@@ -302,7 +304,7 @@ func TestReimportEqualsFreshImport(t *testing.T) {
 				src = "opencode/testdata"
 			case "minisweagent", "traeagent":
 				src = c.dir + "/testdata/real"
-			case "chatgptcli", "mcphost", "opencodego":
+			case "chatgptcli", "mcphost", "opencodego", "chatgpttui":
 				src = c.dir + "/testdata/real"
 			}
 			root := copyTree(t, src)
@@ -336,6 +338,13 @@ func TestReimportEqualsFreshImport(t *testing.T) {
 			for i := range again {
 				if again[i].Chunks != kept[i].Chunks || again[i].Size != kept[i].Size {
 					t.Errorf("%s: %d chunks of %d bytes after an unchanged import, had %d of %d", again[i].Path, again[i].Chunks, again[i].Size, kept[i].Chunks, kept[i].Size)
+				}
+			}
+			if c.dir == "chatgpttui" {
+				// Its messages' times are the file's: the fresh import
+				// reads the file as it was when first imported.
+				for _, k := range kept {
+					os.Chtimes(k.Path, k.ModTime, k.ModTime)
 				}
 			}
 			fresh := importertest.Store(t)

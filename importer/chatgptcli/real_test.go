@@ -22,11 +22,7 @@ func TestRealChatGPTCLI(t *testing.T) {
 	bin := agentclitest.GoInstall(t, agentclitest.ChatGPTCLI)
 	srv := openaitest.NewServer()
 	t.Cleanup(srv.Close)
-	srv.Enqueue(
-		openaitest.Reply{Text: "Hello there.", Usage: &openaitest.Usage{PromptTokens: 20, CompletionTokens: 3}},
-		openaitest.Reply{Text: "Continued and answering.", Usage: &openaitest.Usage{PromptTokens: 31, CompletionTokens: 4}},
-		openaitest.Reply{Text: "Alpha and beta.", Usage: &openaitest.Usage{PromptTokens: 25, CompletionTokens: 4}},
-	)
+	srv.Enqueue(agentclitest.ChatReplies()...)
 	home := t.TempDir()
 	cfg := filepath.Join(home, ".chatgpt-cli", "config.yaml")
 	if err := os.MkdirAll(filepath.Dir(cfg), 0o700); err != nil {

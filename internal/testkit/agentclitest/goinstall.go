@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/loomhq/loom/openai/openaitest"
 )
 
 // GoPackage is an agent written in Go: the module that holds it, its
@@ -24,6 +26,9 @@ var (
 	// ChatGPTCLI is kardolus's ChatGPT CLI, chatgpt: the Chat
 	// Completions API at the url of its config.yaml.
 	ChatGPTCLI = GoPackage{Module: "github.com/kardolus/chatgpt-cli", Command: "github.com/kardolus/chatgpt-cli/cmd/chatgpt", Version: "v1.10.11"}
+	// ChatGPTTUI is j178's ChatGPT in the terminal, chatgpt: the Chat
+	// Completions API at the endpoint of its config.json.
+	ChatGPTTUI = GoPackage{Module: "github.com/j178/chatgpt", Command: "github.com/j178/chatgpt/cmd/chatgpt", Version: "v1.3.5"}
 	// MCPHost is mark3labs's MCPHost, mcphost: a provider's API at
 	// --provider-url, MCP servers of ~/.mcphost.yml.
 	// OpenCodeGo is OpenCode, the Go program Crush grew from, opencode:
@@ -164,4 +169,16 @@ func Projects(t testing.TB, home string) (work, other, notes string) {
 		t.Fatal(err)
 	}
 	return work, other, notes
+}
+
+// ChatReplies are the fake model's answers to a run of a chat client
+// written in Go that asks three questions, "Say hello in one line.",
+// "One more on the greeting?" and one about alpha and beta: a greeting,
+// a continuation and "Alpha and beta.".
+func ChatReplies() []openaitest.Reply {
+	return []openaitest.Reply{
+		{Text: "Hello there.", Usage: &openaitest.Usage{PromptTokens: 20, CompletionTokens: 3}},
+		{Text: "Continued and answering.", Usage: &openaitest.Usage{PromptTokens: 31, CompletionTokens: 4}},
+		{Text: "Alpha and beta.", Usage: &openaitest.Usage{PromptTokens: 25, CompletionTokens: 4}},
+	}
 }
