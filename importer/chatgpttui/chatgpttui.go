@@ -28,6 +28,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
@@ -151,4 +152,17 @@ func text(id, role, model, s string, at time.Time) *loom.Message {
 		m.Parts = []loom.Part{{ID: id + "/0", Type: loom.PartText, Text: s}}
 	}
 	return m
+}
+
+// CountSessions counts the conversations of one document that hold a
+// question, as Read makes sessions of them: `--from list` counts each.
+func (f Format) CountSessions(ctx context.Context, b importer.Bundle) (int, error) {
+	res, err := f.Read(ctx, b)
+	if err != nil {
+		return 0, err
+	}
+	if len(res.Problems) > 0 {
+		return 0, errors.New(res.Problems[0].String())
+	}
+	return len(res.Sessions), nil
 }
