@@ -14,13 +14,17 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/export"
 	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/chatgptcli"
+	"github.com/loomhq/loom/importer/chatgpttui"
 	"github.com/loomhq/loom/importer/claudecode"
 	"github.com/loomhq/loom/importer/codex"
 	"github.com/loomhq/loom/importer/gemini"
 	"github.com/loomhq/loom/importer/importertest"
+	"github.com/loomhq/loom/importer/mcphost"
 	"github.com/loomhq/loom/importer/minisweagent"
 	"github.com/loomhq/loom/importer/nanobot"
 	"github.com/loomhq/loom/importer/opencode"
+	"github.com/loomhq/loom/importer/opencodego"
 	"github.com/loomhq/loom/importer/traeagent"
 	"github.com/loomhq/loom/importer/variants"
 	"github.com/loomhq/loom/sqlite"
@@ -289,6 +293,11 @@ func TestReimportEqualsFreshImport(t *testing.T) {
 		// The database NanoCode, a fork of opencode, wrote.
 		{"nanocode", variants.NanoCode},
 		{"nanobot", nanobot.Format{}},
+		// Files the real programs wrote, built from the Go module proxy.
+		{"chatgptcli", chatgptcli.Format{}},
+		{"mcphost", mcphost.Format{}},
+		{"chatgpttui", chatgpttui.Format{}},
+		{"opencodego", opencodego.Format{}},
 	} {
 		t.Run(c.dir, func(t *testing.T) {
 			ctx := context.Background()
@@ -303,6 +312,8 @@ func TestReimportEqualsFreshImport(t *testing.T) {
 				src = "variants/testdata"
 			case "nanobot":
 				src = "nanobot/testdata/real"
+			case "chatgptcli", "mcphost", "opencodego", "chatgpttui":
+				src = c.dir + "/testdata/real"
 			}
 			root := copyTree(t, src)
 			// Each file named, as the copies are not where or as each
@@ -335,6 +346,13 @@ func TestReimportEqualsFreshImport(t *testing.T) {
 			for i := range again {
 				if again[i].Chunks != kept[i].Chunks || again[i].Size != kept[i].Size {
 					t.Errorf("%s: %d chunks of %d bytes after an unchanged import, had %d of %d", again[i].Path, again[i].Chunks, again[i].Size, kept[i].Chunks, kept[i].Size)
+				}
+			}
+			if c.dir == "chatgpttui" {
+				// Its messages' times are the file's: the fresh import
+				// reads the file as it was when first imported.
+				for _, k := range kept {
+					os.Chtimes(k.Path, k.ModTime, k.ModTime)
 				}
 			}
 			fresh := importertest.Store(t)

@@ -148,12 +148,27 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 	if !isDB {
 		return nil, fmt.Errorf("crush: %s is not a SQLite database (damaged, or not Crush's)", name)
 	}
-	return readDB(ctx, name, wal)
+	return readDB(ctx, name, wal, dataDir)
+}
+
+// ReadDatabase reads every session of a database of Crush's schema whose
+// project keeps it in a data directory named dataDir: what OpenCode, the
+// Go program Crush grew from, writes in .opencode/opencode.db (Crush's
+// first migrations are OpenCode's).
+func ReadDatabase(ctx context.Context, b importer.Bundle, dataDir, program string) (*importer.Result, error) {
+	name, isDB, wal, err := importer.SQLiteFile(Tool, b)
+	if err != nil {
+		return nil, err
+	}
+	if !isDB {
+		return nil, fmt.Errorf("%s is not a SQLite database (damaged, or not %s's)", name, program)
+	}
+	return readDB(ctx, name, wal, dataDir)
 }
 
 // projectOf is the project a database belongs to: the directory that
-// holds its data directory when that has Crush's default name.
-func projectOf(db string) string {
+// holds its data directory when that has its default name, dataDir.
+func projectOf(db, dataDir string) string {
 	dir := filepath.Dir(db)
 	if filepath.Base(dir) == dataDir {
 		return filepath.Dir(dir)

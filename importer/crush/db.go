@@ -40,19 +40,22 @@ type dbReader struct {
 	db   *sql.DB
 	path string
 	res  *importer.Result
+	// dataDir is the name of a project's data directory, where the
+	// database is kept.
+	dataDir string
 }
 
 func (r *dbReader) fail(err error) error { return importer.SQLiteError(Tool, r.path, err) }
 
 // readDB reads every session of Crush's database, parents before the
 // sub-agents they ran.
-func readDB(ctx context.Context, path string, wal bool) (*importer.Result, error) {
+func readDB(ctx context.Context, path string, wal bool, dataDir string) (*importer.Result, error) {
 	db, err := importer.OpenSQLiteTables(ctx, Tool, "Crush", path, wal, "sessions", "messages")
 	if err != nil {
 		return nil, err
 	}
 	defer db.Close()
-	r := &dbReader{db: db, path: path, res: &importer.Result{}}
+	r := &dbReader{db: db, path: path, res: &importer.Result{}, dataDir: dataDir}
 	sessions, err := r.sessions(ctx)
 	if err != nil {
 		return nil, err
@@ -123,7 +126,7 @@ func (r *dbReader) sessions(ctx context.Context) ([]*dbSession, error) {
 	}
 	defer rows.Close()
 	var out []*dbSession
-	cwd := projectOf(r.path)
+	cwd := projectOf(r.path, r.dataDir)
 	for rows.Next() {
 		v, err := importer.SQLiteRow(rows, len(sessionColumns))
 		if err != nil {

@@ -1,0 +1,18 @@
+package chatgptcli
+
+import (
+	"os"
+	"testing"
+
+	"github.com/loomhq/loom/importer/importertest"
+)
+
+// FuzzRead reads arbitrary bytes as a thread's document: no panic,
+// bounded time, a valid result.
+func FuzzRead(f *testing.F) {
+	data, _ := os.ReadFile(file)
+	f.Add(data)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		importertest.FuzzFiles(t, Format{}, []string{"h/work.json"}, data)
+	})
+}

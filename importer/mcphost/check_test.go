@@ -1,0 +1,61 @@
+package mcphost
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/importertest"
+)
+
+// checkRead checks what the reader makes of the files of
+// TestRealMCPHost's runs under root (work/hello.json, other/notes.json):
+// each prompt as typed and each reply as answered, the continued
+// session one session, the read completed by the text of the MCP
+// server's result, the model and provider of the metadata, no usage.
+func checkRead(t *testing.T, root string) *importer.Result {
+	t.Helper()
+	res := importertest.ReadAll(t, Format{}, root)
+	importertest.CheckValidOf(t, Tool, res)
+	if len(res.Sessions) != 2 {
+		t.Fatalf("%d sessions, want 2", len(res.Sessions))
+	}
+	var hello, notes *importer.Session
+	for _, s := range res.Sessions {
+		switch {
+		case strings.HasPrefix(s.SourceID, "hello-"):
+			hello = s
+		case strings.HasPrefix(s.SourceID, "notes-"):
+			notes = s
+		}
+	}
+	if hello == nil || notes == nil {
+		t.Fatalf("sessions %q, %q", res.Sessions[0].SourceID, res.Sessions[1].SourceID)
+	}
+	if got := importertest.Texts(hello, loom.RoleUser); !slices.Equal(got, []string{"Say hello in one line.", "One more on the greeting?"}) {
+		t.Errorf("prompts %q", got)
+	}
+	if got := importertest.Texts(hello, loom.RoleAssistant); !slices.Equal(got, []string{"Hello there.", "Continued and answering."}) {
+		t.Errorf("replies %q", got)
+	}
+	if hello.Model != "gpt-fake" || hello.Provider != "openai" || hello.Messages[1].Model != "gpt-fake" {
+		t.Errorf("model %q of %q, reply's %q", hello.Model, hello.Provider, hello.Messages[1].Model)
+	}
+	tl := importertest.TallyOf(notes)
+	if tl.Tools[loom.ToolCompleted] != 1 || importertest.Roles(notes) != "user assistant assistant" {
+		t.Errorf("roles %s, %+v", importertest.Roles(notes), tl)
+	}
+	for _, m := range notes.Messages {
+		for _, p := range m.Parts {
+			if p.Type == loom.PartTool && (p.Name != "files__read_file" || string(p.Output) != `"alpha\nbeta\n"` || !strings.Contains(string(p.Input), "notes.txt")) {
+				t.Errorf("call %s(%s) output %s", p.Name, p.Input, p.Output)
+			}
+		}
+	}
+	if u := importertest.SumUsage(notes); u != (loom.Usage{}) {
+		t.Errorf("usage %+v from files that record none", u)
+	}
+	return res
+}

@@ -1,0 +1,61 @@
+package opencodego
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/importertest"
+)
+
+// checkRead checks what the reader makes of the databases of
+// TestRealOpenCodeGo's runs under root (work/.opencode/opencode.db,
+// other/.opencode/opencode.db): each prompt as typed and each reply as
+// answered with its model, the title OpenCode asked the model for, the
+// project as the folder, the view call completed by its result, and
+// the tokens of the session's last call, as OpenCode keeps them.
+func checkRead(t *testing.T, root string) *importer.Result {
+	t.Helper()
+	res := importertest.ReadAll(t, Format{}, root)
+	importertest.CheckValidOf(t, Tool, res)
+	if len(res.Sessions) != 2 {
+		t.Fatalf("%d sessions, want 2", len(res.Sessions))
+	}
+	byDir := map[string]*importer.Session{}
+	for _, s := range res.Sessions {
+		byDir[s.Cwd[strings.LastIndexByte(s.Cwd, '/')+1:]] = s
+	}
+	work, other := byDir["work"], byDir["other"]
+	if work == nil || other == nil {
+		t.Fatalf("sessions in %q and %q", res.Sessions[0].Cwd, res.Sessions[1].Cwd)
+	}
+	if got := importertest.Texts(work, loom.RoleUser); !slices.Equal(got, []string{"Say hello in one line."}) {
+		t.Errorf("prompts %q", got)
+	}
+	if got := importertest.Texts(work, loom.RoleAssistant); !slices.Equal(got, []string{"Hello there."}) {
+		t.Errorf("replies %q", got)
+	}
+	if work.Title != "A short title" || work.Messages[1].Model != "local.fake-model" {
+		t.Errorf("title %q, model %q", work.Title, work.Messages[1].Model)
+	}
+	if u := importertest.SumUsage(work); u.InputTokens != 1000 || u.OutputTokens != 15 {
+		t.Errorf("usage %+v, want the call's 1000 in and 15 out", u)
+	}
+	if got := importertest.Texts(other, loom.RoleAssistant); !slices.Equal(got, []string{"It says alpha and beta."}) {
+		t.Errorf("replies %q", got)
+	}
+	tl := importertest.TallyOf(other)
+	if tl.Tools[loom.ToolCompleted] != 1 || importertest.Roles(other) != "user assistant assistant" {
+		t.Errorf("roles %s, %+v", importertest.Roles(other), tl)
+	}
+	for _, m := range other.Messages {
+		for _, p := range m.Parts {
+			if p.Type == loom.PartTool && (p.Name != "view" || !strings.Contains(string(p.Output), `1|alpha\n     2|beta`) || !strings.Contains(string(p.Input), "notes.txt")) {
+				t.Errorf("call %s(%s) output %s", p.Name, p.Input, p.Output)
+			}
+		}
+	}
+	return res
+}
