@@ -3,6 +3,7 @@ package sqlite
 // The driver sits behind this one file so that another can be swapped in:
 // its name, and how its errors say what went wrong.
 import (
+	"database/sql/driver"
 	"errors"
 	"syscall"
 
@@ -11,6 +12,23 @@ import (
 )
 
 const driverName = "sqlite"
+
+func init() {
+	// wordsIn, as a function of every connection: the text of a NULL
+	// is "", where LIKE finds none of the (never empty) words either.
+	sqlite.MustRegisterDeterministicScalarFunction(wordsInName, 3, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+		var text [3]string
+		for i, a := range args {
+			switch v := a.(type) {
+			case string:
+				text[i] = v
+			case []byte:
+				text[i] = string(v)
+			}
+		}
+		return int64(wordsIn(text[0], text[1], text[2])), nil
+	})
+}
 
 // errorCode returns the extended result code of a SQLite error, 0 for any
 // other error.

@@ -78,3 +78,35 @@ func openTemp(t *testing.T) *Store {
 	t.Cleanup(func() { st.Close() })
 	return st
 }
+
+// A title search counts the words a session's title or description
+// holds with one call of wordsIn a session: it must count what the two
+// LIKEs a word it replaced counted, ASCII letters of any case and any
+// other character as it is. (The words are letters and digits: never a
+// wildcard.)
+func TestWordsInIsLike(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	texts := []string{"", "Configure the Pool", "WEBSOCKET reconnect storms", "Ärger über Öl", "ärger", "café CAFÉ", "naïve Kelvin \u212a", "a_b%c", "poolpool"}
+	words := [][]string{{"pool"}, {"configur", "pool"}, {"ärger"}, {"Ärger"}, {"öl", "über"}, {"café"}, {"é"}, {"k"}, {"pool", "pool"}, {"websocket", "storm", "night"}}
+	for _, title := range texts {
+		for _, desc := range []string{"", "Pool and Storms"} {
+			for _, ws := range words {
+				var like strings.Builder
+				args := []any{title, desc, strings.Join(ws, query.WordsSep)}
+				like.WriteString("0")
+				for _, w := range ws {
+					like.WriteString(" + CASE WHEN ? LIKE ? OR ? LIKE ? THEN 1 ELSE 0 END")
+					args = append(args, title, "%"+w+"%", desc, "%"+w+"%")
+				}
+				var got, want int
+				if err := (reads{st}).QueryRowContext(ctx, "SELECT "+wordsInName+"(?, ?, ?), "+like.String(), args...).Scan(&got, &want); err != nil {
+					t.Fatal(err)
+				}
+				if got != want {
+					t.Errorf("words %q in %q, %q: %d; LIKE finds %d", ws, title, desc, got, want)
+				}
+			}
+		}
+	}
+}

@@ -27,6 +27,7 @@ var dialect = query.Dialect{
 	},
 	Join:    "CROSS JOIN",
 	TitleIs: "s.title = ? COLLATE NOCASE",
+	WordsIn: wordsInName,
 	Hour:    "substr(m.created_at, 1, 13)",
 	Quarter: "CAST(substr(m.created_at, 15, 2) AS INTEGER) / 15",
 	Match: func(text string) (query.Match, bool) {

@@ -151,7 +151,7 @@ func main() {
 	bare := flag.Bool("bare", false, "-locomo and -longmemeval write lines as deja-vu's harnesses do (no uuid, no working directory), a store per conversation")
 	retrievalPG := flag.Bool("retrieval-postgres", false, "-locomo and -longmemeval store on PostgreSQL (-postgres) instead of SQLite")
 	retrievalLimit := flag.Int("retrieval-limit", 20, "hits each question's search asks for (loom search's default)")
-	misses := flag.String("misses", "", "-locomo and -longmemeval write each question not answered first to this file, one JSON line each")
+	misses := flag.String("misses", "", "-locomo and -longmemeval write each question not answered first to this file, one JSON line each; -scale each question whose first hit is in another planted conversation")
 	embed := flag.String("embed", "", "-locomo and -longmemeval also rank by keywords and meaning fused: an embeddings API's URL (with /v1), or a stand-in served here: hash (a hashed bag of word stems) or unrelated (a random vector per text)")
 	embedModel := flag.String("embed-model", "", "the model -embed asks for (nomic-embed-text; a stand-in's name for a stand-in)")
 	captureRun := flag.Bool("capture", false, "instead: measure capture's latency: `loom capture run` as its own process, -capture-sessions sessions of Claude Code, Codex and Gemini CLI written into their directories about -capture-gap apart, each timed from its writing to its import recorded in the store, beside a file notification watcher told of the same writes")
@@ -175,6 +175,7 @@ func main() {
 	scaleMessages := flag.Int("scale-messages", 1000000, "filler messages of the store -scale builds")
 	scaleProjects := flag.Int("scale-projects", 1000, "projects of the filler of -scale")
 	scaleEvery := flag.Int("scale-every", 1, "-scale asks every n-th question on SQLite (0: SQLite is left out)")
+	scaleScopes := flag.String("scale-scopes", "", "-scale asks each question in this scope only: \"per project\" or \"all projects\" (default both)")
 	scalePG := flag.Bool("scale-postgres", false, "-scale also builds (once, in -scale-pg-schema of -postgres) and asks the store on PostgreSQL")
 	scalePGSchema := flag.String("scale-pg-schema", "loombench_scale", "the schema of -postgres that keeps -scale's PostgreSQL store")
 	scalePGMessages := flag.Int("scale-pg-messages", 1000000, "filler messages of -scale's PostgreSQL store")
@@ -199,7 +200,17 @@ func main() {
 	}
 	if *scale {
 		o := scaleOptions{store: *scaleStore, messages: *scaleMessages, projects: *scaleProjects, samples: *samplesDir,
-			every: *scaleEvery, pgEvery: *scalePGEvery, pgSchema: *scalePGSchema, pgMessages: *scalePGMessages, limit: *retrievalLimit, out: c.out}
+			every: *scaleEvery, pgEvery: *scalePGEvery, pgSchema: *scalePGSchema, pgMessages: *scalePGMessages, limit: *retrievalLimit, out: c.out, scopes: *scaleScopes, misses: *misses}
+		if o.scopes != "" && o.scopes != "per project" && o.scopes != "all projects" {
+			fmt.Fprintln(os.Stderr, "bench: -scale-scopes: \"per project\" or \"all projects\"")
+			os.Exit(2)
+		}
+		if *cpuprofile != "" {
+			if f, err := os.Create(*cpuprofile); err == nil {
+				pprof.StartCPUProfile(f)
+				defer pprof.StopCPUProfile()
+			}
+		}
 		if *scalePG {
 			o.postgres = *pg
 		}

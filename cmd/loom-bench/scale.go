@@ -14,6 +14,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -55,8 +56,14 @@ type scaleOptions struct {
 	// every and pgEvery ask every n-th question (1: all of them; 0:
 	// not that engine).
 	every, pgEvery int
-	limit          int
-	out            string
+	// scopes are the scopes each question is asked in: "per project",
+	// "all projects", or both (empty).
+	scopes string
+	// misses, when set, is a file that gets one JSON line for each
+	// question whose first hit is in another planted conversation.
+	misses string
+	limit  int
+	out    string
 }
 
 // scaleTools are the agents the filler's sessions are said to come from,
@@ -105,7 +112,7 @@ func scaleMain(ctx context.Context, out io.Writer, sets []*retrievalSet, o scale
 		if err != nil {
 			return err
 		}
-		note, err := askScale(ctx, &b, st, e.name, pl, e.every, o.limit)
+		note, err := askScale(ctx, &b, st, e.name, pl, e.every, o.limit, o.scopes, o.misses)
 		st.Close()
 		if err != nil {
 			return err
@@ -324,7 +331,16 @@ func (g *generator) fillerSession(tool string, n int, project loom.Project) *loo
 // askScale asks every n-th question of each planted set in its project
 // and across all projects, and writes a row for each; it returns a note
 // on the store and the memory the questions took.
-func askScale(ctx context.Context, b *strings.Builder, st loom.Engine, engine string, pl *planted, every, limit int) (string, error) {
+func askScale(ctx context.Context, b *strings.Builder, st loom.Engine, engine string, pl *planted, every, limit int, only, missesFile string) (string, error) {
+	var misses *json.Encoder
+	if missesFile != "" {
+		f, err := os.Create(missesFile)
+		if err != nil {
+			return "", err
+		}
+		defer f.Close()
+		misses = json.NewEncoder(f)
+	}
 	keys := map[string]string{}
 	if err := sessionKeys(ctx, st, pl.names, keys); err != nil {
 		return "", err
@@ -338,13 +354,20 @@ func askScale(ctx context.Context, b *strings.Builder, st loom.Engine, engine st
 	startRSS := residentKB()
 	for si, set := range pl.sets {
 		scopes := []string{"per project", "all projects"}
+		if only != "" {
+			scopes = []string{only}
+		}
 		scores := make([]retrievalScore, len(scopes))
 		filler, other, refused := make([]int, len(scopes)), make([]int, len(scopes)), make([]int, len(scopes))
 		load0 := load1()
 		for n := 0; n < len(set.qs); n += max(every, 1) {
 			q := set.qs[n]
 			gold := pl.goldOf(set, q)
-			for i, project := range []string{pl.projects[si][q.conv], ""} {
+			for i, scope := range scopes {
+				project := pl.projects[si][q.conv]
+				if scope == "all projects" {
+					project = ""
+				}
 				sq := loom.SearchQuery{Text: q.text, UserID: "bench", ProjectID: project, Limit: limit}
 				// The time is the first try's; a search refused for
 				// running out of time is tried again, four times at most,
@@ -372,6 +395,12 @@ func askScale(ctx context.Context, b *strings.Builder, st loom.Engine, engine st
 					}
 				}
 				ranked := rankedSessions(hits, keys)
+				if first := ""; misses != nil && len(hits) > 0 {
+					if first = keys[hits[0].SessionID]; first != "" && path.Dir(first) != path.Dir(gold[0]) {
+						misses.Encode(map[string]any{"engine": engine, "set": set.name, "scope": scope, "question": q.text, "gold": gold,
+							"rank": goldRank(ranked, gold), "first": first, "seq": hits[0].Seq, "snippet": hits[0].Snippet, "top": ranked[:min(5, len(ranked))]})
+					}
+				}
 				scores[i].add(goldRank(ranked, gold), ranked, gold, took)
 			}
 			if (n/max(every, 1)+1)%50 == 0 {

@@ -38,6 +38,14 @@ type Dialect struct {
 	// empty: SQLite's ignores the case of ASCII letters, as its lower()
 	// does).
 	Like string
+	// WordsIn, when set, is the name of the engine's function
+	// WordsIn(title, description, words) that counts the words (lower
+	// case, apart by WordsSep) that title or description holds as
+	// title Like '%word%' finds it, a word twice counted twice: one call
+	// a session instead of two Likes a word, which a title search of
+	// every session (a search across every project) spends most of its
+	// time in.
+	WordsIn string
 	// Join joins the next table of a query that walks from rows found
 	// to the rows they name; SQLite's CROSS JOIN fixes the order of the
 	// join, so that each step seeks an index from the rows already found.
@@ -50,6 +58,9 @@ type Dialect struct {
 	// (0 to 3), which a usage slice groups messages by.
 	Hour, Quarter string
 }
+
+// WordsSep parts the words of Dialect.WordsIn's third argument.
+const WordsSep = "\x1f"
 
 // equal is Equal, "?" when empty.
 func (d Dialect) equal() string {

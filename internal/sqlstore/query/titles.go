@@ -32,7 +32,7 @@ func TitleSQL(d Dialect, q loom.SearchQuery, terms []loom.Term) (sql string, arg
 		if s := english.Stem(w, false); utf8.RuneCountInString(s) >= 3 {
 			w = s
 		}
-		pats = append(pats, "%"+w+"%")
+		pats = append(pats, w)
 	}
 	if len(pats) == 0 {
 		return "", nil, false
@@ -54,14 +54,19 @@ func TitleSQL(d Dialect, q loom.SearchQuery, terms []loom.Term) (sql string, arg
 	// a time span), every matching session is found, since some may
 	// have no such message.
 	var score strings.Builder
-	score.WriteString("(")
-	for i, p := range pats {
-		if i > 0 {
-			score.WriteString(" + ")
+	if d.WordsIn != "" {
+		score.WriteString(c.SQL(d.WordsIn+"(s.title, s.description, ?)", strings.Join(pats, WordsSep)))
+	} else {
+		score.WriteString("(")
+		for i, p := range pats {
+			if i > 0 {
+				score.WriteString(" + ")
+			}
+			p = "%" + p + "%"
+			score.WriteString(c.SQL("CASE WHEN s.title "+d.like()+" ? OR s.description "+d.like()+" ? THEN 1.0 ELSE 0.0 END", p, p))
 		}
-		score.WriteString(c.SQL("CASE WHEN s.title "+d.like()+" ? OR s.description "+d.like()+" ? THEN 1.0 ELSE 0.0 END", p, p))
+		score.WriteString(")")
 	}
-	score.WriteString(")")
 	// The sessions' conditions come first in the statement, and take
 	// their arguments first; the messages' are added after.
 	c.SearchSessions(q)
