@@ -163,6 +163,14 @@ func TestKingfisherByCause(t *testing.T) {
 		{"export DD=dd-apikey-dd52c29224affe29d163c6bf99e5c34f", "dd52c29224affe29d163c6bf99e5c34f", "secret-assignment"},
 		{"      <command>prospect-secret-5f4dcc3b5aa765d61d8327deb882cf99</command>", "5f4dcc3b5aa765d61d8327deb882cf99", "secret-assignment"},
 		{"hellosign-PRIVATE-key-LaKSDJF98ALSkfj9823JDfj3JKd8JhfaEv5s9JAdlfk92JHFAs8KLJfl8KJDFH3J== in the log", "LaKSDJF98ALSkfj9823JDfj3JKd8JhfaEv5s9JAdlfk92JHFAs8KLJfl8KJDFH3J", "secret-assignment"},
+		// A service's name and its key with more than one credential's
+		// word between them, or a word the matcher did not take for
+		// one: private, secretkey, SECRET_ACCESS_KEY.
+		{"clarifai access key Zq8mN3kL9xT2vB7wR4yUk29sLmZ8vXq4", "Zq8mN3kL9xT2vB7wR4yUk29sLmZ8vXq4", "service-key"},
+		{"nimble PRIVATE Xk29sLqZ8vTnW4rB7yU2mP5cD8fG3h", "Xk29sLqZ8vTnW4rB7yU2mP5cD8fG3h", "service-key"},
+		{"paydirtapp SECRET key 8c3e1a7f2b9d4e6ab1c5d2e8f4a6b0c9", "8c3e1a7f2b9d4e6ab1c5d2e8f4a6b0c9", "service-key"},
+		{"eventbrite secretkey Q7W2HZTRLVYXNPVKZJ4S", "Q7W2HZTRLVYXNPVKZJ4S", "service-key"},
+		{"scrapfly SECRET_ACCESS_KEY scp-live-9f8e7d6c5b4a39281706f5e4d3c2b1a0", "scp-live-9f8e7d6c5b4a39281706f5e4d3c2b1a0", "service-key"},
 	} {
 		red, n := d.Redact(c.text)
 		if n == 0 || strings.Contains(red, c.secret) || !strings.Contains(red, secrets.Marker(c.rule)) {
@@ -190,6 +198,11 @@ func TestKingfisherByCause(t *testing.T) {
 		"release-token-2024-01-15",
 		"api-key-rotation-20241127abcdef/handler.go",
 		"bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29x",
+		// Credential's words between a service's name and a word, a
+		// placeholder or a value of no format of the service's.
+		"clarifai access key documentation",
+		"nimble private key YOUR_NIMBLE_PRIVATE_KEY_HERE",
+		"eventbrite private token abcdefghijklmnopqrst",
 		"salesblink = 'key-8DbqWq7r9XKxhUqp3THfA1VMxggreC?zfejJsT3UFGISAcEGrrhiA6Ju453dMUXB'",
 		// A credential's word alone before = in a run is read as a
 		// name with a space before it is: an app's id is no secret.
