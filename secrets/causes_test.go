@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/loomhq/loom/secrets"
+	"github.com/loomhq/loom/secrets/secretstest"
 )
 
 // Issue 84's misses, by cause: each text holds the secret given, which
@@ -131,6 +132,10 @@ func TestAnchorsNoiseByCause(t *testing.T) {
 // that loom flagged, by cause (docs/security.md, "A third corpus").
 func TestKingfisherByCause(t *testing.T) {
 	d := secrets.Default()
+	g := secretstest.New(84)
+	alnum := "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	longToken := g.S(alnum, 40) + "." + g.S(alnum, 700)
+	longLower := g.S("abcdefghijklmnopqrstuvwxyz0123456789", 900)
 	// Formats with no name around them: services' prefixes.
 	for _, c := range []struct{ text, secret, rule string }{
 		{"ION_TOKEN=ion_VNR17uGgdxr9P2aOrCulvSLTFDqijIV2ImQsOUhDEI", "ion_VNR17uGgdxr9P2aOrCulvSLTFDqijIV2ImQsOUhDEI", "ionic-token"},
@@ -171,6 +176,9 @@ func TestKingfisherByCause(t *testing.T) {
 		{"paydirtapp SECRET key 8c3e1a7f2b9d4e6ab1c5d2e8f4a6b0c9", "8c3e1a7f2b9d4e6ab1c5d2e8f4a6b0c9", "service-key"},
 		{"eventbrite secretkey Q7W2HZTRLVYXNPVKZJ4S", "Q7W2HZTRLVYXNPVKZJ4S", "service-key"},
 		{"scrapfly SECRET_ACCESS_KEY scp-live-9f8e7d6c5b4a39281706f5e4d3c2b1a0", "scp-live-9f8e7d6c5b4a39281706f5e4d3c2b1a0", "service-key"},
+		// A token longer than 512 bytes under a token's name.
+		{"tallyfy_token = " + longToken + "\n", longToken, "secret-assignment"},
+		{`"accessToken": "` + longLower + `"`, longLower, "secret-assignment"},
 	} {
 		red, n := d.Redact(c.text)
 		if n == 0 || strings.Contains(red, c.secret) || !strings.Contains(red, secrets.Marker(c.rule)) {
