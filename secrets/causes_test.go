@@ -136,6 +136,8 @@ func TestKingfisherByCause(t *testing.T) {
 	alnum := "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 	longToken := g.S(alnum, 40) + "." + g.S(alnum, 700)
 	longLower := g.S("abcdefghijklmnopqrstuvwxyz0123456789", 900)
+	truenas := "12-" + g.S(alnum, 64)
+	salesforce := "00D" + g.S(alnum, 12) + "!" + g.S(alnum+".", 96)
 	// Formats with no name around them: services' prefixes.
 	for _, c := range []struct{ text, secret, rule string }{
 		{"ION_TOKEN=ion_VNR17uGgdxr9P2aOrCulvSLTFDqijIV2ImQsOUhDEI", "ion_VNR17uGgdxr9P2aOrCulvSLTFDqijIV2ImQsOUhDEI", "ionic-token"},
@@ -179,6 +181,11 @@ func TestKingfisherByCause(t *testing.T) {
 		// A token longer than 512 bytes under a token's name.
 		{"tallyfy_token = " + longToken + "\n", longToken, "secret-assignment"},
 		{`"accessToken": "` + longLower + `"`, longLower, "secret-assignment"},
+		// Formats with no name around them: a TrueNAS API key (its id,
+		// a dash, 64 letters and digits) given to its login method,
+		// and a Salesforce access token (an org's id, !, a session).
+		{`{"id": "6f1c", "msg": "method", "method": "auth.login_with_api_key", "params": ["` + truenas + `"]}`, truenas, "truenas-api-key"},
+		{"sf org display\nAccess Token     " + salesforce + "\nInstance Url     https://acme.my.salesforce.com", salesforce, "salesforce-token"},
 	} {
 		red, n := d.Redact(c.text)
 		if n == 0 || strings.Contains(red, c.secret) || !strings.Contains(red, secrets.Marker(c.rule)) {
@@ -206,6 +213,10 @@ func TestKingfisherByCause(t *testing.T) {
 		"release-token-2024-01-15",
 		"api-key-rotation-20241127abcdef/handler.go",
 		"bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29x",
+		// An id, a dash and a hash where nothing logs in with an API
+		// key or names TrueNAS; an org's id alone.
+		"go: downloading example.com/mod v0.0.0-20241127-9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a0",
+		"sf org list: 00D5g000004XyZaEAK (acme-prod)",
 		// Credential's words between a service's name and a word, a
 		// placeholder or a value of no format of the service's.
 		"clarifai access key documentation",
