@@ -246,10 +246,24 @@ func (a *assignment) separator(i int) string {
 	case i > a.ne && strings.HasPrefix(text[i:], "- ") && i+2 < len(text) && strings.ContainsRune("'\"`", rune(text[i+2])):
 		// zulip token - 'value': a name, a dash, a quoted value.
 		return "-"
+	case i > a.ne && i < len(text) && (text[i] == '"' || text[i] == '\'') && defined(text, a.ns):
+		// #define WIFI_PASSWORD "…": a C preprocessor's definition,
+		// the name and its quoted value parted by blanks.
+		return " "
 	case (upperSnake(a.name) && len(a.name) > 4 || a.cls >= keyName) && !a.quotedName:
 		return proseSep
 	}
 	return ""
+}
+
+// defined reports whether the name at ns is defined by the C
+// preprocessor: #define (or # define) and blanks before it.
+func defined(text string, ns int) bool {
+	j := blanksBefore(text, ns)
+	if j == ns || !strings.HasSuffix(text[:j], "define") {
+		return false
+	}
+	return strings.HasSuffix(strings.TrimRight(text[:j-len("define")], " \t"), "#")
 }
 
 // comparison returns the length of the comparison that starts s (==,

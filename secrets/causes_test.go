@@ -137,6 +137,8 @@ func TestKingfisherByCause(t *testing.T) {
 	longToken := g.S(alnum, 40) + "." + g.S(alnum, 700)
 	longLower := g.S("abcdefghijklmnopqrstuvwxyz0123456789", 900)
 	truenas := "12-" + g.S(alnum, 64)
+	adafruit := "aio_" + g.S(alnum, 28)
+	defined := g.S(alnum, 24)
 	salesforce := "00D" + g.S(alnum, 12) + "!" + g.S(alnum+".", 96)
 	// Formats with no name around them: services' prefixes.
 	for _, c := range []struct{ text, secret, rule string }{
@@ -185,6 +187,11 @@ func TestKingfisherByCause(t *testing.T) {
 		// a dash, 64 letters and digits) given to its login method,
 		// and a Salesforce access token (an org's id, !, a session).
 		{`{"id": "6f1c", "msg": "method", "method": "auth.login_with_api_key", "params": ["` + truenas + `"]}`, truenas, "truenas-api-key"},
+		{"feeds: io.adafruit.com " + adafruit + " (the key shown under My Key)", adafruit, "adafruit-io-key"},
+		// A C preprocessor's definition of a secret's name, as
+		// Arduino sketches hold their Wi-Fi password and API key.
+		{"#define WIFI_SSID     \"home\"\n#define WIFI_PASSWORD \"Tr0ub4dor&3x\"\n", "Tr0ub4dor&3x", "secret-assignment"},
+		{"   12\u2192#define API_SECRET    \"" + defined + "\"", defined, "secret-assignment"},
 		{"sf org display\nAccess Token     " + salesforce + "\nInstance Url     https://acme.my.salesforce.com", salesforce, "salesforce-token"},
 	} {
 		red, n := d.Redact(c.text)
@@ -217,6 +224,10 @@ func TestKingfisherByCause(t *testing.T) {
 		// key or names TrueNAS; an org's id alone.
 		"go: downloading example.com/mod v0.0.0-20241127-9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a0",
 		"sf org list: 00D5g000004XyZaEAK (acme-prod)",
+		// A definition whose value is a prompt, a length or a name.
+		"#define PASSWORD_PROMPT \"Enter password: \"",
+		"#define SECRET_KEY_LEN 32",
+		"#define API_KEY_HEADER \"X-Api-Key\"",
 		// Credential's words between a service's name and a word, a
 		// placeholder or a value of no format of the service's.
 		"clarifai access key documentation",
