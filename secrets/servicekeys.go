@@ -31,6 +31,10 @@ var serviceCredWords = map[string]bool{
 // three: SECRET, SECRET_ACCESS_KEY, and one word a credential's word
 // and key or token glued (secretkey, privatekey, accesstoken).
 func credName(name string) bool {
+	if len(name) < 2 || len(name) > 24 || strings.IndexByte("ktsiapcol", lowerByte(name[0])) < 0 {
+		// Most names are none: known so without splitting them.
+		return false
+	}
 	w := nameWords(name)
 	if len(w) == 0 || len(w) > 3 {
 		return false
