@@ -139,6 +139,7 @@ func TestKingfisherByCause(t *testing.T) {
 	truenas := "12-" + g.S(alnum, 64)
 	adafruit := "aio_" + g.S(alnum, 28)
 	defined := g.S(alnum, 24)
+	tfDefault := "00" + g.S(alnum+"_-", 40)
 	salesforce := "00D" + g.S(alnum, 12) + "!" + g.S(alnum+".", 96)
 	// Formats with no name around them: services' prefixes.
 	for _, c := range []struct{ text, secret, rule string }{
@@ -192,6 +193,9 @@ func TestKingfisherByCause(t *testing.T) {
 		// Arduino sketches hold their Wi-Fi password and API key.
 		{"#define WIFI_SSID     \"home\"\n#define WIFI_PASSWORD \"Tr0ub4dor&3x\"\n", "Tr0ub4dor&3x", "secret-assignment"},
 		{"   12\u2192#define API_SECRET    \"" + defined + "\"", defined, "secret-assignment"},
+		// A Terraform variable's default under a secret's name.
+		{"variable \"corp_okta_api_token\" {\n  type      = string\n  sensitive = true\n  default   = \"" + tfDefault + "\"\n}", tfDefault, "secret-assignment"},
+		{"variable \"db_password\" { default = \"Tr0ub4dor&3x\" }", "Tr0ub4dor&3x", "secret-assignment"},
 		{"sf org display\nAccess Token     " + salesforce + "\nInstance Url     https://acme.my.salesforce.com", salesforce, "salesforce-token"},
 	} {
 		red, n := d.Redact(c.text)
@@ -225,6 +229,11 @@ func TestKingfisherByCause(t *testing.T) {
 		"go: downloading example.com/mod v0.0.0-20241127-9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a0",
 		"sf org list: 00D5g000004XyZaEAK (acme-prod)",
 		// A definition whose value is a prompt, a length or a name.
+		// A Terraform variable with no default, an empty one, or a
+		// reference; a default under a name that says no secret.
+		"variable \"db_password\" {\n  type      = string\n  sensitive = true\n}\nvariable \"region\" {\n  default = \"eu-west-1\"\n}",
+		"variable \"api_token\" {\n  default = \"\"\n}",
+		"variable \"api_token\" { default = var.token }",
 		"#define PASSWORD_PROMPT \"Enter password: \"",
 		"#define SECRET_KEY_LEN 32",
 		"#define API_KEY_HEADER \"X-Api-Key\"",
