@@ -208,6 +208,13 @@ func (a *assignment) structured(i int) (f Finding, ok, done bool) {
 			f, ok = callValue(text, j, a.cls)
 			return f, ok, true
 		}
+	case a.before == '"' && a.quotedName && tfVariable(text, a.ns-1):
+		// Terraform: variable "db_password" { … default = "…" }.
+		if j := tfDefault(text, i); j > 0 {
+			f, ok = a.value(j, "=")
+			return f, ok, true
+		}
+		return Finding{}, false, true
 	case a.before == '<' && i < len(text) && text[i] == '>':
 		// XML: <password>…</password>.
 		f, ok = elementValue(text, i, a.cls)
@@ -246,10 +253,57 @@ func (a *assignment) separator(i int) string {
 	case i > a.ne && strings.HasPrefix(text[i:], "- ") && i+2 < len(text) && strings.ContainsRune("'\"`", rune(text[i+2])):
 		// zulip token - 'value': a name, a dash, a quoted value.
 		return "-"
+	case i > a.ne && i < len(text) && (text[i] == '"' || text[i] == '\'') && defined(text, a.ns):
+		// #define WIFI_PASSWORD "…": a C preprocessor's definition,
+		// the name and its quoted value parted by blanks.
+		return " "
 	case (upperSnake(a.name) && len(a.name) > 4 || a.cls >= keyName) && !a.quotedName:
 		return proseSep
 	}
 	return ""
+}
+
+// tfVariable reports whether the quote at q opens the name of a
+// Terraform variable's block: variable "…".
+func tfVariable(text string, q int) bool {
+	j := blanksBefore(text, q)
+	return j < q && strings.HasSuffix(text[:j], "variable") && (j == len("variable") || !isNameByte(text[j-len("variable")-1]))
+}
+
+// tfDefault returns where the = of the default of the variable block
+// that opens at i (after blanks) is, or 0: the block's end, or 512
+// bytes, come first.
+func tfDefault(text string, i int) int {
+	i = skipBlanks(text, i)
+	if i >= len(text) || text[i] != '{' {
+		return 0
+	}
+	block := text[i:min(len(text), i+512)]
+	if e := strings.Index(block, "\n}"); e >= 0 {
+		block = block[:e]
+	}
+	for k := 0; ; {
+		d := strings.Index(block[k:], "default")
+		if d < 0 {
+			return 0
+		}
+		d += k
+		j := skipBlanks(block, d+len("default"))
+		if (d == 0 || !isNameByte(block[d-1])) && j < len(block) && block[j] == '=' && (j+1 >= len(block) || block[j+1] != '=') {
+			return i + j
+		}
+		k = d + len("default")
+	}
+}
+
+// defined reports whether the name at ns is defined by the C
+// preprocessor: #define (or # define) and blanks before it.
+func defined(text string, ns int) bool {
+	j := blanksBefore(text, ns)
+	if j == ns || !strings.HasSuffix(text[:j], "define") {
+		return false
+	}
+	return strings.HasSuffix(strings.TrimRight(text[:j-len("define")], " \t"), "#")
 }
 
 // comparison returns the length of the comparison that starts s (==,

@@ -86,7 +86,10 @@ var wordValues = map[string]bool{
 func secretValue(v string, cls class, quoted, literal bool) bool {
 	n := len(v)
 	minLen := map[class]int{passwordName: 4, secretName: 8, keyName: 16, bareKey: 16}[cls]
-	if n < minLen || n > 512 {
+	if n < minLen || n > 512 && (cls != secretName || n > 2048) {
+		// A token's or a secret's name may hold a long one
+		// (Tallyfy's, Viewneo's, of 900 bytes and more); a key's
+		// name so long a value is a public key or data more often.
 		return false
 	}
 	if standsFor(v, quoted) {

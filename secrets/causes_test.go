@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/loomhq/loom/secrets"
+	"github.com/loomhq/loom/secrets/secretstest"
 )
 
 // Issue 84's misses, by cause: each text holds the secret given, which
@@ -131,6 +132,15 @@ func TestAnchorsNoiseByCause(t *testing.T) {
 // that loom flagged, by cause (docs/security.md, "A third corpus").
 func TestKingfisherByCause(t *testing.T) {
 	d := secrets.Default()
+	g := secretstest.New(84)
+	alnum := "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	longToken := g.S(alnum, 40) + "." + g.S(alnum, 700)
+	longLower := g.S("abcdefghijklmnopqrstuvwxyz0123456789", 900)
+	truenas := "12-" + g.S(alnum, 64)
+	adafruit := "aio_" + g.S(alnum, 28)
+	defined := g.S(alnum, 24)
+	tfDefault := "00" + g.S(alnum+"_-", 40)
+	salesforce := "00D" + g.S(alnum, 12) + "!" + g.S(alnum+".", 96)
 	// Formats with no name around them: services' prefixes.
 	for _, c := range []struct{ text, secret, rule string }{
 		{"ION_TOKEN=ion_VNR17uGgdxr9P2aOrCulvSLTFDqijIV2ImQsOUhDEI", "ion_VNR17uGgdxr9P2aOrCulvSLTFDqijIV2ImQsOUhDEI", "ionic-token"},
@@ -163,6 +173,30 @@ func TestKingfisherByCause(t *testing.T) {
 		{"export DD=dd-apikey-dd52c29224affe29d163c6bf99e5c34f", "dd52c29224affe29d163c6bf99e5c34f", "secret-assignment"},
 		{"      <command>prospect-secret-5f4dcc3b5aa765d61d8327deb882cf99</command>", "5f4dcc3b5aa765d61d8327deb882cf99", "secret-assignment"},
 		{"hellosign-PRIVATE-key-LaKSDJF98ALSkfj9823JDfj3JKd8JhfaEv5s9JAdlfk92JHFAs8KLJfl8KJDFH3J== in the log", "LaKSDJF98ALSkfj9823JDfj3JKd8JhfaEv5s9JAdlfk92JHFAs8KLJfl8KJDFH3J", "secret-assignment"},
+		// A service's name and its key with more than one credential's
+		// word between them, or a word the matcher did not take for
+		// one: private, secretkey, SECRET_ACCESS_KEY.
+		{"clarifai access key Zq8mN3kL9xT2vB7wR4yUk29sLmZ8vXq4", "Zq8mN3kL9xT2vB7wR4yUk29sLmZ8vXq4", "service-key"},
+		{"nimble PRIVATE Xk29sLqZ8vTnW4rB7yU2mP5cD8fG3h", "Xk29sLqZ8vTnW4rB7yU2mP5cD8fG3h", "service-key"},
+		{"paydirtapp SECRET key 8c3e1a7f2b9d4e6ab1c5d2e8f4a6b0c9", "8c3e1a7f2b9d4e6ab1c5d2e8f4a6b0c9", "service-key"},
+		{"eventbrite secretkey Q7W2HZTRLVYXNPVKZJ4S", "Q7W2HZTRLVYXNPVKZJ4S", "service-key"},
+		{"scrapfly SECRET_ACCESS_KEY scp-live-9f8e7d6c5b4a39281706f5e4d3c2b1a0", "scp-live-9f8e7d6c5b4a39281706f5e4d3c2b1a0", "service-key"},
+		// A token longer than 512 bytes under a token's name.
+		{"tallyfy_token = " + longToken + "\n", longToken, "secret-assignment"},
+		{`"accessToken": "` + longLower + `"`, longLower, "secret-assignment"},
+		// Formats with no name around them: a TrueNAS API key (its id,
+		// a dash, 64 letters and digits) given to its login method,
+		// and a Salesforce access token (an org's id, !, a session).
+		{`{"id": "6f1c", "msg": "method", "method": "auth.login_with_api_key", "params": ["` + truenas + `"]}`, truenas, "truenas-api-key"},
+		{"feeds: io.adafruit.com " + adafruit + " (the key shown under My Key)", adafruit, "adafruit-io-key"},
+		// A C preprocessor's definition of a secret's name, as
+		// Arduino sketches hold their Wi-Fi password and API key.
+		{"#define WIFI_SSID     \"home\"\n#define WIFI_PASSWORD \"Tr0ub4dor&3x\"\n", "Tr0ub4dor&3x", "secret-assignment"},
+		{"   12\u2192#define API_SECRET    \"" + defined + "\"", defined, "secret-assignment"},
+		// A Terraform variable's default under a secret's name.
+		{"variable \"corp_okta_api_token\" {\n  type      = string\n  sensitive = true\n  default   = \"" + tfDefault + "\"\n}", tfDefault, "secret-assignment"},
+		{"variable \"db_password\" { default = \"Tr0ub4dor&3x\" }", "Tr0ub4dor&3x", "secret-assignment"},
+		{"sf org display\nAccess Token     " + salesforce + "\nInstance Url     https://acme.my.salesforce.com", salesforce, "salesforce-token"},
 	} {
 		red, n := d.Redact(c.text)
 		if n == 0 || strings.Contains(red, c.secret) || !strings.Contains(red, secrets.Marker(c.rule)) {
@@ -190,6 +224,24 @@ func TestKingfisherByCause(t *testing.T) {
 		"release-token-2024-01-15",
 		"api-key-rotation-20241127abcdef/handler.go",
 		"bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29x",
+		// An id, a dash and a hash where nothing logs in with an API
+		// key or names TrueNAS; an org's id alone.
+		"go: downloading example.com/mod v0.0.0-20241127-9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a0",
+		"sf org list: 00D5g000004XyZaEAK (acme-prod)",
+		// A definition whose value is a prompt, a length or a name.
+		// A Terraform variable with no default, an empty one, or a
+		// reference; a default under a name that says no secret.
+		"variable \"db_password\" {\n  type      = string\n  sensitive = true\n}\nvariable \"region\" {\n  default = \"eu-west-1\"\n}",
+		"variable \"api_token\" {\n  default = \"\"\n}",
+		"variable \"api_token\" { default = var.token }",
+		"#define PASSWORD_PROMPT \"Enter password: \"",
+		"#define SECRET_KEY_LEN 32",
+		"#define API_KEY_HEADER \"X-Api-Key\"",
+		// Credential's words between a service's name and a word, a
+		// placeholder or a value of no format of the service's.
+		"clarifai access key documentation",
+		"nimble private key YOUR_NIMBLE_PRIVATE_KEY_HERE",
+		"eventbrite private token abcdefghijklmnopqrst",
 		"salesblink = 'key-8DbqWq7r9XKxhUqp3THfA1VMxggreC?zfejJsT3UFGISAcEGrrhiA6Ju453dMUXB'",
 		// A credential's word alone before = in a run is read as a
 		// name with a space before it is: an app's id is no secret.

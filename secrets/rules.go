@@ -108,6 +108,12 @@ var builtin = []Rule{
 		Regex: `\b(ion_[A-Za-z0-9]{42})\b`, Keywords: []string{"ion_"}},
 	{ID: "dependency-track-key", Description: "Dependency-Track API key",
 		Regex: `\b(odt_[A-Za-z0-9]{32,255})\b`, Keywords: []string{"odt_"}},
+	{ID: "truenas-api-key", Description: "TrueNAS API key (its id, a dash, 64 letters and digits) where a text logs in with an API key or names TrueNAS",
+		Regex: `(?:^|[^A-Za-z0-9_.-])(\d{1,6}-[A-Za-z0-9]{64})(?:[^A-Za-z0-9_.-]|$)`, Keywords: []string{"login_with_api_key", "truenas"}, NeedDigit: true, NeedCase: true, MinEntropy: 4},
+	{ID: "adafruit-io-key", Description: "Adafruit IO key",
+		Regex: `\b(aio_[A-Za-z0-9]{28})\b`, Keywords: []string{"aio_"}, NeedDigit: true, NeedCase: true},
+	{ID: "salesforce-token", Description: "Salesforce access token (an org's id, !, the session's part)",
+		Regex: `\b(00D[A-Za-z0-9]{12,15}![A-Za-z0-9._]{80,255})`, Keywords: []string{"00d"}, NeedCase: true, MinEntropy: 4},
 	{ID: "mongodb-atlas-secret", Description: "MongoDB Atlas service account secret",
 		Regex: `\b(mdb_sa_sk_[A-Za-z0-9_-]{6}[A-Za-z0-9]{34})\b`, Keywords: []string{"mdb_sa_sk_"}},
 

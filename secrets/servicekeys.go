@@ -24,6 +24,27 @@ const serviceKeyID = "service-key"
 var serviceCredWords = map[string]bool{
 	"key": true, "token": true, "secret": true, "id": true, "apikey": true, "api": true, "pat": true,
 	"auth": true, "access": true, "client": true, "app": true, "account": true, "org": true, "login": true,
+	"private": true,
+}
+
+// credName reports whether name is credential's words only, up to
+// three: SECRET, SECRET_ACCESS_KEY, and one word a credential's word
+// and key or token glued (secretkey, privatekey, accesstoken).
+func credName(name string) bool {
+	if len(name) < 2 || len(name) > 24 || strings.IndexByte("ktsiapcol", lowerByte(name[0])) < 0 {
+		// Most names are none: known so without splitting them.
+		return false
+	}
+	w := nameWords(name)
+	if len(w) == 0 || len(w) > 3 {
+		return false
+	}
+	for _, x := range w {
+		if !serviceCredWords[x] && !serviceCredWords[strings.TrimSuffix(x, "key")] && !serviceCredWords[strings.TrimSuffix(x, "token")] {
+			return false
+		}
+	}
+	return true
 }
 
 // tight reports whether the format says enough to know a key by: ten
@@ -109,8 +130,9 @@ func serviceKeyAt(text string, s int) (Finding, bool) {
 		return Finding{}, false
 	}
 	cred := false
-	if serviceCredWords[strings.ToLower(text[ns:ne])] {
-		// alegra Key=…: the service is the name before.
+	for k := 0; k < 3 && ne > ns && credName(text[ns:ne]); k++ {
+		// alegra Key=…, clarifai access key …: the service is the
+		// name before the credential's words.
 		ns, ne = nameBefore(text, blanksBefore(text, ns))
 		cred = true
 	}
@@ -228,11 +250,19 @@ func serviceValue(text string, i int, fs []serviceFormat, credNamed bool) (Findi
 	i = skipBlanks(text, i)
 	if j := serviceSep(text, i); j > i {
 		i = skipBlanks(text, j)
-	} else if k := wordAfter(text, i); k > i && serviceCredWords[strings.ToLower(text[i:k])] {
-		credNamed = true
-		i = skipBlanks(text, k)
-		if j := serviceSep(text, i); j > i {
-			i = skipBlanks(text, j)
+	} else {
+		// Up to three credential's words: paydirtapp SECRET key …
+		for n := 0; n < 3; n++ {
+			k := wordAfter(text, i)
+			if k == i || !credName(text[i:k]) {
+				break
+			}
+			credNamed = true
+			i = skipBlanks(text, k)
+			if j := serviceSep(text, i); j > i {
+				i = skipBlanks(text, j)
+				break
+			}
 		}
 	}
 	i, e, quoted, ok := serviceToken(text, i)
@@ -313,7 +343,7 @@ func serviceSep(text string, i int) int {
 // wordAfter returns where the word of letters at i ends.
 func wordAfter(text string, i int) int {
 	k := i
-	for k < len(text) && k-i <= 12 && (text[k]|0x20 >= 'a' && text[k]|0x20 <= 'z' || text[k] == '_') {
+	for k < len(text) && k-i <= 24 && (text[k]|0x20 >= 'a' && text[k]|0x20 <= 'z' || text[k] == '_') {
 		k++
 	}
 	return k
