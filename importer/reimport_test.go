@@ -25,6 +25,7 @@ import (
 	"github.com/loomhq/loom/importer/nanobot"
 	"github.com/loomhq/loom/importer/opencode"
 	"github.com/loomhq/loom/importer/opencodego"
+	"github.com/loomhq/loom/importer/openinterpreter"
 	"github.com/loomhq/loom/importer/shellgpt"
 	"github.com/loomhq/loom/importer/traeagent"
 	"github.com/loomhq/loom/importer/variants"
@@ -292,6 +293,7 @@ func TestReimportEqualsFreshImport(t *testing.T) {
 		{"minisweagent", minisweagent.Format{}},
 		{"traeagent", traeagent.Format{}},
 		{"shellgpt", shellgpt.Format{}},
+		{"openinterpreter", openinterpreter.Format{}},
 		// The database NanoCode, a fork of opencode, wrote.
 		{"nanocode", variants.NanoCode},
 		{"nanobot", nanobot.Format{}},
@@ -308,7 +310,7 @@ func TestReimportEqualsFreshImport(t *testing.T) {
 			case "opencode":
 				// A real opencode.db: a database of sessions, kept whole.
 				src = "opencode/testdata"
-			case "minisweagent", "traeagent", "shellgpt":
+			case "minisweagent", "traeagent", "shellgpt", "openinterpreter":
 				src = c.dir + "/testdata/real"
 			case "nanocode":
 				src = "variants/testdata"

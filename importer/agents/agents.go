@@ -54,6 +54,7 @@ import (
 	_ "github.com/loomhq/loom/importer/opencodego"
 	_ "github.com/loomhq/loom/importer/opencodex"
 	_ "github.com/loomhq/loom/importer/openhands"
+	_ "github.com/loomhq/loom/importer/openinterpreter"
 	_ "github.com/loomhq/loom/importer/pi"
 	_ "github.com/loomhq/loom/importer/qwen"
 	_ "github.com/loomhq/loom/importer/qwenpaw"
