@@ -157,6 +157,10 @@ func parse(name string, data []byte, at time.Time) *importer.Result {
 		case "assistant":
 			msg.Role = loom.RoleAssistant
 			for _, c := range m.ToolCalls {
+				if c.ID == "" {
+					problem("tool call without an id")
+					continue
+				}
 				input := json.RawMessage(c.Function.Arguments)
 				if !json.Valid(input) {
 					input, _ = json.Marshal(c.Function.Arguments)
