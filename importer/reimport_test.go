@@ -15,6 +15,7 @@ import (
 	"github.com/loomhq/loom/export"
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/importer/chatgptcli"
+	"github.com/loomhq/loom/importer/chatgptpy"
 	"github.com/loomhq/loom/importer/chatgpttui"
 	"github.com/loomhq/loom/importer/claudecode"
 	"github.com/loomhq/loom/importer/codex"
@@ -294,6 +295,7 @@ func TestReimportEqualsFreshImport(t *testing.T) {
 		{"traeagent", traeagent.Format{}},
 		{"shellgpt", shellgpt.Format{}},
 		{"openinterpreter", openinterpreter.Format{}},
+		{"chatgptpy", chatgptpy.Format{}},
 		// The database NanoCode, a fork of opencode, wrote.
 		{"nanocode", variants.NanoCode},
 		{"nanobot", nanobot.Format{}},
@@ -310,7 +312,7 @@ func TestReimportEqualsFreshImport(t *testing.T) {
 			case "opencode":
 				// A real opencode.db: a database of sessions, kept whole.
 				src = "opencode/testdata"
-			case "minisweagent", "traeagent", "shellgpt", "openinterpreter":
+			case "minisweagent", "traeagent", "shellgpt", "openinterpreter", "chatgptpy":
 				src = c.dir + "/testdata/real"
 			case "nanocode":
 				src = "variants/testdata"

@@ -14,6 +14,7 @@ import (
 	_ "github.com/loomhq/loom/importer/auggie"
 	_ "github.com/loomhq/loom/importer/chatgpt"
 	_ "github.com/loomhq/loom/importer/chatgptcli"
+	_ "github.com/loomhq/loom/importer/chatgptpy"
 	_ "github.com/loomhq/loom/importer/chatgpttui"
 	_ "github.com/loomhq/loom/importer/claudeai"
 	_ "github.com/loomhq/loom/importer/claudecode"

@@ -28,7 +28,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -101,20 +100,6 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 	return out, nil
 }
 
-// message is one message of a chat.
-type message struct {
-	Role       string          `json:"role"`
-	Content    json.RawMessage `json:"content"`
-	ToolCallID string          `json:"tool_call_id"`
-	ToolCalls  []struct {
-		ID       string `json:"id"`
-		Function struct {
-			Name      string `json:"name"`
-			Arguments string `json:"arguments"`
-		} `json:"function"`
-	} `json:"tool_calls"`
-}
-
 // Read reads one chat file.
 func (Format) Read(_ context.Context, b importer.Bundle) (*importer.Result, error) {
 	name := b.Name()
@@ -134,65 +119,12 @@ func parse(name string, data []byte, at time.Time) *importer.Result {
 		res.Unreadablef(name, 0, "not a ShellGPT chat: "+importer.Excerpt(err.Error()))
 		return res
 	}
-	s := &importer.Session{SourceID: filepath.Base(name), Kind: loom.KindMain, Path: name}
-	calls := importer.ToolCalls{}
-	for i, r := range raw {
-		problem := func(reason string) { res.Problemf(name, 0, "message "+strconv.Itoa(i)+": "+reason) }
-		var m message
-		if err := json.Unmarshal(r, &m); err != nil {
-			problem(importer.Excerpt(err.Error()))
-			continue
-		}
-		blocks, ok := importer.ContentBlocks(m.Content)
-		if !ok && !importer.IsNull(m.Content) {
-			problem("content is neither text nor parts")
-			continue
-		}
-		msg := &loom.Message{ID: "m" + strconv.Itoa(i), CreatedAt: at, CompletedAt: &at}
-		switch m.Role {
-		case "system":
-			msg.Role = loom.RoleSystem
-		case "user":
-			msg.Role = loom.RoleUser
-		case "assistant":
-			msg.Role = loom.RoleAssistant
-			for _, c := range m.ToolCalls {
-				if c.ID == "" {
-					problem("tool call without an id")
-					continue
-				}
-				input := json.RawMessage(c.Function.Arguments)
-				if !json.Valid(input) {
-					input, _ = json.Marshal(c.Function.Arguments)
-				}
-				blocks = append(blocks, importer.ContentBlock{Type: "tool_use", ID: c.ID, Name: c.Function.Name, Input: input})
-			}
-		case "tool":
-			var out []string
-			for _, b := range blocks {
-				if b.Type == "text" {
-					out = append(out, b.Text)
-				}
-			}
-			content, _ := json.Marshal(strings.Join(out, "\n"))
-			calls.AddBlocks(res, msg, []importer.ContentBlock{{Type: "tool_result", ToolUseID: m.ToolCallID, Content: content}}, at, problem)
-			continue
-		default:
-			res.Skip("role:" + importer.TypeName(m.Role))
-			continue
-		}
-		calls.AddBlocks(res, msg, blocks, at, problem)
-		if len(msg.Parts) == 0 {
-			res.Skip("empty-" + msg.Role + "-message")
-			continue
-		}
-		s.Messages = append(s.Messages, msg)
-	}
+	s := &importer.Session{SourceID: filepath.Base(name), Kind: loom.KindMain, Path: name, CreatedAt: at, UpdatedAt: at,
+		Messages: importer.ChatMessages(res, name, raw, at, "")}
 	if len(s.Messages) == 0 {
 		res.Skip("empty-session")
 		return res
 	}
-	s.CreatedAt, s.UpdatedAt = at, at
 	res.Sessions = append(res.Sessions, s)
 	return res
 }
