@@ -15,6 +15,7 @@ import (
 	"github.com/loomhq/loom/export"
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/importer/chatgptcli"
+	"github.com/loomhq/loom/importer/chatgptpy"
 	"github.com/loomhq/loom/importer/chatgpttui"
 	"github.com/loomhq/loom/importer/claudecode"
 	"github.com/loomhq/loom/importer/codex"
@@ -25,6 +26,8 @@ import (
 	"github.com/loomhq/loom/importer/nanobot"
 	"github.com/loomhq/loom/importer/opencode"
 	"github.com/loomhq/loom/importer/opencodego"
+	"github.com/loomhq/loom/importer/openinterpreter"
+	"github.com/loomhq/loom/importer/shellgpt"
 	"github.com/loomhq/loom/importer/traeagent"
 	"github.com/loomhq/loom/importer/variants"
 	"github.com/loomhq/loom/sqlite"
@@ -290,6 +293,9 @@ func TestReimportEqualsFreshImport(t *testing.T) {
 		// Files the programs' own code wrote, run from their sources.
 		{"minisweagent", minisweagent.Format{}},
 		{"traeagent", traeagent.Format{}},
+		{"shellgpt", shellgpt.Format{}},
+		{"openinterpreter", openinterpreter.Format{}},
+		{"chatgptpy", chatgptpy.Format{}},
 		// The database NanoCode, a fork of opencode, wrote.
 		{"nanocode", variants.NanoCode},
 		{"nanobot", nanobot.Format{}},
@@ -306,7 +312,7 @@ func TestReimportEqualsFreshImport(t *testing.T) {
 			case "opencode":
 				// A real opencode.db: a database of sessions, kept whole.
 				src = "opencode/testdata"
-			case "minisweagent", "traeagent":
+			case "minisweagent", "traeagent", "shellgpt", "openinterpreter", "chatgptpy":
 				src = c.dir + "/testdata/real"
 			case "nanocode":
 				src = "variants/testdata"
@@ -348,7 +354,7 @@ func TestReimportEqualsFreshImport(t *testing.T) {
 					t.Errorf("%s: %d chunks of %d bytes after an unchanged import, had %d of %d", again[i].Path, again[i].Chunks, again[i].Size, kept[i].Chunks, kept[i].Size)
 				}
 			}
-			if c.dir == "chatgpttui" {
+			if c.dir == "chatgpttui" || c.dir == "shellgpt" {
 				// Its messages' times are the file's: the fresh import
 				// reads the file as it was when first imported.
 				for _, k := range kept {

@@ -1,0 +1,107 @@
+package shellgpt
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/importer/importertest"
+)
+
+// testdata/real/chat_cache/notes was written by ShellGPT 1.5.1's own
+// CLI (python3 -m sgpt --chat notes), run from its source at commit
+// a082bd5327ce0c4ef5a0284d9060e833be9444a6 by testdata/gen.sh, with the
+// OpenAI client stood in for by testdata/openai (the model's replies as
+// the client's stream of chunks): a prompt answered with a call of its
+// execute_shell_command function (cat notes.txt, run for real) and a
+// reply, then a second prompt and its reply.
+var (
+	real = filepath.Join("testdata", "real", "chat_cache")
+	file = filepath.Join(real, "notes")
+)
+
+// The system role's prompt, both prompts as typed, the replies as sgpt
+// stored them, and the function call completed with its output.
+func TestRead(t *testing.T) {
+	res := importertest.ReadAll(t, Format{}, real)
+	importertest.CheckValidOf(t, Tool, res)
+	if len(res.Sessions) != 1 || len(res.Problems) != 0 {
+		t.Fatalf("%d sessions, problems %v", len(res.Sessions), res.Problems)
+	}
+	s := importertest.Session(t, res, "notes")
+	if got := importertest.Roles(s); got != "system user assistant assistant user assistant" {
+		t.Errorf("roles %s", got)
+	}
+	if u := importertest.Texts(s, loom.RoleUser); !slices.Equal(u, []string{"What is in notes.txt?", "How many lines is that?"}) {
+		t.Errorf("prompts %q", u)
+	}
+	if got := importertest.Texts(s, loom.RoleAssistant); len(got) != 2 || !strings.HasSuffix(got[0], "buy milk and call Ann.") || got[1] != "Two lines." {
+		t.Errorf("replies %q", got)
+	}
+	var calls []string
+	for _, m := range s.Messages {
+		for _, p := range m.Parts {
+			if p.Type == loom.PartTool {
+				calls = append(calls, p.Name+" "+string(p.Status)+" "+string(p.Input)+" "+string(p.Output))
+			}
+		}
+	}
+	if !slices.Equal(calls, []string{`execute_shell_command completed {"shell_command":"cat notes.txt"} "Exit code: 0, Output:\nbuy milk\ncall Ann\n"`}) {
+		t.Errorf("calls %q", calls)
+	}
+	fi, err := os.Stat(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.CreatedAt.Equal(fi.ModTime()) {
+		t.Errorf("created %v, want the file's time %v", s.CreatedAt, fi.ModTime())
+	}
+}
+
+// The default place is chat_cache in the temporary directory, which
+// $CHAT_CACHE_PATH replaces, as in sgpt.
+func TestRoots(t *testing.T) {
+	env := map[string]string{}
+	get := func(k string) string { return env[k] }
+	if got := (Format{}).Roots(get, "/home/u"); !slices.Equal(got, []string{"/tmp/chat_cache"}) {
+		t.Errorf("roots %q", got)
+	}
+	env["TMPDIR"] = "/var/tmp"
+	if got := (Format{}).Roots(get, "/home/u"); !slices.Equal(got, []string{"/var/tmp/chat_cache"}) {
+		t.Errorf("roots with TMPDIR %q", got)
+	}
+	env[cacheEnv] = "/data/chats"
+	if got := (Format{}).Roots(get, "/home/u"); !slices.Equal(got, []string{"/data/chats"}) {
+		t.Errorf("roots with %s %q", cacheEnv, got)
+	}
+}
+
+// A chat is followed as sgpt rewrites its file after each reply.
+func TestImportAndFollow(t *testing.T) {
+	importertest.ImportsOnce(t, Format{}, real, 1, 6)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	path := filepath.Join(root, "notes")
+	// The file as sgpt left it after the first prompt's reply.
+	cut := strings.Index(string(data), `, {"role": "user", "content": "How many`)
+	if cut < 0 {
+		t.Fatal("testdata has no second prompt")
+	}
+	if err := os.WriteFile(path, append(data[:cut:cut], ']'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(path, old, old)
+	importertest.Follows(t, Format{}, root, func() {
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}, 2)
+}
