@@ -19,7 +19,7 @@ import (
 func TestInstall(t *testing.T) {
 	for _, p := range []Package{ClaudeCode, Codex, CodexCodeMode, Gemini, Continue, Pi, Node22, Node24, Bun, Qwen, Copilot, Opencode, Kilo, Droid, Cline,
 		Grok, CodeBuddy, OhMyPi, OpenClaw, Reasonix, CommandCode, Nanocoder, OpenCodex,
-		NanoCode, Nanobot} {
+		NanoCode, Nanobot, Erosolar} {
 		t.Run(p.Name+"@"+p.Version, func(t *testing.T) {
 			t.Parallel()
 			bin := Install(t, p)
