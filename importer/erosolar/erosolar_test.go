@@ -1,8 +1,6 @@
 package erosolar
 
 import (
-	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/importer/importertest"
 )
 
@@ -84,36 +81,7 @@ func TestImportAndFollow(t *testing.T) {
 	root := importertest.CopyDir(t, real)
 	path := filepath.Join(root, id+".json")
 	importertest.Follows(t, Format{}, root, func() {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var doc map[string]any
-		if err := json.Unmarshal(data, &doc); err != nil {
-			t.Fatal(err)
-		}
-		doc["messages"] = append(doc["messages"].([]any),
+		importertest.AppendToList(t, path, "messages",
 			map[string]any{"role": "user", "content": "Thanks"}, map[string]any{"role": "assistant", "content": "You are welcome."})
-		data, _ = json.MarshalIndent(doc, "", "  ")
-		if err := os.WriteFile(path, data, 0o600); err != nil {
-			t.Fatal(err)
-		}
 	}, 2)
-}
-
-// A document cut off as it was written is one problem naming the file,
-// and no session.
-func TestReadCut(t *testing.T) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), id+".json")
-	if err := os.WriteFile(path, data[:len(data)/2], 0o600); err != nil {
-		t.Fatal(err)
-	}
-	res, err := Format{}.Read(context.Background(), importer.Bundle{Files: []string{path}})
-	if err != nil || len(res.Sessions) != 0 || len(res.Problems) != 1 || res.Problems[0].File != path {
-		t.Errorf("sessions %d, problems %v, %v", len(res.Sessions), res.Problems, err)
-	}
 }
