@@ -19,6 +19,7 @@ import (
 	"github.com/loomhq/loom/importer/chatgpttui"
 	"github.com/loomhq/loom/importer/claudecode"
 	"github.com/loomhq/loom/importer/codex"
+	"github.com/loomhq/loom/importer/erosolar"
 	"github.com/loomhq/loom/importer/gemini"
 	"github.com/loomhq/loom/importer/importertest"
 	"github.com/loomhq/loom/importer/mcphost"
@@ -304,6 +305,8 @@ func TestReimportEqualsFreshImport(t *testing.T) {
 		{"mcphost", mcphost.Format{}},
 		{"chatgpttui", chatgpttui.Format{}},
 		{"opencodego", opencodego.Format{}},
+		// Files the real program, from npm, wrote.
+		{"erosolar", erosolar.Format{}},
 	} {
 		t.Run(c.dir, func(t *testing.T) {
 			ctx := context.Background()
@@ -318,7 +321,7 @@ func TestReimportEqualsFreshImport(t *testing.T) {
 				src = "variants/testdata"
 			case "nanobot":
 				src = "nanobot/testdata/real"
-			case "chatgptcli", "mcphost", "opencodego", "chatgpttui":
+			case "chatgptcli", "mcphost", "opencodego", "chatgpttui", "erosolar":
 				src = c.dir + "/testdata/real"
 			}
 			root := copyTree(t, src)

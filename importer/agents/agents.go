@@ -34,6 +34,7 @@ import (
 	_ "github.com/loomhq/loom/importer/deepseektui"
 	_ "github.com/loomhq/loom/importer/devin"
 	_ "github.com/loomhq/loom/importer/droid"
+	_ "github.com/loomhq/loom/importer/erosolar"
 	_ "github.com/loomhq/loom/importer/forge"
 	_ "github.com/loomhq/loom/importer/gemini"
 	_ "github.com/loomhq/loom/importer/goose"

@@ -2,6 +2,7 @@ package importertest
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -97,6 +98,29 @@ func AppendLines(t testing.TB, path string, lines ...string) {
 		if _, err := f.WriteString(l + "\n"); err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// AppendToList appends items to the list under key of the JSON
+// document at path and writes it again whole, indented, as a tool that
+// keeps a session as one document saves it after a turn.
+func AppendToList(t testing.TB, path, key string, items ...any) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	list, _ := doc[key].([]any)
+	doc[key] = append(list, items...)
+	if data, err = json.MarshalIndent(doc, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -2,7 +2,6 @@ package nanocoder
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -70,20 +69,8 @@ func TestImportAndFollow(t *testing.T) {
 	root := importertest.CopyDir(t, real)
 	path := filepath.Join(root, work+".json")
 	importertest.Follows(t, Format{}, root, func() {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var doc map[string]any
-		if err := json.Unmarshal(data, &doc); err != nil {
-			t.Fatal(err)
-		}
-		doc["messages"] = append(doc["messages"].([]any),
+		importertest.AppendToList(t, path, "messages",
 			map[string]any{"role": "user", "content": "Thanks"}, map[string]any{"role": "assistant", "content": "You are welcome."})
-		data, _ = json.MarshalIndent(doc, "", "  ")
-		if err := os.WriteFile(path, data, 0o600); err != nil {
-			t.Fatal(err)
-		}
 	}, 2)
 }
 

@@ -122,6 +122,9 @@ var (
 	// Nanobot is nanobot's TypeScript port, nanobot (34 MB installed),
 	// which speaks the OpenAI Chat Completions API at $LLM_API_BASE.
 	Nanobot = Package{Name: "@jcheesepkg/nanobot", Version: "0.9.2", Bin: "nanobot"}
+	// Erosolar is Erosolar, erosolar (118 MB installed), whose openai
+	// provider speaks the OpenAI Responses API at $OPENAI_BASE_URL.
+	Erosolar = Package{Name: "erosolar-cli", Version: "2.1.315", Bin: "erosolar"}
 )
 
 // WithNode returns env with the node of Node22, installed, first on its

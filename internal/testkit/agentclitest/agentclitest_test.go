@@ -2,11 +2,15 @@ package agentclitest
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/loomhq/loom/providertest"
 )
 
 // TestInstall installs each agent (so that a CI run fills the cache
@@ -15,7 +19,7 @@ import (
 func TestInstall(t *testing.T) {
 	for _, p := range []Package{ClaudeCode, Codex, CodexCodeMode, Gemini, Continue, Pi, Node22, Node24, Bun, Qwen, Copilot, Opencode, Kilo, Droid, Cline,
 		Grok, CodeBuddy, OhMyPi, OpenClaw, Reasonix, CommandCode, Nanocoder, OpenCodex,
-		NanoCode, Nanobot} {
+		NanoCode, Nanobot, Erosolar} {
 		t.Run(p.Name+"@"+p.Version, func(t *testing.T) {
 			t.Parallel()
 			bin := Install(t, p)
@@ -90,5 +94,52 @@ func TestUncalledTool(t *testing.T) {
 		if got := uncalledTool(body); c.refused == "" && got != "" || !strings.Contains(got, c.refused) {
 			t.Errorf("%s: refused %q, want %q", c.body, got, c.refused)
 		}
+	}
+}
+
+// TestResponsesCallArguments: the fake Responses API streams a call's
+// arguments (response.function_call_arguments.delta and .done, naming
+// the call's item) as the service does, for a client that builds its
+// calls from these events and not from the finished item.
+func TestResponsesCallArguments(t *testing.T) {
+	srv := NewScriptedResponses()
+	t.Cleanup(srv.Close)
+	srv.Enqueue(Turn{Calls: []providertest.ToolCall{{Name: "read_file", Args: `{"path":"notes.txt"}`}}})
+	body := `{"model": "gpt-fake", "stream": true, "tools": [{"type": "function", "name": "read_file"}], "input": [{"role": "user", "content": "Read it."}]}`
+	resp, err := http.Post(srv.URL+"/v1/responses", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var item, delta, done string
+	for _, line := range strings.Split(string(data), "\n") {
+		var ev struct {
+			Type      string `json:"type"`
+			ItemID    string `json:"item_id"`
+			Delta     string `json:"delta"`
+			Arguments string `json:"arguments"`
+			Item      struct {
+				ID string `json:"id"`
+			} `json:"item"`
+		}
+		if json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &ev) != nil {
+			continue
+		}
+		switch ev.Type {
+		case "response.output_item.added":
+			item = ev.Item.ID
+		case "response.function_call_arguments.delta":
+			delta = ev.ItemID + " " + ev.Delta
+		case "response.function_call_arguments.done":
+			done = ev.ItemID + " " + ev.Arguments
+		}
+	}
+	want := item + ` {"path":"notes.txt"}`
+	if item == "" || delta != want || done != want {
+		t.Errorf("item %q, delta %q, done %q; want %q:\n%s", item, delta, done, want, data)
 	}
 }

@@ -3,6 +3,7 @@ package agentclitest
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"strings"
 
@@ -46,7 +47,8 @@ func (tn Turn) orFallback() Turn {
 // Codex CLI uses, answering each POST /v1/responses with the next
 // scripted Turn (a call named NAMESPACE.NAME is a tool of a
 // namespace): a reasoning item (its summary in clear), a message item
-// and function_call items, then response.completed with the usage.
+// and function_call items (their arguments streamed as the service
+// streams them), then response.completed with the usage.
 func NewScriptedResponses() *Scripted {
 	return providertest.NewServer(func(w http.ResponseWriter, r *http.Request, x *providertest.Exchange[Turn]) {
 		if !responsesCall(w, r, x.Req.Body) {
@@ -90,9 +92,23 @@ func NewScriptedResponses() *Scripted {
 		ev.Send("response.created", map[string]any{"type": "response.created", "response": map[string]any{"id": id, "status": "in_progress"}})
 		out := make([]any, 0, len(items))
 		for i, it := range items {
-			ev.Send("response.output_item.added", map[string]any{"type": "response.output_item.added", "output_index": i, "item": it})
+			added := it
+			if it["type"] == "function_call" {
+				// The service announces a call before its arguments,
+				// which follow as deltas.
+				added = maps.Clone(it)
+				added["arguments"], added["status"] = "", "in_progress"
+			}
+			ev.Send("response.output_item.added", map[string]any{"type": "response.output_item.added", "output_index": i, "item": added})
 			if it["type"] == "message" {
 				ev.Send("response.output_text.delta", map[string]any{"type": "response.output_text.delta", "item_id": it["id"], "output_index": i, "content_index": 0, "delta": tn.Text})
+			}
+			// The service streams a call's arguments before the item is
+			// done; a client that builds its calls from these events
+			// alone (Erosolar's) has no call without them.
+			if it["type"] == "function_call" {
+				ev.Send("response.function_call_arguments.delta", map[string]any{"type": "response.function_call_arguments.delta", "item_id": it["id"], "output_index": i, "delta": it["arguments"]})
+				ev.Send("response.function_call_arguments.done", map[string]any{"type": "response.function_call_arguments.done", "item_id": it["id"], "output_index": i, "name": it["name"], "arguments": it["arguments"]})
 			}
 			ev.Send("response.output_item.done", map[string]any{"type": "response.output_item.done", "output_index": i, "item": it})
 			out = append(out, it)

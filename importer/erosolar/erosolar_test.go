@@ -1,0 +1,87 @@
+package erosolar
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/importer/importertest"
+)
+
+// testdata/real is what erosolar-cli 2.1.315 (its interactive shell on
+// a terminal, its openai provider against a fake model on the Responses
+// API, as TestImportRealErosolar in cli/session/realclis runs it) wrote
+// in ~/.erosolar/sessions, the home directory renamed /home/u: a
+// greeting, then a read_file of notes.txt, saved by `/sessions save
+// Greeting`, with the index index.json beside it.
+var (
+	real = filepath.Join("testdata", "real")
+	id   = "3bd4e9a3-a70e-421c-b5c6-c1f53a37140b"
+	file = filepath.Join(real, id+".json")
+)
+
+// Each prompt and reply as typed and answered, the read completed by
+// the tool message's content, the session's title, folder, provider
+// and model; the index is no session.
+func TestRead(t *testing.T) {
+	res := importertest.ReadAll(t, Format{}, real)
+	importertest.CheckValidOf(t, Tool, res)
+	if len(res.Sessions) != 1 {
+		t.Fatalf("%d sessions, want 1 (index.json is an index)", len(res.Sessions))
+	}
+	s := importertest.Session(t, res, id)
+	if got := importertest.Texts(s, loom.RoleUser); !slices.Equal(got, []string{"Say hello in one line.", "What is in notes.txt?"}) {
+		t.Errorf("prompts %q", got)
+	}
+	if got := importertest.Texts(s, loom.RoleAssistant); !slices.Equal(got, []string{"Hello there.", "It says alpha and beta."}) {
+		t.Errorf("replies %q", got)
+	}
+	if s.Title != "Greeting" || s.Cwd != "/home/u/work" || s.Model != "gpt-fake" || s.Provider != "openai" {
+		t.Errorf("title %q, cwd %q, model %q of %q", s.Title, s.Cwd, s.Model, s.Provider)
+	}
+	tl := importertest.TallyOf(s)
+	if tl.Tools[loom.ToolCompleted] != 1 || importertest.Roles(s) != "system user assistant user assistant assistant" {
+		t.Errorf("roles %s, %+v", importertest.Roles(s), tl)
+	}
+	for _, m := range s.Messages {
+		for _, p := range m.Parts {
+			if p.Type == loom.PartTool && (p.Name != "read_file" || string(p.Input) != `{"path":"notes.txt"}` || !strings.Contains(string(p.Output), `1\talpha`)) {
+				t.Errorf("call %s %s output %s", p.Name, p.Input, p.Output)
+			}
+		}
+	}
+	if u := importertest.SumUsage(s); u != (loom.Usage{}) {
+		t.Errorf("usage %+v from files that record none", u)
+	}
+}
+
+// A profile's autosave, which the next conversation overwrites and
+// Erosolar lists with no session, is not read.
+func TestAutosaveNotRead(t *testing.T) {
+	root := importertest.CopyDir(t, real)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "erosolar-code-autosave.json"), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if res := importertest.ReadAll(t, Format{}, root); len(res.Sessions) != 1 {
+		t.Errorf("%d sessions, want 1", len(res.Sessions))
+	}
+}
+
+// Saving again writes the whole document again: a turn more is read as
+// two messages more, the earlier ones unchanged.
+func TestImportAndFollow(t *testing.T) {
+	importertest.ImportsOnce(t, Format{}, real, 1, 6)
+	root := importertest.CopyDir(t, real)
+	path := filepath.Join(root, id+".json")
+	importertest.Follows(t, Format{}, root, func() {
+		importertest.AppendToList(t, path, "messages",
+			map[string]any{"role": "user", "content": "Thanks"}, map[string]any{"role": "assistant", "content": "You are welcome."})
+	}, 2)
+}
