@@ -73,6 +73,12 @@ func (im *Importer) keepOriginals(ctx context.Context, tool string, stats []loom
 				// import keeps what it holds then.
 				continue
 			}
+			if errors.Is(err, fs.ErrPermission) {
+				// A file its reader could not read either: that reader
+				// said so in its one line, and the rest of the import
+				// goes on.
+				continue
+			}
 			return fmt.Errorf("keeping the original of %s: %w", rec.Path, err)
 		}
 		im.kept[rec.Path] = kf

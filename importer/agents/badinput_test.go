@@ -48,9 +48,8 @@ var badInputs = []struct {
 		}
 	}},
 	{"no read permission", true, false, func(t *testing.T, path string) {
-		if os.Geteuid() == 0 {
-			t.Skip("root reads any file")
-		}
+		// Root reads any file: the import then runs as nobody
+		// (importAsNobody).
 		if err := os.Chmod(path, 0); err != nil {
 			t.Fatal(err)
 		}
@@ -196,7 +195,12 @@ func TestBadInputIsOneLinePerFile(t *testing.T) {
 					}
 					c.make(t, file)
 					t.Cleanup(func() { os.Chmod(file, 0o644) })
-					tr := importertest.Import(t, importertest.Store(t), f, root)
+					var tr *importer.ToolReport
+					if c.name == "no read permission" && os.Geteuid() == 0 {
+						tr = importAsNobody(t, f, root)
+					} else {
+						tr = importertest.Import(t, importertest.Store(t), f, root)
+					}
 					// The lines about the file that it did not give
 					// whole (a fixture may hold a bad line on purpose).
 					had := map[string]bool{}
@@ -210,6 +214,23 @@ func TestBadInputIsOneLinePerFile(t *testing.T) {
 						}
 					}
 					failed := tr.FilesFailed - before.FilesFailed
+					// A bundle that fails at the file made bad is not read
+					// further: another file of it that failed before (a
+					// fixture's broken event) is no longer counted, and
+					// the bundle's one failure is the file made bad.
+					now := map[string]bool{}
+					for _, p := range tr.Problems {
+						now[p.String()] = true
+					}
+					hidden := false
+					for _, p := range before.Problems {
+						if p.File != file && !now[p.String()] && !names(p, file) {
+							hidden = true
+						}
+					}
+					if failed == 0 && hidden && len(lines) == 1 {
+						failed = 1
+					}
 					switch {
 					case c.name == "a directory" && root == file:
 						// A path named on the command line that is a
