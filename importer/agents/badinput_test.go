@@ -180,6 +180,7 @@ func names(p importer.Problem, file string) bool {
 // the import exits 1 (FilesFailed); a file read in part (cut short)
 // gives at most one line and exits 0.
 func TestBadInputIsOneLinePerFile(t *testing.T) {
+	t.Cleanup(removeNobodyBinary)
 	for _, f := range Formats() {
 		t.Run(f.Tool(), func(t *testing.T) {
 			t.Parallel()

@@ -71,6 +71,13 @@ func testBinaryForNobody() (string, error) {
 	return nobodyBin, nobodyBinErr
 }
 
+// removeNobodyBinary removes the copy testBinaryForNobody made, if any.
+func removeNobodyBinary() {
+	if nobodyBin != "" {
+		os.RemoveAll(filepath.Dir(nobodyBin))
+	}
+}
+
 // importAsNobody imports root with f in a copy of this test binary run
 // as nobody (TestImportAsNobody), root's tree given to nobody first,
 // and returns its report. file keeps its mode (none, for the case that
