@@ -282,15 +282,58 @@ func madeOf(s string, parts []string) bool {
 // weakWord reports whether v, found as a password where a structure says
 // it is one (a .pgpass or .netrc line, a URL), stands for one rather
 // than being one: a placeholder, a word of docs and tests (pwd3, foo,
-// pass word), or a short lower-case word (heymoe, sesam, imbecile).
+// pass word), a documented sample (scott's tiger, Redis's foobared),
+// or words in lower case joined by a dash (too-late-in-file). A word
+// of one's own (hunter2, heymoe, goodspec) is a password someone chose.
 func weakWord(v string) bool {
 	l := strings.ToLower(v)
-	if placeholder(v) || wordValues[l] || placeholderWord(v) {
+	if placeholder(v) || wordValues[l] || placeholderWord(v) || sampleWords[l] {
 		return true
 	}
-	// Words in lower case: heymoe, sesam, too-late-in-file.
 	words := strings.ReplaceAll(v, "-", "_")
-	return strings.ToLower(v) == v && wordIdent(words) && (len(v) <= 12 || strings.Contains(v, "-") && len(v) <= 24)
+	return l == v && wordIdent(words) && strings.ContainsAny(v, "-_") && len(v) <= 24
+}
+
+// sampleWords are the passwords documentation gives in its examples
+// (Oracle's and SQLAlchemy's scott/tiger, Redis's foobared, Microsoft's
+// contoso, RFC 7617's open sesame, the lists of the most common
+// passwords that tutorials quote), and the words that are a label or a
+// setting's kind where a password's name is given one (a form's
+// "confirm", pg_hba's "md5" and "trust", a store's "keyring").
+var sampleWords = map[string]bool{
+	"tiger": true, "foobared": true, "contoso": true, "fabrikam": true, "opensesame": true, "sesame": true,
+	"hello": true, "world": true, "helloworld": true, "foobar": true, "foobarbaz": true, "secret": true,
+	"mysecret": true, "topsecret": true, "s3cr3t": true, "pass": true, "passw0rd": true, "p4ssw0rd": true,
+	"pa55word": true, "pa55w0rd": true, "welcome": true, "welcome1": true, "master": true, "login": true,
+	"monkey": true, "dragon": true, "iloveyou": true, "sunshine": true, "princess": true, "football": true,
+	"baseball": true, "trustno1": true, "abc": true, "abcd": true, "abcdef": true, "qwertyuiop": true,
+	"asdf": true, "asdfgh": true, "asdfasdf": true, "zxcvbn": true, "nopass": true, "nopassword": true,
+	"blank": true, "nothing": true, "ignored": true, "unused": true, "invalid": true, "wrong": true,
+	"incorrect": true, "bad": true, "badpass": true, "badpassword": true, "wrongpass": true,
+	"wrongpassword": true, "correct": true, "valid": true, "other": true, "another": true, "different": true,
+	"new": true, "old": true, "current": true, "confirm": true, "repeat": true, "again": true, "same": true,
+	"short": true, "long": true, "weak": true, "strong": true, "simple": true, "complex": true, "plain": true,
+	"plaintext": true, "cleartext": true, "encrypted": true, "hashed": true, "hash": true, "salt": true,
+	"sha256": true, "md5": true, "bcrypt": true, "argon2": true, "pbkdf2": true, "scrypt": true, "crypt": true,
+	"ssh": true, "http": true, "https": true, "ftp": true, "ldap": true, "oauth": true, "jwt": true,
+	"local": true, "remote": true, "file": true, "stdin": true, "keyring": true, "keychain": true,
+	"vault": true, "kms": true, "aws": true, "gcp": true, "azure": true, "docker": true, "kubernetes": true,
+	"service": true, "system": true, "server": true, "client": true, "database": true, "mysql": true,
+	"postgres": true, "postgresql": true, "mongo": true, "mongodb": true, "redis": true, "rabbitmq": true,
+	"mariadb": true, "oracle": true, "sqlite": true, "mssql": true, "elastic": true, "kibana": true,
+	"grafana": true, "jenkins": true, "gitlab": true, "github": true, "minio": true, "minioadmin": true,
+	"manager": true, "operator": true, "superuser": true, "sysadmin": true, "administrator": true,
+	"username": true, "usern": true, "login1": true, "name": true, "email": true, "mail": true,
+	"field": true, "input": true, "form": true, "label": true, "text": true, "show": true, "hide": true,
+	"visible": true, "reset": true, "forgot": true, "change": true, "update": true, "create": true,
+	"submit": true, "cancel": true, "enter": true, "type": true, "verify": true, "match": true,
+	"mismatch": true, "length": true, "policy": true, "rules": true, "expired": true, "expires": true,
+	"required": true, "optional": true, "disabled": true, "enabled": true, "allow": true, "deny": true,
+	"ask": true, "interactive": true, "never": true, "always": true, "manual": true, "external": true,
+	"internal": true, "inline": true, "config": true, "settings": true, "options": true, "secrets": true,
+	"credentials": true, "creds": true, "auth": true, "basic": true, "digest": true, "bearer": true,
+	"sasl": true, "scram": true, "kerberos": true, "ntlm": true, "trust": true, "peer": true, "ident": true,
+	"reject": true, "sspi": true, "cert": true, "radius": true, "pam": true, "native": true,
 }
 
 // knownPrefixes start the tokens of providers that write their kind

@@ -299,10 +299,36 @@ func passwordValue(v string, k charCounts, quoted, literal bool) bool {
 		// password (a passphrase has four words or more).
 		return false
 	}
+	if (quoted || literal) && chosenWord(v) {
+		// $password = "goodspec": a word a person chose, as a
+		// string's or a setting's value (a name of code is unquoted).
+		return true
+	}
 	if k.identifier && (n < 12 || strings.ContainsAny(v, "_") || k.upper == 0) {
 		return false
 	}
 	return k.lower != n || n >= 12
+}
+
+// chosenWord reports whether v, given to a password's name, is a word
+// a person chose (goodspec, hunter2, thisismypassword): lower-case
+// letters, maybe digits after them, that no placeholder's test takes
+// for a stand-in (standsFor has been asked already: password, secret,
+// mypassword, pass123, changeme) and that is no documented sample
+// (tiger, foobared, contoso). A word joined by _ or - is a name
+// (smtp_password, open_sesame), and a word of fewer than four letters
+// says too little.
+func chosenWord(v string) bool {
+	letters := strings.TrimRight(v, "0123456789")
+	if len(letters) < 4 || len(v) > 24 {
+		return false
+	}
+	for i := 0; i < len(letters); i++ {
+		if letters[i] < 'a' || letters[i] > 'z' {
+			return false
+		}
+	}
+	return !weakWord(v) && vowelRatio(letters) >= 0.2
 }
 
 // secretNameValue decides for a value given to a name that says secret

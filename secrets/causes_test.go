@@ -197,6 +197,18 @@ func TestKingfisherByCause(t *testing.T) {
 		{"variable \"corp_okta_api_token\" {\n  type      = string\n  sensitive = true\n  default   = \"" + tfDefault + "\"\n}", tfDefault, "secret-assignment"},
 		{"variable \"db_password\" { default = \"Tr0ub4dor&3x\" }", "Tr0ub4dor&3x", "secret-assignment"},
 		{"sf org display\nAccess Token     " + salesforce + "\nInstance Url     https://acme.my.salesforce.com", salesforce, "salesforce-token"},
+		// A service's key that an element's end tag ends, as a
+		// Jenkins job keeps its shell steps.
+		{"      <command>nimble SECRET N2kxq5vKN6S7M9Jp0vHK8z2Qwy6V8d</command>", "N2kxq5vKN6S7M9Jp0vHK8z2Qwy6V8d", "service-key"},
+		{"<command>posthog = phx_WQV1jrBNdIiYiH_XoWIb5KqZv18v_4JQbNBVuGihaYw</command>", "phx_WQV1jrBNdIiYiH_XoWIb5KqZv18v_4JQbNBVuGihaYw", "service-key"},
+		// Passwords people choose under a password's name: a word
+		// of their own, quoted in code, in a setting, in a URL, in a
+		// .pgpass line, or in a JSON string that holds a .env line.
+		{"$user = \"mg1021\"; $password = \"goodspec\";", "goodspec", "secret-assignment"},
+		{"\"AdminPassword\" : \"thisismypassword\"", "thisismypassword", "secret-assignment"},
+		{"client = mongoc_client_new (\"mongodb+srv://someuser:hunter2@my-atlas-rd941.mongodb.net/test\");", "hunter2", "url-credentials"},
+		{"db.internal:5432:orders:app:heymoe", "heymoe", "pgpass"},
+		{`{"content":"REACT_APP_AUTH_PASS=whiteduke","file_path":"/app/.env"}`, "whiteduke", "secret-assignment"},
 	} {
 		red, n := d.Redact(c.text)
 		if n == 0 || strings.Contains(red, c.secret) || !strings.Contains(red, secrets.Marker(c.rule)) {
@@ -246,6 +258,25 @@ func TestKingfisherByCause(t *testing.T) {
 		// A credential's word alone before = in a run is read as a
 		// name with a space before it is: an app's id is no secret.
 		"Using adobe ID=qCRbiIy1NJaW",
+		// What stays a placeholder, a reference or a label under a
+		// password's name: a word that names the field, a run of one
+		// character, a reference, a name in angle brackets, your_…,
+		// and documented samples (Microsoft's contoso, scott/tiger,
+		// Redis's foobared).
+		"Server=host;Port=5432;User Id=username;Password=secret;Database=databasename;",
+		"Data Source=190.190.200.100,1433;User ID=myUsername;Password=myPassword;",
+		"credentials {\n    username 'user'\n    password 'password'\n}",
+		"'host=db_host port=3306 user=apache password=###### dbname=apache_auth'",
+		"psExec \\\\host -u User -p $Password -i -d calc.exe",
+		`"driver={SQL Server};server=(#{datastore['DBHOST']});uid=#{datastore['DBUID']};pwd=#{datastore['DBPASSWORD']}"`,
+		`password = "<password>"`,
+		`password = "your_password"`,
+		`password = "${DB_PASSWORD}"`,
+		"mongodb://mongoadmin:contoso@something.foo.mongodb.net/myFirstDatabase",
+		"engine = create_engine('postgresql://scott:tiger@localhost/test')",
+		"redis://:foobared@127.0.0.1:6379/0",
+		`input.type = "password"; label = "Password"`,
+		`password_encryption = 'md5'`,
 	)
 	// A password beside another user stays one.
 	if red, _ := d.Redact("server->user = \"deploy\";\nserver->password = \"busybox@\";"); strings.Contains(red, "busybox@") {

@@ -103,7 +103,7 @@ func TestNotSecretsInContext(t *testing.T) {
 		`curl "https://api.example.com/v1/items?api_key=Zq8mN3kL9xT2vB7wR4yU"`,
 		`[![Build](https://travis-ci.com/acme/app.svg?token=Zq8mN3kL9xT2vB7wR4yU&branch=main)]`,
 		`machine api.acme.io login aladdin password opensesame`,
-		`db.internal:5432:orders:app:heymoe`,
+		`db.internal:5432:orders:app:changeme`,
 		`b.Run("Key=*int32/Elem=int32", bench)`,
 		`password: [REDACTED:secret-assignment]`,
 		`postgres://app:[REDACTED:url-credentials]@db/shop`,

@@ -1039,9 +1039,9 @@ var placeholderWords = []string{
 
 // tutorialPasswords are the passwords of tutorials: a value is one when
 // it is one of them whole, maybe with a few digits or signs after it
-// (hunter2, P@ssw0rd!, qwerty123), never because it holds one among
+// (P@ssw0rd!, qwerty123), never because it holds one among
 // characters of its own (s3cr3tP4ss, myR3alP@ssw0rd are someone's).
-var tutorialPasswords = []string{"password123", "hunter2", "p@ssw0rd", "p@ssword", "passw0rd", "letmein", "qwerty"}
+var tutorialPasswords = []string{"password123", "p@ssw0rd", "p@ssword", "passw0rd", "letmein", "qwerty"}
 
 // tutorialPassword reports whether l, lower case, is one of
 // tutorialPasswords with at most three digits or signs after it.

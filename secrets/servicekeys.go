@@ -294,7 +294,8 @@ func serviceValue(text string, i int, fs []serviceFormat, credNamed bool) (Findi
 // serviceToken returns where the token that text[i] starts (after an
 // opening quote or bracket) is, 10 bytes or more, and whether a quote
 // holds it; ok is false when there is none, or when it goes on with
-// bytes no format of its has (a path, a URL, an e-mail address).
+// bytes no format of its has (a path, a URL, an e-mail address). An
+// element's end tag ends it (a Jenkins job's <command>…</command>).
 func serviceToken(text string, i int) (int, int, bool, bool) {
 	quoted := false
 	if i < len(text) && strings.IndexByte("'\"`{([<", text[i]) >= 0 {
@@ -311,7 +312,7 @@ func serviceToken(text string, i int) (int, int, bool, bool) {
 	if e-i < 10 {
 		return 0, 0, false, false
 	}
-	if e < len(text) && strings.IndexByte(" \t\r\n'\"`})]>,;|/&.-", text[e]) < 0 && !(text[e] == ':' && e+1 < len(text) && text[e+1] == ' ') {
+	if e < len(text) && strings.IndexByte(" \t\r\n'\"`})]>,;|/&.-", text[e]) < 0 && !(text[e] == ':' && e+1 < len(text) && text[e+1] == ' ') && !strings.HasPrefix(text[e:], "</") {
 		// The value goes on with bytes no format of its has: a path,
 		// a URL, an e-mail address.
 		return 0, 0, false, false
