@@ -22,7 +22,13 @@ func callValue(text string, j int, cls class) (Finding, bool) {
 	if j < len(text) && (text[j] == '"' || text[j] == '\'') {
 		q := text[j]
 		if e := strings.IndexByte(text[j+1:], q); e >= 0 && !strings.ContainsRune(text[j+1:j+1+e], '\n') {
-			return checked(text, j+1, j+1+e, cls, "secret-assignment", true)
+			s, e := j+1, j+1+e
+			if e-s > 2 && text[s] != q && (text[s] == '"' || text[s] == '\'') && text[e-1] == text[s] {
+				// '"951b…"': a string's literal quoted again, as
+				// Gradle's buildConfigField writes it into code.
+				s, e = s+1, e-1
+			}
+			return checked(text, s, e, cls, "secret-assignment", true)
 		}
 	}
 	return Finding{}, false
@@ -270,12 +276,15 @@ func attrValue(text string, from int, cls class) (Finding, bool) {
 	return checked(text, j+1, j+1+e, cls, "secret-assignment", true)
 }
 
-// callArg reports whether the quote at q opens a call's first argument:
-// define('…', setenv("….
+// callArg reports whether the quote at q opens a call's first argument
+// (define('…', setenv("…), or one after a quoted argument, as Gradle's
+// calls without parentheses give a name and its value after a type:
+// buildConfigField 'String', 'API_KEY', '"…"'.
 func callArg(text string, q int) bool {
-	j := q
-	for j > 0 && (text[j-1] == ' ' || text[j-1] == '\t') {
-		j--
+	j := blanksBefore(text, q)
+	if j > 1 && text[j-1] == ',' {
+		k := blanksBefore(text, j-1)
+		return k > 0 && (text[k-1] == '\'' || text[k-1] == '"')
 	}
 	// ( a call; { a pair of C#'s or C++'s initialiser: { "AccountKey", "…" }.
 	return j > 0 && (text[j-1] == '(' || text[j-1] == '{')

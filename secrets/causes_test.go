@@ -209,6 +209,12 @@ func TestKingfisherByCause(t *testing.T) {
 		{"client = mongoc_client_new (\"mongodb+srv://someuser:hunter2@my-atlas-rd941.mongodb.net/test\");", "hunter2", "url-credentials"},
 		{"db.internal:5432:orders:app:heymoe", "heymoe", "pgpass"},
 		{`{"content":"REACT_APP_AUTH_PASS=whiteduke","file_path":"/app/.env"}`, "whiteduke", "secret-assignment"},
+		// A name and its value given as two quoted arguments.
+		{"sonarqube {\n  properties {\n    property 'sonar.login', '826de5590c75919a8317fdface58206eebe7ebbc'\n  }\n}", "826de5590c75919a8317fdface58206eebe7ebbc", "service-key"},
+		{"buildConfigField 'String', 'API_KEY', '\"951bc382db9cfee29c68634761dd6e19\"'", "951bc382db9cfee29c68634761dd6e19", "secret-assignment"},
+		// A service named by its client library's or its short name.
+		{"pyowm = '3k144a5af729351d0fc58bdrj9a21mkr'", "3k144a5af729351d0fc58bdrj9a21mkr", "service-key"},
+		{"owm = '3k144a5af729351d0fc58bdrj9a21mkr'", "3k144a5af729351d0fc58bdrj9a21mkr", "service-key"},
 	} {
 		red, n := d.Redact(c.text)
 		if n == 0 || strings.Contains(red, c.secret) || !strings.Contains(red, secrets.Marker(c.rule)) {
@@ -277,6 +283,12 @@ func TestKingfisherByCause(t *testing.T) {
 		"redis://:foobared@127.0.0.1:6379/0",
 		`input.type = "password"; label = "Password"`,
 		`password_encryption = 'md5'`,
+		// Arguments after a name that are a default, a placeholder,
+		// or no name's value.
+		"os.getenv('API_KEY', 'default')",
+		"config.get('api_key', 'my-dev-key')",
+		"buildConfigField 'String', 'API_KEY', 'BuildConfig.KEY'",
+		"owm = 'weather'",
 	)
 	// A password beside another user stays one.
 	if red, _ := d.Redact("server->user = \"deploy\";\nserver->password = \"busybox@\";"); strings.Contains(red, "busybox@") {

@@ -125,6 +125,13 @@ func serviceKeyAt(text string, s int) (Finding, bool) {
 		j--
 	}
 	j = blanksBefore(text, j)
+	if j > 1 && text[j-1] == ',' && text[s-1] != ',' {
+		// 'sonar.login', '826d…': a name and its value given as two
+		// quoted arguments (Gradle's property "sonar.login", "…").
+		if k := blanksBefore(text, j-1); k > 0 && (text[k-1] == '\'' || text[k-1] == '"') && (text[s-1] == '\'' || text[s-1] == '"') {
+			j = k - 1
+		}
+	}
 	ns, ne := nameBefore(text, j)
 	if ne-ns < 2 {
 		return Finding{}, false
@@ -195,7 +202,7 @@ func namedServiceFormats(name string) []serviceFormat {
 			if len(w) < 3 {
 				continue
 			}
-			for _, f := range serviceFormats[w] {
+			for _, f := range append(serviceFormats[w], serviceFormats[serviceAliases[w]]...) {
 				if f.tight() {
 					out = append(out, f)
 				}
@@ -205,8 +212,15 @@ func namedServiceFormats(name string) []serviceFormat {
 	return out
 }
 
+// serviceAliases are names a service goes by in code that are not its
+// own: the client library's (pyowm, OpenWeather's Python client) or
+// its short name (owm).
+var serviceAliases = map[string]string{
+	"owm": "openweather", "pyowm": "openweather", "openweathermap": "openweather",
+}
+
 // servicePrefixes are the first three bytes of serviceFormats' names
-// with a tight format.
+// with a tight format, and of their aliases.
 var servicePrefixes = func() map[[3]byte]bool {
 	m := map[[3]byte]bool{}
 	for k, fs := range serviceFormats {
@@ -215,6 +229,9 @@ var servicePrefixes = func() map[[3]byte]bool {
 				m[[3]byte{k[0], k[1], k[2]}] = true
 			}
 		}
+	}
+	for k := range serviceAliases {
+		m[[3]byte{k[0], k[1], k[2]}] = true
 	}
 	return m
 }()
@@ -247,6 +264,13 @@ func lowerByte(c byte) byte {
 // fits one of fs and reads as a secret. credNamed says the name holds
 // a credential's word (github_client_secret, not github).
 func serviceValue(text string, i int, fs []serviceFormat, credNamed bool) (Finding, bool) {
+	if i < len(text) && (text[i] == '\'' || text[i] == '"') {
+		// The name's closing quote, and a comma before the value's
+		// (two quoted arguments).
+		if k := skipBlanks(text, i+1); k < len(text) && text[k] == ',' {
+			i = k + 1
+		}
+	}
 	i = skipBlanks(text, i)
 	if j := serviceSep(text, i); j > i {
 		i = skipBlanks(text, j)
