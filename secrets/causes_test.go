@@ -215,6 +215,9 @@ func TestKingfisherByCause(t *testing.T) {
 		// A service named by its client library's or its short name.
 		{"pyowm = '3k144a5af729351d0fc58bdrj9a21mkr'", "3k144a5af729351d0fc58bdrj9a21mkr", "service-key"},
 		{"owm = '3k144a5af729351d0fc58bdrj9a21mkr'", "3k144a5af729351d0fc58bdrj9a21mkr", "service-key"},
+		// A key in its format's groups with letters off its format's
+		// (CoinAPI's are upper-case hex), a credential's word before it.
+		{"coinapi SECRET fa327aA1-23ZC-eA32-aZ32-2A67fb34EACD", "fa327aA1-23ZC-eA32-aZ32-2A67fb34EACD", "service-key"},
 	} {
 		red, n := d.Redact(c.text)
 		if n == 0 || strings.Contains(red, c.secret) || !strings.Contains(red, secrets.Marker(c.rule)) {
@@ -289,6 +292,10 @@ func TestKingfisherByCause(t *testing.T) {
 		"config.get('api_key', 'my-dev-key')",
 		"buildConfigField 'String', 'API_KEY', 'BuildConfig.KEY'",
 		"owm = 'weather'",
+		// Letters off a format without groups, or without a
+		// credential's word, stay unread.
+		"plaid client id - 'ic1Ah5b49ycvmz2vgvlgxtb0'",
+		"coinapi fa327aA1-23ZC-eA32-aZ32-2A67fb34EACD",
 	)
 	// A password beside another user stays one.
 	if red, _ := d.Redact("server->user = \"deploy\";\nserver->password = \"busybox@\";"); strings.Contains(red, "busybox@") {

@@ -59,6 +59,30 @@ func (f serviceFormat) fits(v string) bool {
 	return true
 }
 
+// fitsLetters reports whether v is of a grouped format but for its
+// letters' case and range: a key the format fixes to upper-case hex in
+// a UUID's groups given with letters of both cases (coinapi SECRET
+// fa327aA1-23ZC-…), as examples alter a key. Its length and every byte
+// that is no letter must fit, and two or more of those must be
+// separators (- _ .): the groups say the shape, not the letters.
+func (f serviceFormat) fitsLetters(v string) bool {
+	if len(v) < f.min || len(v) > f.max || f.hi&letterBits == 0 {
+		return false
+	}
+	seps := 0
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c|0x20 >= 'a' && c|0x20 <= 'z':
+		case !f.allows(c):
+			return false
+		case c == '-' || c == '_' || c == '.':
+			seps++
+		}
+	}
+	return seps >= 2
+}
+
 // misfits reports whether v fits none of formats and holds a byte of
 // no token alphabet, or has the length of one of them (lengthMisfit).
 func misfits(formats []serviceFormat, v string) bool {

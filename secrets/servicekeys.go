@@ -264,6 +264,7 @@ func lowerByte(c byte) byte {
 // fits one of fs and reads as a secret. credNamed says the name holds
 // a credential's word (github_client_secret, not github).
 func serviceValue(text string, i int, fs []serviceFormat, credNamed bool) (Finding, bool) {
+	credWord := false
 	if i < len(text) && (text[i] == '\'' || text[i] == '"') {
 		// The name's closing quote, and a comma before the value's
 		// (two quoted arguments).
@@ -281,7 +282,7 @@ func serviceValue(text string, i int, fs []serviceFormat, credNamed bool) (Findi
 			if k == i || !credName(text[i:k]) {
 				break
 			}
-			credNamed = true
+			credNamed, credWord = true, true
 			i = skipBlanks(text, k)
 			if j := serviceSep(text, i); j > i {
 				i = skipBlanks(text, j)
@@ -304,7 +305,10 @@ func serviceValue(text string, i int, fs []serviceFormat, credNamed bool) (Findi
 	}
 	fits := false
 	for _, f := range fs {
-		if f.fits(v) {
+		// A credential's word between the service's name and the
+		// value (coinapi SECRET …) says enough to take a key whose
+		// letters are off its format's.
+		if f.fits(v) || credWord && f.fitsLetters(v) {
 			fits = true
 			break
 		}
