@@ -1,6 +1,9 @@
 package secrets
 
-import "strings"
+import (
+	"maps"
+	"strings"
+)
 
 // A key with no shape of its own (32 letters and digits, 12 capitals
 // and digits) is known by the name of its service written right before
@@ -202,7 +205,7 @@ func namedServiceFormats(name string) []serviceFormat {
 			if len(w) < 3 {
 				continue
 			}
-			for _, f := range append(serviceFormats[w], serviceFormats[serviceAliases[w]]...) {
+			for _, f := range aliasedFormats[w] {
 				if f.tight() {
 					out = append(out, f)
 				}
@@ -218,6 +221,16 @@ func namedServiceFormats(name string) []serviceFormat {
 var serviceAliases = map[string]string{
 	"owm": "openweather", "pyowm": "openweather", "openweathermap": "openweather",
 }
+
+// aliasedFormats are serviceFormats with their aliases' entries, so that
+// a name is looked up once.
+var aliasedFormats = func() map[string][]serviceFormat {
+	m := maps.Clone(serviceFormats)
+	for a, name := range serviceAliases {
+		m[a] = serviceFormats[name]
+	}
+	return m
+}()
 
 // servicePrefixes are the first three bytes of serviceFormats' names
 // with a tight format, and of their aliases.
