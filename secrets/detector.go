@@ -142,7 +142,7 @@ type rule struct {
 
 // detectorVersion changes whenever the built-in matchers find
 // differently, so that scans remembered under an older one start over.
-const detectorVersion = 7
+const detectorVersion = 8
 
 // MarkerPrefix starts every marker Redact writes.
 const MarkerPrefix = loom.RedactedPrefix
