@@ -136,13 +136,6 @@ type SearchHit struct {
 	// TierFuzzy) after the ones before it found fewer hits than the
 	// search's limit.
 	Tier string `json:"tier,omitempty"`
-	// Held is, of a hit of an any-word search that weighs its hits by
-	// the share of the query's words they hold, which of those words
-	// the hit's message holds: bit i for the i-th the engine weighed.
-	// It is 0 where that is not known (every other search). Hits of one
-	// session together hold the union of theirs, which ranks the
-	// session (see docs/search.md, "Sessions, not only messages").
-	Held uint64 `json:"-"`
 }
 
 // MessageKey names the message h is of: its id, its place and its time,

@@ -61,7 +61,6 @@ func Run(t *testing.T, factory Factory, orphan Orphan) {
 		{"SearchTiers", testSearchTiers},
 		{"SearchRareAmongCommon", testSearchRareAmongCommon},
 		{"SearchWordsMeet", testSearchWordsMeet},
-		{"SearchWordsTogether", testSearchWordsTogether},
 		{"SearchSameIDs", testSearchSameIDs},
 		{"SearchTitlesWeighed", testSearchTitlesWeighed},
 		{"LongMessage", testLongMessage},

@@ -725,64 +725,6 @@ func wordsMeet(t *testing.T, open Opener, notes int) {
 	}
 }
 
-// testSearchWordsTogether: a question that names the two people of a
-// chat and its topic is answered by the session where they talk, which
-// holds the names in separate messages (each turn says its speaker's
-// name once), before a session in another project with one message that
-// holds one of the names and a common word of the question: a session
-// is ranked by the question's words its hits hold together, not only
-// by its best hit's (issue 82: REALTALK across projects).
-func testSearchWordsTogether(t *testing.T, open Opener) {
-	st := open(t)
-	chat := func(key, project string, lines ...string) *loom.Session {
-		s := newSession("alice", key)
-		s.Project = loom.Project{ID: project, Name: project, Root: "/chats/" + project}
-		s.Cwd = s.Project.Root
-		var msgs []*loom.Message
-		for _, l := range lines {
-			msgs = append(msgs, text(loom.RoleUser, l))
-		}
-		mustAppend(t, st, s, msgs...)
-		return s
-	}
-	// What neither answers: the topic's words are everyday words in a
-	// store, a name is in every line its person writes.
-	var other []string
-	for i := range 60 {
-		other = append(other, fmt.Sprintf("Lena: The train was late again today, stop %d.", i))
-		if i%2 == 0 {
-			other = append(other, fmt.Sprintf("Lena: The cinema showed an old film, row %d.", i))
-		}
-	}
-	chat("cli:lena", "7d1e5c0a9b3f4e21", other...)
-	both := chat("cli:akib-muhhamed", "3c9a6f1e2b7d4a05",
-		"Akib: Hey, how was your weekend?",
-		"Muhhamed: Quiet. We finally went to the cinema.",
-		"Akib: Nice, which film did you see?",
-		"Muhhamed: Dune, the desert scenes were amazing.",
-		"Akib: I saw it too, twice.",
-		"Muhhamed: Let us go together next time.")
-	one := chat("cli:akib-fahim", "9e4b2d7c1a6f3b58",
-		"Fahim: Are you coming to practice tomorrow?",
-		"Akib: I will watch.",
-		"Fahim: Sure, tell me later.",
-		"Akib: Will do.")
-	const question = "Which cinema film did Akib and Muhhamed both watch?"
-	hits, err := searchAgain(ctx(t), st, loom.SearchQuery{Text: question, UserID: "alice", Limit: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(hits) == 0 || hits[0].SessionID != both.ID {
-		t.Fatalf("search %q across projects: first hit is not in the chat of both people (%s), but %+v", question, both.ID, hits)
-	}
-	for _, h := range hits {
-		if h.SessionID == one.ID {
-			return
-		}
-	}
-	t.Fatalf("search %q: the other chat's message is no longer a hit: %+v", question, hits)
-}
-
 // searchAgain runs q on st, asked again when a busy machine refused it for time.
 func searchAgain(c context.Context, st loom.Store, q loom.SearchQuery) ([]loom.SearchHit, error) {
 	hits, err := st.Search(c, q)

@@ -33,7 +33,7 @@ func (s *Store) ImportVectors(ctx context.Context, texts []string, conns int) ([
 // SearchStatements returns the ranked statement of a search and its
 // arguments.
 func SearchStatements(q loom.SearchQuery, terms []loom.Term) (ranked string, args []any, ok bool) {
-	st, ok := searchStatements(q, terms, weights{}, "")
+	st, ok := searchStatements(q, terms, "", "")
 	return st.ranked, st.args, ok
 }
 

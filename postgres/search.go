@@ -160,7 +160,7 @@ func (s *Store) rarity(ctx context.Context, terms []loom.Term) (weights, error) 
 	}
 	total, _ := vals[0].(float64)
 	var out weights
-	var sum, held, which []string
+	var sum, held []string
 	for i := 1; i+1 < len(vals); i += 2 {
 		tsq, _ := vals[i].(string)
 		n, _ := vals[i+1].(float64)
@@ -177,29 +177,24 @@ func (s *Store) rarity(ctx context.Context, terms []loom.Term) (weights, error) 
 		out.parts = append(out.parts, part)
 		sum = append(sum, fmt.Sprintf("ts_rank(c.search, %s, 1) * %g", part.tsq, w))
 		held = append(held, fmt.Sprintf("(c.search @@ %s)::int", part.tsq))
-		which = append(which, fmt.Sprintf("((c.search @@ %s)::int::int8 << %d)", part.tsq, len(which)))
 	}
-	out.score, out.held = "0", "0"
+	out.score = "0"
 	switch {
 	case len(sum) > 1:
 		// Weighed by the share of the terms each message holds
-		// (sqlstore.Coordinated), as on SQLite; which it holds ranks
-		// its session (loom.SearchHit.Held).
+		// (sqlstore.Coordinated), as on SQLite.
 		out.score = fmt.Sprintf("((%s) * greatest(%s, 1)::float4 / %d)", strings.Join(sum, " + "), strings.Join(held, " + "), len(sum))
-		out.held = "(" + strings.Join(which, " | ") + ")"
 	case len(sum) == 1:
 		out.score = "(" + sum[0] + ")"
 	}
 	return out, rows.Err()
 }
 
-// weights are the score of an any-word search (rarity), which of its
-// parts, the terms it weighs, a message holds (bit i for parts[i], as
-// loom.SearchHit.Held; "0" when its score is not weighed by them), and
-// the parts. A score of "" is ts_rank of the whole query.
+// weights are the score of an any-word search (rarity) and its parts,
+// the terms it weighs.
 type weights struct {
-	score, held string
-	parts       []weighedPart
+	score string
+	parts []weighedPart
 }
 
 // weighedPart is one term of an any-word search: its tsquery (SQL of a
@@ -271,7 +266,7 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 			return nil, err
 		}
 	}
-	st, ok := searchStatements(q, terms, w, "")
+	st, ok := searchStatements(q, terms, w.score, "")
 	if !ok {
 		return nil, nil
 	}
@@ -301,18 +296,18 @@ func (s *Store) ranked(ctx context.Context, sql string, args []any, q loom.Searc
 		// All but the count are NULL when no hit is ranked.
 		var (
 			sessionID, id, role, title, key, text *string
-			seq, body, held                       *int64
+			seq, body                             *int64
 			created                               *time.Time
 			score                                 *float32
 		)
-		if err := rows.Scan(&matches, &sessionID, &id, &seq, &role, &created, &score, &title, &key, &text, &body, &held); err != nil {
+		if err := rows.Scan(&matches, &sessionID, &id, &seq, &role, &created, &score, &title, &key, &text, &body); err != nil {
 			return r, 0, fmt.Errorf("search: %w", err)
 		}
 		if sessionID == nil {
 			break
 		}
 		r.hits = append(r.hits, loom.SearchHit{SessionID: *sessionID, MessageID: *id, Seq: *seq, Role: *role,
-			CreatedAt: utc(*created), Score: float64(*score), SessionTitle: *title, SessionKey: *key, Held: uint64(*held)})
+			CreatedAt: utc(*created), Score: float64(*score), SessionTitle: *title, SessionKey: *key})
 		r.texts, r.bodies = append(r.texts, *text), append(r.bodies, *body)
 	}
 	if err := rows.Err(); err != nil {
@@ -333,7 +328,7 @@ type rankedHits struct {
 func (r rankedHits) scored() []sqlstore.Scored {
 	out := make([]sqlstore.Scored, len(r.hits))
 	for i, h := range r.hits {
-		out[i] = sqlstore.Scored{Body: r.bodies[i], Score: h.Score, Held: h.Held}
+		out[i] = sqlstore.Scored{Body: r.bodies[i], Score: h.Score}
 	}
 	return out
 }
@@ -367,7 +362,7 @@ func (s *Store) rankBroad(ctx context.Context, q loom.SearchQuery, terms []loom.
 			}
 		}
 		if len(rare) > 0 {
-			sst, _ := searchStatements(q, terms, w, "("+strings.Join(rare, " || ")+")")
+			sst, _ := searchStatements(q, terms, w.score, "("+strings.Join(rare, " || ")+")")
 			var err error
 			if selected, _, err = s.ranked(ctx, sst.ranked, sst.args, q); err != nil {
 				return nil, err
@@ -584,11 +579,10 @@ type searchSQL struct {
 // pool and poolNewest rank the newest RankDepth matches of a query with
 // more (rankBroad), as ranked does, found as walk and newest find them.
 //
-// w is the SQL of a hit's score and of the terms it holds (weights; the
-// score is ts_rank of the whole query when "", the terms 0); match, when
-// not "", is the SQL of a tsquery (constants only) that selects the
-// messages instead of q's terms (rankBroad's rare terms).
-func searchStatements(q loom.SearchQuery, terms []loom.Term, w weights, match string) (st searchSQL, ok bool) {
+// score is the SQL of a hit's score, ts_rank of the whole query when "";
+// match, when not "", is the SQL of a tsquery (constants only) that
+// selects the messages instead of q's terms (rankBroad's rare terms).
+func searchStatements(q loom.SearchQuery, terms []loom.Term, score, match string) (st searchSQL, ok bool) {
 	// A filter PostgreSQL cannot hold matches nothing it stores.
 	if !storable(q.UserID, q.SessionID, q.ProjectID, q.Surface, q.Role) {
 		return st, false
@@ -616,12 +610,8 @@ func searchStatements(q loom.SearchQuery, terms []loom.Term, w weights, match st
 		limit = 20
 	}
 	c.Search(q)
-	score, held := w.score, w.held
 	if score == "" {
 		score = "ts_rank(c.search, " + tsq + ", 1)"
-	}
-	if held == "" {
-		held = "0"
 	}
 	text := fmt.Sprintf("substr(b.content, 1, %d)", snippet.MaxText+1)
 	// Score: ts_rank with normalisation 1 (divided by 1 + the log of the
@@ -636,11 +626,11 @@ func searchStatements(q loom.SearchQuery, terms []loom.Term, w weights, match st
 		), n AS MATERIALIZED (
 			SELECT count(*) AS n FROM (SELECT FROM c LIMIT %[2]d) x
 		)
-		SELECT n.n, h.session_id, h.id, h.seq, h.role, h.created_at, h.score, h.title, h.key, %[3]s, h.body_id, h.held
+		SELECT n.n, h.session_id, h.id, h.seq, h.role, h.created_at, h.score, h.title, h.key, %[3]s, h.body_id
 		FROM n
 		LEFT JOIN LATERAL (
 			SELECT m.session_id, m.id, m.seq, m.role, m.created_at, c.id AS body_id,
-				%[8]s AS score, (%[9]s)::int8 AS held, s.title, coalesce(s.key, '') AS key
+				%[8]s AS score, s.title, coalesce(s.key, '') AS key
 			FROM (SELECT * FROM c LIMIT %[4]d) c
 			%[5]s
 			WHERE n.n <= %[4]d AND %[6]s
@@ -649,7 +639,7 @@ func searchStatements(q loom.SearchQuery, terms []loom.Term, w weights, match st
 		) h ON true
 		LEFT JOIN bodies b ON b.id = h.body_id
 		ORDER BY h.score DESC, h.created_at DESC, h.session_id, h.seq`,
-		tsq, RankDepth+1, text, RankDepth, lookup, c.String(), limit, score, held)
+		tsq, RankDepth+1, text, RankDepth, lookup, c.String(), limit, score)
 	st.walk = fmt.Sprintf(`SELECT m.session_id, m.id, m.seq, m.role, m.created_at, c.id, s.title, coalesce(s.key, ''), substr(c.content, 1, %[6]d)
 		FROM (
 			SELECT b.id, b.content FROM bodies b
@@ -670,11 +660,11 @@ func searchStatements(q loom.SearchQuery, terms []loom.Term, w weights, match st
 		LIMIT %[4]d`, tsq, c.String(), text, limit)
 	// The pool: its newest RankDepth matches, ranked, in the shape of
 	// ranked (the count is theirs).
-	pool := `SELECT count(*) OVER (), p.session_id, p.id, p.seq, p.role, p.created_at, p.score, p.title, p.key, %[1]s, p.body_id, p.held
+	pool := `SELECT count(*) OVER (), p.session_id, p.id, p.seq, p.role, p.created_at, p.score, p.title, p.key, %[1]s, p.body_id
 		FROM (%[2]s) p JOIN bodies b ON b.id = p.body_id
 		ORDER BY p.score DESC, p.body_id DESC, p.created_at DESC, p.session_id, p.seq
 		LIMIT %[3]d`
-	cols := `m.session_id, m.id, m.seq, m.role, m.created_at, c.id AS body_id, ` + score + ` AS score, (` + held + `)::int8 AS held, s.title, coalesce(s.key, '') AS key`
+	cols := `m.session_id, m.id, m.seq, m.role, m.created_at, c.id AS body_id, ` + score + ` AS score, s.title, coalesce(s.key, '') AS key`
 	st.pool = fmt.Sprintf(pool, text, fmt.Sprintf(`SELECT %[1]s
 		FROM (
 			SELECT b.id, b.search FROM bodies b

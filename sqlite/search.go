@@ -5,7 +5,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -177,9 +176,9 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 		return nil, nil
 	}
 	var rows *sql.Rows
-	// broad holds the scores of a broad query's best matches (and the
-	// terms each holds), read below without the full-text match.
-	var broad map[int64]sqlstore.Scored
+	// broad holds the scores of a broad query's best matches, read
+	// below without the full-text match.
+	var broad map[int64]float64
 	partial := false
 	switch {
 	case len(newest) <= RankDepth && !q.Newest && coordinating(q, terms):
@@ -187,23 +186,29 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 		if best, err = s.rankCoordinated(ctx, coordTerms(terms), from, args, newest, limit); err != nil {
 			return nil, searchError(err, q.Raw)
 		}
-		broad = scoredBy(best)
+		broad = make(map[int64]float64, len(best))
+		for _, b := range best {
+			broad[b.Body] = b.Score
+		}
 	case len(newest) <= RankDepth && !q.Newest:
 		rows, err = reads{s}.QueryContext(ctx, fmt.Sprintf(cols, "-bodies_fts.rank")+from+`
 			ORDER BY bodies_fts.rank, m.created_at DESC LIMIT ?`, append(args, limit)...)
 	case q.Newest:
 		// The newest matches, scored by recency (higher is newer) so
 		// that scores still sort best first.
-		broad = make(map[int64]sqlstore.Scored, limit)
+		broad = make(map[int64]float64, limit)
 		for _, id := range newest[:min(limit, len(newest))] {
-			broad[id] = sqlstore.Scored{Body: id, Score: float64(id) / float64(newest[0])}
+			broad[id] = float64(id) / float64(newest[0])
 		}
 	default:
 		var best []sqlstore.Scored
 		if best, partial, err = s.rankBroad(ctx, q, terms, from, args, newest, limit); err != nil {
 			return nil, searchError(err, q.Raw)
 		}
-		broad = scoredBy(best)
+		broad = make(map[int64]float64, len(best))
+		for _, b := range best {
+			broad[b.Body] = b.Score
+		}
 	}
 	if broad != nil {
 		targs := slices.Clone(filters.Args)
@@ -230,7 +235,7 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 		}
 		h.CreatedAt = created.T
 		if broad != nil {
-			h.Score, h.Held, h.Partial = broad[body].Score, broad[body].Held, partial
+			h.Score, h.Partial = broad[body], partial
 		}
 		hits = append(hits, h)
 		bodies = append(bodies, body)
@@ -312,7 +317,7 @@ func (s *Store) rankBroad(ctx context.Context, q loom.SearchQuery, terms []loom.
 		for id := range inPool {
 			inPool[id] = 1
 		}
-		best, _ := sqlstore.MergeBroad(nil, scoredList(inPool, nil), limit, 1)
+		best, _ := sqlstore.MergeBroad(nil, scoredList(inPool), limit, 1)
 		return best, true, nil
 	}
 	parts := anyTerms(terms)
@@ -337,24 +342,23 @@ func (s *Store) rankBroad(ctx context.Context, q loom.SearchQuery, terms []loom.
 	}
 	// coord says which parts count towards a message's share of the
 	// terms it holds (sqlstore.Coordinated, as for a query with fewer
-	// matches), by their place among those that count; held which of
-	// them each ranked message holds.
-	coord := map[string]int{}
-	for i, p := range coordTerms(terms) {
-		coord[termExpr(p)] = i
+	// matches), held how many of them each ranked message holds.
+	coord := map[string]bool{}
+	for _, p := range coordTerms(terms) {
+		coord[termExpr(p)] = true
 	}
-	heldSelected, heldPool := map[int64]uint64{}, map[int64]uint64{}
+	heldSelected, heldPool := map[int64]int{}, map[int64]int{}
 	// holding adds weight to the score of each message of scores that
-	// matches expr (from rowid lo on), and marks part in held, when it
+	// matches expr (from rowid lo on), and counts part in held, when it
 	// counts, as held by it.
-	holding := func(expr string, part loom.Term, lo int64, weight float64, scores map[int64]float64, held map[int64]uint64) error {
+	holding := func(expr string, part loom.Term, lo int64, weight float64, scores map[int64]float64, held map[int64]int) error {
 		ids, err := s.newest(ctx, `SELECT rowid AS id FROM bodies_fts WHERE bodies_fts MATCH ? AND rowid >= ?`, expr, lo)
-		place, counts := coord[termExpr(part)]
+		counts := coord[termExpr(part)]
 		for _, id := range ids {
 			if _, ok := scores[id]; ok {
 				scores[id] += weight
 				if counts {
-					held[id] |= 1 << place
+					held[id]++
 				}
 			}
 		}
@@ -410,13 +414,13 @@ func (s *Store) rankBroad(ctx context.Context, q loom.SearchQuery, terms []loom.
 	// share being at most 1.
 	if n := len(coord); n > 1 {
 		for id, sc := range selected {
-			selected[id] = sqlstore.Coordinated(sc, bits.OnesCount64(heldSelected[id]), n)
+			selected[id] = sqlstore.Coordinated(sc, heldSelected[id], n)
 		}
 		for id, sc := range inPool {
-			inPool[id] = sqlstore.Coordinated(sc, bits.OnesCount64(heldPool[id]), n)
+			inPool[id] = sqlstore.Coordinated(sc, heldPool[id], n)
 		}
 	}
-	best, partial := sqlstore.MergeBroad(scoredList(selected, heldSelected), scoredList(inPool, heldPool), limit, bound)
+	best, partial := sqlstore.MergeBroad(scoredList(selected), scoredList(inPool), limit, bound)
 	return best, partial, nil
 }
 
@@ -472,45 +476,35 @@ func (s *Store) rankCoordinated(ctx context.Context, parts []loom.Term, from str
 	}
 	list := make([]sqlstore.Scored, 0, len(scores))
 	for id, sc := range scores {
-		list = append(list, sqlstore.Scored{Body: id, Score: sqlstore.Coordinated(sc, bits.OnesCount64(held[id]), len(parts)), Held: held[id]})
+		list = append(list, sqlstore.Scored{Body: id, Score: sqlstore.Coordinated(sc, held[id], len(parts))})
 	}
 	best, _ := sqlstore.MergeBroad(list, nil, limit, 0)
 	return best, nil
 }
 
-// held says, for each message of scores, which of parts it holds (bit i
-// for parts[i]), looking each part up among the rowids from lo to hi.
-func (s *Store) held(ctx context.Context, parts []loom.Term, lo, hi int64, scores map[int64]float64) (map[int64]uint64, error) {
-	held := make(map[int64]uint64, len(scores))
-	for i, p := range parts {
+// held counts, for each message of scores, how many of parts it holds,
+// looking each part up among the rowids from lo to hi.
+func (s *Store) held(ctx context.Context, parts []loom.Term, lo, hi int64, scores map[int64]float64) (map[int64]int, error) {
+	held := make(map[int64]int, len(scores))
+	for _, p := range parts {
 		ids, err := s.newest(ctx, `SELECT rowid AS id FROM bodies_fts WHERE bodies_fts MATCH ? AND rowid >= ? AND rowid <= ?`, termExpr(p), lo, hi)
 		if err != nil {
 			return nil, err
 		}
 		for _, id := range ids {
 			if _, ok := scores[id]; ok {
-				held[id] |= 1 << i
+				held[id]++
 			}
 		}
 	}
 	return held, nil
 }
 
-// scoredList is scores as a list, each with the terms held says it
-// holds.
-func scoredList(scores map[int64]float64, held map[int64]uint64) []sqlstore.Scored {
+// scoredList is scores as a list.
+func scoredList(scores map[int64]float64) []sqlstore.Scored {
 	out := make([]sqlstore.Scored, 0, len(scores))
 	for id, sc := range scores {
-		out = append(out, sqlstore.Scored{Body: id, Score: sc, Held: held[id]})
-	}
-	return out
-}
-
-// scoredBy is best by body.
-func scoredBy(best []sqlstore.Scored) map[int64]sqlstore.Scored {
-	out := make(map[int64]sqlstore.Scored, len(best))
-	for _, b := range best {
-		out[b.Body] = b
+		out = append(out, sqlstore.Scored{Body: id, Score: sc})
 	}
 	return out
 }

@@ -51,12 +51,10 @@ func IDF(total, n int64) float64 {
 	return max(math.Log((float64(total-n)+0.5)/(float64(n)+0.5)), 0.000001)
 }
 
-// Scored is a message's body, by its id, its score, and which of the
-// query's terms it holds (loom.SearchHit.Held), when known.
+// Scored is a message's body, by its id, and its score.
 type Scored struct {
 	Body  int64
 	Score float64
-	Held  uint64
 }
 
 // MergeBroad returns the best limit of a broad query's ranked messages:

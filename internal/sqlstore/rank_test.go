@@ -38,36 +38,6 @@ func TestBySession(t *testing.T) {
 	}
 }
 
-// A session whose hits hold different words of the query scores as if
-// its best hit held them all (each worth what the session's best hit
-// holding it is worth a word), weighed by the share they make together:
-// of 4 words, a hit holding two (worth 4 uncoordinated, 2 coordinated)
-// and one holding a third (3, 0.75) make 7 * 3/4 = 5.25, and the spread
-// of the second adds 0.225. A session whose best hit holds every word
-// its hits hold keeps its score.
-func TestBySessionWordsTogether(t *testing.T) {
-	h := func(s, id string, score float64, held uint64) loom.SearchHit {
-		return loom.SearchHit{SessionID: s, MessageID: id, Score: score, Held: held}
-	}
-	for _, c := range []struct {
-		other float64
-		first string
-	}{{5.4, "t1"}, {5.5, "x1"}} {
-		got := bySession([]loom.SearchHit{
-			h("other", "x1", c.other, 0b0011), h("together", "t1", 2, 0b0011), h("together", "t2", 0.75, 0b0100), h("other", "x2", 0.1, 0b0001),
-		}, nil)
-		if got[0].MessageID != c.first {
-			t.Errorf("against a session of %v: %+v, want %s first", c.other, got, c.first)
-		}
-	}
-	var tg together
-	tg.add(0b0011, 2)
-	tg.add(0b0001, 1)
-	if more := tg.more(0b0011, 2); more != 0 {
-		t.Errorf("the best hit holds every word of its session's hits: %v more, want 0", more)
-	}
-}
-
 // A message keeps the share of its score that it holds of the query's
 // terms that count: all of it for every term or a query of one; a stop
 // word alone does not count.
