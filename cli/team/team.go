@@ -76,7 +76,7 @@ func addHub(cmd *cobra.Command, e *env) {
 // run returns the operations' environment, with the token of --token,
 // else the one kept for the team (saved: create or join --token), else
 // the configuration's. --token given to create or join is kept.
-func (e *env) run(saved string) (*teamrun.Env, error) {
+func (e *env) run(saved string) (*teamrun.Client, error) {
 	l, err := e.inv.Teams()
 	if err != nil {
 		return nil, err
@@ -95,7 +95,7 @@ func (e *env) run(saved string) (*teamrun.Env, error) {
 	if tok == "" {
 		return nil, loom.Errorf(loom.EINVALID, "no token for the hub: give --token, or set [sync] token in config.toml (LOOM_SYNC_TOKEN); make one on the hub with loom token create")
 	}
-	return &teamrun.Env{Local: l, Token: tok, KeepToken: e.token != "", Now: e.inv.TimeNow}, nil
+	return &teamrun.Client{Local: l, Token: tok, KeepToken: e.token != "", Now: e.inv.TimeNow}, nil
 }
 
 // hubURL is --hub, else the configuration's.
@@ -118,7 +118,7 @@ func (e *env) hubURL() (string, error) {
 }
 
 // find returns the team --team names ("" for the only one).
-func (e *env) find(ref string) (*teamrun.Env, *teamrun.State, error) {
+func (e *env) find(ref string) (*teamrun.Client, *teamrun.State, error) {
 	// The team first: a machine in no team is told that, not that it
 	// has no token for a hub.
 	s, err := e.inv.FindTeam(ref)
