@@ -21,7 +21,7 @@ import (
 // and says nothing of whose the session is.
 func TestApplySetsTeamAndMember(t *testing.T) {
 	ctx := context.Background()
-	_, v, st, _ := publishEnv(t)
+	_, v, st, _ := publishClient(t)
 	ts, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "team.db"))
 	if err != nil {
 		t.Fatal(err)

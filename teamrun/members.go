@@ -14,9 +14,11 @@ import (
 	"github.com/loomhq/loom/team"
 )
 
-// Env is what the team's operations reach: where the machine keeps its
-// teams, the hub's token, the clock.
-type Env struct {
+// Client is a member's client of its teams: it runs the team's
+// operations (create, join, invite, share, sync, …) against the hub with
+// the member's token, and keeps the teams' state where this machine keeps
+// its teams. It holds the clock the operations date with.
+type Client struct {
 	Local Local
 	// Token is the member's token on the hub (its user is the member's
 	// hub user).
@@ -31,14 +33,14 @@ type Env struct {
 	put func(ctx context.Context, team string, recs []team.Record) error
 }
 
-func (e *Env) now() time.Time {
+func (e *Client) now() time.Time {
 	if e.Now == nil {
 		return time.Now()
 	}
 	return e.Now()
 }
 
-func (e *Env) client(hubURL string) *hub.Client {
+func (e *Client) client(hubURL string) *hub.Client {
 	return &hub.Client{URL: hubURL, Token: e.Token, HTTP: e.HTTP}
 }
 
@@ -56,7 +58,7 @@ type Verified struct {
 }
 
 // hubUser returns the user the token is of, as the hub answers it.
-func (e *Env) hubUser(ctx context.Context, hubURL string) (string, error) {
+func (e *Client) hubUser(ctx context.Context, hubURL string) (string, error) {
 	st, err := e.client(hubURL).State(ctx)
 	if err != nil {
 		return "", err
@@ -66,7 +68,7 @@ func (e *Env) hubUser(ctx context.Context, hubURL string) (string, error) {
 
 // Create makes a team on the hub: this member's key pair (made on first
 // use) becomes its admin's.
-func (e *Env) Create(ctx context.Context, hubURL, teamName, me string) (*Verified, error) {
+func (e *Client) Create(ctx context.Context, hubURL, teamName, me string) (*Verified, error) {
 	if err := team.ValidName(teamName); err != nil {
 		return nil, err
 	}
@@ -105,7 +107,7 @@ func (e *Env) Create(ctx context.Context, hubURL, teamName, me string) (*Verifie
 // Verify reads the team's whole chain from the hub and verifies it from
 // its genesis against the pinned admin and against what this machine
 // verified before; it takes in the keys the chain wraps for this member.
-func (e *Env) Verify(ctx context.Context, s *State) (*Verified, error) {
+func (e *Client) Verify(ctx context.Context, s *State) (*Verified, error) {
 	id, _, err := e.Local.Identity()
 	if err != nil {
 		return nil, err
@@ -156,7 +158,7 @@ func (e *Env) Verify(ctx context.Context, s *State) (*Verified, error) {
 // Invite makes a one-time invite and returns its code: for a new
 // member (the admin), or with machine set for another machine of this
 // member. It expires after ttl (0: never).
-func (e *Env) Invite(ctx context.Context, s *State, label string, ttl time.Duration, machine bool) (*team.Code, error) {
+func (e *Client) Invite(ctx context.Context, s *State, label string, ttl time.Duration, machine bool) (*team.Code, error) {
 	v, err := e.Verify(ctx, s)
 	if err != nil {
 		return nil, err
@@ -210,7 +212,7 @@ func InviteRef(st *team.State, ref string) (string, error) {
 // Revoke revokes the open invite ref names (InviteRef); on the admin's
 // machine the team's key is rotated at once, so that the invite's key
 // opens nothing written after.
-func (e *Env) Revoke(ctx context.Context, s *State, ref string) (*team.Member, *Verified, error) {
+func (e *Client) Revoke(ctx context.Context, s *State, ref string) (*team.Member, *Verified, error) {
 	v, err := e.Verify(ctx, s)
 	if err != nil {
 		return nil, nil, err
@@ -247,7 +249,7 @@ func (e *Env) Revoke(ctx context.Context, s *State, ref string) (*team.Member, *
 // confirm is shown the team's name, the admin's fingerprint and, for a
 // machine's invite, whose machine this becomes, before the join is
 // sent, and may refuse it.
-func (e *Env) Join(ctx context.Context, code, name, hubURL string, confirm func(teamName, admin, machineOf string) error) (*Verified, error) {
+func (e *Client) Join(ctx context.Context, code, name, hubURL string, confirm func(teamName, admin, machineOf string) error) (*Verified, error) {
 	c, inv, err := team.ParseCode(code)
 	if err != nil {
 		return nil, err
@@ -315,7 +317,7 @@ func (e *Env) Join(ctx context.Context, code, name, hubURL string, confirm func(
 
 // Remove removes the member named ref (a name or fingerprint) and
 // rotates the team's key for the others.
-func (e *Env) Remove(ctx context.Context, s *State, ref string) (*team.Member, *Verified, error) {
+func (e *Client) Remove(ctx context.Context, s *State, ref string) (*team.Member, *Verified, error) {
 	v, err := e.Verify(ctx, s)
 	if err != nil {
 		return nil, nil, err
@@ -350,7 +352,7 @@ func (e *Env) Remove(ctx context.Context, s *State, ref string) (*team.Member, *
 
 // rotate makes a new key after a member left (the admin's machine does
 // it at its next sync).
-func (e *Env) rotate(ctx context.Context, v *Verified) (*Verified, error) {
+func (e *Client) rotate(ctx context.Context, v *Verified) (*Verified, error) {
 	cut, err := e.departedWriters(ctx, v, "")
 	if err != nil {
 		return nil, err
@@ -373,7 +375,7 @@ func (e *Env) rotate(ctx context.Context, v *Verified) (*Verified, error) {
 // applied from, else the key a bound writer id names, else the one its
 // first record's header names. What the hub withholds here is not named,
 // and no client applies it after.
-func (e *Env) departedWriters(ctx context.Context, v *Verified, target string) (map[string]int64, error) {
+func (e *Client) departedWriters(ctx context.Context, v *Verified, target string) (map[string]int64, error) {
 	// Those who left since the newest rotation: what those before wrote
 	// before they left was named by it, and a writer id of theirs the
 	// hub shows since is one they made after.
@@ -443,7 +445,7 @@ func (e *Env) departedWriters(ctx context.Context, v *Verified, target string) (
 // it (the team's store and keys up to now).
 // It returns the chain with the leave, whose last entry revoked the
 // open invites this member (or machine) made or that were for them.
-func (e *Env) Leave(ctx context.Context, s *State) (*Verified, error) {
+func (e *Client) Leave(ctx context.Context, s *State) (*Verified, error) {
 	v, err := e.Verify(ctx, s)
 	if err != nil {
 		return nil, err
@@ -460,7 +462,7 @@ func (e *Env) Leave(ctx context.Context, s *State) (*Verified, error) {
 
 // Share names project p in the chain as shared by this member (mode
 // "": no longer shared) and keeps the choice on this machine.
-func (e *Env) Share(ctx context.Context, s *State, p team.Project) error {
+func (e *Client) Share(ctx context.Context, s *State, p team.Project) error {
 	v, err := e.Verify(ctx, s)
 	if err != nil {
 		return err

@@ -12,7 +12,7 @@ import (
 // bytes travel as records of one size, what the hub stores.
 func TestRecordsPadded(t *testing.T) {
 	ctx := context.Background()
-	e, v, st, out := publishEnv(t)
+	e, v, st, out := publishClient(t)
 	open := e.put
 	var sizes []int
 	e.put = func(ctx context.Context, id string, recs []team.Record) error {

@@ -21,10 +21,10 @@ type sent struct {
 	recs []*Payload
 }
 
-// publishEnv is one member's machine of a one-member team whose records
+// publishClient is one member's machine of a one-member team whose records
 // are kept in memory instead of on a hub, over an SQLite store whose
 // project "api" is shared.
-func publishEnv(t testing.TB) (*Env, *Verified, Stores, *sent) {
+func publishClient(t testing.TB) (*Client, *Verified, Stores, *sent) {
 	t.Helper()
 	ctx := context.Background()
 	id, err := team.NewIdentity()
@@ -46,7 +46,7 @@ func publishEnv(t testing.TB) (*Env, *Verified, Stores, *sent) {
 	}
 	t.Cleanup(func() { own.Close() })
 	out := &sent{}
-	e := &Env{Local: Local{Dir: t.TempDir()}}
+	e := &Client{Local: Local{Dir: t.TempDir()}}
 	e.put = func(ctx context.Context, _ string, recs []team.Record) error {
 		for _, r := range recs {
 			_, payload, err := team.OpenRecord(st, ring, r)
@@ -93,7 +93,7 @@ func ids(n int) []string {
 
 func TestPublishSendsWhatChanged(t *testing.T) {
 	ctx := context.Background()
-	e, v, st, out := publishEnv(t)
+	e, v, st, out := publishClient(t)
 	sid := ids(2)
 	if err := st.Own.Import(ctx, []*loom.SessionData{sessionData(sid[0], 120), sessionData(sid[1], 4)}); err != nil {
 		t.Fatal(err)
@@ -177,7 +177,7 @@ func TestPublishSendsWhatChanged(t *testing.T) {
 // messages.
 func BenchmarkPublishUnchanged(b *testing.B) {
 	ctx := context.Background()
-	e, v, st, out := publishEnv(b)
+	e, v, st, out := publishClient(b)
 	var data []*loom.SessionData
 	for _, id := range ids(200) {
 		data = append(data, sessionData(id, 100))
@@ -208,7 +208,7 @@ func BenchmarkPublishUnchanged(b *testing.B) {
 // changes nothing.
 func TestApplyReplaceKeepsSubagents(t *testing.T) {
 	ctx := context.Background()
-	_, v, st, _ := publishEnv(t)
+	_, v, st, _ := publishClient(t)
 	ts, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "team.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -268,7 +268,7 @@ func TestApplyReplaceKeepsSubagents(t *testing.T) {
 // the session it compares holds a secret in its title and text.
 func TestIdleSyncRedactsNothing(t *testing.T) {
 	ctx := context.Background()
-	e, v, st, out := publishEnv(t)
+	e, v, st, out := publishClient(t)
 	secret := secretstest.New(81).Secret("github-token")
 	sd := sessionData(ids(1)[0], 2)
 	sd.Session.Title = "deploy with " + secret.Text

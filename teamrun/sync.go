@@ -105,7 +105,7 @@ const maxRecordMessages = 500
 
 // SyncTeam verifies the chain, publishes what this member shares, and
 // pulls the teammates' records into the team's store.
-func (e *Env) SyncTeam(ctx context.Context, s *State, st Stores) (*Sync, error) {
+func (e *Client) SyncTeam(ctx context.Context, s *State, st Stores) (*Sync, error) {
 	if !s.KeysMoved {
 		if _, err := MigrateKeys(ctx, st.Team, st.User, s.ID); err != nil {
 			return nil, err
@@ -187,7 +187,7 @@ type Evidence struct {
 // publish sends the sessions of the projects this member shares, each
 // as it changed since what was published of it (new messages, messages
 // updated or redacted, a rename, a deletion), through the secret gate.
-func (e *Env) publish(ctx context.Context, v *Verified, st Stores, out *Sync) error {
+func (e *Client) publish(ctx context.Context, v *Verified, st Stores, out *Sync) error {
 	s := v.Local
 	if len(s.Shares) == 0 || st.Own == nil {
 		return nil
@@ -256,7 +256,7 @@ func (e *Env) publish(ctx context.Context, v *Verified, st Stores, out *Sync) er
 
 // publisher sends one sync's records.
 type publisher struct {
-	e     *Env
+	e     *Client
 	v     *Verified
 	det   *secrets.Detector
 	gate  *secrets.Gate
@@ -298,7 +298,7 @@ func (p *publisher) send(ctx context.Context, pl *Payload) error {
 // or holds another record at its index (this machine's state restored
 // from a copy, or the hub's tables edited), which is an error: nothing
 // more is sent.
-func (e *Env) putRecord(ctx context.Context, s *State, rec team.Record) error {
+func (e *Client) putRecord(ctx context.Context, s *State, rec team.Record) error {
 	c := e.client(s.Hub)
 	n, err := c.Team(s.ID).Put(ctx, []loom.SyncRecord{rec.Sync()})
 	if err != nil {
@@ -619,7 +619,7 @@ const pageRecords = 200
 // writer's next records are applied: no record stops a team. Only what
 // fails on this machine (the hub unreachable, the store unwritable)
 // stops the pull, to be tried again.
-func (e *Env) pull(ctx context.Context, v *Verified, st Stores, out *Sync) (err error) {
+func (e *Client) pull(ctx context.Context, v *Verified, st Stores, out *Sync) (err error) {
 	s := v.Local
 	c := e.client(s.Hub)
 	hosts, err := c.Team(s.ID).Hosts(ctx)

@@ -88,29 +88,30 @@ service with this loom's; hooks already there are kept.`,
   LOOM_HOME=~/loom-work loom capture install
   loom capture install --no-start --json     # write the unit, start it yourself`,
 		Args: command.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Start, opts.Hooks = !noStart, !noHooks
-			if runF != nil {
-				return runF(opts)
-			}
-			return installRun(cmd.Context(), opts.Options, opts.Start, opts.Hooks)
-		},
 	}
+	cmd.RunE = command.RunE(opts, func([]string) error {
+		opts.Start, opts.Hooks = !noStart, !noHooks
+		return nil
+	}, runF, installRun)
 	cmd.Flags().BoolVar(&noStart, "no-start", false, "write the service's file, but neither enable nor start it")
 	cmd.Flags().BoolVar(&noHooks, "no-hooks", false, "leave the agents' hooks as they are")
 	return cmd
 }
 
-func installRun(ctx context.Context, opts *Options, start, withHooks bool) error {
-	mgr := platform(opts.GOOS)
-	if mgr == "" {
-		return unsupported(opts.GOOS)
+// installRun writes the service's file and the manifest of what it
+// added, adds the hooks (opts.Hooks) and starts the service
+// (opts.Start); where no service manager runs, it says the crontab line
+// that starts capture instead and fails.
+func installRun(ctx context.Context, opts *InstallOptions) error {
+	rep, err := opts.change()
+	if err != nil {
+		return err
 	}
 	svc, err := opts.service()
 	if err != nil {
 		return err
 	}
-	rep := &changeReport{Service: serviceReport{Manager: mgr, Path: opts.servicePath()}, Hooks: []*hooks.Report{}, HookProblems: []string{}}
+	mgr := rep.Service.Manager
 	var body []byte
 	if mgr == "systemd" {
 		unit, err := capture.SystemdUnit(svc)
@@ -132,8 +133,8 @@ func installRun(ctx context.Context, opts *Options, start, withHooks bool) error
 		return err
 	}
 	m.Service = rep.Service.Path
-	if withHooks {
-		reps, problems := hooks.InstallImports(placesOf(opts))
+	if opts.Hooks {
+		reps, problems := hooks.InstallImports(placesOf(opts.Options))
 		for _, r := range reps {
 			rep.Hooks = append(rep.Hooks, r)
 			if len(r.Added) > 0 {
@@ -150,13 +151,13 @@ func installRun(ctx context.Context, opts *Options, start, withHooks bool) error
 	var startErr error
 	if mgr == "systemd" {
 		rep.Service.Run = []string{"systemctl --user daemon-reload", "systemctl --user enable " + capture.UnitName, "systemctl --user restart " + capture.UnitName}
-		linger := lingering(opts)
+		linger := lingering(opts.Options)
 		rep.Service.Linger = linger
 	} else {
 		domain := "gui/" + strconv.Itoa(os.Getuid())
 		rep.Service.Run = []string{"launchctl bootout " + domain + "/" + capture.Label, "launchctl bootstrap " + domain + " " + shellQuote(rep.Service.Path)}
 	}
-	if start {
+	if opts.Start {
 		startErr = opts.manage(ctx, &rep.Service, true)
 	}
 	if rep.Service.NoManager {
@@ -168,9 +169,20 @@ func installRun(ctx context.Context, opts *Options, start, withHooks bool) error
 			return err
 		}
 	} else {
-		printChange(opts, rep, true, start)
+		printChange(opts.Options, rep, true, opts.Start)
 	}
 	return startErr
+}
+
+// change starts the report of what install or uninstall does with the
+// service, through this platform's service manager; where loom knows
+// none, the error says what to run instead.
+func (opts *Options) change() (*changeReport, error) {
+	mgr := platform(opts.GOOS)
+	if mgr == "" {
+		return nil, unsupported(opts.GOOS)
+	}
+	return &changeReport{Service: serviceReport{Manager: mgr, Path: opts.servicePath()}, Hooks: []*hooks.Report{}, HookProblems: []string{}}, nil
 }
 
 // manage runs the service manager's commands of r (r.Run), for install
@@ -338,24 +350,24 @@ captured stays in the store.`,
 		Example: `  loom capture uninstall
   loom capture uninstall --keep-hooks`,
 		Args: command.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Hooks = !keepHooks
-			if runF != nil {
-				return runF(opts)
-			}
-			return uninstallRun(cmd.Context(), opts.Options, opts.Hooks)
-		},
 	}
 	cmd.Flags().BoolVar(&keepHooks, "keep-hooks", false, "leave the agents' hooks as they are")
+	cmd.RunE = command.RunE(opts, func([]string) error {
+		opts.Hooks = !keepHooks
+		return nil
+	}, runF, uninstallRun)
 	return cmd
 }
 
-func uninstallRun(ctx context.Context, opts *Options, withHooks bool) error {
-	mgr := platform(opts.GOOS)
-	if mgr == "" {
-		return unsupported(opts.GOOS)
+// uninstallRun stops the service and removes its file, stops a capture
+// started otherwise, and takes out the hooks install added
+// (opts.Hooks).
+func uninstallRun(ctx context.Context, opts *UninstallOptions) error {
+	rep, err := opts.change()
+	if err != nil {
+		return err
 	}
-	rep := &changeReport{Service: serviceReport{Manager: mgr, Path: opts.servicePath()}, Hooks: []*hooks.Report{}, HookProblems: []string{}}
+	mgr := rep.Service.Manager
 	if _, err := os.Stat(rep.Service.Path); errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("no capture service is installed (no %s)", rep.Service.Path)
 	}
@@ -378,18 +390,18 @@ func uninstallRun(ctx context.Context, opts *Options, withHooks bool) error {
 	// A manager that failed otherwise may still run the service, whose
 	// capture is then no capture started otherwise.
 	if s := rep.Service; s.Stopped || s.NoManager || strings.HasSuffix(s.Problem, " is not on PATH") {
-		stopByHand(ctx, opts, &rep.Service)
+		stopByHand(ctx, opts.Options, &rep.Service)
 	}
 	m, err := opts.readManifest()
 	if err != nil {
 		return err
 	}
-	if withHooks && len(m.Hooks) > 0 {
+	if opts.Hooks && len(m.Hooks) > 0 {
 		var names []string
 		for a := range m.Hooks {
 			names = append(names, a)
 		}
-		reps, problems := hooks.UninstallImports(placesOf(opts), names)
+		reps, problems := hooks.UninstallImports(placesOf(opts.Options), names)
 		rep.Hooks = append(rep.Hooks, reps...)
 		for _, p := range problems {
 			rep.HookProblems = append(rep.HookProblems, p.Error())
@@ -403,6 +415,6 @@ func uninstallRun(ctx context.Context, opts *Options, withHooks bool) error {
 	if opts.JSON() {
 		return command.WriteJSON(opts.IO.Out, rep)
 	}
-	printChange(opts, rep, false, false)
+	printChange(opts.Options, rep, false, false)
 	return nil
 }

@@ -47,7 +47,7 @@ func platformOptions(t *testing.T, goos string, calls *[]string) *Options {
 func TestCaptureInstallLaunchd(t *testing.T) {
 	var calls []string
 	opts := platformOptions(t, "darwin", &calls)
-	if err := installRun(context.Background(), opts, true, false); err != nil {
+	if err := installRun(context.Background(), &InstallOptions{Options: opts, Start: true, Hooks: false}); err != nil {
 		t.Fatal(err)
 	}
 	plist := filepath.Join(opts.Home(), "Library", "LaunchAgents", "dev.loom.capture.plist")
@@ -78,7 +78,7 @@ print(json.dumps(plistlib.load(open(sys.argv[1], "rb"))))`, plist).CombinedOutpu
 		t.Log("python3 is not installed: the plist is not parsed")
 	}
 	calls = nil
-	if err := uninstallRun(context.Background(), opts, false); err != nil {
+	if err := uninstallRun(context.Background(), &UninstallOptions{Options: opts, Hooks: false}); err != nil {
 		t.Fatal(err)
 	}
 	if len(calls) != 1 || calls[0] != "launchctl bootout "+domain+"/dev.loom.capture" {
@@ -94,12 +94,12 @@ print(json.dumps(plistlib.load(open(sys.argv[1], "rb"))))`, plist).CombinedOutpu
 func TestCaptureInstallElsewhere(t *testing.T) {
 	var calls []string
 	opts := platformOptions(t, "windows", &calls)
-	err := installRun(context.Background(), opts, true, true)
+	err := installRun(context.Background(), &InstallOptions{Options: opts, Start: true, Hooks: true})
 	if err == nil || !strings.Contains(err.Error(), "schtasks") || !strings.Contains(err.Error(), "loom capture run") {
 		t.Fatalf("on windows: %v", err)
 	}
 	opts = platformOptions(t, "freebsd", &calls)
-	if err := installRun(context.Background(), opts, true, true); err == nil || !strings.Contains(err.Error(), "loom capture run") {
+	if err := installRun(context.Background(), &InstallOptions{Options: opts, Start: true, Hooks: true}); err == nil || !strings.Contains(err.Error(), "loom capture run") {
 		t.Fatalf("on freebsd: %v", err)
 	}
 	if len(calls) > 0 {

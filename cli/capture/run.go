@@ -59,19 +59,16 @@ at the next start. loom capture install runs this as a service.`,
   loom capture run --rescan 5m
   loom --db ~/work/sessions.db capture run`,
 		Args: command.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if cmd.Flags().Changed("rescan") && opts.Rescan < time.Second {
-				return command.UsageErrorf("--rescan must be at least 1s")
-			}
-			if cmd.Flags().Changed("interval") && opts.Interval < 100*time.Millisecond {
-				return command.UsageErrorf("--interval must be at least 100ms")
-			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return captureRun(cmd.Context(), opts.Options, opts.Rescan, opts.Interval)
-		},
 	}
+	cmd.RunE = command.RunE(opts, func([]string) error {
+		if cmd.Flags().Changed("rescan") && opts.Rescan < time.Second {
+			return command.UsageErrorf("--rescan must be at least 1s")
+		}
+		if cmd.Flags().Changed("interval") && opts.Interval < 100*time.Millisecond {
+			return command.UsageErrorf("--interval must be at least 100ms")
+		}
+		return nil
+	}, runF, captureRun)
 	cmd.Flags().DurationVar(&opts.Rescan, "rescan", 30*time.Second, "import every agent's files again this often, whatever the notifications said")
 	cmd.Flags().DurationVar(&opts.Interval, "interval", capture.DefaultInterval, "write the heartbeat this often")
 	return cmd
@@ -89,7 +86,7 @@ func (opts *Options) targets() []importer.Target {
 	return out
 }
 
-func captureRun(ctx context.Context, opts *Options, rescan, interval time.Duration) error {
+func captureRun(ctx context.Context, opts *RunOptions) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	path, err := opts.statePath()
@@ -100,14 +97,14 @@ func captureRun(ctx context.Context, opts *Options, rescan, interval time.Durati
 	if err != nil {
 		return err
 	}
-	serveRecall(ctx, opts, st, opts.IO.ErrOut)
+	serveRecall(ctx, opts.Options, st, opts.IO.ErrOut)
 	im := &importer.Importer{Store: st, UserID: opts.User(), Now: opts.Now, Price: pricing.Cost, Project: opts.ImportProject}
 	targets := opts.targets()
 	errOut := opts.IO.ErrOut
 	stamp := func() string { return opts.Now().Local().Format("2006-01-02 15:04:05") }
 	fmt.Fprintf(errOut, "%s capture: following %d agents; state in %s\n", stamp(), len(targets), path)
 	err = capture.Run(ctx, im, targets, capture.Options{
-		State: path, Interval: interval, Rescan: rescan, Version: opts.Version, Now: opts.Now,
+		State: path, Interval: opts.Interval, Rescan: opts.Rescan, Version: opts.Version, Now: opts.Now,
 		Waiting: func(pid int) {
 			fmt.Fprintf(errOut, "%s capture: another capture runs (pid %d); waiting for it to end\n", stamp(), pid)
 		},

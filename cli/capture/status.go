@@ -89,7 +89,7 @@ type StatusOptions struct {
 // status.
 func newCmdStatus(inv *command.Invocation, runF func(*StatusOptions) error) *cobra.Command {
 	opts := &StatusOptions{Options: NewOptions(inv)}
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Say whether capture runs, what it follows and how far behind it is",
 		Long: `Say whether the capture runs: as its heartbeat shows (the state file the
@@ -104,25 +104,21 @@ since their last import, or were never imported (pending).`,
 		Example: `  loom capture status
   loom capture status --json`,
 		Args: command.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return statusRun(cmd.Context(), opts.Options)
-		},
 	}
+	cmd.RunE = command.RunE(opts, nil, runF, statusRun)
+	return cmd
 }
 
 // statusRun collects the status and prints it, as JSON with --json.
-func statusRun(ctx context.Context, opts *Options) error {
-	st, err := Collect(ctx, opts)
+func statusRun(ctx context.Context, opts *StatusOptions) error {
+	st, err := Collect(ctx, opts.Options)
 	if err != nil {
 		return err
 	}
 	if opts.JSON() {
 		return command.WriteJSON(opts.IO.Out, st)
 	}
-	printStatus(opts, st)
+	printStatus(opts.Options, st)
 	return nil
 }
 

@@ -8,17 +8,53 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
-	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/human"
+	"github.com/loomhq/loom/paths"
 	"github.com/loomhq/loom/team"
 	"github.com/loomhq/loom/teamrun"
 )
 
-func newCmdShare(inv *command.Invocation, share bool) *cobra.Command {
-	e := &env{inv: inv}
-	var ref string
-	var content, aggregates, yes bool
-	cmd := &cobra.Command{
+// ShareOptions are the options of `loom team share` and `unshare`.
+type ShareOptions struct {
+	*Options
+	// Project returns the project a directory holds ("": the working
+	// directory's).
+	Project func(dir string) (loom.Project, error)
+	// ReadStore opens this machine's store, whose sessions the preview
+	// counts.
+	ReadStore func(context.Context) (loom.Engine, error)
+	User      func() string
+
+	// Dir is the project's directory as given ("": the working
+	// directory).
+	Dir string
+	// Mode is what is shared: team.ModeContent or team.ModeAggregates;
+	// "" unshares.
+	Mode string
+	// Yes shares without asking.
+	Yes bool
+}
+
+func newCmdShare(inv *command.Invocation, share bool, runF func(*ShareOptions) error) *cobra.Command {
+	opts := &ShareOptions{Options: newOptions(inv), Project: projectOf(inv), ReadStore: inv.ReadStore, User: inv.User}
+	var content, aggregates bool
+	args := func(args []string) error {
+		if share {
+			switch {
+			case content == aggregates:
+				return command.UsageErrorf("say what to share: --content (the sessions) or --aggregates (numbers only)")
+			case content:
+				opts.Mode = team.ModeContent
+			default:
+				opts.Mode = team.ModeAggregates
+			}
+		}
+		if len(args) > 0 {
+			opts.Dir = args[0]
+		}
+		return nil
+	}
+	cmd := newCmd(inv, &cobra.Command{
 		Use:   "share [PROJECT] --content | --aggregates [--team NAME] [--yes]",
 		Short: "Share a project's sessions with the team",
 		Long: `Share chooses to share one project's sessions with the team (PROJECT is a
@@ -35,29 +71,11 @@ scripts. loom team sync sends it.`,
 		Example: `  loom team share --content
   loom team share ~/src/api --aggregates --team core --yes`,
 		Args: command.ArgsBetween(0, 1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			mode := ""
-			if share {
-				switch {
-				case content == aggregates:
-					return command.UsageErrorf("say what to share: --content (the sessions) or --aggregates (numbers only)")
-				case content:
-					mode = team.ModeContent
-				default:
-					mode = team.ModeAggregates
-				}
-			}
-			dir := ""
-			if len(args) > 0 {
-				dir = args[0]
-			}
-			return shareRun(cmd.Context(), e, ref, dir, mode, yes)
-		},
-	}
+	}, opts, args, runF, shareRun)
 	if share {
 		cmd.Flags().BoolVar(&content, "content", false, "share the sessions themselves")
 		cmd.Flags().BoolVar(&aggregates, "aggregates", false, "share usage, cost, models, agents and tool counts only")
-		cmd.Flags().BoolVarP(&yes, "yes", "y", false, "share without asking")
+		cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "share without asking")
 	} else {
 		cmd.Use = "unshare [PROJECT] [--team NAME]"
 		cmd.Short = "Stop sharing a project's sessions with the team"
@@ -66,69 +84,84 @@ received before stays on their machines.`
 		cmd.Example = `  loom team unshare
   loom team unshare ~/src/api --team core`
 	}
-	command.TeamFlag(cmd, &ref, "the team `NAME` (default the only one)")
+	teamFlag(cmd, opts.Options)
 	return cmd
 }
 
-func shareRun(ctx context.Context, e *env, ref, dir, mode string, yes bool) error {
-	inv := e.inv
-	r, s, err := e.find(ref)
+// projectOf returns the project a directory holds, on inv: the working
+// directory's for "".
+func projectOf(inv *command.Invocation) func(dir string) (loom.Project, error) {
+	return func(dir string) (loom.Project, error) {
+		if dir == "" {
+			return inv.Project()
+		}
+		abs, err := inv.AbsPath(dir)
+		if err != nil {
+			return loom.Project{}, err
+		}
+		return paths.DetectProject(abs)
+	}
+}
+
+// shareRun shares a project with the team in opts.Mode, or stops
+// sharing it (mode "").
+func shareRun(ctx context.Context, opts *ShareOptions) error {
+	r, s, err := opts.find()
 	if err != nil {
 		return err
 	}
-	p, err := projectOf(inv, dir)
+	p, err := opts.Project(opts.Dir)
 	if err != nil {
 		return err
 	}
+	mode := opts.Mode
 	proj := team.Project{ID: p.ID, Name: p.Name, Mode: mode}
 	if mode == "" {
 		if _, ok := s.Shares[p.ID]; !ok {
 			return loom.Errorf(loom.ENOTFOUND, "you do not share project %s with team %s", p.Name, s.Name)
 		}
 	} else if _, ok := s.Shares[p.ID]; !ok {
-		pv, err := preview(ctx, inv, p, mode)
-		if err != nil {
+		if err := confirmShare(ctx, opts, s, p); err != nil {
 			return err
-		}
-		fmt.Fprintf(inv.IO.ErrOut, "Sharing project %s (%s) with team %s, %s: %s, %s, %s redacted before sealing.\n", p.Name, p.Root, s.Name, mode, human.Plural(pv.sessions, "session"), human.Plural(pv.messages, "message"), human.Plural(pv.redacted, "secret"))
-		if mode == team.ModeAggregates {
-			fmt.Fprintln(inv.IO.ErrOut, "Only usage, cost, models, agents and tool counts are sent; no text.")
-		}
-		if !yes {
-			if !inv.IO.CanPrompt() {
-				return command.UsageErrorf("not on a terminal, so not asked: check the preview above, then run the same again with --yes (nothing was shared)")
-			}
-			ok, err := term.Confirm(ctx, inv.IO, "Share this project with the team?")
-			if err != nil {
-				return err
-			}
-			if !ok {
-				fmt.Fprintln(inv.IO.ErrOut, "Nothing was shared.")
-				return &command.SilentError{Code: command.ExitError}
-			}
 		}
 	}
 	if err := r.Share(ctx, s, proj); err != nil {
 		return err
 	}
-	if inv.JSON() {
-		return command.WriteJSON(inv.IO.Out, map[string]any{"team": s.Name, "project": p.Name, "project_id": p.ID, "mode": mode})
+	if opts.JSON {
+		return command.WriteJSON(opts.IO.Out, map[string]any{"team": s.Name, "project": p.Name, "project_id": p.ID, "mode": mode})
 	}
 	if mode == "" {
-		fmt.Fprintf(inv.IO.Out, "project %s is no longer shared with team %s; what teammates received stays with them\n", p.Name, s.Name)
+		fmt.Fprintf(opts.IO.Out, "project %s is no longer shared with team %s; what teammates received stays with them\n", p.Name, s.Name)
 	} else {
-		fmt.Fprintf(inv.IO.Out, "project %s is shared with team %s (%s); loom team sync sends it\n", p.Name, s.Name, mode)
+		fmt.Fprintf(opts.IO.Out, "project %s is shared with team %s (%s); loom team sync sends it\n", p.Name, s.Name, mode)
 	}
 	return nil
+}
+
+// confirmShare shows what the first share of p with team s would send
+// and asks, unless --yes: nothing is shared unless it returns nil.
+func confirmShare(ctx context.Context, opts *ShareOptions, s *teamrun.State, p loom.Project) error {
+	ios, mode := opts.IO, opts.Mode
+	pv, err := preview(ctx, opts, p)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(ios.ErrOut, "Sharing project %s (%s) with team %s, %s: %s, %s, %s redacted before sealing.\n", p.Name, p.Root, s.Name, mode, human.Plural(pv.sessions, "session"), human.Plural(pv.messages, "message"), human.Plural(pv.redacted, "secret"))
+	if mode == team.ModeAggregates {
+		fmt.Fprintln(ios.ErrOut, "Only usage, cost, models, agents and tool counts are sent; no text.")
+	}
+	return ask(ctx, ios, opts.Yes, "Share this project with the team?", "Nothing was shared.",
+		"not on a terminal, so not asked: check the preview above, then run the same again with --yes (nothing was shared)")
 }
 
 type shared struct{ sessions, messages, redacted int }
 
 // preview counts what sharing p would send: its sessions and messages,
 // and the secrets the gate would redact.
-func preview(ctx context.Context, inv *command.Invocation, p loom.Project, mode string) (shared, error) {
+func preview(ctx context.Context, opts *ShareOptions, p loom.Project) (shared, error) {
 	var out shared
-	c, _, err := inv.Config()
+	c, _, err := opts.Config()
 	if err != nil {
 		return out, err
 	}
@@ -136,12 +169,12 @@ func preview(ctx context.Context, inv *command.Invocation, p loom.Project, mode 
 	if err != nil {
 		return out, err
 	}
-	st, err := inv.ReadStore(ctx)
+	st, err := opts.ReadStore(ctx)
 	if err != nil {
 		return out, err
 	}
 	gate := det.Gate(st)
-	list, err := gate.Sessions(ctx, loom.SessionFilter{UserID: inv.User(), ProjectID: p.ID, Archived: loom.WithArchived})
+	list, err := gate.Sessions(ctx, loom.SessionFilter{UserID: opts.User(), ProjectID: p.ID, Archived: loom.WithArchived})
 	if err != nil {
 		return out, err
 	}
@@ -157,7 +190,7 @@ func preview(ctx context.Context, inv *command.Invocation, p loom.Project, mode 
 				break
 			}
 			out.messages += len(msgs)
-			teamrun.Outgoing(mode, sess, msgs)
+			teamrun.Outgoing(opts.Mode, sess, msgs)
 			after = msgs[len(msgs)-1].Seq
 		}
 	}
