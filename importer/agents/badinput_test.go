@@ -162,7 +162,6 @@ func copyTree(t *testing.T, src string) string {
 var notYet = map[string]string{
 	"cursor/garbage":      "a transcript that is not JSON gives a line per line, beside what the editor's database holds of it",
 	"cursor/0 bytes":      "read with the editor's database, which holds the conversation",
-	"copilot-vs/0 bytes":  "read with the other traces of its conversation",
 	"antigravity/garbage": "an artifact is Markdown: any text is one",
 	"antigravity/0 bytes": "read with the other artifacts of its conversation",
 	"windsurf/garbage":    "a Markdown file that is no trajectory is passed over",
