@@ -160,8 +160,6 @@ func copyTree(t *testing.T, src string) string {
 // notYet are the cases a reader does not follow the rule in yet, each
 // with what it does instead (docs/import.md says so too).
 var notYet = map[string]string{
-	"cursor/garbage":      "a transcript that is not JSON gives a line per line, beside what the editor's database holds of it",
-	"cursor/0 bytes":      "read with the editor's database, which holds the conversation",
 	"antigravity/garbage": "an artifact is Markdown: any text is one",
 	"antigravity/0 bytes": "read with the other artifacts of its conversation",
 	"windsurf/garbage":    "a Markdown file that is no trajectory is passed over",
