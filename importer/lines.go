@@ -143,9 +143,9 @@ func SessionLinesFrom(ctx context.Context, path string, r io.Reader, first int, 
 // it has read them.
 func (r *Result) LinesRead(path string, had, lines int) {
 	switch {
-	case lines == 0 && isEmpty(path):
-		r.Problemf(path, 0, emptyReason)
-	case lines > 0 && len(r.Problems)-had == lines && allOf(r.Problems[had:], path):
+	case lines == 0:
+		r.Empty(path)
+	case len(r.Problems)-had == lines && allOf(r.Problems[had:], path):
 		p := unreadable(path, r.Problems[had:])
 		r.Problems = r.Problems[:had]
 		r.Unreadablef(p.File, 0, p.Reason)
