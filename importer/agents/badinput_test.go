@@ -160,7 +160,6 @@ func copyTree(t *testing.T, src string) string {
 // notYet are the cases a reader does not follow the rule in yet, each
 // with what it does instead (docs/import.md says so too).
 var notYet = map[string]string{
-	"windsurf/garbage": "a Markdown file that is no trajectory is passed over",
 	"qwen/a directory": "one line and exit 1, but not every session of the other files is imported",
 }
 
