@@ -159,9 +159,7 @@ func copyTree(t *testing.T, src string) string {
 
 // notYet are the cases a reader does not follow the rule in yet, each
 // with what it does instead (docs/import.md says so too).
-var notYet = map[string]string{
-	"qwen/a directory": "one line and exit 1, but not every session of the other files is imported",
-}
+var notYet = map[string]string{}
 
 // names says whether a problem is about file (or, for a directory in
 // its place, what is in it).
