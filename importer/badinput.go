@@ -1,10 +1,12 @@
 package importer
 
 import (
+	"bytes"
 	"io/fs"
 	"os"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // One rule for bad input, whatever the agent (docs/import.md, "Bad
@@ -79,4 +81,32 @@ func (u *Unreadable) NamedDir(path string, d fs.DirEntry, named bool) bool {
 	}
 	u.Problems = append(u.Problems, Problem{File: path, Reason: DirReason})
 	return true
+}
+
+// Empty records in r the one line of file, a file of the bundle, when
+// it holds nothing yet (0 bytes, or white space only), and says whether
+// it does: a reader of a bundle of several files calls it for a file
+// that gave it nothing, which the import cannot tell once the other
+// files gave sessions.
+func (r *Result) Empty(file string) bool {
+	if !isEmpty(file) {
+		return false
+	}
+	r.Problemf(file, 0, emptyReason)
+	return true
+}
+
+// notText is why a file of a format any text is could not be read.
+const notText = "not text (a NUL byte, or bytes that are not UTF-8)"
+
+// IsText says whether b is text: UTF-8 without a NUL byte. For a format
+// any text is (Markdown), bytes that are not are what garbage is.
+func IsText(b []byte) bool {
+	return utf8.Valid(b) && bytes.IndexByte(b, 0) < 0
+}
+
+// NotText records in r that file, of a format any text is, is not text
+// (IsText): one line, a file that could not be read.
+func (r *Result) NotText(file string) {
+	r.Unreadablef(file, 0, nothingRead+notText)
 }

@@ -174,8 +174,7 @@ type Result struct {
 // import exits 1), as a bundle of which nothing could be read does. An
 // empty file is no failure (badinput.go): its line says it is empty.
 func (r *Result) Unreadablef(file string, line int, reason string) {
-	if isEmpty(file) {
-		r.Problemf(file, 0, emptyReason)
+	if r.Empty(file) {
 		return
 	}
 	r.Problemf(file, line, reason)

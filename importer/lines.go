@@ -108,8 +108,9 @@ func (r *Result) DecodeLine(path string, n int, line []byte, v any) bool {
 
 // SessionLines calls fn with each line of r that is not blank, trimmed
 // of surrounding space, and its number, as Lines reads them; a line over
-// MaxLine is a problem of res at path. It returns how many lines fn was
-// given, and the error that stopped the reading, if any.
+// MaxLine is a problem of res at path; a file of no line, or every line
+// of which was a problem, is one line (LinesRead). It returns how many
+// lines fn was given, and the error that stopped the reading, if any.
 func SessionLines(ctx context.Context, path string, r io.Reader, res *Result, fn func(n int, line []byte)) (int, error) {
 	return SessionLinesFrom(ctx, path, r, 1, res, fn)
 }
@@ -127,14 +128,28 @@ func SessionLinesFrom(ctx context.Context, path string, r io.Reader, first int, 
 		fn(n, b)
 		return nil
 	}, res.TooLong(path))
-	if err == nil && first == 1 && lines > 0 && len(res.Problems)-had == lines && allOf(res.Problems[had:], path) {
-		// Not one line could be read: the file is one that could not
-		// be read (badinput.go), one line for it.
-		p := unreadable(path, res.Problems[had:])
-		res.Problems = res.Problems[:had]
-		res.Unreadablef(p.File, 0, p.Reason)
+	if err == nil && first == 1 {
+		res.LinesRead(path, had, lines)
 	}
 	return lines, err
+}
+
+// LinesRead applies the rule for bad input (badinput.go) to the file at
+// path, a file of lines read whole, of which lines were not blank, its
+// problems those of r from had on: a file of no line holds nothing yet,
+// its one line says so; one every line of which was a problem could
+// not be read, one line for it. SessionLines calls it; a reader that
+// reads its lines otherwise (keeping their indentation) calls it when
+// it has read them.
+func (r *Result) LinesRead(path string, had, lines int) {
+	switch {
+	case lines == 0:
+		r.Empty(path)
+	case len(r.Problems)-had == lines && allOf(r.Problems[had:], path):
+		p := unreadable(path, r.Problems[had:])
+		r.Problems = r.Problems[:had]
+		r.Unreadablef(p.File, 0, p.Reason)
+	}
 }
 
 // allOf says whether every problem of ps is about file.

@@ -315,8 +315,12 @@ func TestReimportEqualsFreshImport(t *testing.T) {
 			case "opencode":
 				// A real opencode.db: a database of sessions, kept whole.
 				src = "opencode/testdata"
-			case "minisweagent", "traeagent", "shellgpt", "openinterpreter", "chatgptpy":
+			case "minisweagent", "traeagent", "openinterpreter", "chatgptpy":
 				src = c.dir + "/testdata/real"
+			case "shellgpt":
+				// Its chat cache, found in testdata as in the directory
+				// that holds it.
+				src = "shellgpt/testdata/chat_cache"
 			case "nanocode":
 				src = "variants/testdata"
 			case "nanobot":

@@ -126,6 +126,20 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 		}
 		base := filepath.Base(name)
 		art := strings.TrimSuffix(base, metaSuffix)
+		// The rule for bad input (importer/badinput.go), for each file
+		// of the conversation: an artifact is Markdown, which any text
+		// is, so its garbage is bytes that are not text.
+		var meta metadata
+		switch {
+		case res.Empty(name):
+			continue
+		case art != base && json.Unmarshal(data, &meta) != nil:
+			res.Unreadablef(name, 0, "not an artifact's metadata")
+			continue
+		case art == base && !importer.IsText(data):
+			res.NotText(name)
+			continue
+		}
 		a := arts[art]
 		if a == nil {
 			a = &artifact{}
@@ -133,9 +147,7 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 			names = append(names, art)
 		}
 		if art != base {
-			if json.Unmarshal(data, &a.meta) != nil {
-				res.Problemf(name, 0, "not an artifact's metadata")
-			}
+			a.meta = meta
 			continue
 		}
 		a.text, a.modified, a.path = string(data), fi.ModTime(), name
@@ -152,11 +164,14 @@ type artifact struct {
 	path     string
 	text     string
 	modified time.Time
-	meta     struct {
-		ArtifactType string `json:"artifactType"`
-		Summary      string `json:"summary"`
-		UpdatedAt    string `json:"updatedAt"`
-	}
+	meta     metadata
+}
+
+// metadata is an artifact's metadata file.
+type metadata struct {
+	ArtifactType string `json:"artifactType"`
+	Summary      string `json:"summary"`
+	UpdatedAt    string `json:"updatedAt"`
 }
 
 func build(res *importer.Result, id string, names []string, arts map[string]*artifact) *importer.Result {

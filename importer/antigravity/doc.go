@@ -33,7 +33,10 @@
 // only the artifacts (counted as "encrypted-conversation" when the
 // .pb file is there). Nor are the artifacts' earlier versions, the
 // working directory (not recorded in a readable file), or usage. A
-// metadata file that is not JSON is a problem; the artifact is read.
+// metadata file that is not JSON, or an artifact that is not text (a
+// NUL byte, or bytes that are not UTF-8: an artifact is Markdown, which
+// any text is), is a file that could not be read, one line, and the
+// rest of the conversation is read; an empty one says it is empty.
 //
 // A conversation the user exports from Antigravity as Markdown holds
 // its prompts, replies and tool steps (without times, usage or the

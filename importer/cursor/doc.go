@@ -59,7 +59,9 @@
 // (turn_ended), unknown block types ("unknown:<type>"), results whose
 // call is not in the session, empty chats and transcripts. A line or
 // value that is not JSON, or a value over 64 MiB, is a problem and the
-// rest is read. The editor's checkpoints, code block diffs, context
+// rest is read; a transcript none of whose lines can be read is one
+// line, a file that could not be read, and one of 0 bytes says it is
+// empty, whether or not its sub-agents' transcripts are read beside it. The editor's checkpoints, code block diffs, context
 // pieces and summaries are not read, nor the SQLite store.db files the
 // first versions of the CLI kept under ~/.cursor/chats (protobuf blobs
 // without a published schema).

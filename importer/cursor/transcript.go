@@ -54,7 +54,13 @@ func readTranscript(ctx context.Context, path string, t transcript, res *importe
 	b := newBuilder(res, path, t.id, at)
 	isText := filepath.Ext(path) == ".txt"
 	tp := &textParser{b: b}
+	// Read as importer.SessionLines reads, but with each line's
+	// indentation, which the text form's blocks need.
+	had, lines := len(res.Problems), 0
 	err = importer.Lines(ctx, f, func(n int, raw []byte) error {
+		if len(bytes.TrimSpace(raw)) > 0 {
+			lines++
+		}
 		if isText {
 			tp.line(n, string(raw))
 			return nil
@@ -65,6 +71,9 @@ func readTranscript(ctx context.Context, path string, t transcript, res *importe
 	if err != nil {
 		return nil, fmt.Errorf("cursor: %s: %w", path, err)
 	}
+	// Garbage or an empty file is one line even beside the transcripts
+	// of its sub-agents, which are read.
+	res.LinesRead(path, had, lines)
 	tp.finish()
 	b.endTurn()
 	if len(b.msgs) == 0 {

@@ -65,18 +65,17 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 	bundles, err := importer.FileBundles(ctx, Tool, root, func(path string, d fs.DirEntry) bool {
 		return filepath.Base(filepath.Dir(path)) == "chats" && (strings.HasSuffix(d.Name(), ".jsonl") || isEarly(d.Name()))
 	})
-	if err != nil {
-		return bundles, err
-	}
-	if fi, err := os.Stat(root); err == nil && !fi.IsDir() {
+	if fi, serr := os.Stat(root); err == nil && serr == nil && !fi.IsDir() {
 		bundles = []importer.Bundle{{Files: []string{root}}}
 	}
+	// The other chats come with their sub-agents also when a file could
+	// not be listed (a directory in a chat file's place: err says so).
 	for i := range bundles {
 		if !isEarly(filepath.Base(bundles[i].Name())) {
 			bundles[i].Files = append(bundles[i].Files, subagentFiles(bundles[i].Name())...)
 		}
 	}
-	return bundles, nil
+	return bundles, err
 }
 
 // isEarly reports whether a chat file's name is that of Qwen Code 0.1's

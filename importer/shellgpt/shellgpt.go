@@ -19,7 +19,7 @@
 //
 // The format is the one ShellGPT 1.5.1's own code writes, run from its
 // source at commit a082bd5327ce0c4ef5a0284d9060e833be9444a6
-// (testdata/real).
+// (testdata/chat_cache).
 package shellgpt
 
 import (
@@ -72,10 +72,16 @@ func (Format) Roots(env func(string) string, _ string) []string {
 	return []string{filepath.Join(tmp, "chat_cache")}
 }
 
-// Bundles lists each chat file in root: every file in it but dot files
-// (a chat's file is named by its id alone, and sgpt lists the directory
-// without going below it). A directory in it is passed over: a chat's
-// file has no name to tell it from any other directory.
+// cacheDir is the name of ShellGPT's chat cache directory, in the
+// temporary directory unless $CHAT_CACHE_PATH moves it.
+const cacheDir = "chat_cache"
+
+// Bundles lists each chat file in the chat cache: every file in it but
+// dot files, as sgpt lists it (a chat's file is named by its id alone,
+// and sgpt reads no directory below it). Root is the chat cache, or
+// the directory that holds it as chat_cache (the temporary directory
+// named on the command line), or one chat's file. A directory in the
+// cache is where sgpt expects a chat's file: one line for it.
 func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, error) {
 	info, err := importer.StatRoot(Tool, root)
 	if info == nil {
@@ -84,20 +90,30 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 	if !info.IsDir() {
 		return []importer.Bundle{{Files: []string{root}}}, nil
 	}
+	if fi, err := os.Stat(filepath.Join(root, cacheDir)); err == nil && fi.IsDir() {
+		root = filepath.Join(root, cacheDir)
+	}
 	entries, err := os.ReadDir(root)
 	if err != nil {
 		return nil, fmt.Errorf("%s: listing %s: %w", Tool, root, err)
 	}
 	var out []importer.Bundle
+	var dirs importer.Unreadable
 	for _, e := range entries {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if !strings.HasPrefix(e.Name(), ".") && importer.EntryMode(root, e).IsRegular() {
-			out = append(out, importer.Bundle{Files: []string{filepath.Join(root, e.Name())}})
+		if strings.HasPrefix(e.Name(), ".") {
+			continue
 		}
+		path := filepath.Join(root, e.Name())
+		if importer.EntryMode(root, e).IsRegular() {
+			out = append(out, importer.Bundle{Files: []string{path}})
+			continue
+		}
+		dirs.DirInPlace(path)
 	}
-	return out, nil
+	return out, dirs.Err()
 }
 
 // Read reads one chat file.

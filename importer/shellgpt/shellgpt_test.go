@@ -12,7 +12,7 @@ import (
 	"github.com/loomhq/loom/importer/importertest"
 )
 
-// testdata/real/chat_cache/notes was written by ShellGPT 1.5.1's own
+// testdata/chat_cache/notes was written by ShellGPT 1.5.1's own
 // CLI (python3 -m sgpt --chat notes), run from its source at commit
 // a082bd5327ce0c4ef5a0284d9060e833be9444a6 by testdata/gen.sh, with the
 // OpenAI client stood in for by testdata/openai (the model's replies as
@@ -20,7 +20,7 @@ import (
 // execute_shell_command function (cat notes.txt, run for real) and a
 // reply, then a second prompt and its reply.
 var (
-	real = filepath.Join("testdata", "real", "chat_cache")
+	real = filepath.Join("testdata", "chat_cache")
 	file = filepath.Join(real, "notes")
 )
 
@@ -104,4 +104,28 @@ func TestImportAndFollow(t *testing.T) {
 			t.Fatal(err)
 		}
 	}, 2)
+}
+
+// Named on the command line, the directory that holds the chat cache
+// (the temporary directory) is read as its chat_cache, as the cache
+// itself is: its chats are imported, and what else it holds is not
+// taken for one.
+func TestParentOfChatCache(t *testing.T) {
+	importertest.ImportsOnce(t, Format{}, filepath.Dir(real), 1, 6)
+}
+
+// Every entry of the chat cache is a chat to sgpt (it lists them all,
+// and reads a chat by its name there): a directory in it is one line
+// and a file that could not be read, and the chats beside it are
+// imported.
+func TestDirectoryInChatCache(t *testing.T) {
+	root := importertest.CopyDir(t, real)
+	dir := filepath.Join(root, "old")
+	if err := os.MkdirAll(filepath.Join(dir, "inside"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rep := importertest.Import(t, importertest.Store(t), Format{}, root)
+	if rep.SessionsNew != 1 || rep.FilesFailed != 1 || len(rep.Problems) != 1 || rep.Problems[0].File != dir {
+		t.Errorf("%d sessions, %d files failed, problems %v; want 1, 1 and one line for %s", rep.SessionsNew, rep.FilesFailed, rep.Problems, dir)
+	}
 }

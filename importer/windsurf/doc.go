@@ -19,8 +19,10 @@
 // in PATH) names where they are kept; then `--from windsurf` and
 // `--from all` read it, and `--watch` follows it. A Markdown file in a
 // directory that is not a trajectory is passed over, counted as
-// not-a-trajectory; one file named that does not start as a trajectory
-// is refused.
+// not-a-trajectory, unless it is not text (a NUL byte, or bytes that are
+// not UTF-8, before its header): such a file is garbage, one line, and
+// the import exits 1. One file named that does not start as a
+// trajectory is refused.
 //
 // # The format
 //

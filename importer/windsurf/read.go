@@ -85,6 +85,9 @@ type reader struct {
 	frontSeen bool
 	front     map[string]string
 	outside   int // lines between the header and the first turn
+	// notText says a line read before the header was not text: the
+	// file is garbage, not a Markdown file that is no trajectory.
+	notText bool
 
 	cur       *block
 	fence     fence
@@ -110,21 +113,37 @@ func read(ctx context.Context, path string, mod time.Time, r io.Reader) (*import
 	})
 	switch {
 	case errors.Is(err, errNotTrajectory):
-		return &importer.Result{Skipped: map[string]int{"not-a-trajectory": 1}}, nil
+		return rd.notTrajectory(), nil
 	case err != nil && ctx.Err() != nil:
 		return nil, ctx.Err()
 	case err != nil:
 		rd.res.Problemf(path, 0, "reading stopped: "+err.Error())
 	}
 	if rd.stage < head {
-		return &importer.Result{Skipped: map[string]int{"not-a-trajectory": 1}}, nil
+		return rd.notTrajectory(), nil
 	}
 	rd.finish()
 	return rd.res, nil
 }
 
+// notTrajectory is what a file that is no trajectory gives: a Markdown
+// file (notes beside the trajectories) is passed over, counted; one
+// that is not text is garbage (importer/badinput.go), one line.
+func (rd *reader) notTrajectory() *importer.Result {
+	res := &importer.Result{}
+	if rd.notText {
+		res.NotText(rd.path)
+		return res
+	}
+	res.Skip("not-a-trajectory")
+	return res
+}
+
 // line takes in line n.
 func (rd *reader) line(n int, b []byte) error {
+	if rd.stage < head && !importer.IsText(b) {
+		rd.notText = true
+	}
 	s := strings.ToValidUTF8(string(b), "\uFFFD")
 	if n == 1 {
 		s = strings.TrimPrefix(s, "\uFEFF")

@@ -56,7 +56,8 @@ func (Format) Roots(env func(string) string, home string) []string {
 // leaving out dependency, build and version-control directories
 // (importer.HeavyDirs): which of them are trajectories only reading
 // them tells, and a Markdown file that is not is passed over when read
-// (counted as not-a-trajectory, and not read again until it changes).
+// (counted as not-a-trajectory, and not read again until it changes),
+// unless it is not text: garbage, one line.
 // Root itself may be one file, read whatever its name when it starts as
 // a trajectory; one that does not is no bundle, so that naming it is
 // refused.

@@ -250,8 +250,9 @@ func TestSourceID(t *testing.T) {
 	}
 }
 
-// What is not a trajectory is passed over, counted; what a trajectory
-// holds that this reader does not know is counted, never a crash.
+// What is not a trajectory is passed over, counted, and garbage (bytes
+// that are not text) is one line; what a trajectory holds that this
+// reader does not know is counted, never a crash.
 func TestNotATrajectory(t *testing.T) {
 	for _, text := range []string{
 		"# Notes\n\n### User Input\n\nhi\n",
@@ -264,7 +265,12 @@ func TestNotATrajectory(t *testing.T) {
 			t.Errorf("%q: %d sessions, skipped %v", text, len(res.Sessions), res.Skipped)
 		}
 	}
-	res := readFile(t, write(t, "x.md", "# Chat Conversation\n\nNote: _This is purely the output of the chat conversation_\n"))
+	// Bytes that are not text are no Markdown file: garbage, one line.
+	res := readFile(t, write(t, "x.md", "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\n"))
+	if len(res.Sessions) != 0 || len(res.Problems) != 1 || len(res.Skipped) != 0 {
+		t.Errorf("not text: %d sessions, problems %v, skipped %v", len(res.Sessions), res.Problems, res.Skipped)
+	}
+	res = readFile(t, write(t, "x.md", "# Chat Conversation\n\nNote: _This is purely the output of the chat conversation_\n"))
 	if len(res.Sessions) != 0 || res.Skipped["empty-trajectory"] != 1 {
 		t.Errorf("header only: %d sessions, skipped %v", len(res.Sessions), res.Skipped)
 	}
