@@ -11,7 +11,7 @@ import (
 // Records are sealed and signed on one path, personal and team alike:
 // SealSigned seals a record bound to its header and signs the header and
 // the sealed record with its writer's Ed25519 key; VerifySigned checks
-// that signature and OpenSigned opens what it covers. The body a hub
+// that signature, and Open opens the sealed record it covers. The body a hub
 // keeps is the 64-byte signature, then the sealed record. A domain
 // ("loom sync record 1\n", "loom team record 1\n") keeps a signature of
 // one kind of record from passing for another's.
@@ -64,16 +64,6 @@ func VerifySigned(pub ed25519.PublicKey, domain string, header, body []byte) ([]
 		return nil, ErrUnsigned
 	}
 	return sealed, nil
-}
-
-// OpenSigned verifies body (VerifySigned) and opens the record it
-// carries with key (Open).
-func OpenSigned(key Key, pub ed25519.PublicKey, domain string, header, body []byte) ([]byte, error) {
-	sealed, err := VerifySigned(pub, domain, header, body)
-	if err != nil {
-		return nil, err
-	}
-	return Open(key, header, sealed)
 }
 
 // SigningKey returns the Ed25519 key that signs a user's own records:

@@ -56,6 +56,10 @@ type Options struct {
 	// Top is how many sessions the longest and costliest lists hold
 	// (DefaultTop when 0).
 	Top int
+	// Roots says where a project's sessions ran, which names the
+	// projects that share a name (report.Options.Roots): the engine's
+	// edit index.
+	Roots report.Rooter
 }
 
 // Report is the insights of a range of days.
@@ -190,7 +194,7 @@ func Build(ctx context.Context, st Store, o Options) (*Report, error) {
 
 	src := report.Cached(st)
 	ro := report.Options{UserID: o.UserID, ProjectID: o.ProjectID, By: report.Day, Since: since, Until: until,
-		Location: loc, Prices: o.Prices, Now: now}
+		Location: loc, Prices: o.Prices, Now: now, Roots: o.Roots}
 	reps := map[string]*report.Report{}
 	for _, b := range []string{report.ByModel, report.ByAgent, report.ByProject} {
 		ro.Breakdown = b
@@ -434,16 +438,6 @@ func (s source) UsageSlices(ctx context.Context, f loom.UsageSliceFilter) ([]loo
 
 func (s source) Usage(ctx context.Context, f loom.UsageFilter) (*loom.UsageReport, error) {
 	return s.st.Usage(ctx, f)
-}
-
-// ProjectRoots says where a project's sessions ran, which names the
-// projects that share a name (report.ProjectLabels).
-func (s source) ProjectRoots(ctx context.Context, userID, projectID string) ([]string, error) {
-	edits := s.st.Services().Edits
-	if edits == nil {
-		return nil, nil
-	}
-	return edits.ProjectRoots(ctx, userID, projectID)
 }
 
 func (s source) Session(ctx context.Context, id string) (*loom.Session, error) {

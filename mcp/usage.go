@@ -54,7 +54,7 @@ func (t *tools) runUsage(ctx context.Context, c *call) (*result, error) {
 	if project != nil {
 		o.ProjectID = project.ID
 	}
-	o.Prices = t.cfg.Prices
+	o.Prices, o.Roots = t.cfg.Prices, c.st.Services().Edits
 	if t.cfg.Team {
 		o.Member = report.Members(ctx, c.st)
 		if o.Breakdown == "" {

@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"github.com/loomhq/loom"
 )
 
 // NoProject names the sessions of no project, in every listing.
@@ -16,8 +14,8 @@ const NoProject = "(no project)"
 // ProjectRef is a project as a listing has it: its id and its name.
 type ProjectRef struct{ ID, Name string }
 
-// Rooter says where the sessions of a project ran (loom.EditStore's
-// ProjectRoots).
+// Rooter says where the sessions of a project ran: an engine's edit
+// index (loom.Services.Edits) is one.
 type Rooter interface {
 	ProjectRoots(ctx context.Context, userID, projectID string) ([]string, error)
 }
@@ -30,8 +28,9 @@ type Rooter interface {
 // repositories named cli are three rows told apart; a project whose
 // roots st cannot say (st no Rooter) or that share one by the first 8
 // digits of its id. The sessions of no project are NoProject. The map
-// is by project id.
-func ProjectLabels(ctx context.Context, st any, userID string, ps []ProjectRef) map[string]string {
+// is by project id. roots says where a project's sessions ran; nil
+// tells projects of one name apart by id alone.
+func ProjectLabels(ctx context.Context, roots Rooter, userID string, ps []ProjectRef) map[string]string {
 	out := make(map[string]string, len(ps))
 	byName := map[string][]string{}
 	for _, p := range ps {
@@ -45,7 +44,6 @@ func ProjectLabels(ctx context.Context, st any, userID string, ps []ProjectRef) 
 		out[p.ID] = p.Name
 		byName[p.Name] = append(byName[p.Name], p.ID)
 	}
-	r, _ := unwrap(st).(Rooter)
 	home, _ := os.UserHomeDir()
 	for name, ids := range byName {
 		if len(ids) < 2 {
@@ -54,10 +52,10 @@ func ProjectLabels(ctx context.Context, st any, userID string, ps []ProjectRef) 
 		seen := map[string]int{}
 		for _, id := range ids {
 			where := ""
-			if r != nil {
-				if roots, err := r.ProjectRoots(ctx, userID, id); err == nil && len(roots) > 0 {
-					slices.Sort(roots)
-					where = shortHome(roots[0], home)
+			if roots != nil {
+				if dirs, err := roots.ProjectRoots(ctx, userID, id); err == nil && len(dirs) > 0 {
+					slices.Sort(dirs)
+					where = shortHome(dirs[0], home)
 				}
 			}
 			if where == "" {
@@ -87,18 +85,4 @@ func shortHome(p, home string) string {
 		return "~" + string(filepath.Separator) + rest
 	}
 	return p
-}
-
-// unwrap is the store under a Cached one, and an engine's edit index
-// (its ProjectRoots).
-func unwrap(st any) any {
-	if c, ok := st.(*cached); ok {
-		st = c.st
-	}
-	if e, ok := st.(loom.Engine); ok {
-		if ed := e.Services().Edits; ed != nil {
-			return ed
-		}
-	}
-	return st
 }

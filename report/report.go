@@ -83,6 +83,11 @@ type Options struct {
 	Prices *pricing.Table
 	// Now decides which block is active (time.Now when zero).
 	Now time.Time
+	// Roots says where a project's sessions ran, which tells apart
+	// the projects of one name in a ByProject breakdown
+	// (ProjectLabels): the engine's edit index. Nil tells them apart
+	// by id.
+	Roots Rooter
 }
 
 // Check reports whether By and Breakdown name what a report can do.
@@ -422,7 +427,7 @@ func Build(ctx context.Context, st Slicer, o Options) (*Report, error) {
 				refs = append(refs, ProjectRef{ID: p.Key, Name: p.Name})
 			}
 		}
-		labels := ProjectLabels(ctx, st, o.UserID, refs)
+		labels := ProjectLabels(ctx, o.Roots, o.UserID, refs)
 		for _, ps := range parts {
 			for _, p := range ps {
 				p.Name = labels[p.Key]

@@ -127,16 +127,6 @@ type rule interface {
 
 var rules = []rule{claudeCode{}, gemini{}, keeper{"codex", "keeps its rollouts until you delete them (codex delete)"}}
 
-// Policies are the retention policies of the agents loom knows one of,
-// as this machine's settings set them.
-func Policies(pl Place) []Policy {
-	var out []Policy
-	for _, r := range rules {
-		out = append(out, r.policy(pl))
-	}
-	return out
-}
-
 // Check applies every agent's rule to its files on this machine (those
 // of formats, under their default locations), beside what st holds of
 // them for user, and reports the sessions due within the horizon from

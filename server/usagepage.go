@@ -132,7 +132,8 @@ func (s *Server) usagePage(w http.ResponseWriter, r *http.Request) {
 	d.TZ = report.ZoneName(loc)
 	// The day report and the block report read the same slices.
 	src := report.Cached(s.st)
-	o := report.Options{UserID: user, By: report.Day, Breakdown: d.Stack, Since: d.Since, Location: loc, Prices: s.prices(), Now: now}
+	o := report.Options{UserID: user, By: report.Day, Breakdown: d.Stack, Since: d.Since, Location: loc, Prices: s.prices(), Now: now,
+		Roots: s.st.Services().Edits}
 	s.memberOf(ctx, &o)
 	var err error
 	if d.Report, err = report.Build(ctx, src, o); err != nil {

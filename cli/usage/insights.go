@@ -119,6 +119,7 @@ func insightsRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
+	o.Roots = st.Services().Edits
 	rep, err := insights.Build(ctx, src, o)
 	if err != nil {
 		return err

@@ -196,7 +196,7 @@ func usageRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	labelProjects(ctx, st, opts.User, rep.ByProject)
+	labelProjects(ctx, st.Services().Edits, opts.User, rep.ByProject)
 	prices, err := opts.PriceTable()
 	if err != nil {
 		return err
@@ -434,14 +434,15 @@ func usageByMember(ctx context.Context, st loom.Store, sessions []loom.UsageRow)
 }
 
 // labelProjects names the projects of rows as every listing of them
-// does (report.ProjectLabels): apart where several share a name, and
-// the sessions of no project as such, not by their agent.
-func labelProjects(ctx context.Context, st any, user string, rows []loom.UsageRow) {
+// does (report.ProjectLabels): apart where several share a name, told
+// by roots, and the sessions of no project as such, not by their
+// agent.
+func labelProjects(ctx context.Context, roots report.Rooter, user string, rows []loom.UsageRow) {
 	refs := make([]report.ProjectRef, len(rows))
 	for i, r := range rows {
 		refs[i] = report.ProjectRef{ID: r.Key, Name: r.Name}
 	}
-	labels := report.ProjectLabels(ctx, st, user, refs)
+	labels := report.ProjectLabels(ctx, roots, user, refs)
 	for i := range rows {
 		rows[i].Name = labels[rows[i].Key]
 	}

@@ -1,7 +1,6 @@
 package holdout_test
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 )
@@ -216,5 +215,3 @@ var tokByID = func() map[string]tokKind {
 	}
 	return m
 }()
-
-func fmtInt(n int) string { return fmt.Sprint(n) }
