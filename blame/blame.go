@@ -233,7 +233,7 @@ func (b *Blamer) Blame(ctx context.Context, g Git, rel, rev string) (*Result, er
 	go func() { noted <- g.NotedCommits(ctx) }()
 	// The store's side runs while git blames: the index brought up to
 	// date, its version read and the answer kept under it looked up
-	// (attrs.go), and, unless that still holds, the edits of the whole
+	// (answers.go), and, unless that still holds, the edits of the whole
 	// repository read.
 	type storeSide struct {
 		roots     []string
@@ -241,7 +241,7 @@ func (b *Blamer) Blame(ctx context.Context, g Git, rel, rev string) (*Result, er
 		elsewhere int
 		facts     rootFacts
 		version   string
-		kept      *attrEntry
+		kept      *answerEntry
 		err       error
 	}
 	side := make(chan storeSide, 1)
@@ -257,7 +257,7 @@ func (b *Blamer) Blame(ctx context.Context, g Git, rel, rev string) (*Result, er
 		}
 		if rev == "" && b.Cache != "" {
 			if r.version = b.editVersion(ctx); r.version != "" {
-				if e := cache.loadAttr(g.Dir, rel); e != nil && e.Store == r.version && e.User == b.UserID && b.rootsHold(ctx, g, e) {
+				if e := cache.loadAnswer(g.Dir, rel); e != nil && e.Store == r.version && e.User == b.UserID && b.rootsHold(ctx, g, e) {
 					r.kept = e
 					side <- r
 					return
@@ -283,7 +283,7 @@ func (b *Blamer) Blame(ctx context.Context, g Git, rel, rev string) (*Result, er
 	// store names its version.
 	key := ""
 	if sd.version != "" && at.clean && !shallow {
-		key = attrKey(g, rel, at.head, at.blob, sd.version, b.UserID)
+		key = answerKey(g, rel, at.head, at.blob, sd.version, b.UserID)
 	}
 	if sd.kept != nil {
 		if kept := sd.kept.keptLines(lines); kept != nil && sd.kept.Key == key {
@@ -327,14 +327,14 @@ func (b *Blamer) Blame(ctx context.Context, g Git, rel, rev string) (*Result, er
 	if key != "" {
 		facts := sd.facts
 		facts.Trees = h.trees.asked
-		e := &attrEntry{Key: key, Store: sd.version, User: b.UserID, Facts: facts, Notes: slices.Clone(res.Notes), Lines: make([]Line, len(res.Lines))}
+		e := &answerEntry{Key: key, Store: sd.version, User: b.UserID, Facts: facts, Notes: slices.Clone(res.Notes), Lines: make([]Line, len(res.Lines))}
 		for i, l := range res.Lines {
 			l.Text = ""
 			e.Lines[i] = l
 		}
 		// A cache that cannot be written leaves the next blame to match
 		// again: the answer stands.
-		_ = b.ageCache().saveAttr(g.Dir, rel, e)
+		_ = b.ageCache().saveAnswer(g.Dir, rel, e)
 	}
 	return b.finish(ctx, g, rel, rev, res, lines, <-noted), nil
 }
@@ -459,7 +459,7 @@ func (c *cand) placesOf(r int) int {
 // repository's identity is its files' paths inside it. elsewhere counts
 // the sessions of a project of this repository's name recorded at a
 // path no edit of theirs could be matched to. facts are what it learnt
-// of those roots from this machine rather than the store (attrs.go).
+// of those roots from this machine rather than the store (answers.go).
 func (b *Blamer) roots(ctx context.Context, g Git) (roots []string, elsewhere int, facts rootFacts) {
 	roots = []string{g.Dir}
 	add := func(r string) {
