@@ -45,7 +45,7 @@ import (
 // an entry that does not read back is ignored (and replaced). The
 // directory is kept under maxAgeBytes and maxAgeFiles, the entries
 // least recently used removed first (the answers kept beside them,
-// attrs.go, counted with them).
+// answers.go, counted with them).
 
 const (
 	ageMagic   = "loom blame ages\n"
@@ -55,7 +55,7 @@ const (
 	maxAgeEntry = 16 << 20
 	// maxAgeBytes and maxAgeFiles bound the directory; pruning keeps
 	// three quarters of each. A file blamed has two entries, its ages
-	// (8 bytes a line or so) and its answer (attrs.go: 50 a line).
+	// (8 bytes a line or so) and its answer (answers.go: 50 a line).
 	maxAgeBytes = 256 << 20
 	maxAgeFiles = 40_000
 	// agePruneEvery is how many new entries a process writes between
@@ -92,7 +92,7 @@ type ageCache struct {
 	looked                bool
 	// used counts how headAges found ages: from an entry of HEAD (hit),
 	// from git since an entry's commit (since), from a whole blame; and
-	// the answers kept given again (attrs.go).
+	// the answers kept given again (answers.go).
 	used struct{ hit, since, whole, kept int }
 	// pack is the pack of the summary under way, which its entries are
 	// written to (pack.go); read1 the packs read, by file name.
@@ -223,7 +223,7 @@ func (c *ageCache) prune(now time.Time, maxBytes int64, maxFiles int) error {
 			}
 			continue
 		}
-		if !strings.HasSuffix(de.Name(), ageSuffix) && !strings.HasSuffix(de.Name(), attrSuffix) && !strings.HasSuffix(de.Name(), packSuffix) {
+		if !strings.HasSuffix(de.Name(), ageSuffix) && !strings.HasSuffix(de.Name(), answerSuffix) && !strings.HasSuffix(de.Name(), packSuffix) {
 			continue
 		}
 		es = append(es, ent{name, fi.Size(), fi.ModTime()})

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -231,42 +232,13 @@ func (b *Blamer) Blame(ctx context.Context, g Git, rel, rev string) (*Result, er
 	// of git's, whose start is much of a repeated blame's time).
 	noted := make(chan map[string]string, 1)
 	go func() { noted <- g.NotedCommits(ctx) }()
-	// The store's side runs while git blames: the index brought up to
-	// date, its version read and the answer kept under it looked up
-	// (attrs.go), and, unless that still holds, the edits of the whole
-	// repository read.
-	type storeSide struct {
-		roots     []string
-		repo      []loom.FileEdit
-		elsewhere int
-		facts     rootFacts
-		version   string
-		kept      *attrEntry
-		err       error
-	}
+	// The store's side runs while git blames.
 	side := make(chan storeSide, 1)
 	var cache *ageCache
 	if b.Cache != "" {
 		cache = b.ageCache() // made before the two sides share it
 	}
-	go func() {
-		var r storeSide
-		if r.err = b.index(ctx); r.err != nil {
-			side <- r
-			return
-		}
-		if rev == "" && b.Cache != "" {
-			if r.version = b.editVersion(ctx); r.version != "" {
-				if e := cache.loadAttr(g.Dir, rel); e != nil && e.Store == r.version && e.User == b.UserID && b.rootsHold(ctx, g, e) {
-					r.kept = e
-					side <- r
-					return
-				}
-			}
-		}
-		r.roots, r.repo, r.elsewhere, r.facts, r.err = b.repoEdits(ctx, g)
-		side <- r
-	}()
+	go func() { side <- b.readStoreSide(ctx, g, rel, rev, cache) }()
 	lines, shallow, at, err := b.lines(ctx, g, rel, rev, content)
 	if err != nil {
 		<-side
@@ -283,7 +255,7 @@ func (b *Blamer) Blame(ctx context.Context, g Git, rel, rev string) (*Result, er
 	// store names its version.
 	key := ""
 	if sd.version != "" && at.clean && !shallow {
-		key = attrKey(g, rel, at.head, at.blob, sd.version, b.UserID)
+		key = answerKey(g, rel, at.head, at.blob, sd.version, b.UserID)
 	}
 	if sd.kept != nil {
 		if kept := sd.kept.keptLines(lines); kept != nil && sd.kept.Key == key {
@@ -327,16 +299,49 @@ func (b *Blamer) Blame(ctx context.Context, g Git, rel, rev string) (*Result, er
 	if key != "" {
 		facts := sd.facts
 		facts.Trees = h.trees.asked
-		e := &attrEntry{Key: key, Store: sd.version, User: b.UserID, Facts: facts, Notes: slices.Clone(res.Notes), Lines: make([]Line, len(res.Lines))}
+		e := &answerEntry{Key: key, Store: sd.version, User: b.UserID, Facts: facts, Notes: slices.Clone(res.Notes), Lines: make([]Line, len(res.Lines))}
 		for i, l := range res.Lines {
 			l.Text = ""
 			e.Lines[i] = l
 		}
 		// A cache that cannot be written leaves the next blame to match
 		// again: the answer stands.
-		_ = b.ageCache().saveAttr(g.Dir, rel, e)
+		_ = b.ageCache().saveAnswer(g.Dir, rel, e)
 	}
 	return b.finish(ctx, g, rel, rev, res, lines, <-noted), nil
+}
+
+// storeSide is what the store tells of a file's blame: the index
+// brought up to date, its version read and the answer kept under it
+// looked up (answers.go), and, unless that still holds, the edits of
+// the whole repository read.
+type storeSide struct {
+	roots     []string
+	repo      []loom.FileEdit
+	elsewhere int
+	facts     rootFacts
+	version   string
+	kept      *answerEntry
+	err       error
+}
+
+// readStoreSide reads the store's side of rel's blame (at rev, or as the
+// work tree has it) through cache, when there is one.
+func (b *Blamer) readStoreSide(ctx context.Context, g Git, rel, rev string, cache *ageCache) storeSide {
+	var r storeSide
+	if r.err = b.index(ctx); r.err != nil {
+		return r
+	}
+	if rev == "" && b.Cache != "" {
+		if r.version = b.editVersion(ctx); r.version != "" {
+			if e := cache.loadAnswer(g.Dir, rel); e != nil && e.Store == r.version && e.User == b.UserID && b.rootsHold(ctx, g, e) {
+				r.kept = e
+				return r
+			}
+		}
+	}
+	r.roots, r.repo, r.elsewhere, r.facts, r.err = b.repoEdits(ctx, g)
+	return r
 }
 
 // finish adds to res what is read from elsewhere than loom's sessions
@@ -459,7 +464,7 @@ func (c *cand) placesOf(r int) int {
 // repository's identity is its files' paths inside it. elsewhere counts
 // the sessions of a project of this repository's name recorded at a
 // path no edit of theirs could be matched to. facts are what it learnt
-// of those roots from this machine rather than the store (attrs.go).
+// of those roots from this machine rather than the store (answers.go).
 func (b *Blamer) roots(ctx context.Context, g Git) (roots []string, elsewhere int, facts rootFacts) {
 	roots = []string{g.Dir}
 	add := func(r string) {
@@ -683,7 +688,32 @@ func (b *Blamer) candidates(ctx context.Context, sh *shared, roots []string, rep
 	// Moves an agent made bring the file's earlier name in, copies the
 	// file copied (its edits up to the copy).
 	copiedInto(roots, repo, lineage)
-	// Other files whose added lines this one holds, two in a row.
+	want := wantedFiles(roots, repo, lineage, linePairs(lines))
+	var filesOf map[uint64]map[string]bool
+	if sh != nil {
+		filesOf = sh.lineFiles(roots, repo)
+	} else {
+		filesOf = lineFiles(roots, repo)
+	}
+	common = map[string]bool{}
+	for _, l := range lines {
+		if fs := filesOf[fileedit.Hash(l.Text)]; len(fs) >= commonFiles {
+			common[fileedit.Norm(l.Text)] = true
+		}
+	}
+	if len(want) == 0 {
+		return nil, common, true, nil
+	}
+	es, err := b.editsOf(ctx, sh, slices.Sorted(maps.Keys(want)))
+	if err != nil {
+		return nil, nil, true, err
+	}
+	return candsOf(sh, roots, es, lineage), common, true, nil
+}
+
+// linePairs are the hashes of the file's pairs of lines in a row that
+// say something, as wantedFiles looks them up.
+func linePairs(lines []blamed) map[uint64]bool {
 	have := map[uint64]bool{}
 	var prev uint64
 	for _, l := range lines {
@@ -696,12 +726,13 @@ func (b *Blamer) candidates(ctx context.Context, sh *shared, roots []string, rep
 			prev = 0
 		}
 	}
-	var filesOf map[uint64]map[string]bool
-	if sh != nil {
-		filesOf = sh.lineFiles(roots, repo)
-	} else {
-		filesOf = lineFiles(roots, repo)
-	}
+	return have
+}
+
+// wantedFiles are the files (as the edits name them) whose edits are
+// read: those of the lineage, and other files whose added lines this
+// one holds, two in a row (have: linePairs).
+func wantedFiles(roots []string, repo []loom.FileEdit, lineage map[string]bool, have map[uint64]bool) map[string]bool {
 	want := map[string]bool{}
 	for _, e := range repo {
 		r, ok := relTo(roots, e.Path)
@@ -719,30 +750,23 @@ func (b *Blamer) candidates(ctx context.Context, sh *shared, roots []string, rep
 			}
 		}
 	}
-	common = map[string]bool{}
-	for _, l := range lines {
-		if fs := filesOf[fileedit.Hash(l.Text)]; len(fs) >= commonFiles {
-			common[fileedit.Norm(l.Text)] = true
-		}
-	}
-	if len(want) == 0 {
-		return nil, common, true, nil
-	}
-	keys := make([]string, 0, len(want))
-	for k := range want {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	var es []loom.FileEdit
+	return want
+}
+
+// editsOf are the edits of files (as the edits name them), with their
+// parts.
+func (b *Blamer) editsOf(ctx context.Context, sh *shared, files []string) ([]loom.FileEdit, error) {
 	if sh != nil && b.Team == nil {
 		// A team's stores give their edits in an order of their own.
-		es, err = sh.editsOf(ctx, b.Store, b.UserID, keys)
-	} else {
-		es, err = b.Store.Edits(ctx, loom.EditQuery{UserID: b.UserID, Paths: keys, Parts: true})
+		return sh.editsOf(ctx, b.Store, b.UserID, files)
 	}
-	if err != nil {
-		return nil, nil, true, err
-	}
+	return b.Store.Edits(ctx, loom.EditQuery{UserID: b.UserID, Paths: files, Parts: true})
+}
+
+// candsOf are the candidates of edits es: each edit's change, read from
+// its message's parts, foreign when it is of a file outside the
+// lineage (or of a copy's source after the copy).
+func candsOf(sh *shared, roots []string, es []loom.FileEdit, lineage map[string]bool) []*cand {
 	// Sessions that moved, copied or rewrote this file by a command: their
 	// edits of other files may be what it holds.
 	dest := map[string]bool{}
@@ -755,6 +779,7 @@ func (b *Blamer) candidates(ctx context.Context, sh *shared, roots []string, rep
 	// Each message's parts are decoded once, for all the edits its
 	// calls made.
 	changes := map[string][]fileedit.Change{}
+	var cands []*cand
 	for _, e := range es {
 		if e.Op == loom.EditMove || e.Op == loom.EditDelete {
 			continue
@@ -781,7 +806,7 @@ func (b *Blamer) candidates(ctx context.Context, sh *shared, roots []string, rep
 		e.Parts = nil
 		cands = append(cands, &cand{e: e, rel: r, root: rootOf(roots, e.Path), c: c, foreign: foreign, dest: dest[e.SessionID]})
 	}
-	return cands, common, true, nil
+	return cands
 }
 
 // lineFiles are the files of the repository (seen at roots) each line

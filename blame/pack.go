@@ -117,7 +117,7 @@ func (c *ageCache) endPack(files []string) error {
 	}
 	keep := map[string][]byte{}
 	for _, f := range files {
-		for _, name := range []string{c.ageName(p.repo, f), c.attrName(p.repo, f)} {
+		for _, name := range []string{c.ageName(p.repo, f), c.answerName(p.repo, f)} {
 			if b, ok := p.entries[filepath.Base(name)]; ok {
 				keep[filepath.Base(name)] = b
 			}

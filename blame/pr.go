@@ -65,46 +65,9 @@ type PRSession struct {
 // has it, and its lines that a commit of the range brought in are
 // counted.
 func (b *Blamer) PullRequest(ctx context.Context, g Git, spec string) (*PR, error) {
-	baseRef, headRef := "", "HEAD"
-	switch {
-	case spec == "":
-		out, err := g.run(ctx, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}")
-		if err != nil {
-			return nil, loom.Errorf(loom.EINVALID, "this branch has no upstream: give the range, as loom blame pr main..HEAD")
-		}
-		baseRef = strings.TrimSpace(string(out))
-		spec = baseRef + "..HEAD"
-	case strings.Contains(spec, "..."):
-		baseRef, headRef, _ = strings.Cut(spec, "...")
-	case strings.Contains(spec, ".."):
-		baseRef, headRef, _ = strings.Cut(spec, "..")
-	default:
-		return nil, loom.Errorf(loom.EINVALID, "%q is no range: give BASE..HEAD", spec)
-	}
-	if headRef == "" {
-		headRef = "HEAD"
-	}
-	resolve := func(ref string) (string, error) {
-		out, err := g.run(ctx, "rev-parse", "--verify", "-q", ref+"^{commit}")
-		if err != nil {
-			return "", loom.Errorf(loom.ENOTFOUND, "%s names no commit of %s", ref, g.Dir)
-		}
-		return strings.TrimSpace(string(out)), nil
-	}
-	head, err := resolve(headRef)
+	spec, head, tip, base, err := g.prRange(ctx, spec)
 	if err != nil {
 		return nil, err
-	}
-	tip, err := resolve(baseRef)
-	if err != nil {
-		return nil, err
-	}
-	// The lines are counted against the merge base; a head with no
-	// history in common with the base (a new repository's first
-	// commits) against nothing.
-	base := emptyTree
-	if out, err := g.run(ctx, "merge-base", tip, head); err == nil {
-		base = strings.TrimSpace(string(out))
 	}
 	revs, err := g.Revisions(ctx, tip+".."+head)
 	if err != nil {
@@ -153,37 +116,7 @@ func (b *Blamer) PullRequest(ctx context.Context, g Git, spec string) (*PR, erro
 				notes[n] = true
 			}
 		}
-		pf := PRFile{Path: f}
-		for i := range res.Lines {
-			l := &res.Lines[i]
-			if !inRange[l.Commit] {
-				continue
-			}
-			pf.Lines.Add(l.Kind)
-			pr.Lines.Add(l.Kind)
-			if l.SessionID == "" {
-				continue
-			}
-			addSession(ss, f, l)
-			if l.Member != "" && pr.ByMember == nil {
-				pr.ByMember = map[string]Tally{}
-			}
-			for _, m := range []struct {
-				by  map[string]Tally
-				key string
-			}{{pr.ByAgent, l.Agent}, {pr.ByModel, l.Model}, {pr.ByMember, l.Member}} {
-				if m.by == nil {
-					// No member: the sessions read were one's own alone.
-					continue
-				}
-				t := m.by[m.key]
-				t.Add(l.Kind)
-				m.by[m.key] = t
-			}
-		}
-		if pf.Lines.Total > 0 {
-			pr.Files = append(pr.Files, pf)
-		}
+		pr.addFile(f, res, inRange, ss)
 	}
 	if blamed == 0 && len(failed) > 0 {
 		return nil, failed[0]
@@ -196,6 +129,96 @@ func (b *Blamer) PullRequest(ctx context.Context, g Git, spec string) (*PR, erro
 	}
 	slices.Sort(pr.Notes)
 	return pr, nil
+}
+
+// prRange reads a pull request's range: spec as given (BASE..HEAD,
+// BASE...HEAD, or "" for the branch and its upstream, which rng then
+// names), its head and the base's tip resolved to commits, and the
+// base the lines are counted against: the merge base, or for a head
+// with no history in common with the base (a new repository's first
+// commits) nothing.
+func (g Git) prRange(ctx context.Context, spec string) (rng, head, tip, base string, err error) {
+	baseRef, headRef := "", "HEAD"
+	switch {
+	case spec == "":
+		out, err := g.run(ctx, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}")
+		if err != nil {
+			return "", "", "", "", loom.Errorf(loom.EINVALID, "this branch has no upstream: give the range, as loom blame pr main..HEAD")
+		}
+		baseRef = strings.TrimSpace(string(out))
+		spec = baseRef + "..HEAD"
+	case strings.Contains(spec, "..."):
+		baseRef, headRef, _ = strings.Cut(spec, "...")
+	case strings.Contains(spec, ".."):
+		baseRef, headRef, _ = strings.Cut(spec, "..")
+	default:
+		return "", "", "", "", loom.Errorf(loom.EINVALID, "%q is no range: give BASE..HEAD", spec)
+	}
+	if headRef == "" {
+		headRef = "HEAD"
+	}
+	if head, err = g.commitOf(ctx, headRef); err != nil {
+		return "", "", "", "", err
+	}
+	if tip, err = g.commitOf(ctx, baseRef); err != nil {
+		return "", "", "", "", err
+	}
+	base = emptyTree
+	if out, err := g.run(ctx, "merge-base", tip, head); err == nil {
+		base = strings.TrimSpace(string(out))
+	}
+	return spec, head, tip, base, nil
+}
+
+// commitOf is the commit ref names.
+func (g Git) commitOf(ctx context.Context, ref string) (string, error) {
+	out, err := g.run(ctx, "rev-parse", "--verify", "-q", ref+"^{commit}")
+	if err != nil {
+		return "", loom.Errorf(loom.ENOTFOUND, "%s names no commit of %s", ref, g.Dir)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// addFile counts the lines of file f's blame (res) that a commit of
+// the range brought in (inRange), and the sessions behind them in ss.
+func (pr *PR) addFile(f string, res *Result, inRange map[string]bool, ss map[string]*Sessions) {
+	pf := PRFile{Path: f}
+	for i := range res.Lines {
+		l := &res.Lines[i]
+		if !inRange[l.Commit] {
+			continue
+		}
+		pf.Lines.Add(l.Kind)
+		pr.Lines.Add(l.Kind)
+		if l.SessionID == "" {
+			continue
+		}
+		addSession(ss, f, l)
+		pr.addAgentLine(l)
+	}
+	if pf.Lines.Total > 0 {
+		pr.Files = append(pr.Files, pf)
+	}
+}
+
+// addAgentLine counts a line of a session's by its agent, model and
+// member.
+func (pr *PR) addAgentLine(l *Line) {
+	if l.Member != "" && pr.ByMember == nil {
+		pr.ByMember = map[string]Tally{}
+	}
+	for _, m := range []struct {
+		by  map[string]Tally
+		key string
+	}{{pr.ByAgent, l.Agent}, {pr.ByModel, l.Model}, {pr.ByMember, l.Member}} {
+		if m.by == nil {
+			// No member: the sessions read were one's own alone.
+			continue
+		}
+		t := m.by[m.key]
+		t.Add(l.Kind)
+		m.by[m.key] = t
+	}
 }
 
 // Share is the part of a pull request's added lines that t's lines

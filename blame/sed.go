@@ -3,6 +3,8 @@ package blame
 import (
 	"regexp"
 	"strings"
+
+	"github.com/loomhq/loom/internal/shell"
 )
 
 // substitution reads the s/// of a sed -i or perl -pi command: a
@@ -11,7 +13,7 @@ import (
 // expression over several lines). Several expressions (-e A -e B, or
 // s///; s/// in one) are applied in turn, as sed does.
 func substitution(cmd string) (func(string) string, bool) {
-	f := words(cmd)
+	f := shell.Words(cmd)
 	if len(f) == 0 {
 		return nil, false
 	}
@@ -217,38 +219,4 @@ func goTemplate(r string, perl bool) string {
 		}
 	}
 	return b.String()
-}
-
-// words splits a command into words, quotes removed.
-func words(s string) []string {
-	var out []string
-	var b strings.Builder
-	var q byte
-	in := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case q != 0:
-			if c == q {
-				q = 0
-			} else {
-				b.WriteByte(c)
-			}
-		case c == '\'' || c == '"':
-			q, in = c, true
-		case c == ' ' || c == '\t':
-			if in {
-				out = append(out, b.String())
-				b.Reset()
-				in = false
-			}
-		default:
-			b.WriteByte(c)
-			in = true
-		}
-	}
-	if in {
-		out = append(out, b.String())
-	}
-	return out
 }

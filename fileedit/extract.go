@@ -15,7 +15,7 @@ import (
 	"strings"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/handoff"
+	"github.com/loomhq/loom/internal/shell"
 )
 
 // Change is one file change a tool call made, with its text.
@@ -282,7 +282,7 @@ func (in *input) path() string {
 func fromCall(p *loom.Part) []Change {
 	kind := kindOf(p.Name)
 	if kind == notEdit {
-		if cmd, ok := handoff.ShellCommand(*p); ok {
+		if cmd, ok := shell.Command(*p); ok {
 			cs := fromShell(cmd)
 			if dir := workdir(p.Input); dir != "" {
 				for i := range cs {

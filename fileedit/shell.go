@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/shell"
 )
 
 // maxShell bounds the command line a shell call is read for.
@@ -110,7 +111,7 @@ func isDevice(p string) bool { return strings.HasPrefix(p, "/dev/") }
 // cdTo is the directory after seg, when it is a cd (relative to dir, the
 // one before it).
 func cdTo(seg, dir string) string {
-	f := words(seg)
+	f := shell.WordsNoStderr(seg)
 	if len(f) != 2 || f[0] != "cd" || strings.HasPrefix(f[1], "-") || strings.HasPrefix(f[1], "~") || strings.HasPrefix(f[1], "$") {
 		return dir
 	}
@@ -126,7 +127,7 @@ var interpreters = map[string]bool{"python": true, "python3": true, "node": true
 
 // interpreter says whether seg runs a program of its script.
 func interpreter(seg string) bool {
-	f := words(seg)
+	f := shell.WordsNoStderr(seg)
 	return len(f) > 0 && interpreters[f[0][strings.LastIndexByte(f[0], '/')+1:]]
 }
 
@@ -154,7 +155,7 @@ func programWrites(text string) []Change {
 // target of its redirect, or tee's file (a redirect to a device, such
 // as tee's output to /dev/null, writes none).
 func heredocTarget(head string) (path string, appending, ok bool) {
-	f := words(head)
+	f := shell.WordsNoStderr(head)
 	for i, w := range f {
 		if w == "tee" {
 			app := false
@@ -191,7 +192,7 @@ func heredocTarget(head string) (path string, appending, ok bool) {
 func simpleCommands(line string) []Change {
 	var out []Change
 	for _, seg := range splitCommands(line) {
-		f := words(seg)
+		f := shell.WordsNoStderr(seg)
 		if len(f) == 0 {
 			continue
 		}
@@ -280,48 +281,6 @@ func splitCommandsAt(line string) []span {
 		}
 	}
 	return append(out, span{start, len(line), piped})
-}
-
-// words splits a command into words, quotes removed; a redirect's
-// operator is a word of its own unless written against its file.
-func words(s string) []string {
-	var out []string
-	var b strings.Builder
-	var q byte
-	in := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case q != 0:
-			if c == q {
-				q = 0
-			} else {
-				b.WriteByte(c)
-			}
-		case c == '\'' || c == '"':
-			q, in = c, true
-		case c == ' ' || c == '\t':
-			if in {
-				out = append(out, b.String())
-				b.Reset()
-				in = false
-			}
-		case c == '2' && !in && i+1 < len(s) && s[i+1] == '>':
-			// 2> and 2>&1: the error stream, no file of the command's.
-			j := i + 2
-			for j < len(s) && s[j] != ' ' {
-				j++
-			}
-			i = j
-		default:
-			b.WriteByte(c)
-			in = true
-		}
-	}
-	if in {
-		out = append(out, b.String())
-	}
-	return out
 }
 
 // operands are a command's words that are no options.

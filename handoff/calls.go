@@ -11,64 +11,6 @@ import (
 	"github.com/loomhq/loom"
 )
 
-// ShellCommand is the command line a tool call ran, when the call is one
-// of a shell tool: Claude Code's Bash, Codex's shell, exec_command and
-// shell_command (and local_shell), Gemini CLI's run_shell_command,
-// opencode's bash, droid's Execute, and Cline's run_commands (its
-// commands one a line).
-func ShellCommand(p loom.Part) (string, bool) {
-	var in struct {
-		Command  any      `json:"command"`
-		Cmd      string   `json:"cmd"`
-		Commands []string `json:"commands"`
-		Action   *struct {
-			Command []string `json:"command"`
-		} `json:"action"`
-	}
-	switch p.Name {
-	case "Bash", "bash", "shell", "exec_command", "shell_command", "local_shell", "local_shell_call", "run_shell_command", "Execute", "run_commands":
-	default:
-		return "", false
-	}
-	if json.Unmarshal(p.Input, &in) != nil {
-		return "", false
-	}
-	switch c := in.Command.(type) {
-	case string:
-		return c, c != ""
-	case []any:
-		var args []string
-		for _, a := range c {
-			s, ok := a.(string)
-			if !ok {
-				return "", false
-			}
-			args = append(args, s)
-		}
-		return argvLine(args)
-	}
-	switch {
-	case in.Cmd != "":
-		return in.Cmd, true
-	case len(in.Commands) > 0:
-		line := strings.Join(in.Commands, "\n")
-		return line, strings.TrimSpace(line) != ""
-	case in.Action != nil:
-		return argvLine(in.Action.Command)
-	}
-	return "", false
-}
-
-// argvLine is the command line of an argument vector: the script of a
-// `bash -lc SCRIPT` (how Codex runs everything), else the words joined.
-func argvLine(args []string) (string, bool) {
-	if len(args) == 3 && (args[0] == "bash" || args[0] == "sh" || args[0] == "zsh" || strings.HasSuffix(args[0], "/bash")) && (args[1] == "-lc" || args[1] == "-c") {
-		return args[2], true
-	}
-	line := strings.Join(args, " ")
-	return line, line != ""
-}
-
 // ReadPath is the file a tool call read, when it is one of a
 // file-reading tool: Claude Code's and droid's Read (Continue's, whose
 // key is filepath), Gemini CLI's and loom's read_file, opencode's read,

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/shell"
 	"github.com/loomhq/loom/secrets"
 )
 
@@ -298,7 +299,7 @@ type Tools struct {
 // shell command as its shell call, a file read as its read call; no name
 // when the target has no such tool (the call is told as text).
 func (h *Handoff) Call(p loom.Part, t Tools) (string, any) {
-	switch cmd, ok := ShellCommand(p); {
+	switch cmd, ok := shell.Command(p); {
 	case h.FromTool(t.Target):
 		if len(p.Input) == 0 {
 			return p.Name, map[string]any{}

@@ -23,6 +23,7 @@ import (
 	"github.com/loomhq/loom/importer/opencode"
 	piim "github.com/loomhq/loom/importer/pi"
 	qwenim "github.com/loomhq/loom/importer/qwen"
+	"github.com/loomhq/loom/internal/shell"
 	"github.com/loomhq/loom/internal/testkit/clitest"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -163,7 +164,7 @@ func shellCalls(msgs []*loom.Message) int {
 	n := 0
 	for _, m := range msgs {
 		for _, p := range m.Parts {
-			if _, ok := handoff.ShellCommand(p); ok && p.Type == loom.PartTool {
+			if _, ok := shell.Command(p); ok && p.Type == loom.PartTool {
 				n++
 			}
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/handoff"
 	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/internal/shell"
 )
 
 var _ handoff.Writer = Format{}
@@ -231,7 +232,7 @@ func ccTool(h *handoff.Handoff, p loom.Part) (string, any, any) {
 		return p.Name, input, res
 	}
 	if p.Status == loom.ToolError {
-		if cmd, ok := handoff.ShellCommand(p); ok {
+		if cmd, ok := shell.Command(p); ok {
 			return "Bash", obj{"command": cmd}, "Error: " + text
 		}
 		if path, ok := h.ReadPath(p); ok {
@@ -239,7 +240,7 @@ func ccTool(h *handoff.Handoff, p loom.Part) (string, any, any) {
 		}
 		return "", nil, nil
 	}
-	if cmd, ok := handoff.ShellCommand(p); ok {
+	if cmd, ok := shell.Command(p); ok {
 		return "Bash", obj{"command": cmd}, obj{"stdout": text, "stderr": "", "interrupted": false, "isImage": false}
 	}
 	if path, ok := h.ReadPath(p); ok {

@@ -15,6 +15,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/handoff"
 	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/internal/shell"
 )
 
 var _ handoff.Writer = Format{}
@@ -192,7 +193,7 @@ func (x cxTools) call(p loom.Part) (cxCall, bool) {
 			return cxCall{name: name, input: args, shell: true}, true
 		}
 	}
-	cmd, ok := handoff.ShellCommand(p)
+	cmd, ok := shell.Command(p)
 	if !ok {
 		return cxCall{}, false
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/handoff"
 	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/internal/shell"
 )
 
 var _ handoff.Writer = Format{}
@@ -187,7 +188,7 @@ func finishedState(p loom.Part, args any, at int64, own bool) map[string]any {
 		meta = p.Metadata
 	}
 	if title == "" {
-		if cmd, ok := handoff.ShellCommand(p); ok {
+		if cmd, ok := shell.Command(p); ok {
 			title = cmd
 		} else if path, ok := handoff.ReadPath(p); ok {
 			title = path

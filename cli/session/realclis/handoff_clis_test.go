@@ -19,6 +19,7 @@ import (
 	"github.com/loomhq/loom/importer/gemini"
 	piim "github.com/loomhq/loom/importer/pi"
 	qwenim "github.com/loomhq/loom/importer/qwen"
+	"github.com/loomhq/loom/internal/shell"
 	"github.com/loomhq/loom/internal/testkit/agentclitest"
 	"github.com/loomhq/loom/internal/testkit/clitest"
 	"github.com/loomhq/loom/openai/openaitest"
@@ -59,7 +60,7 @@ func handedHistory(t *testing.T, fx *clitest.Fixture, id, tool string) []string 
 				// may not be the source's: a shell call carries its
 				// command, a file read its path, any other call its
 				// arguments) and its result.
-				if cmd, ok := handoff.ShellCommand(p); ok {
+				if cmd, ok := shell.Command(p); ok {
 					want = append(want, cmd)
 				} else if path, ok := handoff.ReadPath(p); ok {
 					want = append(want, path)

@@ -49,15 +49,17 @@ import (
 // replaced, and pruning treats both kinds alike.
 
 const (
-	attrMagic   = "loom blame answer\n"
-	attrVersion = 2
-	attrSuffix  = ".attr"
+	answerMagic   = "loom blame answer\n"
+	answerVersion = 2
+	// The entries' files keep the name they were first written with,
+	// so that those of an older loom are found, replaced and pruned.
+	answerSuffix = ".attr"
 )
 
-// attrEntry is a file's attribution at one state of what it rests on.
-type attrEntry struct {
+// answerEntry is a file's attribution at one state of what it rests on.
+type answerEntry struct {
 	// Key is everything the answer rests on that is known once the
-	// file's ages are (attrKey); Store and User are the store's part,
+	// file's ages are (answerKey); Store and User are the store's part,
 	// known before.
 	Key, Store, User string
 	// Facts are what the roots rested on besides the store.
@@ -90,15 +92,15 @@ type rootFact struct {
 	Git, Same         bool
 }
 
-// attrName is the entry's file of a repository's file.
-func (c *ageCache) attrName(repo, path string) string {
-	return strings.TrimSuffix(c.ageName(repo, path), ageSuffix) + attrSuffix
+// answerName is the entry's file of a repository's file.
+func (c *ageCache) answerName(repo, path string) string {
+	return strings.TrimSuffix(c.ageName(repo, path), ageSuffix) + answerSuffix
 }
 
-// attrKey is the key of an answer for rel, blamed as HEAD (head) has it
+// answerKey is the key of an answer for rel, blamed as HEAD (head) has it
 // (blob), with the store at version for user.
-func attrKey(g Git, rel, head, blob, version, user string) string {
-	return strings.Join([]string{strconv.Itoa(attrVersion), executable(), strings.Join(g.blameFlags(), " "), g.Dir, rel, head, blob, version, user}, "\x00")
+func answerKey(g Git, rel, head, blob, version, user string) string {
+	return strings.Join([]string{strconv.Itoa(answerVersion), executable(), strings.Join(g.blameFlags(), " "), g.Dir, rel, head, blob, version, user}, "\x00")
 }
 
 // executable names the running program by its path, size and time.
@@ -114,31 +116,31 @@ var executable = sync.OnceValue(func() string {
 	return fmt.Sprintf("%s %d %d", p, fi.Size(), fi.ModTime().UnixNano())
 })
 
-// loadAttr is the kept answer of path in repo, nil when there is none or
+// loadAnswer is the kept answer of path in repo, nil when there is none or
 // it does not read back.
-func (c *ageCache) loadAttr(repo, path string) *attrEntry {
-	b := c.entry(repo, path, c.attrName(repo, path))
+func (c *ageCache) loadAnswer(repo, path string) *answerEntry {
+	b := c.entry(repo, path, c.answerName(repo, path))
 	if b == nil {
 		return nil
 	}
-	e, err := decodeAttr(b)
+	e, err := decodeAnswer(b)
 	if err != nil {
 		return nil
 	}
 	return e
 }
 
-// saveAttr keeps e as the answer of path in repo, whole or not at all.
-func (c *ageCache) saveAttr(repo, path string, e *attrEntry) error {
-	return c.write(c.attrName(repo, path), encodeAttr(e))
+// saveAnswer keeps e as the answer of path in repo, whole or not at all.
+func (c *ageCache) saveAnswer(repo, path string, e *answerEntry) error {
+	return c.write(c.answerName(repo, path), encodeAnswer(e))
 }
 
-// encodeAttr is e as an entry's file: the magic line, the version, the
+// encodeAnswer is e as an entry's file: the magic line, the version, the
 // strings of its header, the roots' facts, the notes; a table of the
 // strings its lines hold, then each line's fields as indexes into it
 // (its time as nanoseconds, 0 for none); and last the CRC-32C of all
 // before it.
-func encodeAttr(e *attrEntry) []byte {
+func encodeAnswer(e *answerEntry) []byte {
 	var b []byte
 	str := func(s string) { b = bin.AppendUvarint(b, uint64(len(s))); b = append(b, s...) }
 	flag := func(v bool) {
@@ -148,8 +150,8 @@ func encodeAttr(e *attrEntry) []byte {
 			b = append(b, 0)
 		}
 	}
-	b = append(b, attrMagic...)
-	b = bin.AppendUvarint(b, attrVersion)
+	b = append(b, answerMagic...)
+	b = bin.AppendUvarint(b, answerVersion)
 	for _, s := range []string{e.Key, e.Store, e.User, e.Facts.ProjectID, e.Facts.ProjectName, e.Facts.Index} {
 		str(s)
 	}
@@ -216,17 +218,17 @@ func lineFields(l *Line) [lineStrings]*string {
 		&l.From, &l.Source, &l.Conversation, &l.Evidence, &l.Member}
 }
 
-// decodeAttr reads an entry's file, refusing anything encodeAttr did
+// decodeAnswer reads an entry's file, refusing anything encodeAnswer did
 // not write.
-func decodeAttr(b []byte) (*attrEntry, error) {
-	r, ok := checked(b, attrMagic)
+func decodeAnswer(b []byte) (*answerEntry, error) {
+	r, ok := checked(b, answerMagic)
 	if !ok {
 		return nil, errAges
 	}
-	if r.uint(1<<20) != attrVersion {
+	if r.uint(1<<20) != answerVersion {
 		return nil, errAges
 	}
-	e := &attrEntry{}
+	e := &answerEntry{}
 	for _, s := range []*string{&e.Key, &e.Store, &e.User, &e.Facts.ProjectID, &e.Facts.ProjectName, &e.Facts.Index} {
 		*s = r.str()
 	}
@@ -278,7 +280,7 @@ func decodeAttr(b []byte) (*attrEntry, error) {
 
 // keptLines are e's lines given the file's text (lines, as the ages
 // gave them), nil when they are not as many.
-func (e *attrEntry) keptLines(lines []blamed) []Line {
+func (e *answerEntry) keptLines(lines []blamed) []Line {
 	if len(e.Lines) != len(lines) {
 		return nil
 	}
@@ -305,7 +307,7 @@ func (b *Blamer) editVersion(ctx context.Context) string {
 // rootsHold says whether what e's roots rested on besides the store is
 // as it was: the repository's project, the recorded roots that are work
 // trees of this machine (and this repository's), git's index.
-func (b *Blamer) rootsHold(ctx context.Context, g Git, e *attrEntry) bool {
+func (b *Blamer) rootsHold(ctx context.Context, g Git, e *answerEntry) bool {
 	p, err := paths.DetectProject(g.Dir)
 	if err != nil {
 		p = loom.Project{}

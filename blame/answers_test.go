@@ -121,7 +121,7 @@ func TestKeptAnswerDamaged(t *testing.T) {
 		return res, b.ages.used.kept
 	}
 	first, _ := blame()
-	name := (&ageCache{dir: cache}).attrName(r.dir, "a.go")
+	name := (&ageCache{dir: cache}).answerName(r.dir, "a.go")
 	for _, damage := range []func([]byte) []byte{
 		func(b []byte) []byte { b[len(b)/2] ^= 1; return b },
 		func(b []byte) []byte { return b[:len(b)-9] },
