@@ -178,6 +178,17 @@ func TestBrowserInsightsCalendarOnAPhone(t *testing.T) {
 	ctx := browser(t)
 	dir := outDir(t)
 	do(t, ctx, "log in", chromedp.Navigate(e.ts.URL+"/?token="+e.alice), confirmLink(), chromedp.WaitVisible(chromedp.CSS("#sessions")))
+	// A window of 85 to 91 days starts on each weekday once: 13 or 14
+	// weeks, whatever today is. Each is at least three quarters of the
+	// screen wide (the 90 days' calendar was 276 px of 390 when they
+	// started on a Monday).
+	for days := 85; days <= 91; days++ {
+		page := fmt.Sprintf("%s/insights?tz=UTC&days=%d", e.ts.URL, days)
+		do(t, ctx, "390px", chromedp.EmulateViewport(390, 900), chromedp.Navigate(page), chromedp.WaitVisible(chromedp.CSS("#calendar")))
+		if cw := eval[float64](t, ctx, `document.querySelector('#calendar svg').getBoundingClientRect().width`); cw < 0.75*390 {
+			t.Errorf("%d days at 390px: the calendar is only %.0fpx wide", days, cw)
+		}
+	}
 	for _, days := range []int{90, 365} {
 		page := fmt.Sprintf("%s/insights?tz=UTC&days=%d", e.ts.URL, days)
 		do(t, ctx, "390px", chromedp.EmulateViewport(390, 900), chromedp.Navigate(page), chromedp.WaitVisible(chromedp.CSS("#calendar")))
