@@ -187,16 +187,7 @@ func copyTree(t *testing.T, src string) string {
 
 // notYet are the cases a reader does not follow the rule in yet, each
 // with what it does instead (docs/import.md says so too).
-var notYet = map[string]string{
-	// storage/session/<project>/ses_<id>.json that is a directory is
-	// passed over by the tree's listing (jsonFiles keeps regular files):
-	// no line, exit 0. The database, opencode's store since 1.2, follows
-	// the rule.
-	"opencode/a directory": "a directory in a session file's place in the storage tree is passed over in silence, exit 0",
-	"kilo/a directory":     "as opencode's: a directory in a session file's place in the storage tree is passed over in silence, exit 0",
-	"mimocode/a directory": "as opencode's: a directory in a session file's place in the storage tree is passed over in silence, exit 0",
-	"nanocode/a directory": "as opencode's: a directory in a session file's place in the storage tree is passed over in silence, exit 0",
-}
+var notYet = map[string]string{}
 
 // names says whether a problem is about file (or, for a directory in
 // its place, what is in it).

@@ -189,6 +189,18 @@ func jsonFiles(dir string) ([]string, error) {
 	return names, nil
 }
 
+// dirsInPlace records each directory of dir named as a session file
+// is (ses_….json): one line each, by the rule for bad input.
+func dirsInPlace(dir string, u *importer.Unreadable) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return // jsonFiles said why
+	}
+	for _, e := range entries {
+		u.NamedDir(filepath.Join(dir, e.Name()), e, isJSON(e.Name()))
+	}
+}
+
 // treeBundles lists every session of the storage tree under storage.
 // opencode's session ids sort newest first, so the bundles are listed in
 // reverse order of id: oldest first, each parent before the sub-agent
@@ -214,6 +226,7 @@ func treeBundles(ctx context.Context, storage string) ([]importer.Bundle, error)
 			unreadable.Add(dir, err)
 			continue
 		}
+		dirsInPlace(dir, &unreadable)
 		for _, n := range names {
 			if !seen[n] {
 				seen[n] = true
