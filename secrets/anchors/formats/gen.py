@@ -28,7 +28,9 @@ for name in sorted(by):
     if not fs: continue
     n+=1
     lines.append('\t"%s": {%s},' % (name, ', '.join('{%#x, %#x, %d, %d}'%f for f in sorted(fs))))
-src='''package secrets
+# The table is written in parts, by a name's first letter, so that no
+# file is over 500 lines; services.go joins them.
+head = """package secrets
 
 // Code generated from the detectors of TruffleHog at commit
 // 3ab759fef4bb5935d4fe9ac68b503d05346b8364 (pkg/detectors/*): for each
@@ -36,10 +38,23 @@ src='''package secrets
 // detectors document — the bytes each is made of and its least and
 // greatest length. No detector's code is here, only those facts.
 // docs/security.md says how the table was made. DO NOT EDIT.
+"""
+parts = [("a-e", "servicesAToE", "0123456789abcde"), ("f-o", "servicesFToO", "fghijklmno"), ("p-z", "servicesPToZ", "pqrstuvwxyz")]
+out = sys.argv[1] if len(sys.argv) > 1 else '.'
+for suffix, var, first in parts:
+    part = [l for l in lines if l[2] in first]
+    open('%s/services_%s.go' % (out, suffix), 'w').write(head + '\nvar %s = map[string][]serviceFormat{\n%s\n}\n' % (var, '\n'.join(part)))
+open(out + '/services.go', 'w').write(head + """
+import "maps"
 
-var serviceFormats = map[string][]serviceFormat{
-%s
-}
-''' % '\n'.join(lines)
-open(sys.argv[1] if len(sys.argv) > 1 else 'services.go','w').write(src)
+// serviceFormats are the formats of each service's credentials, joined
+// from the parts of the table (services_*.go).
+var serviceFormats = func() map[string][]serviceFormat {
+	m := make(map[string][]serviceFormat, %d)
+	for _, part := range []map[string][]serviceFormat{%s} {
+		maps.Copy(m, part)
+	}
+	return m
+}()
+""" % (n, ', '.join(p[1] for p in parts)))
 print(n)
