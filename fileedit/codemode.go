@@ -33,69 +33,25 @@ func scriptCalls(src string) []scriptCall {
 	consts := map[string]string{}
 	var out []scriptCall
 	for i := 0; i < len(src); {
-		switch {
-		case src[i] == '/' && i+1 < len(src) && src[i+1] == '/':
-			for i < len(src) && src[i] != '\n' {
-				i++
-			}
-			continue
-		case src[i] == '/' && i+1 < len(src) && src[i+1] == '*':
-			end := strings.Index(src[i+2:], "*/")
-			if end < 0 {
-				return out
-			}
-			i += end + 4
-			continue
-		case src[i] == '"' || src[i] == '\'' || src[i] == '`':
-			_, n, ok := jsString(src[i:])
-			if !ok {
-				return out
-			}
-			i += n
+		if j, skipped, ok := skipLiteral(src, i); !ok {
+			return out
+		} else if skipped {
+			i = j
 			continue
 		}
 		if w, ok := wordAt(src, i); ok {
 			rest := i + len(w)
 			switch w {
 			case "const", "let", "var":
-				// const NAME = "literal";
-				j := skipSpace(src, rest)
-				name, ok := wordAt(src, j)
-				if ok {
-					j = skipSpace(src, j+len(name))
-					if j < len(src) && src[j] == '=' && (j+1 >= len(src) || src[j+1] != '=') {
-						j = skipSpace(src, j+1)
-						if s, n, ok := jsString(src[j:]); ok {
-							consts[name] = s
-							i = j + n
-							continue
-						}
-					}
+				if j, ok := bindConst(src, rest, consts); ok {
+					i = j
+					continue
 				}
 			case "tools":
-				j := skipSpace(src, rest)
-				var tool string
-				if j < len(src) && src[j] == '.' {
-					j = skipSpace(src, j+1)
-					tool, _ = wordAt(src, j)
-					j += len(tool)
-				} else if j < len(src) && src[j] == '[' {
-					if s, n, ok := jsString(src[skipSpace(src, j+1):]); ok {
-						tool = s
-						j = skipSpace(src, skipSpace(src, j+1)+n)
-						if j < len(src) && src[j] == ']' {
-							j++
-						}
-					}
-				}
-				j = skipSpace(src, j)
-				if tool != "" && j < len(src) && src[j] == '(' {
-					if c, n, ok := callArg(src[j+1:], consts); ok {
-						c.tool = tool
-						out = append(out, c)
-						i = j + 1 + n
-						continue
-					}
+				if c, j, ok := toolCall(src, rest, consts); ok {
+					out = append(out, c)
+					i = j
+					continue
 				}
 			}
 			i = rest
@@ -104,6 +60,86 @@ func scriptCalls(src string) []scriptCall {
 		i++
 	}
 	return out
+}
+
+// skipLiteral returns the index after the comment or string literal
+// that starts at src[i], and whether one does; ok is false for one
+// that does not end (the rest of the script is not read).
+func skipLiteral(src string, i int) (next int, skipped, ok bool) {
+	switch {
+	case src[i] == '/' && i+1 < len(src) && src[i+1] == '/':
+		for i < len(src) && src[i] != '\n' {
+			i++
+		}
+		return i, true, true
+	case src[i] == '/' && i+1 < len(src) && src[i+1] == '*':
+		end := strings.Index(src[i+2:], "*/")
+		if end < 0 {
+			return i, false, false
+		}
+		return i + end + 4, true, true
+	case src[i] == '"' || src[i] == '\'' || src[i] == '`':
+		_, n, ok := jsString(src[i:])
+		if !ok {
+			return i, false, false
+		}
+		return i + n, true, true
+	}
+	return i, false, true
+}
+
+// bindConst reads `NAME = "literal"` after const, let or var (rest is
+// the index after the keyword) into consts, and returns the index
+// after the literal; false when what follows is not that.
+func bindConst(src string, rest int, consts map[string]string) (int, bool) {
+	j := skipSpace(src, rest)
+	name, ok := wordAt(src, j)
+	if !ok {
+		return 0, false
+	}
+	j = skipSpace(src, j+len(name))
+	if j >= len(src) || src[j] != '=' || j+1 < len(src) && src[j+1] == '=' {
+		return 0, false
+	}
+	j = skipSpace(src, j+1)
+	s, n, ok := jsString(src[j:])
+	if !ok {
+		return 0, false
+	}
+	consts[name] = s
+	return j + n, true
+}
+
+// toolCall reads `.NAME(arg)` or `["NAME"](arg)` after the word tools
+// (rest is the index after it): the call, and the index after its
+// argument; false when what follows is no call of a tool with an
+// argument callArg reads.
+func toolCall(src string, rest int, consts map[string]string) (scriptCall, int, bool) {
+	j := skipSpace(src, rest)
+	var tool string
+	if j < len(src) && src[j] == '.' {
+		j = skipSpace(src, j+1)
+		tool, _ = wordAt(src, j)
+		j += len(tool)
+	} else if j < len(src) && src[j] == '[' {
+		if s, n, ok := jsString(src[skipSpace(src, j+1):]); ok {
+			tool = s
+			j = skipSpace(src, skipSpace(src, j+1)+n)
+			if j < len(src) && src[j] == ']' {
+				j++
+			}
+		}
+	}
+	j = skipSpace(src, j)
+	if tool == "" || j >= len(src) || src[j] != '(' {
+		return scriptCall{}, 0, false
+	}
+	c, n, ok := callArg(src[j+1:], consts)
+	if !ok {
+		return scriptCall{}, 0, false
+	}
+	c.tool = tool
+	return c, j + 1 + n, true
 }
 
 // callArg reads a call's argument at the start of s: a string, a
@@ -228,67 +264,86 @@ func jsString(s string) (string, int, bool) {
 		case c == '$' && q == '`' && i+1 < len(s) && s[i+1] == '{':
 			return "", 0, false
 		case c == '\\' && i+1 < len(s):
-			i++
-			switch e := s[i]; e {
-			case 'n':
-				b.WriteByte('\n')
-			case 't':
-				b.WriteByte('\t')
-			case 'r':
-				b.WriteByte('\r')
-			case 'b':
-				b.WriteByte('\b')
-			case 'f':
-				b.WriteByte('\f')
-			case 'v':
-				b.WriteByte('\v')
-			case '0':
-				b.WriteByte(0)
-			case '\n':
-				// A line continuation.
-			case 'x':
-				if i+2 < len(s) {
-					if v, err := strconv.ParseUint(s[i+1:i+3], 16, 8); err == nil {
-						b.WriteRune(rune(v))
-						i += 2
-						continue
-					}
-				}
-				b.WriteByte(e)
-			case 'u':
-				if i+1 < len(s) && s[i+1] == '{' {
-					if end := strings.IndexByte(s[i:], '}'); end > 0 {
-						if v, err := strconv.ParseUint(s[i+2:i+end], 16, 32); err == nil && utf8.ValidRune(rune(v)) {
-							b.WriteRune(rune(v))
-							i += end
-							continue
-						}
-					}
-				} else if i+4 < len(s) {
-					if v, err := strconv.ParseUint(s[i+1:i+5], 16, 16); err == nil {
-						r := rune(v)
-						i += 4
-						// A surrogate pair.
-						if utf8.ValidRune(r) {
-							b.WriteRune(r)
-						} else if i+6 < len(s) && s[i+1] == '\\' && s[i+2] == 'u' {
-							if lo, err := strconv.ParseUint(s[i+3:i+7], 16, 16); err == nil {
-								b.WriteRune((r-0xD800)<<10 + (rune(lo) - 0xDC00) + 0x10000)
-								i += 6
-							}
-						}
-						continue
-					}
-				}
-				b.WriteByte(e)
-			default:
-				b.WriteByte(e)
-			}
+			i = jsEscape(s, i+1, &b)
 		default:
 			b.WriteByte(c)
 		}
 	}
 	return "", 0, false
+}
+
+// jsEscape writes to b what the escape at s[i] (the byte after a
+// backslash) stands for, and returns the index of its last byte.
+func jsEscape(s string, i int, b *strings.Builder) int {
+	switch e := s[i]; e {
+	case 'n':
+		b.WriteByte('\n')
+	case 't':
+		b.WriteByte('\t')
+	case 'r':
+		b.WriteByte('\r')
+	case 'b':
+		b.WriteByte('\b')
+	case 'f':
+		b.WriteByte('\f')
+	case 'v':
+		b.WriteByte('\v')
+	case '0':
+		b.WriteByte(0)
+	case '\n':
+		// A line continuation.
+	case 'x':
+		if i+2 < len(s) {
+			if v, err := strconv.ParseUint(s[i+1:i+3], 16, 8); err == nil {
+				b.WriteRune(rune(v))
+				return i + 2
+			}
+		}
+		b.WriteByte(e)
+	case 'u':
+		if end, ok := jsUnicode(s, i, b); ok {
+			return end
+		}
+		b.WriteByte(e)
+	default:
+		b.WriteByte(e)
+	}
+	return i
+}
+
+// jsUnicode writes to b the character of the \u escape at s[i] (the
+// u): \u{…}, or four hex digits and, for a surrogate, the pair's
+// second half. It returns the index of the escape's last byte, and
+// whether it is one.
+func jsUnicode(s string, i int, b *strings.Builder) (int, bool) {
+	if i+1 < len(s) && s[i+1] == '{' {
+		if end := strings.IndexByte(s[i:], '}'); end > 0 {
+			if v, err := strconv.ParseUint(s[i+2:i+end], 16, 32); err == nil && utf8.ValidRune(rune(v)) {
+				b.WriteRune(rune(v))
+				return i + end, true
+			}
+		}
+		return i, false
+	}
+	if i+4 >= len(s) {
+		return i, false
+	}
+	v, err := strconv.ParseUint(s[i+1:i+5], 16, 16)
+	if err != nil {
+		return i, false
+	}
+	r := rune(v)
+	i += 4
+	// A surrogate pair.
+	if utf8.ValidRune(r) {
+		b.WriteRune(r)
+	} else if i+6 < len(s) && s[i+1] == '\\' && s[i+2] == 'u' {
+		if lo, err := strconv.ParseUint(s[i+3:i+7], 16, 16); err == nil {
+			b.WriteRune((r-0xD800)<<10 + (rune(lo) - 0xDC00) + 0x10000)
+			i += 6
+		}
+	}
+	return i, true
 }
 
 // fromScript reads the changes of a code-mode script: the patches it

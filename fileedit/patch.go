@@ -135,16 +135,6 @@ func parseUnified(lines []string) []Change {
 		}
 		cur, created = nil, false
 	}
-	strip := func(p string) string {
-		p = strings.TrimSpace(p)
-		if i := strings.IndexByte(p, '\t'); i >= 0 {
-			p = p[:i]
-		}
-		if strings.HasPrefix(p, "a/") || strings.HasPrefix(p, "b/") {
-			p = p[2:]
-		}
-		return p
-	}
 	for _, l := range lines {
 		switch {
 		case strings.HasPrefix(l, "diff --git "):
@@ -156,9 +146,9 @@ func parseUnified(lines []string) []Change {
 			out = append(out, Change{Op: loom.EditMove, Path: strings.TrimSpace(l[len("rename to "):]), From: renameFrom})
 		case strings.HasPrefix(l, "--- ") && !inHunk:
 			flush()
-			oldPath = strip(l[4:])
+			oldPath = diffPath(l[4:])
 		case strings.HasPrefix(l, "+++ ") && !inHunk:
-			p := strip(l[4:])
+			p := diffPath(l[4:])
 			if p == "/dev/null" {
 				if oldPath != "" && oldPath != "/dev/null" {
 					out = append(out, Change{Op: loom.EditDelete, Path: oldPath})
@@ -189,6 +179,19 @@ func parseUnified(lines []string) []Change {
 	}
 	flush()
 	return out
+}
+
+// diffPath is the path a unified diff's ---/+++ line names: without
+// the time stamp after a tab, nor git's a/ and b/.
+func diffPath(p string) string {
+	p = strings.TrimSpace(p)
+	if i := strings.IndexByte(p, '\t'); i >= 0 {
+		p = p[:i]
+	}
+	if strings.HasPrefix(p, "a/") || strings.HasPrefix(p, "b/") {
+		p = p[2:]
+	}
+	return p
 }
 
 // fromSearchReplace reads blocks of a search and its replacement

@@ -120,7 +120,29 @@ func (f Format) modelList(models []string) string {
 
 // Cells returns the report as a table in f.
 func (r *Report) Cells(f Format) Table {
-	var t Table
+	c := cells{r: r, f: f}
+	c.t.Header = r.header(f)
+	for i := range r.Rows {
+		row := &r.Rows[i]
+		label := f.modelList(row.Models)
+		if r.Breakdown != "" {
+			label = ""
+		}
+		c.line(LinePeriod, r.periodCell(f, row), row, label, row.Totals, row.Block)
+		for _, p := range row.Breakdown {
+			name := p.Name
+			if f.Pretty {
+				name = "└ " + name
+			}
+			c.line(LinePart, "", row, name, p.Totals, nil)
+		}
+	}
+	c.line(LineTotal, "Total", nil, "", r.Total, nil)
+	return c.t
+}
+
+// header is the first line of the report's table in f.
+func (r *Report) header(f Format) []string {
 	first := "PERIOD"
 	switch r.By {
 	case Block:
@@ -128,120 +150,135 @@ func (r *Report) Cells(f Format) Table {
 	case Session:
 		first = "SESSION"
 	}
-	t.Header = []string{first}
+	h := []string{first}
 	if !f.Pretty {
-		t.Header = append(t.Header, "START", "END")
+		h = append(h, "START", "END")
 	} else if r.By == Session {
-		t.Header = append(t.Header, "TITLE", "LAST USED")
+		h = append(h, "TITLE", "LAST USED")
 	}
 	if r.Breakdown != "" {
-		t.Header = append(t.Header, strings.ToUpper(r.Breakdown))
+		h = append(h, strings.ToUpper(r.Breakdown))
 	} else {
-		t.Header = append(t.Header, "MODELS")
+		h = append(h, "MODELS")
 	}
-	t.Header = append(t.Header, "INPUT", "OUTPUT", "CACHE WRITE", "CACHE READ", "TOTAL TOKENS", "COST")
+	h = append(h, "INPUT", "OUTPUT", "CACHE WRITE", "CACHE READ", "TOTAL TOKENS", "COST")
 	if r.By == Block {
-		t.Header = append(t.Header, "TOKENS/H", "COST/H")
+		h = append(h, "TOKENS/H", "COST/H")
 		if f.Pretty {
-			t.Header = append(t.Header, "PROJECTED")
+			h = append(h, "PROJECTED")
 		} else {
 			// One value a cell for scripts: tokens and cost apart.
-			t.Header = append(t.Header, "PROJECTED TOKENS", "PROJECTED COST")
+			h = append(h, "PROJECTED TOKENS", "PROJECTED COST")
 		}
 	}
-	count := func(n int64) string {
-		if f.Pretty {
-			return human.Count(n)
+	return h
+}
+
+// periodCell is the first cell of row's line in f.
+func (r *Report) periodCell(f Format, row *Row) string {
+	period := row.Period
+	switch {
+	case !f.Pretty:
+	case row.Block != nil:
+		period = f.day(row.Start) + " " + row.Start.Format("15:04") + "–" + row.End.Format("15:04")
+		if row.Block.Active {
+			period += " (" + human.Span(float64(row.Block.RemainingMinutes*60)) + " left)"
 		}
-		return strconv.FormatInt(n, 10)
+	case r.By == Session:
+		if f.IDLen > 0 && f.IDLen < len(period) {
+			period = period[:f.IDLen]
+		}
+	case r.By == Day || (r.By == Week && len(period) == len("2006-01-02")):
+		period = f.day(row.Start)
 	}
-	cost := func(c *float64) string {
-		switch {
-		case c == nil:
-			return f.Unknown
-		case f.Pretty:
-			return human.Cost(*c)
-		}
-		return strconv.FormatFloat(float64(int64(*c*1e6+0.5))/1e6, 'f', -1, 64)
+	return period
+}
+
+// count is a number of tokens as f writes it.
+func (f Format) count(n int64) string {
+	if f.Pretty {
+		return human.Count(n)
 	}
-	when := func(tm time.Time) string {
-		if f.Pretty {
-			return tm.Format("2006-01-02 15:04")
-		}
-		return tm.Format(time.RFC3339)
+	return strconv.FormatInt(n, 10)
+}
+
+// cost is a cost in dollars as f writes it; nil is an unknown one.
+func (f Format) cost(c *float64) string {
+	switch {
+	case c == nil:
+		return f.Unknown
+	case f.Pretty:
+		return human.Cost(*c)
 	}
-	line := func(kind, period string, row *Row, label string, tot Totals, block *BlockInfo) {
-		l := []string{period}
-		switch {
-		case !f.Pretty && row != nil:
-			l = append(l, when(row.Start), when(row.End))
-		case !f.Pretty:
-			l = append(l, "", "")
-		case r.By == Session && row != nil && kind == LinePeriod:
-			title := row.Title
-			if title == row.Period {
-				title = ""
-			}
-			l = append(l, title, f.day(row.End))
-		case r.By == Session:
-			l = append(l, "", "")
-		}
-		l = append(l, label, count(tot.InputTokens), count(tot.OutputTokens), count(tot.CacheWriteTokens),
-			count(tot.CacheReadTokens), count(tot.TotalTokens), cost(tot.CostUSD))
-		if r.By == Block {
-			var projected []string
-			switch {
-			case block != nil && block.Active && f.Pretty:
-				projected = []string{count(block.ProjectedTokens) + " / " + cost(block.ProjectedCostUSD)}
-			case block != nil && block.Active:
-				projected = []string{count(block.ProjectedTokens), cost(block.ProjectedCostUSD)}
-			case f.Pretty:
-				projected = []string{""}
-			default:
-				projected = []string{"", ""}
-			}
-			if block == nil {
-				l = append(l, "", "")
-			} else {
-				l = append(l, count(int64(block.TokensPerHour)), cost(block.CostPerHour))
-			}
-			l = append(l, projected...)
-		}
-		t.Lines = append(t.Lines, l)
-		t.Kinds = append(t.Kinds, kind)
+	return strconv.FormatFloat(float64(int64(*c*1e6+0.5))/1e6, 'f', -1, 64)
+}
+
+// when is a time as f writes it.
+func (f Format) when(tm time.Time) string {
+	if f.Pretty {
+		return tm.Format("2006-01-02 15:04")
 	}
-	for i := range r.Rows {
-		row := &r.Rows[i]
-		period := row.Period
-		switch {
-		case !f.Pretty:
-		case row.Block != nil:
-			period = f.day(row.Start) + " " + row.Start.Format("15:04") + "–" + row.End.Format("15:04")
-			if row.Block.Active {
-				period += " (" + human.Span(float64(row.Block.RemainingMinutes*60)) + " left)"
-			}
-		case r.By == Session:
-			if f.IDLen > 0 && f.IDLen < len(period) {
-				period = period[:f.IDLen]
-			}
-		case r.By == Day || (r.By == Week && len(period) == len("2006-01-02")):
-			period = f.day(row.Start)
+	return tm.Format(time.RFC3339)
+}
+
+// cells writes a report's lines into a table.
+type cells struct {
+	r *Report
+	f Format
+	t Table
+}
+
+// line adds a line of kind: its period, the row's times (nil for the
+// total), its label, the totals and, in a report by block, the
+// block's rates and projection.
+func (c *cells) line(kind, period string, row *Row, label string, tot Totals, block *BlockInfo) {
+	r, f := c.r, c.f
+	l := []string{period}
+	switch {
+	case !f.Pretty && row != nil:
+		l = append(l, f.when(row.Start), f.when(row.End))
+	case !f.Pretty:
+		l = append(l, "", "")
+	case r.By == Session && row != nil && kind == LinePeriod:
+		title := row.Title
+		if title == row.Period {
+			title = ""
 		}
-		label := f.modelList(row.Models)
-		if r.Breakdown != "" {
-			label = ""
-		}
-		line(LinePeriod, period, row, label, row.Totals, row.Block)
-		for _, p := range row.Breakdown {
-			name := p.Name
-			if f.Pretty {
-				name = "└ " + name
-			}
-			line(LinePart, "", row, name, p.Totals, nil)
-		}
+		l = append(l, title, f.day(row.End))
+	case r.By == Session:
+		l = append(l, "", "")
 	}
-	line(LineTotal, "Total", nil, "", r.Total, nil)
-	return t
+	l = append(l, label, f.count(tot.InputTokens), f.count(tot.OutputTokens), f.count(tot.CacheWriteTokens),
+		f.count(tot.CacheReadTokens), f.count(tot.TotalTokens), f.cost(tot.CostUSD))
+	if r.By == Block {
+		l = append(l, f.blockCells(block)...)
+	}
+	c.t.Lines = append(c.t.Lines, l)
+	c.t.Kinds = append(c.t.Kinds, kind)
+}
+
+// blockCells are the cells a line of a report by block adds: the
+// block's rates and, while it is active, its projection (none for a
+// part's line or the total, whose block is nil).
+func (f Format) blockCells(block *BlockInfo) []string {
+	var projected []string
+	switch {
+	case block != nil && block.Active && f.Pretty:
+		projected = []string{f.count(block.ProjectedTokens) + " / " + f.cost(block.ProjectedCostUSD)}
+	case block != nil && block.Active:
+		projected = []string{f.count(block.ProjectedTokens), f.cost(block.ProjectedCostUSD)}
+	case f.Pretty:
+		projected = []string{""}
+	default:
+		projected = []string{"", ""}
+	}
+	var l []string
+	if block == nil {
+		l = append(l, "", "")
+	} else {
+		l = append(l, f.count(int64(block.TokensPerHour)), f.cost(block.CostPerHour))
+	}
+	return append(l, projected...)
 }
 
 // UnpricedLine says which models' tokens are counted without a cost,

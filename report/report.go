@@ -14,18 +14,13 @@ package report
 import (
 	"context"
 	"errors"
-	"fmt"
 	"maps"
-	"math"
-	"os"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/human"
 	"github.com/loomhq/loom/pricing"
 )
 
@@ -339,77 +334,19 @@ func Build(ctx context.Context, st Slicer, o Options) (*Report, error) {
 		}
 	}
 	rep := &Report{By: o.By, Breakdown: o.Breakdown, TZ: ZoneName(loc), Since: writable(o.Since), Until: writable(o.Until), Rows: []Row{}, PricesAsOf: o.Prices.AsOf()}
-	var rows []*Row
-	var index map[time.Time]*Row
-	var sessions map[string]*Row
-	switch o.By {
-	case Block:
-		rows = blocks(slices, now)
-	case Session:
-		sessions = map[string]*Row{}
-	default:
-		index = map[time.Time]*Row{}
-	}
+	g := newRowGroups(o, loc, slices, now)
 	parts := map[*Row]map[string]*Part{}
 	for i := range slices {
 		s := &slices[i]
-		var row *Row
-		switch o.By {
-		case Block:
-			row = rows[i]
-		case Session:
-			if row = sessions[s.SessionID]; row == nil {
-				row = &Row{Period: s.SessionID, Start: s.First, End: s.Last}
-				sessions[s.SessionID] = row
-				rows = append(rows, row)
-			}
-			if s.First.Before(row.Start) {
-				row.Start = s.First
-			}
-			if s.Last.After(row.End) {
-				row.End = s.Last
-			}
-		default:
-			start, end, name := period(o.By, s.Start.In(loc), o.weekStart())
-			if row = index[start]; row == nil {
-				row = &Row{Period: name, Start: start, End: end}
-				index[start] = row
-				rows = append(rows, row)
-			}
-		}
-		cost, priced := o.Prices.Cost(s.Provider, s.Model, s.Usage, s.LongContext)
-		if !priced && s.Usage.CostUSD != 0 {
-			// A cost the provider reported for a model the table
-			// does not price.
-			cost, priced = s.Usage.CostUSD, true
-		}
-		model := s.Model
-		if model == "" {
-			model = "(unknown model)"
-		}
+		row := g.row(i, s)
+		cost, priced, model := o.sliceCost(s)
 		row.add(s.Usage, s.Messages, cost, priced, model)
 		rep.Total.add(s.Usage, s.Messages, cost, priced, model)
-		if i := sort.SearchStrings(row.Models, model); i == len(row.Models) || row.Models[i] != model {
-			row.Models = append(row.Models, "")
-			copy(row.Models[i+1:], row.Models[i:])
-			row.Models[i] = model
-		}
+		row.addModel(model)
 		if o.Breakdown == "" {
 			continue
 		}
-		key, name := s.Provider+":"+s.Model, model
-		switch o.Breakdown {
-		case ByAgent:
-			key, name = s.Surface, s.Surface
-		case ByProject:
-			key, name = s.ProjectID, s.ProjectName
-		case ByMember:
-			key = o.Member(s.SessionID)
-			if key == "" {
-				key = "(unknown member)"
-			}
-			name = key
-		}
+		key, name := o.breakdownKey(s, model)
 		if parts[row] == nil {
 			parts[row] = map[string]*Part{}
 		}
@@ -421,49 +358,15 @@ func Build(ctx context.Context, st Slicer, o Options) (*Report, error) {
 		p.add(s.Usage, s.Messages, cost, priced, model)
 	}
 	if o.Breakdown == ByProject {
-		var refs []ProjectRef
-		for _, ps := range parts {
-			for _, p := range ps {
-				refs = append(refs, ProjectRef{ID: p.Key, Name: p.Name})
-			}
-		}
-		labels := ProjectLabels(ctx, o.Roots, o.UserID, refs)
-		for _, ps := range parts {
-			for _, p := range ps {
-				p.Name = labels[p.Key]
-			}
-		}
+		labelProjects(ctx, o, parts)
 	}
 	seen := map[*Row]bool{}
-	for _, row := range rows {
+	for _, row := range g.rows {
 		if seen[row] {
 			continue
 		}
 		seen[row] = true
-		row.round()
-		for _, p := range parts[row] {
-			p.round()
-			row.Breakdown = append(row.Breakdown, *p)
-		}
-		sort.Slice(row.Breakdown, func(i, j int) bool {
-			a, b := row.Breakdown[i], row.Breakdown[j]
-			if a.Cost() != b.Cost() {
-				return a.Cost() > b.Cost()
-			}
-			if a.TotalTokens != b.TotalTokens {
-				return a.TotalTokens > b.TotalTokens
-			}
-			return a.Key < b.Key
-		})
-		if row.Block != nil {
-			row.Block.rate(row, now, loc)
-			row.Period = row.Start.In(loc).Format("2006-01-02 15:04")
-			row.Block.First, row.Block.Last = writable(row.Block.First), writable(row.Block.Last)
-		}
-		if o.By == Session {
-			row.Start, row.End = row.Start.In(loc), row.End.In(loc)
-		}
-		row.Start, row.End = writable(row.Start), writable(row.End)
+		row.finish(parts[row], o.By, now, loc)
 		rep.Rows = append(rep.Rows, *row)
 	}
 	rep.Total.round()
@@ -506,252 +409,6 @@ func titles(ctx context.Context, st Slicer, o Options, rows []Row) error {
 		rows[i].Title = name[rows[i].Period]
 	}
 	return nil
-}
-
-// weekStart is the first day of o's weeks.
-func (o Options) weekStart() time.Weekday {
-	if o.WeekStart == nil {
-		return time.Monday
-	}
-	return *o.WeekStart
-}
-
-// StartOfWeek reads a day's name (monday … sunday, or its first three
-// letters) as the first day of a week.
-func StartOfWeek(s string) (time.Weekday, error) {
-	s = strings.ToLower(strings.TrimSpace(s))
-	for d := time.Sunday; d <= time.Saturday; d++ {
-		name := strings.ToLower(d.String())
-		if s == name || (len(s) >= 3 && strings.HasPrefix(name, s)) {
-			return d, nil
-		}
-	}
-	return 0, loom.Errorf(loom.EINVALID, "%q is not a day of the week: use monday, tuesday, … or sunday", s)
-}
-
-// period returns the start, end and name of the day, week (from
-// weekday first) or month of t, in t's location.
-func period(by string, t time.Time, first time.Weekday) (start, end time.Time, name string) {
-	y, m, d := t.Date()
-	day := time.Date(y, m, d, 0, 0, 0, 0, t.Location())
-	switch by {
-	case Week:
-		start = day.AddDate(0, 0, -((int(day.Weekday()) - int(first) + 7) % 7))
-		if first != time.Monday {
-			// Not an ISO week: named by its first day.
-			return start, start.AddDate(0, 0, 7), start.Format("2006-01-02")
-		}
-		wy, w := start.ISOWeek()
-		return start, start.AddDate(0, 0, 7), fmt.Sprintf("%d-W%02d", wy, w)
-	case Month:
-		start = time.Date(y, m, 1, 0, 0, 0, 0, t.Location())
-		return start, start.AddDate(0, 1, 0), start.Format("2006-01")
-	default:
-		return day, day.AddDate(0, 0, 1), day.Format("2006-01-02")
-	}
-}
-
-// blocks returns the block of each slice, slices being oldest first: a
-// block starts at the hour (UTC) of a message that is not in the block
-// before, because that block has ended or no message came for
-// BlockLength, and lasts BlockLength.
-func blocks(slices []loom.UsageSlice, now time.Time) []*Row {
-	out := make([]*Row, len(slices))
-	var cur *Row
-	for i := range slices {
-		s := &slices[i]
-		if cur == nil || !s.First.Before(cur.End) || s.First.Sub(cur.Block.Last) >= BlockLength {
-			start := s.First.UTC().Truncate(time.Hour)
-			cur = &Row{Start: start, End: start.Add(BlockLength), Block: &BlockInfo{First: s.First, Last: s.Last}}
-		}
-		if s.First.Before(cur.Block.First) {
-			cur.Block.First = s.First
-		}
-		if s.Last.After(cur.Block.Last) {
-			cur.Block.Last = s.Last
-		}
-		out[i] = cur
-	}
-	return out
-}
-
-// rate works out the burn rate of block row and, when it is active at
-// now, its projection.
-func (b *BlockInfo) rate(row *Row, now time.Time, loc *time.Location) {
-	row.Start, row.End = row.Start.In(loc), row.End.In(loc)
-	b.First, b.Last = b.First.In(loc), b.Last.In(loc)
-	// A block that starts after now (files from a machine whose clock
-	// runs ahead) is not active yet.
-	b.Active = !now.Before(row.Start) && now.Before(row.End) && now.Sub(b.Last) < BlockLength
-	hours := math.Max(b.Last.Sub(b.First).Hours(), 1.0/60)
-	b.TokensPerHour = math.Round(float64(row.TotalTokens) / hours)
-	if row.CostUSD != nil {
-		c := loom.RoundCost(*row.CostUSD / hours)
-		b.CostPerHour = &c
-	}
-	if !b.Active {
-		return
-	}
-	left := row.End.Sub(now)
-	b.RemainingMinutes = int64(math.Ceil(left.Minutes()))
-	b.ProjectedTokens = row.TotalTokens + int64(math.Round(b.TokensPerHour*left.Hours()))
-	if b.CostPerHour != nil {
-		c := loom.RoundCost(*row.CostUSD + *b.CostPerHour*left.Hours())
-		b.ProjectedCostUSD = &c
-	}
-}
-
-// ParseBound reads --since or --until as people write one, in loc: a
-// date (2026-03-01 or 20260301), a time (2026-03-01T14:00, RFC 3339),
-// or an age before now (7d). A date as an upper bound means the end of
-// that day.
-//
-// Dates and times run from year 0000 to 9999, as RFC 3339 writes them.
-// A bound at an end of that range bounds nothing, and is the zero time:
-// a lower one at or before the start of year 0000 (UTC), an upper one
-// whose end is in year 10000 (in loc or in UTC), so that "--until
-// 9999-12-31" reads as "to the end" in any zone. An age is at most
-// human.MaxAge (about 292 years).
-func ParseBound(s string, loc *time.Location, now time.Time, upper bool) (time.Time, error) {
-	s = strings.TrimSpace(s)
-	if loc == nil {
-		loc = time.Local
-	}
-	for _, layout := range []string{"2006-01-02", "20060102"} {
-		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
-			if upper {
-				t = t.AddDate(0, 0, 1)
-			}
-			return bound(t, upper), nil
-		}
-	}
-	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04"} {
-		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
-			return bound(t, upper), nil
-		}
-	}
-	if d, err := human.ParseAge(s); err == nil {
-		return bound(now.Add(-d), upper), nil
-	}
-	if outOfRange.MatchString(s) {
-		return time.Time{}, loom.Errorf(loom.EINVALID, "%q is out of range: dates run from 0000-01-01 to 9999-12-31", s)
-	}
-	return time.Time{}, loom.Errorf(loom.EINVALID, "%q is not a date (%s), a time (RFC 3339) or an age (7d)", s, now.AddDate(0, 0, -7).Format("2006-01-02"))
-}
-
-// outOfRange matches a date whose year RFC 3339 cannot write: negative,
-// or of more than four digits.
-var outOfRange = regexp.MustCompile(`^([-+]\d+|\d{5,})-\d\d-\d\d`)
-
-// bound returns t as a bound of a report, the zero time when it is at an
-// end of the years RFC 3339 writes and so bounds nothing (see
-// ParseBound).
-func bound(t time.Time, upper bool) time.Time {
-	if upper {
-		if t.Year() > 9999 || t.After(loom.MaxTime) {
-			return time.Time{}
-		}
-		return t
-	}
-	if !t.After(loom.MinTime) {
-		return time.Time{}
-	}
-	return t
-}
-
-// writable returns t as JSON can write it: in its own zone when its year
-// there is one of 0000 to 9999, else in UTC and within loom.MinTime and
-// loom.MaxTime. A row of the last day of year 9999 ends in year 10000.
-func writable(t time.Time) time.Time {
-	if y := t.Year(); y >= 0 && y <= 9999 {
-		return t
-	}
-	return loom.ClampTime(t.UTC())
-}
-
-// Request is a report asked for in words, as the API's query, the MCP
-// tool's arguments and the command line's flags give it.
-type Request struct {
-	By        string `json:"by"`
-	Breakdown string `json:"breakdown"`
-	Since     string `json:"since"`
-	Until     string `json:"until"`
-	TZ        string `json:"tz"`
-	Agent     string `json:"agent"`
-	// StartOfWeek is the first day of a week: monday (the default) …
-	// sunday.
-	StartOfWeek string `json:"start_of_week"`
-	// Flags names the parameters in errors as the command line's flags
-	// (--since), not as the API's (since).
-	Flags bool `json:"-"`
-}
-
-// Options reads r into the options of a report of user's, days cut in
-// def when r names no time zone, by day when it names no period. An
-// error is EINVALID and names the parameter.
-func (r Request) Options(user string, def *time.Location, now time.Time) (Options, error) {
-	o := Options{UserID: user, By: r.By, Breakdown: r.Breakdown, Agent: r.Agent, Location: def, Now: now}
-	if o.By == "" {
-		o.By = Day
-	}
-	if r.StartOfWeek != "" {
-		d, err := StartOfWeek(r.StartOfWeek)
-		if err != nil {
-			return o, loom.Errorf(loom.EINVALID, "%s: %s", r.name("start-of-week"), loom.ErrorMessage(err))
-		}
-		o.WeekStart = &d
-	}
-	if r.TZ != "" {
-		loc, err := time.LoadLocation(r.TZ)
-		if err != nil {
-			return o, loom.Errorf(loom.EINVALID, "%s %q is not a time zone: use an IANA name such as Europe/Berlin, or UTC", r.name("tz"), r.TZ)
-		}
-		o.Location = loc
-	}
-	for _, b := range []struct {
-		name, value string
-		to          *time.Time
-		upper       bool
-	}{{"since", r.Since, &o.Since, false}, {"until", r.Until, &o.Until, true}} {
-		if b.value == "" {
-			continue
-		}
-		t, err := ParseBound(b.value, o.Location, now, b.upper)
-		if err != nil {
-			return o, loom.Errorf(loom.EINVALID, "%s: %s", r.name(b.name), loom.ErrorMessage(err))
-		}
-		*b.to = t
-	}
-	if !o.Since.IsZero() && !o.Until.IsZero() && !o.Until.After(o.Since) {
-		return o, loom.Errorf(loom.EINVALID, "%s must be after %s", r.name("until"), r.name("since"))
-	}
-	return o, o.Check()
-}
-
-// name is how r's errors name parameter p.
-func (r Request) name(p string) string {
-	if r.Flags {
-		return "--" + p
-	}
-	return p
-}
-
-// ZoneName is loc's name as a user knows it: the IANA name of the
-// machine's own zone for time.Local (from $TZ, else /etc/localtime's
-// link), which Go names "Local"; "Local" only when neither says.
-func ZoneName(loc *time.Location) string {
-	if loc != time.Local {
-		return loc.String()
-	}
-	if tz := strings.TrimPrefix(os.Getenv("TZ"), ":"); tz != "" && !strings.HasPrefix(tz, "/") {
-		return tz
-	}
-	if target, err := os.Readlink("/etc/localtime"); err == nil {
-		if _, name, ok := strings.Cut(target, "zoneinfo/"); ok && name != "" {
-			return name
-		}
-	}
-	return loc.String()
 }
 
 // SessionReader reads a session by id.

@@ -2,124 +2,12 @@ package team
 
 import (
 	"crypto/ed25519"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/loomhq/loom"
 )
-
-// The kinds of a membership change.
-const (
-	KindCreate  = "create"  // the genesis: the team's name, its admin, epoch 1's key for the admin
-	KindInvite  = "invite"  // the admin names an invite's keys and wraps the keyring to it (or a member, for a machine of theirs)
-	KindJoin    = "join"    // an invite's key names a member (or a member's machine), who wraps the keyring to itself
-	KindRevoke  = "revoke"  // the admin (or the member who made a machine's invite) revokes an open invite
-	KindRemove  = "remove"  // the admin removes a member and rotates the key for the rest
-	KindLeave   = "leave"   // a member leaves; the admin's next rotate shuts them out
-	KindRotate  = "rotate"  // the admin makes a new epoch's key for the members
-	KindShare   = "share"   // a member shares a project (sealed under the team key)
-	KindUnshare = "unshare" // a member stops sharing a project
-)
-
-// Entry is one membership change. The fields a kind does not use are
-// empty.
-type Entry struct {
-	Team string `json:"team"`
-	Seq  int64  `json:"seq"`
-	// Prev is the hex SHA-256 of the previous entry as signed ("" for
-	// the first): each entry names the one before it, so none can be
-	// dropped, moved or put back elsewhere.
-	Prev string    `json:"prev"`
-	Kind string    `json:"kind"`
-	At   time.Time `json:"at"`
-	// By is the fingerprint of the key that signed the entry: the
-	// admin's, a member's, or an invite's (join).
-	By string `json:"by"`
-	// Name is the team's name (create).
-	Name string `json:"name,omitempty"`
-	// Member is the admin (create) or the member who joins (join).
-	Member *Member `json:"member,omitempty"`
-	// Invite is an invite's public keys (invite).
-	Invite *Member `json:"invite,omitempty"`
-	// Expires is when an invite stops being usable (invite; nil: never,
-	// as in chains made before invites expired).
-	Expires *time.Time `json:"expires,omitempty"`
-	// Machine says an invite is for another machine of the member who
-	// signs it, not for a new member (invite).
-	Machine bool `json:"machine,omitempty"`
-	// Target is the fingerprint of the member removed (remove) or of the
-	// invite revoked (revoke).
-	Target string `json:"target,omitempty"`
-	// Epoch is the epoch the entry's keys start (create, remove,
-	// rotate) or the one its Sealed part is sealed under (share,
-	// unshare).
-	Epoch int `json:"epoch,omitempty"`
-	// Keys are the keyring wrapped for each recipient, by fingerprint.
-	Keys map[string][]byte `json:"keys,omitempty"`
-	// Writers are, in a remove or a rotate, the last record index of
-	// each writer id of the members and machines who left (the removed
-	// one, those who left since the last rotation), as the admin's
-	// machine found them on the hub: what they wrote before they left.
-	// A record of theirs past it, or of another writer id, is never
-	// applied (State.Cut).
-	Writers map[string]int64 `json:"writers,omitempty"`
-	// Sealed is what a share names, sealed under the team's key.
-	Sealed []byte `json:"sealed,omitempty"`
-	// Version is the rules the entry was written under: 0 before a
-	// departure revoked the invites made by or for whoever went (such a
-	// remove or rotate may wrap its key for them too), EntryVersion since.
-	Version int `json:"version,omitempty"`
-}
-
-// EntryVersion is the rules the entries a client writes follow: a
-// remove or rotate wraps its key for exactly the members, their machines
-// and the open invites, none of those a departure revoked.
-const EntryVersion = 2
-
-// Signed is an entry as the hub keeps it: its JSON and the signature
-// over it.
-type Signed struct {
-	Body []byte `json:"body"`
-	Sig  []byte `json:"sig"`
-}
-
-// signPrefix binds a signature to its purpose.
-const signPrefix = "loom team entry 1\n"
-
-// Sign encodes e and signs it with id.
-func Sign(e *Entry, id *Identity) ([]byte, error) {
-	body, err := json.Marshal(e)
-	if err != nil {
-		return nil, err
-	}
-	sig := ed25519.Sign(id.Sign, append([]byte(signPrefix), body...))
-	return json.Marshal(Signed{Body: body, Sig: sig})
-}
-
-// Hash is the hex SHA-256 of a signed entry: the next entry's Prev.
-func Hash(signed []byte) string {
-	sum := sha256.Sum256(signed)
-	return hex.EncodeToString(sum[:])
-}
-
-// Decode reads a signed entry without checking it.
-func Decode(signed []byte) (*Entry, *Signed, error) {
-	var s Signed
-	if err := json.Unmarshal(signed, &s); err != nil {
-		return nil, nil, fmt.Errorf("not a signed entry: %w", err)
-	}
-	var e Entry
-	if err := json.Unmarshal(s.Body, &e); err != nil {
-		return nil, nil, fmt.Errorf("not a signed entry: %w", err)
-	}
-	return &e, &s, nil
-}
 
 // State is what a verified chain says: who is in the team, by which
 // keys, from which epoch.
@@ -247,19 +135,7 @@ func (st *State) signer(pinned string, e *Entry) (*Member, error) {
 	}
 	switch e.Kind {
 	case KindCreate:
-		if e.Member == nil {
-			return nil, errors.New("a creation without its admin")
-		}
-		if err := e.Member.check(); err != nil {
-			return nil, err
-		}
-		if e.By != e.Member.Fingerprint() {
-			return nil, errors.New("the creation is not signed by its admin")
-		}
-		if pinned != "" && e.By != pinned {
-			return nil, fmt.Errorf("the team's admin is %s, not %s as pinned", e.By, pinned)
-		}
-		return e.Member, nil
+		return signerCreate(pinned, e)
 	case KindInvite:
 		if e.Machine {
 			if st.owner(e.By) == "" {
@@ -285,25 +161,7 @@ func (st *State) signer(pinned string, e *Entry) (*Member, error) {
 		}
 		return nil, errors.New("a revoke not signed by the admin, nor by the member the machine's invite is for")
 	case KindJoin:
-		if e.Invite == nil || e.By != e.Invite.Fingerprint() {
-			return nil, errors.New("a join that does not name its invite")
-		}
-		used, ok := st.Invites[e.By]
-		switch {
-		case !ok:
-			return nil, errors.New("a join by an invite the admin did not make")
-		case used:
-			return nil, errors.New("a second join with one invite")
-		case st.Revoked[e.By]:
-			return nil, errors.New("a join with a revoked invite")
-		}
-		if exp, ok := st.Expires[e.By]; ok && e.At.After(exp) {
-			return nil, fmt.Errorf("a join with an invite that expired at %s", exp.UTC().Format(time.RFC3339))
-		}
-		if last := st.Entries[len(st.Entries)-1]; e.At.Before(last.At.Add(-ClockSkew)) {
-			return nil, fmt.Errorf("a join dated %s, before the entry it follows (a clock behind, or a join dated back)", e.At.UTC().Format(time.RFC3339))
-		}
-		return st.Past[e.By], nil
+		return st.signerJoin(e)
 	case KindLeave, KindShare, KindUnshare:
 		if st.owner(e.By) == "" {
 			return nil, fmt.Errorf("a %s by %s, who is not a member", e.Kind, e.By)
@@ -313,137 +171,62 @@ func (st *State) signer(pinned string, e *Entry) (*Member, error) {
 	return nil, fmt.Errorf("an entry of unknown kind %q", e.Kind)
 }
 
+// signerCreate returns the admin that must have signed e, the team's
+// creation: the member it names, pinned if a pin is given.
+func signerCreate(pinned string, e *Entry) (*Member, error) {
+	if e.Member == nil {
+		return nil, errors.New("a creation without its admin")
+	}
+	if err := e.Member.check(); err != nil {
+		return nil, err
+	}
+	if e.By != e.Member.Fingerprint() {
+		return nil, errors.New("the creation is not signed by its admin")
+	}
+	if pinned != "" && e.By != pinned {
+		return nil, fmt.Errorf("the team's admin is %s, not %s as pinned", e.By, pinned)
+	}
+	return e.Member, nil
+}
+
+// signerJoin returns the invite's keys that must have signed e, a join
+// by an invite the admin made, unused, not revoked nor expired, dated
+// not before the entry it follows.
+func (st *State) signerJoin(e *Entry) (*Member, error) {
+	if e.Invite == nil || e.By != e.Invite.Fingerprint() {
+		return nil, errors.New("a join that does not name its invite")
+	}
+	used, ok := st.Invites[e.By]
+	switch {
+	case !ok:
+		return nil, errors.New("a join by an invite the admin did not make")
+	case used:
+		return nil, errors.New("a second join with one invite")
+	case st.Revoked[e.By]:
+		return nil, errors.New("a join with a revoked invite")
+	}
+	if exp, ok := st.Expires[e.By]; ok && e.At.After(exp) {
+		return nil, fmt.Errorf("a join with an invite that expired at %s", exp.UTC().Format(time.RFC3339))
+	}
+	if last := st.Entries[len(st.Entries)-1]; e.At.Before(last.At.Add(-ClockSkew)) {
+		return nil, fmt.Errorf("a join dated %s, before the entry it follows (a clock behind, or a join dated back)", e.At.UTC().Format(time.RFC3339))
+	}
+	return st.Past[e.By], nil
+}
+
 // take applies e, whose signature is checked, to st.
 func (st *State) take(e *Entry) error {
 	switch e.Kind {
 	case KindCreate:
-		if err := validName(e.Name); err != nil {
-			return err
-		}
-		if e.Epoch != 1 || len(e.Keys) != 1 || e.Keys[e.By] == nil {
-			return errors.New("a creation must wrap epoch 1's key for its admin alone")
-		}
-		st.Name, st.Admin = e.Name, e.By
-		st.Members = map[string]*Member{e.By: e.Member}
-		st.Past = map[string]*Member{e.By: e.Member}
-		st.Joined = map[string]int64{e.By: e.Seq}
-		st.Left = map[string]int64{}
-		st.Invites = map[string]bool{}
-		st.Expires, st.Revoked, st.InviteFor = map[string]time.Time{}, map[string]bool{}, map[string]string{}
-		st.InviteBy, st.Departed = map[string]string{}, map[string]int64{}
-		st.Machines = map[string]string{}
-		st.Holders = map[int]map[string]bool{1: {e.By: true}}
-		st.Epoch, st.EpochAt = 1, map[int]int64{1: e.Seq}
+		return st.takeCreate(e)
 	case KindInvite:
-		if e.Invite == nil {
-			return errors.New("an invite without its keys")
-		}
-		if err := e.Invite.check(); err != nil {
-			return err
-		}
-		fp := e.Invite.Fingerprint()
-		if st.Past[fp] != nil {
-			return errors.New("an invite with keys the chain named before")
-		}
-		if len(e.Keys) != 1 || e.Keys[fp] == nil {
-			return errors.New("an invite must wrap the keys for the invite alone")
-		}
-		st.Invites[fp] = false
-		st.InviteBy[fp] = e.By
-		st.Past[fp] = e.Invite
-		st.Holders[st.Epoch][fp] = true
-		if e.Expires != nil {
-			st.Expires[fp] = *e.Expires
-		}
-		if e.Machine {
-			st.InviteFor[fp] = st.owner(e.By)
-		}
+		return st.takeInvite(e)
 	case KindJoin:
-		if e.Member == nil {
-			return errors.New("a join without its member")
-		}
-		if err := e.Member.check(); err != nil {
-			return err
-		}
-		fp := e.Member.Fingerprint()
-		if st.Past[fp] != nil {
-			return errors.New("a join with keys the chain named before")
-		}
-		if e.Member.User == "" {
-			return errors.New("a join without the member's hub user")
-		}
-		owner := st.InviteFor[e.By]
-		if owner == "" {
-			for _, m := range st.Members {
-				if m.Name == e.Member.Name {
-					return fmt.Errorf("a second member named %s", m.Name)
-				}
-			}
-		} else if st.Members[owner] == nil {
-			return errors.New("a machine's join for a member no longer in the team")
-		}
-		if len(e.Keys) != 1 || e.Keys[fp] == nil {
-			return errors.New("a join must wrap the keys for its member alone")
-		}
-		st.Invites[e.By] = true
-		if owner == "" {
-			st.Members[fp] = e.Member
-		} else {
-			st.Machines[fp] = owner
-		}
-		st.Past[fp], st.Joined[fp] = e.Member, e.Seq
-		st.Holders[st.Epoch][fp] = true
+		return st.takeJoin(e)
 	case KindRemove, KindRotate:
-		if e.Kind == KindRemove {
-			switch {
-			case st.Machines[e.Target] != "":
-			case e.Target == st.Admin || st.Members[e.Target] == nil:
-				return fmt.Errorf("a removal of %s, who is not a member the admin can remove", e.Target)
-			}
-			st.depart(e.Target, e.Seq)
-		}
-		if e.Epoch != st.Epoch+1 {
-			return fmt.Errorf("a new key for epoch %d after epoch %d", e.Epoch, st.Epoch)
-		}
-		holders := map[string]bool{}
-		for fp := range st.Recipients(e.At) {
-			if e.Keys[fp] == nil {
-				return fmt.Errorf("the new key is not wrapped for %s", fp)
-			}
-			holders[fp] = true
-		}
-		for fp := range e.Keys {
-			// A chain written before a departure revoked its invites
-			// wrapped the key for them too: it still verifies, and says
-			// they held it.
-			if e.Version < EntryVersion && !holders[fp] && st.Departed[fp] != 0 {
-				holders[fp] = true
-			}
-		}
-		if len(e.Keys) != len(holders) {
-			return errors.New("the new key must be wrapped for the members, their machines and the open invites and no one else")
-		}
-		st.Epoch = e.Epoch
-		st.EpochAt[e.Epoch] = e.Seq
-		st.Holders[e.Epoch] = holders
-		st.Stale = false
-		if st.Cut == nil {
-			st.Cut = map[string]int64{}
-		}
-		for host, last := range e.Writers {
-			if _, ok := st.Cut[host]; !ok && last >= 0 {
-				st.Cut[host] = last
-			}
-		}
+		return st.takeNewKey(e)
 	case KindRevoke:
-		used, ok := st.Invites[e.Target]
-		if !ok || used || st.Revoked[e.Target] {
-			return fmt.Errorf("a revoke of %s, which is no open invite", e.Target)
-		}
-		st.Revoked[e.Target] = true
-		if st.Holders[st.Epoch][e.Target] {
-			st.Stale = true
-		}
+		return st.takeRevoke(e)
 	case KindLeave:
 		if e.By == st.Admin {
 			return errors.New("the admin cannot leave")
@@ -458,105 +241,159 @@ func (st *State) take(e *Entry) error {
 	return nil
 }
 
+// takeCreate starts st from e, the team's creation.
+func (st *State) takeCreate(e *Entry) error {
+	if err := validName(e.Name); err != nil {
+		return err
+	}
+	if e.Epoch != 1 || len(e.Keys) != 1 || e.Keys[e.By] == nil {
+		return errors.New("a creation must wrap epoch 1's key for its admin alone")
+	}
+	st.Name, st.Admin = e.Name, e.By
+	st.Members = map[string]*Member{e.By: e.Member}
+	st.Past = map[string]*Member{e.By: e.Member}
+	st.Joined = map[string]int64{e.By: e.Seq}
+	st.Left = map[string]int64{}
+	st.Invites = map[string]bool{}
+	st.Expires, st.Revoked, st.InviteFor = map[string]time.Time{}, map[string]bool{}, map[string]string{}
+	st.InviteBy, st.Departed = map[string]string{}, map[string]int64{}
+	st.Machines = map[string]string{}
+	st.Holders = map[int]map[string]bool{1: {e.By: true}}
+	st.Epoch, st.EpochAt = 1, map[int]int64{1: e.Seq}
+	return nil
+}
+
+// takeInvite adds the invite e makes to st.
+func (st *State) takeInvite(e *Entry) error {
+	if e.Invite == nil {
+		return errors.New("an invite without its keys")
+	}
+	if err := e.Invite.check(); err != nil {
+		return err
+	}
+	fp := e.Invite.Fingerprint()
+	if st.Past[fp] != nil {
+		return errors.New("an invite with keys the chain named before")
+	}
+	if len(e.Keys) != 1 || e.Keys[fp] == nil {
+		return errors.New("an invite must wrap the keys for the invite alone")
+	}
+	st.Invites[fp] = false
+	st.InviteBy[fp] = e.By
+	st.Past[fp] = e.Invite
+	st.Holders[st.Epoch][fp] = true
+	if e.Expires != nil {
+		st.Expires[fp] = *e.Expires
+	}
+	if e.Machine {
+		st.InviteFor[fp] = st.owner(e.By)
+	}
+	return nil
+}
+
+// takeJoin adds the member or machine that joins by e to st.
+func (st *State) takeJoin(e *Entry) error {
+	if e.Member == nil {
+		return errors.New("a join without its member")
+	}
+	if err := e.Member.check(); err != nil {
+		return err
+	}
+	fp := e.Member.Fingerprint()
+	if st.Past[fp] != nil {
+		return errors.New("a join with keys the chain named before")
+	}
+	if e.Member.User == "" {
+		return errors.New("a join without the member's hub user")
+	}
+	owner := st.InviteFor[e.By]
+	if owner == "" {
+		for _, m := range st.Members {
+			if m.Name == e.Member.Name {
+				return fmt.Errorf("a second member named %s", m.Name)
+			}
+		}
+	} else if st.Members[owner] == nil {
+		return errors.New("a machine's join for a member no longer in the team")
+	}
+	if len(e.Keys) != 1 || e.Keys[fp] == nil {
+		return errors.New("a join must wrap the keys for its member alone")
+	}
+	st.Invites[e.By] = true
+	if owner == "" {
+		st.Members[fp] = e.Member
+	} else {
+		st.Machines[fp] = owner
+	}
+	st.Past[fp], st.Joined[fp] = e.Member, e.Seq
+	st.Holders[st.Epoch][fp] = true
+	return nil
+}
+
+// takeNewKey applies a removal or a rotation, e, to st: the member
+// departs (on a removal) and the new epoch's key is wrapped for exactly
+// who must hold it.
+func (st *State) takeNewKey(e *Entry) error {
+	if e.Kind == KindRemove {
+		switch {
+		case st.Machines[e.Target] != "":
+		case e.Target == st.Admin || st.Members[e.Target] == nil:
+			return fmt.Errorf("a removal of %s, who is not a member the admin can remove", e.Target)
+		}
+		st.depart(e.Target, e.Seq)
+	}
+	if e.Epoch != st.Epoch+1 {
+		return fmt.Errorf("a new key for epoch %d after epoch %d", e.Epoch, st.Epoch)
+	}
+	holders := map[string]bool{}
+	for fp := range st.Recipients(e.At) {
+		if e.Keys[fp] == nil {
+			return fmt.Errorf("the new key is not wrapped for %s", fp)
+		}
+		holders[fp] = true
+	}
+	for fp := range e.Keys {
+		// A chain written before a departure revoked its invites
+		// wrapped the key for them too: it still verifies, and says
+		// they held it.
+		if e.Version < EntryVersion && !holders[fp] && st.Departed[fp] != 0 {
+			holders[fp] = true
+		}
+	}
+	if len(e.Keys) != len(holders) {
+		return errors.New("the new key must be wrapped for the members, their machines and the open invites and no one else")
+	}
+	st.Epoch = e.Epoch
+	st.EpochAt[e.Epoch] = e.Seq
+	st.Holders[e.Epoch] = holders
+	st.Stale = false
+	if st.Cut == nil {
+		st.Cut = map[string]int64{}
+	}
+	for host, last := range e.Writers {
+		if _, ok := st.Cut[host]; !ok && last >= 0 {
+			st.Cut[host] = last
+		}
+	}
+	return nil
+}
+
+// takeRevoke revokes the open invite e names.
+func (st *State) takeRevoke(e *Entry) error {
+	used, ok := st.Invites[e.Target]
+	if !ok || used || st.Revoked[e.Target] {
+		return fmt.Errorf("a revoke of %s, which is no open invite", e.Target)
+	}
+	st.Revoked[e.Target] = true
+	if st.Holders[st.Epoch][e.Target] {
+		st.Stale = true
+	}
+	return nil
+}
+
 // ClockSkew is how much earlier than the entry before it a join may be
 // dated: the members' clocks differ.
 const ClockSkew = 10 * time.Minute
-
-// Recipients are who a new epoch's key made at at is wrapped for: every
-// member and each of their machines, and every invite not used,
-// revoked or expired at at (whose join then carries the new key).
-func (st *State) Recipients(at time.Time) map[string]*Member {
-	out := make(map[string]*Member, len(st.Members)+len(st.Machines)+len(st.Invites))
-	for fp, m := range st.Members {
-		out[fp] = m
-	}
-	for fp := range st.Machines {
-		out[fp] = st.Past[fp]
-	}
-	for fp := range st.OpenInvites(at) {
-		out[fp] = st.Past[fp]
-	}
-	return out
-}
-
-// OpenInvites are the invites that can still join at at, by fingerprint.
-func (st *State) OpenInvites(at time.Time) map[string]*Member {
-	out := map[string]*Member{}
-	for fp, used := range st.Invites {
-		if exp, ok := st.Expires[fp]; used || st.Revoked[fp] || ok && at.After(exp) {
-			continue
-		}
-		out[fp] = st.Past[fp]
-	}
-	return out
-}
-
-// ExpiredHolder reports whether the newest key is wrapped for an invite
-// that expired unused by now: the admin's next sync rotates it away.
-func (st *State) ExpiredHolder(now time.Time) bool {
-	for fp := range st.Holders[st.Epoch] {
-		if exp, ok := st.Expires[fp]; ok && !st.Invites[fp] && !st.Revoked[fp] && now.After(exp) {
-			return true
-		}
-	}
-	return false
-}
-
-// In reports whether fp is the key of a member in the team now, or of
-// one of their machines.
-func (st *State) In(fp string) bool { return st.owner(fp) != "" }
-
-// owner returns the member fp is (fp) or is a machine of, while they
-// are in the team; "" for anyone else.
-func (st *State) owner(fp string) string {
-	if st.Members[fp] != nil {
-		return fp
-	}
-	if o := st.Machines[fp]; o != "" && st.Members[o] != nil {
-		return o
-	}
-	return ""
-}
-
-// MemberOf returns the member the key fp is of, now or before (a
-// machine's is its member's), or nil.
-func (st *State) MemberOf(fp string) *Member {
-	if o := st.owner(fp); o != "" {
-		return st.Members[o]
-	}
-	for m, o := range st.machinesEver() {
-		if m == fp {
-			return st.Past[o]
-		}
-	}
-	return st.Past[fp]
-}
-
-// machinesEver returns every machine the chain added, now or before,
-// with its member.
-func (st *State) machinesEver() map[string]string {
-	out := map[string]string{}
-	for _, e := range st.Entries {
-		if e.Kind == KindJoin && e.Member != nil {
-			if o := st.InviteFor[e.By]; o != "" {
-				out[e.Member.Fingerprint()] = o
-			}
-		}
-	}
-	return out
-}
-
-// MachinesOf returns the other machines of member fp now, by
-// fingerprint.
-func (st *State) MachinesOf(fp string) map[string]*Member {
-	out := map[string]*Member{}
-	for m, o := range st.Machines {
-		if o == fp {
-			out[m] = st.Past[m]
-		}
-	}
-	return out
-}
 
 // depart takes fp out of the team at entry seq: a machine alone, or a
 // member with every machine of theirs; and revokes every invite not
@@ -601,67 +438,4 @@ func (st *State) invitesOf(gone map[string]bool) map[string]*Member {
 		}
 	}
 	return out
-}
-
-// Departing returns the invites the removal or leave of fp revokes with
-// it, by fingerprint.
-func (st *State) Departing(fp string) map[string]*Member {
-	return st.invitesOf(st.goneWith(fp))
-}
-
-// MemberNamed returns the member now in the team with name, or nil.
-func (st *State) MemberNamed(name string) *Member {
-	for _, m := range st.Members {
-		if m.Name == name {
-			return m
-		}
-	}
-	return nil
-}
-
-// SortedMembers returns the members, the admin first, then by name.
-func (st *State) SortedMembers() []*Member {
-	out := make([]*Member, 0, len(st.Members))
-	for _, m := range st.Members {
-		out = append(out, m)
-	}
-	slices.SortFunc(out, func(a, b *Member) int {
-		switch {
-		case a.Fingerprint() == st.Admin:
-			return -1
-		case b.Fingerprint() == st.Admin:
-			return 1
-		case a.Name < b.Name:
-			return -1
-		case a.Name > b.Name:
-			return 1
-		}
-		return 0
-	})
-	return out
-}
-
-// NewEntry starts the next entry of st's chain, of kind, signed by by.
-func (st *State) NewEntry(kind, by string, at time.Time) *Entry {
-	return &Entry{Team: st.Team, Seq: st.Seq + 1, Prev: st.Head, Kind: kind, At: at.UTC().Truncate(time.Millisecond), By: by, Version: EntryVersion}
-}
-
-// NewTeamID returns a new team id: 16 random bytes in hex.
-func NewTeamID() (string, error) {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(b[:]), nil
-}
-
-// ValidTeamID checks a team id as it may be used in a path.
-func ValidTeamID(id string) error {
-	if len(id) != 32 {
-		return loom.Errorf(loom.EINVALID, "team id %q is not 32 hex digits", id)
-	}
-	if _, err := hex.DecodeString(id); err != nil {
-		return loom.Errorf(loom.EINVALID, "team id %q is not 32 hex digits", id)
-	}
-	return nil
 }

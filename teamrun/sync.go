@@ -3,21 +3,14 @@ package teamrun
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash"
-	"math"
 	"sort"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/secrets"
-	"github.com/loomhq/loom/syncpath"
 	"github.com/loomhq/loom/team"
 )
 
@@ -348,47 +341,10 @@ func (p *publisher) session(ctx context.Context, proj team.Project, sess, g *loo
 		if len(msgs) == 0 {
 			break
 		}
-		changed := map[int64]bool{}
-		for i := 0; i < len(msgs); {
-			b := (msgs[i].Seq - 1) / BlockMessages
-			j := i
-			for j < len(msgs) && (msgs[j].Seq-1)/BlockMessages == b {
-				j++
-			}
-			block := msgs[i:j]
-			for int64(len(blocks)) <= b {
-				blocks = append(blocks, "")
-			}
-			blocks[b] = digest(block, math.MaxInt64)
-			same := b < int64(len(known)) && known[b] == digest(block, sent.Seq)
-			for _, m := range block {
-				if m.Seq > sent.Seq || !same {
-					changed[m.Seq] = true
-					updated = updated || m.Seq <= sent.Seq
-				}
-			}
-			i = j
-		}
+		changed, resent := blockChanges(msgs, known, sent.Seq, &blocks)
+		updated = updated || resent
 		if len(changed) > 0 {
-			before := p.gate.Redacted()
-			gm, err := p.gate.Messages(ctx, sess.ID, loom.MessageQuery{After: after, Oldest: true, Limit: maxRecordMessages})
-			if err != nil {
-				return err
-			}
-			// Counted when sent: the gate also reads what is only
-			// compared, which an idle sync must not report.
-			p.out.Redacted += p.gate.Redacted() - before
-			var picked []*loom.Message
-			for _, m := range gm {
-				if changed[m.Seq] {
-					picked = append(picked, m)
-				}
-			}
-			pl := Outgoing(proj.Mode, g, picked)
-			if n == 0 {
-				pl.Op = op
-			}
-			if err := p.send(ctx, pl); err != nil {
+			if err := p.sendChanged(ctx, proj, g, sess.ID, after, changed, n == 0, op); err != nil {
 				return err
 			}
 			n++
@@ -421,119 +377,29 @@ func (p *publisher) session(ctx context.Context, proj team.Project, sess, g *loo
 	return p.e.Local.Save(s)
 }
 
-// digest is a short digest of msgs with seq up to upTo, as stored.
-func digest(msgs []*loom.Message, upTo int64) string {
-	d := &digester{h: sha256.New()}
-	for _, m := range msgs {
-		if m.Seq > upTo {
-			break
+// sendChanged sends the messages of the page after after whose seqs
+// changed holds, read again through the gate, as one record; the
+// first record of a session carries op.
+func (p *publisher) sendChanged(ctx context.Context, proj team.Project, g *loom.Session, id string, after int64, changed map[int64]bool, first bool, op string) error {
+	before := p.gate.Redacted()
+	gm, err := p.gate.Messages(ctx, id, loom.MessageQuery{After: after, Oldest: true, Limit: maxRecordMessages})
+	if err != nil {
+		return err
+	}
+	// Counted when sent: the gate also reads what is only
+	// compared, which an idle sync must not report.
+	p.out.Redacted += p.gate.Redacted() - before
+	var picked []*loom.Message
+	for _, m := range gm {
+		if changed[m.Seq] {
+			picked = append(picked, m)
 		}
-		d.message(m)
 	}
-	return hex.EncodeToString(d.h.Sum(nil)[:8])
-}
-
-// digester writes every field of a message into a hash, each ended by
-// a 0 byte (a text holding one is told apart by its length, written
-// before it): without encoding/json's reflection, which made the
-// comparison of an unchanged project cost four times as much
-// (BenchmarkPublishUnchanged).
-type digester struct {
-	h   hash.Hash
-	buf []byte
-}
-
-func (d *digester) str(s string) {
-	d.buf = strconv.AppendInt(d.buf[:0], int64(len(s)), 10)
-	d.buf = append(d.buf, ':')
-	d.buf = append(d.buf, s...)
-	d.buf = append(d.buf, 0)
-	d.h.Write(d.buf)
-}
-
-func (d *digester) num(n int64) {
-	d.buf = strconv.AppendInt(d.buf[:0], n, 10)
-	d.buf = append(d.buf, 0)
-	d.h.Write(d.buf)
-}
-
-func (d *digester) time(t *time.Time) {
-	if t == nil {
-		d.num(-1)
-		return
+	pl := Outgoing(proj.Mode, g, picked)
+	if first {
+		pl.Op = op
 	}
-	d.num(t.UnixNano())
-}
-
-func (d *digester) usage(u *loom.Usage) {
-	if u == nil {
-		d.num(-1)
-		return
-	}
-	for _, n := range []int64{u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens, u.CacheWrite1hTokens, u.APICalls, u.Compactions, int64(math.Float64bits(u.CostUSD))} {
-		d.num(n)
-	}
-}
-
-func (d *digester) message(m *loom.Message) {
-	d.num(m.Seq)
-	for _, s := range []string{m.ID, m.Role, m.Model, m.Provider} {
-		d.str(s)
-	}
-	d.usage(&m.Usage)
-	if m.Error != nil {
-		d.str(m.Error.Message)
-		d.str(m.Error.Type)
-	} else {
-		d.num(-1)
-	}
-	d.time(&m.CreatedAt)
-	d.time(m.CompletedAt)
-	d.num(int64(m.Turn))
-	d.num(int64(len(m.Parts)))
-	for i := range m.Parts {
-		p := &m.Parts[i]
-		for _, s := range []string{p.ID, p.Type, p.Text, p.CallID, p.Name, p.Status, string(p.Input), string(p.Output), p.Error, p.Title, string(p.Metadata), p.Mime, p.Filename, p.URL, p.SessionID} {
-			d.str(s)
-		}
-		d.time(p.StartedAt)
-		d.time(p.EndedAt)
-		if f := p.Source; f != nil {
-			d.str(f.Type)
-			d.str(f.Path)
-			d.str(f.Text)
-			d.num(int64(f.Start))
-			d.num(int64(f.End))
-		} else {
-			d.num(-1)
-		}
-		d.usage(p.Usage)
-	}
-}
-
-// metaDigest digests the fields of sess a record carries and the team's
-// copy takes again: its title and description.
-func metaDigest(sess *loom.Session) string {
-	sum := sha256.Sum256([]byte(sess.Title + "\x00" + sess.Description))
-	return hex.EncodeToString(sum[:8])
-}
-
-// ownKey is the key a record's session is kept under in the team's
-// store: the member's own key, "" for a session without one (a
-// rewind's, an import's). A loom before this one sent the key with its
-// author's name packed in ("cli:@alice/app"): that name, when it is the
-// author's as the chain names them, is taken out again; whose the
-// session is goes in Session.Member, from the chain alone.
-func ownKey(key, author string) string {
-	surface, rest, ok := strings.Cut(key, ":")
-	if !ok {
-		return key
-	}
-	rest = strings.TrimPrefix(rest, "@"+author+"/")
-	if rest == "" {
-		return ""
-	}
-	return surface + ":" + rest
+	return p.send(ctx, pl)
 }
 
 // MigrateKeys moves the sessions of a team's store st that a loom
@@ -608,361 +474,4 @@ func Outgoing(mode string, sess *loom.Session, msgs []*loom.Message) *Payload {
 		out[i] = &c
 	}
 	return &Payload{Mode: team.ModeAggregates, Session: &s, Messages: out}
-}
-
-// pageRecords is how many records a pull asks for at once.
-const pageRecords = 200
-
-// pull applies every writer's records after those applied, in order. A
-// record that does not verify, or that the team's store cannot take, is
-// set aside (kept in the team's state with whose it is and why) and the
-// writer's next records are applied: no record stops a team. Only what
-// fails on this machine (the hub unreachable, the store unwritable)
-// stops the pull, to be tried again.
-func (e *Client) pull(ctx context.Context, v *Verified, st Stores, out *Sync) (err error) {
-	s := v.Local
-	c := e.client(s.Hub)
-	hosts, err := c.Team(s.ID).Hosts(ctx)
-	if err != nil {
-		return err
-	}
-	scrub, refreshed := false, false
-	defer func() {
-		if scrub && st.Scrub != nil && err == nil {
-			err = st.Scrub(ctx)
-		}
-	}()
-	for _, h := range hosts {
-		// A writer's records a page at a time on the one path of
-		// records (syncpath.Writer); a record kept apart stops its
-		// writer until the next sync.
-		_, err := syncpath.Writer(ctx, c.Team(s.ID), h.Host, s.Applied[h.Host], h.Last, pageRecords, func(recs []loom.SyncRecord) (int64, bool, error) {
-			after := s.Applied[h.Host]
-			for _, x := range recs {
-				r := team.RecordOf(x)
-				if r.Index <= after {
-					continue
-				}
-				if r.Index != after+1 {
-					// The hub holds no record between: what it lost or
-					// withheld cannot be applied.
-					out.setAside(s, SetAside{Host: h.Host, Index: after + 1, Why: fmt.Sprintf("records %d to %d are missing on the hub", after+1, r.Index-1)})
-				}
-				hd, payload, err := team.OpenRecord(v.State, s.Keys, r)
-				var nc *team.NewerChain
-				if errors.As(err, &nc) && !refreshed {
-					// The chain may have grown since this sync read it (a
-					// member joined and wrote at once): read it again,
-					// once a pull.
-					refreshed = true
-					nv, verr := e.Verify(ctx, s)
-					if verr != nil {
-						return after, false, verr
-					}
-					*v = *nv
-					hd, payload, err = team.OpenRecord(v.State, s.Keys, r)
-				}
-				if keptApart(s, r, err) {
-					out.KeptApart++
-					return after, true, e.Local.Save(s)
-				}
-				if err == nil {
-					if s.Writers == nil {
-						s.Writers = map[string]string{}
-					}
-					if s.Writers[h.Host] == "" {
-						s.Writers[h.Host] = hd.Author
-					}
-					var changed bool
-					changed, err = apply(ctx, st, v, hd, payload)
-					if err != nil && !recordsFault(err) {
-						return after, false, fmt.Errorf("record %d of writer %s: %w", r.Index, h.Host, err)
-					}
-					scrub = scrub || changed
-				}
-				if err != nil {
-					out.setAside(s, SetAside{Host: h.Host, Index: r.Index, Author: authorOf(v.State, r), Why: refusal(err)})
-				} else {
-					out.Applied++
-				}
-				after = r.Index
-				s.Applied[h.Host] = after
-			}
-			return after, false, e.Local.Save(s)
-		})
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// keptApart reports whether a record that did not open (err) is kept
-// apart, to be read again at the next sync: written under a newer chain
-// than this machine's and signed by a member of this chain (kept in s as
-// evidence that the hub hides entries), or by a member who left before
-// the admin's rotation named what they wrote before. A record of a
-// newer chain that no member of this one signed is set aside: junk that
-// names a made-up head is not read again at every sync.
-func keptApart(s *State, r team.Record, err error) bool {
-	if errors.Is(err, team.ErrPending) {
-		return true
-	}
-	var nc *team.NewerChain
-	if !errors.As(err, &nc) || !nc.Signed {
-		return false
-	}
-	if s.Newer == nil || nc.Seq > s.Newer.Seq || nc.Epoch > s.Newer.Epoch {
-		var h team.Header
-		json.Unmarshal(r.Header, &h)
-		s.Newer = &Evidence{Host: r.Host, Index: r.Index, Author: h.Author, Seq: nc.Seq, Epoch: nc.Epoch}
-	}
-	return true
-}
-
-// SetAside is a record a sync did not apply: whose writer and index, its
-// author as the verified chain names them ("" when it names none), and
-// why. It is the one kind of record set aside of every sync, personal
-// and team (package syncpath).
-type SetAside = syncpath.SetAside
-
-// maxSetAside bounds the records set aside a team's state keeps
-// (SetAsideTotal counts them all): the first ones, a member's before
-// those of writers no member of the chain, whose junk could otherwise
-// push a member's out. The state is written at every page a sync
-// applies and every session it sends: it stays small.
-const maxSetAside = 200
-
-func (out *Sync) setAside(s *State, a SetAside) {
-	a = syncpath.Clip(a)
-	out.SetAside = append(out.SetAside, a)
-	s.SetAsideTotal++
-	if len(s.SetAside) < maxSetAside {
-		s.SetAside = append(s.SetAside, a)
-		return
-	}
-	if a.Author == "" {
-		return
-	}
-	for i, old := range s.SetAside {
-		if old.Author == "" {
-			s.SetAside = append(append(s.SetAside[:i:i], s.SetAside[i+1:]...), a)
-			return
-		}
-	}
-}
-
-// authorOf names the author a record's header claims, when the chain
-// names them: a member's name (a machine's is its member's).
-func authorOf(st *team.State, r team.Record) string {
-	var h team.Header
-	if json.Unmarshal(r.Header, &h) != nil || h.Author == "" {
-		return ""
-	}
-	if m := st.MemberOf(h.Author); m != nil && !st.IsInvite(h.Author) {
-		return m.Name
-	}
-	return ""
-}
-
-// errRecord is in the chain of a record's own fault, found applying it:
-// it is set aside, and the next records are applied.
-var errRecord = errors.New("a record the team's store cannot take")
-
-// recordsFault reports whether err, from applying a record, is the
-// record's fault (set aside) rather than this machine's (the pull stops,
-// to be tried again).
-func recordsFault(err error) bool {
-	if errors.Is(err, errRecord) {
-		return true
-	}
-	switch loom.ErrorCode(err) {
-	case loom.EINVALID, loom.ECONFLICT, loom.EAMBIGUOUS:
-		return true
-	}
-	return false
-}
-
-func refusal(err error) string {
-	switch {
-	case errors.Is(err, team.ErrNotMember):
-		return fmt.Sprintf("%v (the hub let someone write who is no member of the verified chain)", err)
-	default:
-		return err.Error()
-	}
-}
-
-// apply writes one record's session and messages into the team's
-// store: a new session whole, new messages appended, messages it holds
-// updated where the record's differ (parts, usage), its title and
-// description taken again; a deletion removes the session. It reports
-// whether it changed or removed what the store held (which a scrub
-// then clears from its files).
-func apply(ctx context.Context, st Stores, v *Verified, hd *team.Header, payload []byte) (bool, error) {
-	var p Payload
-	if err := json.Unmarshal(payload, &p); err != nil {
-		return false, fmt.Errorf("%w: this loom cannot read it: %v", errRecord, err)
-	}
-	if p.Session == nil || p.Session.ID == "" {
-		return false, fmt.Errorf("%w: it names no session", errRecord)
-	}
-	author := v.MemberOf(hd.Author)
-	sess := p.Session
-	// Whose it is is the chain's word on the author, whatever the
-	// record claims; its key is the member's own.
-	sess.Team, sess.Member = v.Local.ID, author.Name
-	sess.Key = ownKey(sess.Key, author.Name)
-	if sess.Key != "" {
-		sess.Surface = loom.SurfaceOf(sess.Key)
-	}
-	sess.UserID = st.User
-	have, err := st.Team.Session(ctx, sess.ID)
-	found := err == nil
-	if err != nil && loom.ErrorCode(err) != loom.ENOTFOUND {
-		return false, err
-	}
-	if found && have.Member != author.Name {
-		// Another member's session of the same id: it stays theirs,
-		// unless this record wrote it first in chain order (the hub
-		// lists the writers in its own order, which a writer id picks).
-		if len(p.Messages) == 0 || p.Messages[0].Seq != 1 || !st.claims.earlier(v, sess.ID, hd) {
-			return false, nil
-		}
-		if _, err := st.Team.Delete(ctx, sess.ID, loom.DeleteOptions{Purge: true, Force: true}); err != nil {
-			return false, err
-		}
-		found = false
-	}
-	var kept []*loom.SessionData
-	switch p.Op {
-	case OpDelete:
-		if !found {
-			return false, nil
-		}
-		_, err := st.Team.Delete(ctx, sess.ID, loom.DeleteOptions{Purge: true, Force: true})
-		return true, err
-	case OpReplace:
-		if found {
-			// Its sub-agent sessions go with it when it is removed: they
-			// are kept and written back after it.
-			if kept, err = subagents(ctx, st.Team, sess.ID); err != nil {
-				return false, err
-			}
-			if _, err := st.Team.Delete(ctx, sess.ID, loom.DeleteOptions{Purge: true, Force: true}); err != nil {
-				return false, err
-			}
-			found = false
-		}
-	case "":
-	default:
-		return false, fmt.Errorf("%w: an operation this loom does not know (%q): update loom", errRecord, p.Op)
-	}
-	if !found {
-		if len(p.Messages) == 0 || p.Messages[0].Seq != 1 {
-			return p.Op == OpReplace, nil
-		}
-		err := loom.WriteImport(ctx, st.Team, &loom.ImportWrite{Sessions: append([]*loom.SessionData{{Session: sess, Messages: p.Messages}}, kept...)})
-		if err == nil {
-			err = st.claims.add(sess.ID, hd)
-		}
-		return p.Op == OpReplace, err
-	}
-	changes, err := updates(ctx, st.Team, have, p.Messages)
-	if err != nil {
-		return false, err
-	}
-	changedMeta := sess.Title != have.Title || sess.Description != have.Description
-	var msgs []*loom.Message
-	for _, m := range p.Messages {
-		if m.Seq > int64(have.MessageCount) {
-			msgs = append(msgs, m)
-		}
-	}
-	if len(msgs) > 0 && msgs[0].Seq == int64(have.MessageCount)+1 {
-		changes = append(changes, loom.ImportChange{Session: have, Messages: msgs})
-	}
-	if len(changes) > 0 {
-		if err := loom.WriteImport(ctx, st.Team, &loom.ImportWrite{Changes: changes}); err != nil {
-			return false, err
-		}
-	}
-	if changedMeta {
-		if _, err := st.Team.UpdateSession(ctx, sess.ID, loom.SessionUpdate{Title: &sess.Title, Description: &sess.Description, KeepUpdatedAt: true}); err != nil {
-			return false, err
-		}
-	}
-	return changedMeta || len(changes) > 0 && len(msgs) < len(p.Messages), nil
-}
-
-// updates returns the changes that make the messages have holds of
-// those in msgs (the ones it holds already) the record's: each part
-// that differs, and the usage where it does.
-func updates(ctx context.Context, st loom.Store, have *loom.Session, msgs []*loom.Message) ([]loom.ImportChange, error) {
-	var lo, hi int64
-	for _, m := range msgs {
-		if m.Seq > int64(have.MessageCount) {
-			break
-		}
-		if lo == 0 {
-			lo = m.Seq
-		}
-		hi = m.Seq
-	}
-	if lo == 0 {
-		return nil, nil
-	}
-	old, err := st.Messages(ctx, have.ID, loom.MessageQuery{After: lo - 1, Before: hi + 1})
-	if err != nil {
-		return nil, err
-	}
-	bySeq := make(map[int64]*loom.Message, len(old))
-	for _, m := range old {
-		bySeq[m.Seq] = m
-	}
-	var out []loom.ImportChange
-	for _, m := range msgs {
-		o := bySeq[m.Seq]
-		if o == nil {
-			continue
-		}
-		parts := make(map[string]loom.Part, len(o.Parts))
-		for _, p := range o.Parts {
-			parts[p.ID] = p
-		}
-		for _, p := range m.Parts {
-			if op, ok := parts[p.ID]; ok && samePart(op, p) {
-				continue
-			}
-			out = append(out, loom.ImportChange{SessionID: have.ID, Seq: m.Seq, Part: &p})
-		}
-		if m.Usage != o.Usage {
-			u := m.Usage
-			out = append(out, loom.ImportChange{SessionID: have.ID, Seq: m.Seq, Usage: &u})
-		}
-	}
-	return out, nil
-}
-
-func samePart(a, b loom.Part) bool {
-	x, _ := json.Marshal(a)
-	y, _ := json.Marshal(b)
-	return string(x) == string(y)
-}
-
-// subagents reads the sub-agent sessions of id whole.
-func subagents(ctx context.Context, st loom.Store, id string) ([]*loom.SessionData, error) {
-	fam, err := st.Family(ctx, loom.FamilyQuery{IDs: []string{id}, SubagentsOnly: true})
-	if err != nil {
-		return nil, err
-	}
-	var ids []string
-	for _, f := range fam {
-		if f.ID != id {
-			ids = append(ids, f.ID)
-		}
-	}
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	return st.ReadSessions(ctx, ids, loom.MessageQuery{})
 }

@@ -67,7 +67,19 @@ var Kinds = []string{
 // Secret returns a fake secret of kind, in a line as a session would
 // hold it.
 func (g *Gen) Secret(kind string) Secret {
-	var v, t string
+	v, t, ok := g.providerSecret(kind)
+	if !ok {
+		v, t, ok = g.contextSecret(kind)
+	}
+	if !ok {
+		panic("secretstest: unknown kind " + kind)
+	}
+	return Secret{Kind: kind, Value: v, Text: t}
+}
+
+// providerSecret returns a fake key of a provider's, of kind, and the
+// line that holds it; false for a kind that is no provider's.
+func (g *Gen) providerSecret(kind string) (v, t string, ok bool) {
 	switch kind {
 	case "aws-access-key":
 		v = "AKIA" + g.S(b32, 16)
@@ -135,6 +147,17 @@ func (g *Gen) Secret(kind string) Secret {
 	case "huggingface-token":
 		v = "hf_" + g.S(upper+lower, 34)
 		t = "huggingface-cli login --token " + v
+	default:
+		return "", "", false
+	}
+	return v, t, true
+}
+
+// contextSecret returns a fake secret of a kind found by its shape or
+// by its context (a JWT, a private key, a password in a URL, a header,
+// an assignment), and the line that holds it; false for another kind.
+func (g *Gen) contextSecret(kind string) (v, t string, ok bool) {
+	switch kind {
 	case "jwt":
 		head := base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"HS256","typ":"JWT"}`))
 		body := base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprintf(`{"sub":"%d","name":"Dana","iat":1700000000}`, g.r.IntN(1e9))))
@@ -171,9 +194,9 @@ func (g *Gen) Secret(kind string) Secret {
 		v = g.S(b64, 40)
 		t = "signing: \"" + v + "\""
 	default:
-		panic("secretstest: unknown kind " + kind)
+		return "", "", false
 	}
-	return Secret{Kind: kind, Value: v, Text: t}
+	return v, t, true
 }
 
 // HoldsAny returns the first of values that text holds, "" for none: the

@@ -241,62 +241,75 @@ func eval(e env, x ast.Expr) (string, bool) {
 		b, ok := eval(e, v.Y)
 		return a + b, ok
 	case *ast.CallExpr:
-		sel, ok := v.Fun.(*ast.SelectorExpr)
+		return evalCall(e, v)
+	}
+	return "", false
+}
+
+// evalCall evaluates a call: string(x), or a function of fmt or
+// strings whose arguments evaluate.
+func evalCall(e env, v *ast.CallExpr) (string, bool) {
+	sel, ok := v.Fun.(*ast.SelectorExpr)
+	if !ok {
+		// string(x) and []byte(x)
+		if id, ok := v.Fun.(*ast.Ident); ok && id.Name == "string" && len(v.Args) == 1 {
+			return eval(e, v.Args[0])
+		}
+		return "", false
+	}
+	pkg, _ := sel.X.(*ast.Ident)
+	if pkg == nil {
+		return "", false
+	}
+	args := make([]string, len(v.Args))
+	for i, a := range v.Args {
+		s, ok := eval(e, a)
 		if !ok {
-			// string(x) and []byte(x)
-			if id, ok := v.Fun.(*ast.Ident); ok && id.Name == "string" && len(v.Args) == 1 {
-				return eval(e, v.Args[0])
-			}
 			return "", false
 		}
-		pkg, _ := sel.X.(*ast.Ident)
-		if pkg == nil {
+		args[i] = s
+	}
+	return callFunc(pkg.Name+"."+sel.Sel.Name, args)
+}
+
+// callFunc is what the function named fn (fmt.Sprintf, strings.Repeat
+// …) returns for args, when it is one eval knows.
+func callFunc(fn string, args []string) (string, bool) {
+	switch fn {
+	case "fmt.Sprintf":
+		if len(args) == 0 {
 			return "", false
 		}
-		args := make([]string, len(v.Args))
-		for i, a := range v.Args {
-			s, ok := eval(e, a)
-			if !ok {
-				return "", false
-			}
-			args[i] = s
+		vals := make([]any, len(args)-1)
+		for i, a := range args[1:] {
+			vals[i] = a
 		}
-		switch pkg.Name + "." + sel.Sel.Name {
-		case "fmt.Sprintf":
-			if len(args) == 0 {
-				return "", false
-			}
-			vals := make([]any, len(args)-1)
-			for i, a := range args[1:] {
-				vals[i] = a
-			}
-			// Numbers are kept as their text, so %d would print
-			// "%!d(string=…)": read them as %s.
-			format := strings.NewReplacer("%d", "%s", "%q", "%q").Replace(args[0])
-			return fmt.Sprintf(format, vals...), true
-		case "strings.Repeat":
-			if len(args) != 2 {
-				return "", false
-			}
-			n, err := strconv.Atoi(args[1])
-			if err != nil || n > 10000 {
-				return "", false
-			}
-			return strings.Repeat(args[0], n), true
-		case "strings.Join":
+		// Numbers are kept as their text, so %d would print
+		// "%!d(string=…)": read them as %s.
+		format := strings.NewReplacer("%d", "%s", "%q", "%q").Replace(args[0])
+		return fmt.Sprintf(format, vals...), true
+	case "strings.Repeat":
+		if len(args) != 2 {
 			return "", false
-		case "strings.TrimSpace":
-			if len(args) == 1 {
-				return strings.TrimSpace(args[0]), true
-			}
-		case "strings.ToUpper":
-			if len(args) == 1 {
-				return strings.ToUpper(args[0]), true
-			}
-		case "strings.ToLower":
-			if len(args) == 1 {
-				return strings.ToLower(args[0]), true
-			}
+		}
+		n, err := strconv.Atoi(args[1])
+		if err != nil || n > 10000 {
+			return "", false
+		}
+		return strings.Repeat(args[0], n), true
+	case "strings.Join":
+		return "", false
+	case "strings.TrimSpace":
+		if len(args) == 1 {
+			return strings.TrimSpace(args[0]), true
+		}
+	case "strings.ToUpper":
+		if len(args) == 1 {
+			return strings.ToUpper(args[0]), true
+		}
+	case "strings.ToLower":
+		if len(args) == 1 {
+			return strings.ToLower(args[0]), true
 		}
 	}
 	return "", false

@@ -1,0 +1,194 @@
+package teamrun
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/syncpath"
+	"github.com/loomhq/loom/team"
+)
+
+// pageRecords is how many records a pull asks for at once.
+const pageRecords = 200
+
+// pull applies every writer's records after those applied, in order. A
+// record that does not verify, or that the team's store cannot take, is
+// set aside (kept in the team's state with whose it is and why) and the
+// writer's next records are applied: no record stops a team. Only what
+// fails on this machine (the hub unreachable, the store unwritable)
+// stops the pull, to be tried again.
+func (e *Client) pull(ctx context.Context, v *Verified, st Stores, out *Sync) (err error) {
+	s := v.Local
+	c := e.client(s.Hub)
+	hosts, err := c.Team(s.ID).Hosts(ctx)
+	if err != nil {
+		return err
+	}
+	scrub, refreshed := false, false
+	defer func() {
+		if scrub && st.Scrub != nil && err == nil {
+			err = st.Scrub(ctx)
+		}
+	}()
+	for _, h := range hosts {
+		// A writer's records a page at a time on the one path of
+		// records (syncpath.Writer); a record kept apart stops its
+		// writer until the next sync.
+		_, err := syncpath.Writer(ctx, c.Team(s.ID), h.Host, s.Applied[h.Host], h.Last, pageRecords, func(recs []loom.SyncRecord) (int64, bool, error) {
+			after := s.Applied[h.Host]
+			for _, x := range recs {
+				r := team.RecordOf(x)
+				if r.Index <= after {
+					continue
+				}
+				if r.Index != after+1 {
+					// The hub holds no record between: what it lost or
+					// withheld cannot be applied.
+					out.setAside(s, SetAside{Host: h.Host, Index: after + 1, Why: fmt.Sprintf("records %d to %d are missing on the hub", after+1, r.Index-1)})
+				}
+				hd, payload, err := team.OpenRecord(v.State, s.Keys, r)
+				var nc *team.NewerChain
+				if errors.As(err, &nc) && !refreshed {
+					// The chain may have grown since this sync read it (a
+					// member joined and wrote at once): read it again,
+					// once a pull.
+					refreshed = true
+					nv, verr := e.Verify(ctx, s)
+					if verr != nil {
+						return after, false, verr
+					}
+					*v = *nv
+					hd, payload, err = team.OpenRecord(v.State, s.Keys, r)
+				}
+				if keptApart(s, r, err) {
+					out.KeptApart++
+					return after, true, e.Local.Save(s)
+				}
+				if err == nil {
+					if s.Writers == nil {
+						s.Writers = map[string]string{}
+					}
+					if s.Writers[h.Host] == "" {
+						s.Writers[h.Host] = hd.Author
+					}
+					var changed bool
+					changed, err = apply(ctx, st, v, hd, payload)
+					if err != nil && !recordsFault(err) {
+						return after, false, fmt.Errorf("record %d of writer %s: %w", r.Index, h.Host, err)
+					}
+					scrub = scrub || changed
+				}
+				if err != nil {
+					out.setAside(s, SetAside{Host: h.Host, Index: r.Index, Author: authorOf(v.State, r), Why: refusal(err)})
+				} else {
+					out.Applied++
+				}
+				after = r.Index
+				s.Applied[h.Host] = after
+			}
+			return after, false, e.Local.Save(s)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// keptApart reports whether a record that did not open (err) is kept
+// apart, to be read again at the next sync: written under a newer chain
+// than this machine's and signed by a member of this chain (kept in s as
+// evidence that the hub hides entries), or by a member who left before
+// the admin's rotation named what they wrote before. A record of a
+// newer chain that no member of this one signed is set aside: junk that
+// names a made-up head is not read again at every sync.
+func keptApart(s *State, r team.Record, err error) bool {
+	if errors.Is(err, team.ErrPending) {
+		return true
+	}
+	var nc *team.NewerChain
+	if !errors.As(err, &nc) || !nc.Signed {
+		return false
+	}
+	if s.Newer == nil || nc.Seq > s.Newer.Seq || nc.Epoch > s.Newer.Epoch {
+		var h team.Header
+		json.Unmarshal(r.Header, &h)
+		s.Newer = &Evidence{Host: r.Host, Index: r.Index, Author: h.Author, Seq: nc.Seq, Epoch: nc.Epoch}
+	}
+	return true
+}
+
+// SetAside is a record a sync did not apply: whose writer and index, its
+// author as the verified chain names them ("" when it names none), and
+// why. It is the one kind of record set aside of every sync, personal
+// and team (package syncpath).
+type SetAside = syncpath.SetAside
+
+// maxSetAside bounds the records set aside a team's state keeps
+// (SetAsideTotal counts them all): the first ones, a member's before
+// those of writers no member of the chain, whose junk could otherwise
+// push a member's out. The state is written at every page a sync
+// applies and every session it sends: it stays small.
+const maxSetAside = 200
+
+func (out *Sync) setAside(s *State, a SetAside) {
+	a = syncpath.Clip(a)
+	out.SetAside = append(out.SetAside, a)
+	s.SetAsideTotal++
+	if len(s.SetAside) < maxSetAside {
+		s.SetAside = append(s.SetAside, a)
+		return
+	}
+	if a.Author == "" {
+		return
+	}
+	for i, old := range s.SetAside {
+		if old.Author == "" {
+			s.SetAside = append(append(s.SetAside[:i:i], s.SetAside[i+1:]...), a)
+			return
+		}
+	}
+}
+
+// authorOf names the author a record's header claims, when the chain
+// names them: a member's name (a machine's is its member's).
+func authorOf(st *team.State, r team.Record) string {
+	var h team.Header
+	if json.Unmarshal(r.Header, &h) != nil || h.Author == "" {
+		return ""
+	}
+	if m := st.MemberOf(h.Author); m != nil && !st.IsInvite(h.Author) {
+		return m.Name
+	}
+	return ""
+}
+
+// errRecord is in the chain of a record's own fault, found applying it:
+// it is set aside, and the next records are applied.
+var errRecord = errors.New("a record the team's store cannot take")
+
+// recordsFault reports whether err, from applying a record, is the
+// record's fault (set aside) rather than this machine's (the pull stops,
+// to be tried again).
+func recordsFault(err error) bool {
+	if errors.Is(err, errRecord) {
+		return true
+	}
+	switch loom.ErrorCode(err) {
+	case loom.EINVALID, loom.ECONFLICT, loom.EAMBIGUOUS:
+		return true
+	}
+	return false
+}
+
+func refusal(err error) string {
+	switch {
+	case errors.Is(err, team.ErrNotMember):
+		return fmt.Sprintf("%v (the hub let someone write who is no member of the verified chain)", err)
+	default:
+		return err.Error()
+	}
+}
