@@ -13,15 +13,11 @@ import (
 // changes the other.
 func testFork(t *testing.T, open Opener) {
 	st := open(t)
-	s := newSession("alice", "cli:api")
-	s.Title = "original"
-	for turn := 1; turn <= 4; turn++ {
-		msgs := turnMessages(turn)
+	s := sessionOfTurns(t, st, "original", 4, func(_ int, msgs []*loom.Message) {
 		// A file attached to the prompt is searchable but is not the
 		// prompt's text.
 		msgs[0].Parts = append(msgs[0].Parts, loom.Part{Type: loom.PartFile, Mime: "text/plain", Filename: "attached.txt", URL: "file:///attached.txt"})
-		mustAppend(t, st, s, msgs...)
-	}
+	})
 	f, err := st.Fork(ctx(t), s.ID, loom.ForkOptions{Turn: 2, Title: "my-fix"})
 	if err != nil {
 		t.Fatal(err)

@@ -141,10 +141,7 @@ func sorted(lists ...[]string) []string {
 // from loses none of it.
 func testForkLineage(t *testing.T, open Opener) {
 	l := newForkLineage(t, open(t))
-	l.search(t)
-	l.writeInherited(t)
-	l.purgeSources(t)
-	l.idComesBack(t)
+	inOrder(t, l.search, l.writeInherited, l.purgeSources, l.idComesBack)
 }
 
 // forkLineage is testForkLineage's tree: p, its fork f at turn 3, f's

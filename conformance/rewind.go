@@ -14,14 +14,10 @@ import (
 // conversation, in one transaction, so nothing is lost.
 func testRewind(t *testing.T, open Opener) {
 	st := open(t)
-	s := newSession("alice", "cli:api")
-	s.Title = "plan"
-	for turn := 1; turn <= 3; turn++ {
-		msgs := turnMessages(turn)
+	s := sessionOfTurns(t, st, "plan", 3, func(turn int, msgs []*loom.Message) {
 		msgs[1].Usage = loom.Usage{InputTokens: int64(10 * turn), OutputTokens: 1, CostUSD: 0.25, APICalls: 1}
 		msgs[1].Parts[0].Text = fmt.Sprintf("answer %d about zebra%d", turn, turn)
-		mustAppend(t, st, s, msgs...)
-	}
+	})
 	mustAppend(t, st, s, text(loom.RoleSummary, "summary of three turns"))
 	before := mustMessages(t, st, s.ID, loom.MessageQuery{})
 	old, err := st.Session(ctx(t), s.ID)

@@ -17,12 +17,7 @@ import (
 // punctuation are text, results best first with marked snippets, filters.
 func testSearch(t *testing.T, open Opener) {
 	f := newSearchFixture(t, open(t))
-	f.ranked(t)
-	f.words(t)
-	f.filters(t)
-	f.newest(t)
-	f.forks(t)
-	f.markersAndTrash(t)
+	inOrder(t, f.ranked, f.words, f.filters, f.newest, f.forks, f.markersAndTrash)
 }
 
 // searchFixture is testSearch's store: alice's sessions a (in a project)

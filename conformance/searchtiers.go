@@ -56,9 +56,7 @@ func testSearchAnyWord(t *testing.T, open Opener) {
 // in tier order; an exact one does not.
 func testSearchTiers(t *testing.T, open Opener) {
 	f := newTiersFixture(t, open(t))
-	f.wordFormsAndTitles(t)
-	f.anyWordAndTypos(t)
-	f.order(t)
+	inOrder(t, f.wordFormsAndTitles, f.anyWordAndTypos, f.order)
 }
 
 // tiersFixture is testSearchTiers' store: alice's sessions, one titled
