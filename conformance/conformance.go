@@ -181,5 +181,27 @@ func turnMessages(turn int) []*loom.Message {
 	}
 }
 
+// sessionOfTurns appends turns turns to a new session of alice's titled
+// title, each turn's messages (turnMessages) first shaped by shape.
+func sessionOfTurns(t *testing.T, st loom.Store, title string, turns int, shape func(turn int, msgs []*loom.Message)) *loom.Session {
+	t.Helper()
+	s := newSession("alice", "cli:api")
+	s.Title = title
+	for turn := 1; turn <= turns; turn++ {
+		msgs := turnMessages(turn)
+		shape(turn, msgs)
+		mustAppend(t, st, s, msgs...)
+	}
+	return s
+}
+
+// inOrder runs the steps of a test, one after the other, on what they
+// share.
+func inOrder(t *testing.T, steps ...func(t *testing.T)) {
+	for _, step := range steps {
+		step(t)
+	}
+}
+
 // errOf is the error of a call that also returns a value.
 func errOf[T any](_ T, err error) error { return err }

@@ -63,41 +63,7 @@ func testEditIndex(t *testing.T, open Opener) {
 	}}
 	mustAppend(t, st, s, text(loom.RoleUser, "write the api"), reply)
 
-	got := editsOf(t, st, loom.EditQuery{UserID: "alice", Paths: []string{"/src/api/a.go", "/src/api/b.go"}})
-	if want := []string{"write /src/api/a.go Write", "edit /src/api/b.go Edit"}; !slices.Equal(editSummary(got), want) {
-		t.Fatalf("edits of a.go and b.go = %q, want %q", editSummary(got), want)
-	}
-	w := got[0]
-	if w.SessionID != s.ID || w.MessageID != reply.ID || w.Seq != 2 || w.Turn != 1 || w.Model != "claude-x" || w.Provider != "anthropic" ||
-		w.Agent != "loom" || w.PartID != "w1" || w.At.IsZero() {
-		t.Errorf("the write's edit = %+v", w)
-	}
-	if want := fileedit.Hashes([][]string{{"package api", "", "func A() int { return 1 }"}}); !slices.Equal(w.Lines, want) {
-		t.Errorf("the write's lines = %x, want %x", w.Lines, want)
-	}
-	if want := fileedit.Hashes([][]string{{"", "func C() {}"}}); !slices.Equal(got[1].Lines, want) {
-		t.Errorf("the edit's lines = %x, want %x", got[1].Lines, want)
-	}
-	under := editsOf(t, st, loom.EditQuery{UserID: "alice", Under: "/src/api/", Parts: true})
-	if want := []string{"write /src/api/a.go Write", "edit /src/api/b.go Edit", "shell /src/api/c.go Bash"}; !slices.Equal(editSummary(under), want) {
-		t.Errorf("edits under /src/api = %q, want %q", editSummary(under), want)
-	}
-	if c, ok := fileedit.ChangeOf(&under[0]); !ok || c.Content != "package api\n\nfunc A() int { return 1 }\n" {
-		t.Errorf("the write read back from its parts: %+v, %v", c, ok)
-	}
-	if bare := editsOf(t, st, loom.EditQuery{Under: "/src/api", Bare: true}); !slices.Equal(sortedSummary(bare), sortedSummary(under)) ||
-		!slices.Equal(bare[0].Lines, under[0].Lines) && !slices.Equal(bare[1].Lines, under[0].Lines) && !slices.Equal(bare[2].Lines, under[0].Lines) {
-		t.Errorf("bare edits under /src/api = %q, want %q", editSummary(bare), editSummary(under))
-	}
-	if n := len(editsOf(t, st, loom.EditQuery{UserID: "alice", Under: "/src/ap"})); n != 0 {
-		t.Errorf("%d edits under /src/ap, a prefix of a name only", n)
-	}
-	if n := len(editsOf(t, st, loom.EditQuery{UserID: "bob", Under: "/src"})); n != 0 {
-		t.Errorf("bob sees %d of alice's edits", n)
-	}
-	if _, err := st.Services().Edits.Edits(ctx(t), loom.EditQuery{UserID: "alice"}); loom.ErrorCode(err) != loom.EINVALID {
-		t.Errorf("a query of nothing: %v", err)
-	}
+	checkEditsRead(t, st, s, reply)
 
 	// A fork reads the message: the edit is still the session's, once.
 	fork, err := st.Fork(ctx(t), s.ID, loom.ForkOptions{})
@@ -106,7 +72,7 @@ func testEditIndex(t *testing.T, open Opener) {
 	}
 	mustAppend(t, st, fork, text(loom.RoleUser, "more"), &loom.Message{Role: loom.RoleAssistant, Model: "claude-x", Parts: []loom.Part{
 		editCall("w2", "Write", `{"file_path":"/src/api/a.go","content":"package api\n"}`)}})
-	got = editsOf(t, st, loom.EditQuery{UserID: "alice", Paths: []string{"/src/api/a.go"}})
+	got := editsOf(t, st, loom.EditQuery{UserID: "alice", Paths: []string{"/src/api/a.go"}})
 	if len(got) != 2 || got[0].SessionID != s.ID || got[1].SessionID != fork.ID || got[1].Turn != 2 {
 		t.Errorf("edits of a.go after the fork: %+v", got)
 	}
@@ -151,6 +117,46 @@ func testEditIndex(t *testing.T, open Opener) {
 	roots, err := st.Services().Edits.ProjectRoots(ctx(t), "alice", "0123456789abcdef")
 	if err != nil || !slices.Equal(roots, []string{"/src/api"}) {
 		t.Errorf("ProjectRoots = %q, %v", roots, err)
+	}
+}
+
+// checkEditsRead: the reply's write and edit read back by path, under a
+// directory with their parts, bare, and for no one else.
+func checkEditsRead(t *testing.T, st loom.Engine, s *loom.Session, reply *loom.Message) {
+	got := editsOf(t, st, loom.EditQuery{UserID: "alice", Paths: []string{"/src/api/a.go", "/src/api/b.go"}})
+	if want := []string{"write /src/api/a.go Write", "edit /src/api/b.go Edit"}; !slices.Equal(editSummary(got), want) {
+		t.Fatalf("edits of a.go and b.go = %q, want %q", editSummary(got), want)
+	}
+	w := got[0]
+	if w.SessionID != s.ID || w.MessageID != reply.ID || w.Seq != 2 || w.Turn != 1 || w.Model != "claude-x" || w.Provider != "anthropic" ||
+		w.Agent != "loom" || w.PartID != "w1" || w.At.IsZero() {
+		t.Errorf("the write's edit = %+v", w)
+	}
+	if want := fileedit.Hashes([][]string{{"package api", "", "func A() int { return 1 }"}}); !slices.Equal(w.Lines, want) {
+		t.Errorf("the write's lines = %x, want %x", w.Lines, want)
+	}
+	if want := fileedit.Hashes([][]string{{"", "func C() {}"}}); !slices.Equal(got[1].Lines, want) {
+		t.Errorf("the edit's lines = %x, want %x", got[1].Lines, want)
+	}
+	under := editsOf(t, st, loom.EditQuery{UserID: "alice", Under: "/src/api/", Parts: true})
+	if want := []string{"write /src/api/a.go Write", "edit /src/api/b.go Edit", "shell /src/api/c.go Bash"}; !slices.Equal(editSummary(under), want) {
+		t.Errorf("edits under /src/api = %q, want %q", editSummary(under), want)
+	}
+	if c, ok := fileedit.ChangeOf(&under[0]); !ok || c.Content != "package api\n\nfunc A() int { return 1 }\n" {
+		t.Errorf("the write read back from its parts: %+v, %v", c, ok)
+	}
+	if bare := editsOf(t, st, loom.EditQuery{Under: "/src/api", Bare: true}); !slices.Equal(sortedSummary(bare), sortedSummary(under)) ||
+		!slices.Equal(bare[0].Lines, under[0].Lines) && !slices.Equal(bare[1].Lines, under[0].Lines) && !slices.Equal(bare[2].Lines, under[0].Lines) {
+		t.Errorf("bare edits under /src/api = %q, want %q", editSummary(bare), editSummary(under))
+	}
+	if n := len(editsOf(t, st, loom.EditQuery{UserID: "alice", Under: "/src/ap"})); n != 0 {
+		t.Errorf("%d edits under /src/ap, a prefix of a name only", n)
+	}
+	if n := len(editsOf(t, st, loom.EditQuery{UserID: "bob", Under: "/src"})); n != 0 {
+		t.Errorf("bob sees %d of alice's edits", n)
+	}
+	if _, err := st.Services().Edits.Edits(ctx(t), loom.EditQuery{UserID: "alice"}); loom.ErrorCode(err) != loom.EINVALID {
+		t.Errorf("a query of nothing: %v", err)
 	}
 }
 

@@ -52,26 +52,10 @@ func testFamily(t *testing.T, open Opener) {
 		t.Fatal(err)
 	}
 
-	ids := func(ss ...*loom.Session) string {
-		var out []string
-		for _, s := range ss {
-			out = append(out, s.ID)
-		}
-		return strings.Join(out, " ")
-	}
+	ids := joinIDs
 	name := map[string]string{a.ID: "A", f1.ID: "F1", s1.ID: "S1", s2.ID: "S2", s3.ID: "S3", f2.ID: "F2", x.ID: "X",
 		b.ID: "B", y1.ID: "Y1", y2.ID: "Y2", c1.ID: "C1", c2.ID: "C2"}
-	names := func(list string) string {
-		var out []string
-		for _, id := range strings.Fields(list) {
-			if n := name[id]; n != "" {
-				out = append(out, n)
-			} else {
-				out = append(out, id)
-			}
-		}
-		return strings.Join(out, " ")
-	}
+	names := func(list string) string { return nameIDs(name, list) }
 	for _, tc := range []struct {
 		what string
 		q    loom.FamilyQuery
@@ -116,4 +100,27 @@ func testFamily(t *testing.T, open Opener) {
 	if got[1].ParentID != s1.ID || got[1].Kind != loom.KindSubagent || got[1].UserID != "alice" || !got[1].CreatedAt.Equal(at(3)) {
 		t.Fatalf("family member = %+v", got[1])
 	}
+}
+
+// joinIDs is the ids of ss, in order, separated by spaces.
+func joinIDs(ss ...*loom.Session) string {
+	var out []string
+	for _, s := range ss {
+		out = append(out, s.ID)
+	}
+	return strings.Join(out, " ")
+}
+
+// nameIDs is list, ids separated by spaces, with each id that name
+// names given as its name.
+func nameIDs(name map[string]string, list string) string {
+	var out []string
+	for _, id := range strings.Fields(list) {
+		if n := name[id]; n != "" {
+			out = append(out, n)
+		} else {
+			out = append(out, id)
+		}
+	}
+	return strings.Join(out, " ")
 }

@@ -13,7 +13,26 @@ import (
 // one transaction: all of it, or, when any of it fails, none of it, so
 // that a file is never recorded as read without what it held.
 func testImportWrite(t *testing.T, open Opener) {
-	st := open(t)
+	k := newImportWriteKit(t, open(t))
+	importWriteFails(t, k)
+	importWriteWhole(t, k)
+}
+
+// importWriteKit is testImportWrite's store, an imported session (old,
+// cur as read back) whose file is recorded, and how to make messages,
+// sessions and records of files and to read the records back.
+type importWriteKit struct {
+	st       loom.Store
+	a        loom.ImportApplier
+	msg      func(id, role, s string, k int) *loom.Message
+	imported func(key string, msgs ...*loom.Message) *loom.SessionData
+	rec      func(path string, size int64) loom.ImportedFile
+	record   func(path string) *loom.ImportedFile
+	old      *loom.SessionData
+	cur      *loom.Session
+}
+
+func newImportWriteKit(t *testing.T, st loom.Engine) *importWriteKit {
 	a := service(t, st, "ImportApplier", st.Services().ImportApplier)
 	at := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	msg := func(id, role, s string, k int) *loom.Message {
@@ -60,11 +79,14 @@ func testImportWrite(t *testing.T, open Opener) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return &importWriteKit{st: st, a: a, msg: msg, imported: imported, rec: rec, record: record, old: old, cur: cur}
+}
 
+func importWriteFails(t *testing.T, k *importWriteKit) {
+	st, a, msg, imported, rec, record, old, cur := k.st, k.a, k.msg, k.imported, k.rec, k.record, k.old, k.cur
 	// A batch that fails anywhere writes nothing: not the new session,
 	// not the append, not the records.
 	fresh := imported("claude-code:new", msg("n1", loom.RoleUser, "new prompt", 5))
-	title := "grown title"
 	bad := &loom.ImportWrite{
 		Sessions: []*loom.SessionData{fresh},
 		Changes: []loom.ImportChange{
@@ -92,9 +114,13 @@ func testImportWrite(t *testing.T, open Opener) {
 	if r := record("/p/new"); r != nil {
 		t.Fatalf("a conflicting batch recorded a file: %+v", r)
 	}
+}
 
+func importWriteWhole(t *testing.T, k *importWriteKit) {
+	st, a, msg, imported, rec, record, old, cur := k.st, k.a, k.msg, k.imported, k.rec, k.record, k.old, k.cur
 	// A good batch writes all of it.
-	fresh = imported("claude-code:new", msg("n1", loom.RoleUser, "new prompt", 5))
+	title := "grown title"
+	fresh := imported("claude-code:new", msg("n1", loom.RoleUser, "new prompt", 5))
 	done := loom.Part{ID: "a1/1", Type: loom.PartTool, CallID: "c1", Name: "Bash", Status: loom.ToolCompleted, Output: []byte(`"ok"`)}
 	final := loom.Usage{InputTokens: 10, OutputTokens: 7, APICalls: 1}
 	good := &loom.ImportWrite{

@@ -140,7 +140,20 @@ func sorted(lists ...[]string) []string {
 // own, and written only as a copy; deleting the sessions it inherits
 // from loses none of it.
 func testForkLineage(t *testing.T, open Opener) {
-	st := open(t)
+	l := newForkLineage(t, open(t))
+	inOrder(t, l.search, l.writeInherited, l.purgeSources, l.idComesBack)
+}
+
+// forkLineage is testForkLineage's tree: p, its fork f at turn 3, f's
+// forks g (at turn 1) and h, and the forks of h made later; grand and
+// other are what h and g read.
+type forkLineage struct {
+	st                     loom.Store
+	p, f, g, h, k1, k2, k3 *loom.Session
+	grand, other           []string
+}
+
+func newForkLineage(t *testing.T, st loom.Store) *forkLineage {
 	p := newSession("alice", "cli:lineage")
 	say := func(s *loom.Session, msgs ...string) {
 		t.Helper()
@@ -198,9 +211,13 @@ func testForkLineage(t *testing.T, open Opener) {
 			t.Fatalf("inherited message %d has id %s, its source %s", i+1, hm[i].ID, pm[i].ID)
 		}
 	}
+	return &forkLineage{st: st, p: p, f: f, g: g, h: h, grand: grand, other: other}
+}
 
-	// Search finds an inherited message in every session that holds it,
-	// and in a session's own search.
+// search: search finds an inherited message in every session that
+// holds it, and in a session's own search.
+func (l *forkLineage) search(t *testing.T) {
+	st, p, f, g, h := l.st, l.p, l.f, l.g, l.h
 	if got, want := hitsIn(t, st, loom.SearchQuery{Text: "a1 root", Exact: true}), sorted(at(p.ID, 2), at(f.ID, 2), at(g.ID, 2), at(h.ID, 2)); !slices.Equal(got, want) {
 		t.Fatalf("search for an inherited message = %v, want %v", got, want)
 	}
@@ -213,7 +230,10 @@ func testForkLineage(t *testing.T, open Opener) {
 	if list := listBoth(t, st, loom.SessionFilter{UserID: "alice", Text: "a3 root"}); len(list) != 3 {
 		t.Fatalf("sessions whose messages say a3 root = %d", len(list))
 	}
+}
 
+func (l *forkLineage) writeInherited(t *testing.T) {
+	st, h, grand := l.st, l.h, l.grand
 	// Writing an inherited message changes a copy in the writer only,
 	// whether an update or a repair writes it.
 	tool := &loom.Message{Role: loom.RoleAssistant, Parts: []loom.Part{{Type: loom.PartText, Text: "a5 tool"}, {Type: loom.PartTool, CallID: "c1", Name: "read_file", Status: loom.ToolRunning}}}
@@ -278,7 +298,12 @@ func testForkLineage(t *testing.T, open Opener) {
 	for _, id := range []string{h.ID, k1.ID, k2.ID, k3.ID} {
 		wantTexts(t, st, id, grand)
 	}
+	l.k1, l.k2, l.k3, l.grand = k1, k2, k3, grand
+}
 
+func (l *forkLineage) purgeSources(t *testing.T) {
+	st, p, f, g, h, k1, k2, k3 := l.st, l.p, l.f, l.g, l.h, l.k1, l.k2, l.k3
+	grand, other := l.grand, l.other
 	// Usage by model counts each message once, in the session that made
 	// it.
 	priced := text(loom.RoleAssistant, "a6 priced")
@@ -308,7 +333,11 @@ func testForkLineage(t *testing.T, open Opener) {
 	if got := hitsIn(t, st, loom.SearchQuery{Text: "a4 root", Exact: true}); len(got) != 0 {
 		t.Fatalf("a message only the purged sessions held is still found: %v", got)
 	}
+	l.grand = grand
+}
 
+func (l *forkLineage) idComesBack(t *testing.T) {
+	st, f, g, h, grand, other := l.st, l.f, l.g, l.h, l.grand, l.other
 	// A purged session's id can come back (an import of its export)
 	// while its forks still read its rows: each holds its own.
 	then := time.Now().UTC().Truncate(time.Millisecond)

@@ -97,6 +97,12 @@ func testOriginals(t *testing.T, open Opener) {
 	if n, err := k.DeleteOriginals(ctx(t), "alice", nil); err != nil || n != 1 {
 		t.Fatalf("deleted %d chunks of a purged session, %v; want 1", n, err)
 	}
+	originalsOfDatabase(t, st, k, at)
+}
+
+// originalsOfDatabase: the originals of a database of several sessions
+// stay while one of its sessions does.
+func originalsOfDatabase(t *testing.T, st loom.Store, k loom.OriginalsKeeper, at time.Time) {
 	// A database of several sessions stays while one of them does.
 	db := &loom.Session{UserID: "alice", Key: "opencode:ses_1", Source: &loom.Source{Tool: "opencode", Path: "/p/opencode.db"}}
 	mustAppend(t, st, db, text(loom.RoleUser, "hi"))

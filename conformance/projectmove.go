@@ -114,26 +114,7 @@ func testMoveProject(t *testing.T, open Opener) {
 	}
 	move := loom.ProjectMove{UserID: "alice", From: old.ID, To: repo, KeepUpdatedAt: true}
 
-	// A key of another surface the new project has already: ECONFLICT,
-	// and the sessions written before it are not moved either.
-	_, err := mover.MoveProject(ctx(t), move)
-	wantCode(t, err, loom.ECONFLICT)
-	unchanged("a move that met a clash")
-
-	// A cancelled context moves nothing.
-	cancelled, cancel := context.WithCancel(ctx(t))
-	cancel()
-	if _, err := mover.MoveProject(cancelled, move); err == nil {
-		t.Fatal("a move with a cancelled context succeeded")
-	}
-	unchanged("a move with a cancelled context")
-
-	// Nothing to move, or a move that names no user: nothing happens.
-	if got, err := mover.MoveProject(ctx(t), loom.ProjectMove{UserID: "carol", From: old.ID, To: repo}); err != nil || len(got) != 0 {
-		t.Fatalf("moving a project carol has no sessions in: %d, %v", len(got), err)
-	}
-	_, err = mover.MoveProject(ctx(t), loom.ProjectMove{From: old.ID, To: repo})
-	wantCode(t, err, loom.EINVALID)
+	moveRefused(t, mover, move, old, repo, unchanged)
 
 	hook2 := "http:hook2"
 	if _, err := st.UpdateSession(ctx(t), blocker.ID, loom.SessionUpdate{Key: &hook2}); err != nil {
@@ -157,6 +138,42 @@ func testMoveProject(t *testing.T, open Opener) {
 		other.ID:    "telegram:9",
 		unkeyed.ID:  "",
 	}
+	checkMoved(t, st, moved, before, repo, wantKeys)
+	if left := projectSessions(t, st, "alice", old.ID); len(left) != 0 {
+		t.Fatalf("alice still has %v in the old project", ids(left))
+	}
+	before = nil
+	unchanged("the move") // bob's, another project's, the new project's own
+}
+
+// moveRefused: a move that meets a clash, or whose context is cancelled,
+// moves nothing; nor does one with nothing to move or no user.
+func moveRefused(t *testing.T, mover loom.ProjectMover, move loom.ProjectMove, old, repo loom.Project, unchanged func(string)) {
+	// A key of another surface the new project has already: ECONFLICT,
+	// and the sessions written before it are not moved either.
+	_, err := mover.MoveProject(ctx(t), move)
+	wantCode(t, err, loom.ECONFLICT)
+	unchanged("a move that met a clash")
+
+	// A cancelled context moves nothing.
+	cancelled, cancel := context.WithCancel(ctx(t))
+	cancel()
+	if _, err := mover.MoveProject(cancelled, move); err == nil {
+		t.Fatal("a move with a cancelled context succeeded")
+	}
+	unchanged("a move with a cancelled context")
+
+	// Nothing to move, or a move that names no user: nothing happens.
+	if got, err := mover.MoveProject(ctx(t), loom.ProjectMove{UserID: "carol", From: old.ID, To: repo}); err != nil || len(got) != 0 {
+		t.Fatalf("moving a project carol has no sessions in: %d, %v", len(got), err)
+	}
+	_, err = mover.MoveProject(ctx(t), loom.ProjectMove{From: old.ID, To: repo})
+	wantCode(t, err, loom.EINVALID)
+}
+
+// checkMoved: each moved session, as returned and as stored, is in repo
+// with the key wantKeys gives it, and keeps its cwd, times and state.
+func checkMoved(t *testing.T, st loom.Store, moved, before []*loom.Session, repo loom.Project, wantKeys map[string]string) {
 	for i, got := range moved {
 		b := before[i]
 		stored, err := st.Session(ctx(t), b.ID)
@@ -171,11 +188,6 @@ func testMoveProject(t *testing.T, open Opener) {
 			t.Errorf("%s: updated %s archived %v deleted %v; was %s %v %v", b.ID, got.UpdatedAt, got.ArchivedAt, got.DeletedAt, b.UpdatedAt, b.ArchivedAt, b.DeletedAt)
 		}
 	}
-	if left := projectSessions(t, st, "alice", old.ID); len(left) != 0 {
-		t.Fatalf("alice still has %v in the old project", ids(left))
-	}
-	before = nil
-	unchanged("the move") // bob's, another project's, the new project's own
 }
 
 // SyncLogger is a store that keeps a sync log of its changes once sync

@@ -14,14 +14,10 @@ import (
 // conversation, in one transaction, so nothing is lost.
 func testRewind(t *testing.T, open Opener) {
 	st := open(t)
-	s := newSession("alice", "cli:api")
-	s.Title = "plan"
-	for turn := 1; turn <= 3; turn++ {
-		msgs := turnMessages(turn)
+	s := sessionOfTurns(t, st, "plan", 3, func(turn int, msgs []*loom.Message) {
 		msgs[1].Usage = loom.Usage{InputTokens: int64(10 * turn), OutputTokens: 1, CostUSD: 0.25, APICalls: 1}
 		msgs[1].Parts[0].Text = fmt.Sprintf("answer %d about zebra%d", turn, turn)
-		mustAppend(t, st, s, msgs...)
-	}
+	})
 	mustAppend(t, st, s, text(loom.RoleSummary, "summary of three turns"))
 	before := mustMessages(t, st, s.ID, loom.MessageQuery{})
 	old, err := st.Session(ctx(t), s.ID)
@@ -34,6 +30,15 @@ func testRewind(t *testing.T, open Opener) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkRewoundFork(t, st, s, f, old, before)
+
+	got := checkRewoundSession(t, st, s, f, old, before)
+	rewindRefusals(t, st, open, s, got)
+}
+
+// checkRewoundFork: the fork rewinding s made holds the whole conversation
+// as it was before, messages and all, with its counters and usage.
+func checkRewoundFork(t *testing.T, st loom.Store, s, f, old *loom.Session, before []*loom.Message) {
 	// The fork: the whole conversation as it was, at fork turn 1.
 	if f.Kind != loom.KindFork || f.ParentID != s.ID || f.ForkTurn != 1 || f.Title != "plan (rewound)" || f.Key != "" {
 		t.Fatalf("rewound fork = %+v", f)
@@ -64,7 +69,11 @@ func testRewind(t *testing.T, open Opener) {
 			t.Fatalf("fork message %d: id %s, original %s", i, m.ID, before[i].ID)
 		}
 	}
+}
 
+// checkRewoundSession: the rewound session keeps its id and key and turn 1,
+// search and lineage follow, and it goes on from there.
+func checkRewoundSession(t *testing.T, st loom.Store, s, f, old *loom.Session, before []*loom.Message) *loom.Session {
 	// The session: same id and key, turn 1 only, counters to match.
 	got, err := st.Session(ctx(t), s.ID)
 	if err != nil {
@@ -94,6 +103,12 @@ func testRewind(t *testing.T, open Opener) {
 	if err != nil || len(fam) != 2 || fam[1].ID != f.ID {
 		t.Fatalf("family after rewind = %v, %v", fam, err)
 	}
+	return got
+}
+
+// rewindRefusals: a second rewind names its fork apart; turns that are not
+// there, and a session another process writes, are refused.
+func rewindRefusals(t *testing.T, st loom.Store, open Opener, s, got *loom.Session) {
 	// A second rewind names its fork apart.
 	mustAppend(t, st, got, text(loom.RoleAssistant, "answer"), text(loom.RoleUser, "question 3 again"))
 	f2, err := st.Rewind(ctx(t), s.ID, loom.RewindOptions{Turn: 2})

@@ -58,6 +58,31 @@ func testTeamMember(t *testing.T, open Opener) {
 	mustAppend(t, st, mine, turnMessages(1)...)
 
 	want := map[string]string{alice.ID: "alice", bob.ID: "bob", carol.ID: "carol", keyless.ID: "alice", keyless2.ID: "alice", mine.ID: ""}
+	all := checkMembersRead(t, st, team, want, bob)
+
+	// One member's second live session of a key conflicts.
+	again := teammate("alice", "cli:api")
+	wantCode(t, st.Append(ctx(t), again, turnMessages(1)...), loom.ECONFLICT)
+	againImport := teammate("bob", "cli:api")
+	wantCode(t, st.Import(ctx(t), []*loom.SessionData{{Session: againImport, Messages: msgs()}}), loom.ECONFLICT)
+
+	updateMembers(t, st, team, carol, keyless, keyless2)
+
+	// JSON names them for a teammate's session alone.
+	b, _ := json.Marshal(all[slices.IndexFunc(all, func(s *loom.Session) bool { return s.ID == bob.ID })])
+	if !strings.Contains(string(b), `"team":"`+team+`"`) || !strings.Contains(string(b), `"member":"bob"`) {
+		t.Errorf("a teammate's session in JSON: %s", b)
+	}
+	b, _ = json.Marshal(all[slices.IndexFunc(all, func(s *loom.Session) bool { return s.ID == mine.ID })])
+	if strings.Contains(string(b), `"team"`) || strings.Contains(string(b), `"member"`) {
+		t.Errorf("one's own session in JSON names a team or member: %s", b)
+	}
+}
+
+// checkMembersRead: each session in want reads back with its member (and
+// the team, where it has one), listed, summarised and read whole alike;
+// it returns the sessions listed.
+func checkMembersRead(t *testing.T, st loom.Store, team string, want map[string]string, bob *loom.Session) []*loom.Session {
 	for id, member := range want {
 		got, err := st.Session(ctx(t), id)
 		if err != nil {
@@ -94,17 +119,14 @@ func testTeamMember(t *testing.T, open Opener) {
 	if err != nil || len(whole) != 1 || whole[0].Session.Member != "bob" || whole[0].Session.Team != team {
 		t.Fatalf("read whole: %+v, %v", whole, err)
 	}
+	return all
+}
 
-	// One member's second live session of a key conflicts.
-	again := teammate("alice", "cli:api")
-	wantCode(t, st.Append(ctx(t), again, turnMessages(1)...), loom.ECONFLICT)
-	againImport := teammate("bob", "cli:api")
-	wantCode(t, st.Import(ctx(t), []*loom.SessionData{{Session: againImport, Messages: msgs()}}), loom.ECONFLICT)
-
+func updateMembers(t *testing.T, st loom.Store, team string, carol, keyless, keyless2 *loom.Session) {
 	// An update sets them, and a change of member that would give one
 	// member two sessions of a key conflicts.
 	str := func(v string) *string { return &v }
-	_, err = st.UpdateSession(ctx(t), carol.ID, loom.SessionUpdate{Member: str("bob")})
+	_, err := st.UpdateSession(ctx(t), carol.ID, loom.SessionUpdate{Member: str("bob")})
 	wantCode(t, err, loom.ECONFLICT)
 	got, err := st.UpdateSession(ctx(t), carol.ID, loom.SessionUpdate{Member: str("dave"), KeepUpdatedAt: true})
 	if err != nil || got.Member != "dave" || got.Team != team || got.Key != "cli:api" {
@@ -116,14 +138,4 @@ func testTeamMember(t *testing.T, open Opener) {
 	}
 	_, err = st.UpdateSession(ctx(t), keyless2.ID, loom.SessionUpdate{Member: str("two\nlines")})
 	wantCode(t, err, loom.EINVALID)
-
-	// JSON names them for a teammate's session alone.
-	b, _ := json.Marshal(all[slices.IndexFunc(all, func(s *loom.Session) bool { return s.ID == bob.ID })])
-	if !strings.Contains(string(b), `"team":"`+team+`"`) || !strings.Contains(string(b), `"member":"bob"`) {
-		t.Errorf("a teammate's session in JSON: %s", b)
-	}
-	b, _ = json.Marshal(all[slices.IndexFunc(all, func(s *loom.Session) bool { return s.ID == mine.ID })])
-	if strings.Contains(string(b), `"team"`) || strings.Contains(string(b), `"member"`) {
-		t.Errorf("one's own session in JSON names a team or member: %s", b)
-	}
 }

@@ -85,6 +85,25 @@ func RunTokens(t *testing.T, open func(t *testing.T, now func() time.Time) loom.
 		}
 	}
 
+	listAndRevokeTokens(t, c, ts, other, clock, alice, bob, secret, bobSecret)
+
+	for _, tc := range []struct {
+		user, name string
+		ttl        time.Duration
+	}{{"", "x", 0}, {"carol", "two\nlines", 0}, {"carol", strings.Repeat("n", 101), 0}, {"carol", "x", -time.Second}} {
+		if _, _, err := ts.CreateToken(c, tc.user, tc.name, tc.ttl); loom.ErrorCode(err) != loom.EINVALID {
+			t.Errorf("create(%q, %q, %v): %v, want invalid", tc.user, tc.name, tc.ttl, err)
+		}
+	}
+
+	t.Run("Scope", func(t *testing.T) { tokenScope(t, ts, other) })
+	t.Run("LastUsed", func(t *testing.T) { tokenLastUsed(t, ts, other, clock) })
+	t.Run("Expiry", func(t *testing.T) { tokenExpiry(t, ts, other, clock) })
+}
+
+// listAndRevokeTokens: tokens are listed oldest first, by user; a revoked
+// token stops authenticating, once and for good, and only itself.
+func listAndRevokeTokens(t *testing.T, c context.Context, ts, other loom.TokenStore, clock *Clock, alice, bob *loom.Token, secret, bobSecret string) {
 	list, err := ts.Tokens(c, "")
 	if err != nil || len(list) != 2 {
 		t.Fatalf("tokens: %d, %v; want 2", len(list), err)
@@ -122,19 +141,6 @@ func RunTokens(t *testing.T, open func(t *testing.T, now func() time.Time) loom.
 	if _, err := ts.Authenticate(c, bobSecret); err != nil {
 		t.Errorf("bob's token stopped working when alice's was revoked: %v", err)
 	}
-
-	for _, tc := range []struct {
-		user, name string
-		ttl        time.Duration
-	}{{"", "x", 0}, {"carol", "two\nlines", 0}, {"carol", strings.Repeat("n", 101), 0}, {"carol", "x", -time.Second}} {
-		if _, _, err := ts.CreateToken(c, tc.user, tc.name, tc.ttl); loom.ErrorCode(err) != loom.EINVALID {
-			t.Errorf("create(%q, %q, %v): %v, want invalid", tc.user, tc.name, tc.ttl, err)
-		}
-	}
-
-	t.Run("Scope", func(t *testing.T) { tokenScope(t, ts, other) })
-	t.Run("LastUsed", func(t *testing.T) { tokenLastUsed(t, ts, other, clock) })
-	t.Run("Expiry", func(t *testing.T) { tokenExpiry(t, ts, other, clock) })
 }
 
 // tokenLastUsed: authenticating notes the time in last_used_at, which

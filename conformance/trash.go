@@ -32,6 +32,16 @@ func testLifecycle(t *testing.T, open Opener) {
 	if l, _ := st.Sessions(ctx(t), loom.SessionFilter{UserID: "alice", ProjectID: moved.ID}); len(l) != 1 {
 		t.Fatalf("moved session not listed in its new project")
 	}
+	trashAndRestore(t, st, s, child, title, moved)
+	purgeFamily(t, st, s, child)
+
+	pruneOld(t, st, open)
+}
+
+// trashAndRestore: a session deleted to the trash, with its child, is gone
+// from list, search and resolve; its key is free meanwhile; restore brings
+// it back.
+func trashAndRestore(t *testing.T, st loom.Store, s, child *loom.Session, title string, moved loom.Project) {
 	// Delete to trash: gone from list, search and resolve, with its child.
 	if _, err := st.Delete(ctx(t), s.ID, loom.DeleteOptions{}); err != nil {
 		t.Fatal(err)
@@ -46,7 +56,7 @@ func testLifecycle(t *testing.T, open Opener) {
 	if hits, _ := st.Search(ctx(t), loom.SearchQuery{Text: "sub answer", UserID: "alice"}); len(hits) != 0 {
 		t.Fatalf("trashed child searchable")
 	}
-	_, err = st.Resolve(ctx(t), title, loom.ResolveScope{UserID: "alice"})
+	_, err := st.Resolve(ctx(t), title, loom.ResolveScope{UserID: "alice"})
 	wantCode(t, err, loom.ENOTFOUND)
 	r, err := st.Resolve(ctx(t), title, loom.ResolveScope{UserID: "alice", Deleted: true})
 	if err != nil || r.ID != s.ID {
@@ -70,6 +80,9 @@ func testLifecycle(t *testing.T, open Opener) {
 		t.Fatalf("restored child has %d messages", len(msgs))
 	}
 	wantCode(t, st.Restore(ctx(t), s.ID), loom.EINVALID)
+}
+
+func purgeFamily(t *testing.T, st loom.Store, s, child *loom.Session) {
 	// Purge removes everything, children included.
 	if _, err := st.Delete(ctx(t), s.ID, loom.DeleteOptions{Purge: true}); err != nil {
 		t.Fatal(err)
@@ -86,7 +99,9 @@ func testLifecycle(t *testing.T, open Opener) {
 		t.Fatalf("purged messages still searchable: %+v", hits)
 	}
 	wantCode(t, errOf(st.Delete(ctx(t), s.ID, loom.DeleteOptions{})), loom.ENOTFOUND)
+}
 
+func pruneOld(t *testing.T, st loom.Store, open Opener) {
 	// Prune: old sessions go, locked ones stay, dry run changes nothing.
 	// The age is worked out at each call from when the old sessions were
 	// written, so that a slow machine cannot make the fresh one old.
@@ -167,6 +182,12 @@ func testDeleteLocked(t *testing.T, open Opener, orphan Orphan) {
 		return x.DeletedAt == nil
 	}
 
+	deleteHeld(t, st, other, family, live)
+	deleteChildHeld(t, st, other, orphan, family, live)
+	deleteOwnLock(t, st, other, family)
+}
+
+func deleteHeld(t *testing.T, st, other loom.Store, family func(string) (*loom.Session, *loom.Session), live func(string) bool) {
 	// Another handle holds the session: refused, naming the holder, in
 	// the trash and for good alike; nothing changes.
 	s, child := family("held")
@@ -198,10 +219,12 @@ func testDeleteLocked(t *testing.T, open Opener, orphan Orphan) {
 		t.Fatal("forced delete left the sessions live")
 	}
 	lease.Release(ctx(t))
+}
 
+func deleteChildHeld(t *testing.T, st, other loom.Store, orphan Orphan, family func(string) (*loom.Session, *loom.Session), live func(string) bool) {
 	// A lock on a sub-agent session holds its parent too.
-	s, child = family("child held")
-	lease, err = other.Lock(ctx(t), child.ID)
+	s, child := family("child held")
+	lease, err := other.Lock(ctx(t), child.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +234,7 @@ func testDeleteLocked(t *testing.T, open Opener, orphan Orphan) {
 	}
 	// A lock whose holder died blocks nothing.
 	orphan(t, other, child.ID)
-	gone, err = st.Delete(ctx(t), s.ID, loom.DeleteOptions{Purge: true})
+	gone, err := st.Delete(ctx(t), s.ID, loom.DeleteOptions{Purge: true})
 	if err != nil {
 		t.Fatalf("delete with a dead holder's lock: %v", err)
 	}
@@ -222,10 +245,12 @@ func testDeleteLocked(t *testing.T, open Opener, orphan Orphan) {
 		t.Fatalf("purged sub-agent session: %v", err)
 	}
 	lease.Release(ctx(t))
+}
 
+func deleteOwnLock(t *testing.T, st, other loom.Store, family func(string) (*loom.Session, *loom.Session)) {
 	// The handle that holds the lock may delete its own session, and a
 	// released lock holds nothing.
-	s, _ = family("mine")
+	s, _ := family("mine")
 	mine, err := st.Lock(ctx(t), s.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -235,7 +260,7 @@ func testDeleteLocked(t *testing.T, open Opener, orphan Orphan) {
 	}
 	mine.Release(ctx(t))
 	s, _ = family("released")
-	lease, err = other.Lock(ctx(t), s.ID)
+	lease, err := other.Lock(ctx(t), s.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

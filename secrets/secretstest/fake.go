@@ -67,103 +67,135 @@ var Kinds = []string{
 // Secret returns a fake secret of kind, in a line as a session would
 // hold it.
 func (g *Gen) Secret(kind string) Secret {
-	v, t, ok := g.providerSecret(kind)
-	if !ok {
-		v, t, ok = g.contextSecret(kind)
-	}
+	mk, ok := makers[kind]
 	if !ok {
 		panic("secretstest: unknown kind " + kind)
 	}
+	v, t := mk(g)
 	return Secret{Kind: kind, Value: v, Text: t}
 }
 
-// providerSecret returns a fake key of a provider's, of kind, and the
-// line that holds it; false for a kind that is no provider's.
-func (g *Gen) providerSecret(kind string) (v, t string, ok bool) {
-	switch kind {
-	case "aws-access-key":
+// makers make a fake secret of each kind: the secret and a line that
+// holds it.
+var makers = map[string]func(g *Gen) (v, t string){
+	"aws-access-key": func(g *Gen) (v, t string) {
 		v = "AKIA" + g.S(b32, 16)
 		t = "aws configure set aws_access_key_id " + v
-	case "aws-secret-key":
+		return
+	},
+	"aws-secret-key": func(g *Gen) (v, t string) {
 		v = g.S(b64, 40)
 		t = "aws_secret_access_key = " + v
-	case "github-token":
+		return
+	},
+	"github-token": func(g *Gen) (v, t string) {
 		v = "ghp_" + g.S(alnum, 36)
 		t = "git remote set-url origin https://github.com/acme/api.git # token " + v
-	case "github-fine-grained-token":
+		return
+	},
+	"github-fine-grained-token": func(g *Gen) (v, t string) {
 		v = "github_pat_" + g.S(alnum, 22) + "_" + g.S(alnum, 59)
 		t = "GH_TOKEN=" + v + " gh pr list"
-	case "gitlab-token":
+		return
+	},
+	"gitlab-token": func(g *Gen) (v, t string) {
 		v = "glpat-" + g.S(url64, 20)
 		t = "curl --header \"PRIVATE-TOKEN: " + v + "\" https://gitlab.example.org/api/v4/projects"
-	case "anthropic-api-key":
+		return
+	},
+	"anthropic-api-key": func(g *Gen) (v, t string) {
 		v = "sk-ant-api03-" + g.S(url64, 93) + "AA"
 		t = "client = anthropic.Anthropic(api_key=\"" + v + "\")"
-	case "openai-api-key":
+		return
+	},
+	"openai-api-key": func(g *Gen) (v, t string) {
 		v = "sk-proj-" + g.S(url64, 48) + "T3BlbkFJ" + g.S(url64, 48)
 		t = "OpenAI(api_key='" + v + "')"
-	case "google-api-key":
+		return
+	},
+	"google-api-key": func(g *Gen) (v, t string) {
 		v = "AIza" + g.S(url64, 35)
 		t = "https://maps.googleapis.com/maps/api/geocode/json?address=Paris&key=" + v
-	case "google-oauth-secret":
+		return
+	},
+	"google-oauth-secret": func(g *Gen) (v, t string) {
 		v = "GOCSPX-" + g.S(url64, 28)
 		t = `{"installed":{"client_id":"1234.apps.googleusercontent.com","client_secret":"` + v + `"}}`
-	case "azure-storage-key":
+		return
+	},
+	"azure-storage-key": func(g *Gen) (v, t string) {
 		v = g.S(b64, 86) + "=="
 		t = "DefaultEndpointsProtocol=https;AccountName=acmedata;AccountKey=" + v + ";EndpointSuffix=core.windows.net"
-	case "azure-sas-token":
+		return
+	},
+	"azure-sas-token": func(g *Gen) (v, t string) {
 		v = g.S(alnum, 43) + "%3D"
 		t = "https://acmedata.blob.core.windows.net/backups/db.bak?sv=2022-11-02&ss=b&srt=o&sp=r&se=2026-01-01T00:00:00Z&sig=" + v
-	case "azure-client-secret":
+		return
+	},
+	"azure-client-secret": func(g *Gen) (v, t string) {
 		v = g.S(alnum, 3) + "8Q~" + g.S(alnum+"_~.-", 34)
 		t = "az login --service-principal -u 0f8fad5b-d9cb-469f-a165-70867728950e -p " + v + " --tenant acme"
-	case "slack-token":
+		return
+	},
+	"slack-token": func(g *Gen) (v, t string) {
 		v = "xoxb-" + g.S(digits, 12) + "-" + g.S(digits, 13) + "-" + g.S(alnum, 24)
 		t = "SLACK_BOT=" + v
-	case "slack-webhook":
+		return
+	},
+	"slack-webhook": func(g *Gen) (v, t string) {
 		v = "hooks.slack.com/services/T" + g.S(upper+digits, 8) + "/B" + g.S(upper+digits, 10) + "/" + g.S(alnum, 24)
 		t = "curl -X POST -d '{\"text\":\"deployed\"}' https://" + v
-	case "stripe-key":
+		return
+	},
+	"stripe-key": func(g *Gen) (v, t string) {
 		v = "sk_live_" + g.S(alnum, 24)
 		t = "stripe.api_key = \"" + v + "\""
-	case "stripe-webhook-secret":
+		return
+	},
+	"stripe-webhook-secret": func(g *Gen) (v, t string) {
 		v = "whsec_" + g.S(alnum, 32)
 		t = "stripe listen --forward-to localhost:4242/webhook  # Ready! Your webhook signing secret is " + v
-	case "twilio-api-key":
+		return
+	},
+	"twilio-api-key": func(g *Gen) (v, t string) {
 		v = "SK" + g.S(hex, 32)
 		t = "client = Client('" + v + "', api_secret, account_sid)"
-	case "twilio-auth-token":
+		return
+	},
+	"twilio-auth-token": func(g *Gen) (v, t string) {
 		v = g.S(hex, 32)
 		t = "TWILIO_AUTH_TOKEN: " + v
-	case "sendgrid-api-key":
+		return
+	},
+	"sendgrid-api-key": func(g *Gen) (v, t string) {
 		v = "SG." + g.S(url64, 22) + "." + g.S(url64, 43)
 		t = "sg = SendGridAPIClient('" + v + "')"
-	case "npm-token":
+		return
+	},
+	"npm-token": func(g *Gen) (v, t string) {
 		v = "npm_" + g.S(alnum, 36)
 		t = "//registry.npmjs.org/:_authToken=" + v
-	case "pypi-token":
+		return
+	},
+	"pypi-token": func(g *Gen) (v, t string) {
 		v = "pypi-AgEIcHlwaS5vcmc" + g.S(url64, 70)
 		t = "[pypi]\nusername = __token__\npassword = " + v
-	case "huggingface-token":
+		return
+	},
+	"huggingface-token": func(g *Gen) (v, t string) {
 		v = "hf_" + g.S(upper+lower, 34)
 		t = "huggingface-cli login --token " + v
-	default:
-		return "", "", false
-	}
-	return v, t, true
-}
-
-// contextSecret returns a fake secret of a kind found by its shape or
-// by its context (a JWT, a private key, a password in a URL, a header,
-// an assignment), and the line that holds it; false for another kind.
-func (g *Gen) contextSecret(kind string) (v, t string, ok bool) {
-	switch kind {
-	case "jwt":
+		return
+	},
+	"jwt": func(g *Gen) (v, t string) {
 		head := base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"HS256","typ":"JWT"}`))
 		body := base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprintf(`{"sub":"%d","name":"Dana","iat":1700000000}`, g.r.IntN(1e9))))
 		v = head + "." + body + "." + g.S(url64, 43)
 		t = "Cookie: session=" + v
-	case "private-key":
+		return
+	},
+	"private-key": func(g *Gen) (v, t string) {
 		var b strings.Builder
 		b.WriteString("-----BEGIN RSA PRIVATE KEY-----\n")
 		for range 6 {
@@ -172,31 +204,43 @@ func (g *Gen) contextSecret(kind string) (v, t string, ok bool) {
 		b.WriteString("-----END RSA PRIVATE KEY-----")
 		v = b.String()
 		t = "$ cat ~/.ssh/deploy_key\n" + v + "\n"
-	case "url-credentials":
+		return
+	},
+	"url-credentials": func(g *Gen) (v, t string) {
 		v = g.S(alnum, 16)
 		t = "DATABASE_URL=postgres://app_user:" + v + "@db.internal:5432/orders?sslmode=require"
-	case "connection-string-password":
+		return
+	},
+	"connection-string-password": func(g *Gen) (v, t string) {
 		v = g.S(alnum, 14) + "!"
 		t = "Server=tcp:acme.database.windows.net,1433;Database=orders;User ID=sa;Password=" + v + ";Encrypt=True;"
-	case "authorization-header":
+		return
+	},
+	"authorization-header": func(g *Gen) (v, t string) {
 		v = g.S(alnum, 40)
 		t = "curl -H \"Authorization: Bearer " + v + "\" https://api.acme.dev/v1/orders"
-	case "api-key-header":
+		return
+	},
+	"api-key-header": func(g *Gen) (v, t string) {
 		v = g.S(alnum, 32)
 		t = "x-api-key: " + v
-	case "dotenv-secret":
+		return
+	},
+	"dotenv-secret": func(g *Gen) (v, t string) {
 		v = g.S(alnum, 20)
 		t = "NODE_ENV=production\nPORT=8080\nSESSION_SECRET=" + v + "\n"
-	case "secret-assignment":
+		return
+	},
+	"secret-assignment": func(g *Gen) (v, t string) {
 		v = g.S(alnum, 24)
 		t = "const clientSecret = \"" + v + "\";"
-	case "high-entropy-assignment":
+		return
+	},
+	"high-entropy-assignment": func(g *Gen) (v, t string) {
 		v = g.S(b64, 40)
 		t = "signing: \"" + v + "\""
-	default:
-		return "", "", false
-	}
-	return v, t, true
+		return
+	},
 }
 
 // HoldsAny returns the first of values that text holds, "" for none: the

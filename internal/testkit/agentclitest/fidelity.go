@@ -120,15 +120,47 @@ type Imported struct {
 // of the answers, but for the calls named not recorded.
 func CheckFidelity(t testing.TB, answers []Answer, sessions []Imported, e Expect) {
 	t.Helper()
-	var sent []string
-	for _, a := range answers {
-		sent = append(sent, Strings(a.Request.Raw))
+	w := wantOfAnswers(t, answers, e)
+	g := gotOfSessions(t, sessions, w)
+	sameBag(t, "reply texts", g.texts, w.texts)
+	sameBag(t, "reasoning blocks", g.reasoning, w.reasoning)
+	sameBag(t, "tool calls", g.calls, w.toolCalls)
+	if g.summaries != w.summaries || g.usage.Compactions != w.summaries {
+		t.Errorf("%d summary messages and %d compactions; the model made %d summaries", g.summaries, g.usage.Compactions, w.summaries)
 	}
-	var want Usage
-	var calls, summaries int64
-	var texts, reasoning []string
-	var toolCalls []string
-	order := map[string]int{}
+	got := g.usage
+	if e.NoUsage {
+		if got.APICalls != 0 || got.InputTokens+got.OutputTokens != 0 {
+			t.Errorf("%d model calls and %d tokens imported from an agent said to record none", got.APICalls, got.InputTokens+got.OutputTokens)
+		}
+	} else if got.APICalls != w.calls {
+		t.Errorf("%d model calls imported; the model answered %d that the agent records", got.APICalls, w.calls)
+	}
+	if u := (Usage{Input: got.InputTokens, Cached: got.CacheReadTokens, Output: got.OutputTokens}); u != w.usage && !e.NoUsage {
+		t.Errorf("tokens imported %+v; the model reported %+v for the calls the agent records", u, w.usage)
+	}
+	t.Logf("fidelity: %d answers, %d calls recorded, %d replies, %d reasoning blocks, %d tool calls, %d summaries, %d sessions",
+		len(answers), w.calls, len(w.texts), len(w.reasoning), len(w.toolCalls), w.summaries, len(sessions))
+}
+
+// fidelityWant is what CheckFidelity wants of the sessions, from the
+// model's answers: the prompts sent, the usage and number of the calls
+// the agent records, the summaries, the replies' texts (with the place
+// of each said once in order), reasoning blocks and tool calls.
+type fidelityWant struct {
+	sent                        []string
+	usage                       Usage
+	calls, summaries            int64
+	texts, reasoning, toolCalls []string
+	order                       map[string]int
+}
+
+func wantOfAnswers(t testing.TB, answers []Answer, e Expect) *fidelityWant {
+	t.Helper()
+	w := &fidelityWant{order: map[string]int{}}
+	for _, a := range answers {
+		w.sent = append(w.sent, Strings(a.Request.Raw))
+	}
 	notRecorded := map[string]int{}
 	for i, a := range answers {
 		if a.Failed {
@@ -136,7 +168,7 @@ func CheckFidelity(t testing.TB, answers []Answer, sessions []Imported, e Expect
 		}
 		summary := e.Summary != nil && e.Summary(a.Request) && (e.Discarded == nil || !e.Discarded(a))
 		if summary {
-			summaries++
+			w.summaries++
 		}
 		if name := notRecordedName(a, e); name != "" {
 			notRecorded[name]++
@@ -146,76 +178,67 @@ func CheckFidelity(t testing.TB, answers []Answer, sessions []Imported, e Expect
 			t.Errorf("request %d (%.120q) was answered by no script: what the agent keeps of it cannot be checked", i+1, lastLine(Strings(a.Request.Raw)))
 			continue
 		}
-		calls++
-		want.Input += a.Usage.Input - a.Usage.Cached
-		want.Cached += a.Usage.Cached
-		want.Output += a.Usage.Output
+		w.calls++
+		w.usage.Input += a.Usage.Input - a.Usage.Cached
+		w.usage.Cached += a.Usage.Cached
+		w.usage.Output += a.Usage.Output
 		if summary || e.Discarded != nil && e.Discarded(a) {
 			continue
 		}
-		if s := strings.TrimSpace(a.Text); s != "" {
-			texts = append(texts, s)
-			if _, dup := order[s]; dup {
-				order[s] = -1
-			} else {
-				order[s] = i
-			}
-		}
-		if s := strings.TrimSpace(a.Reasoning); s != "" && !e.NoReasoning {
-			reasoning = append(reasoning, s)
-		}
-		toolCalls = append(toolCalls, a.Calls...)
+		w.answered(a, i, e)
 	}
 	if len(notRecorded) > 0 {
 		t.Logf("calls not recorded, as docs/import.md says: %v", notRecorded)
 	}
+	return w
+}
 
-	var got loom.Usage
-	var gotTexts, gotReasoning, gotCalls []string
-	var gotSummaries int64
-	byID := map[string]Imported{}
+// answered adds what answer i, a recorded one, says: its text, its
+// reasoning and its tool calls.
+func (w *fidelityWant) answered(a Answer, i int, e Expect) {
+	if s := strings.TrimSpace(a.Text); s != "" {
+		w.texts = append(w.texts, s)
+		if _, dup := w.order[s]; dup {
+			w.order[s] = -1
+		} else {
+			w.order[s] = i
+		}
+	}
+	if s := strings.TrimSpace(a.Reasoning); s != "" && !e.NoReasoning {
+		w.reasoning = append(w.reasoning, s)
+	}
+	w.toolCalls = append(w.toolCalls, a.Calls...)
+}
+
+// fidelityGot is what the imported sessions hold of what fidelityWant
+// names.
+type fidelityGot struct {
+	usage                   loom.Usage
+	texts, reasoning, calls []string
+	summaries               int64
+	byID                    map[string]Imported
+}
+
+func gotOfSessions(t testing.TB, sessions []Imported, w *fidelityWant) *fidelityGot {
+	t.Helper()
+	g := &fidelityGot{byID: map[string]Imported{}}
 	for _, im := range sessions {
-		byID[im.Session.ID] = im
+		g.byID[im.Session.ID] = im
 	}
 	for _, im := range sessions {
 		s := im.Session
-		got.Add(s.Usage)
+		g.usage.Add(s.Usage)
 		last := -1
 		for _, m := range im.Messages {
 			if m.Role == loom.RoleSummary {
-				gotSummaries++
+				g.summaries++
 			}
 			for _, p := range m.Parts {
-				switch {
-				case p.Type == loom.PartText && m.Role == loom.RoleUser && strings.TrimSpace(p.Text) != "":
-					if !slices.ContainsFunc(sent, func(r string) bool { return strings.Contains(r, strings.TrimSpace(p.Text)) }) {
-						t.Errorf("%s: the prompt %.100q was never sent to the model", s.Key, p.Text)
-					}
-				case p.Type == loom.PartText && m.Role == loom.RoleAssistant && strings.TrimSpace(p.Text) != "":
-					x := strings.TrimSpace(p.Text)
-					gotTexts = append(gotTexts, x)
-					if i, ok := order[x]; ok && i >= 0 {
-						if i < last {
-							t.Errorf("%s: the reply %q comes after one the model gave later", s.Key, x)
-						}
-						last = i
-					}
-				case p.Type == loom.PartReasoning && strings.TrimSpace(p.Text) != "":
-					gotReasoning = append(gotReasoning, strings.TrimSpace(p.Text))
-				case p.Type == loom.PartTool:
-					gotCalls = append(gotCalls, p.Name)
-					if p.Status != loom.ToolCompleted && p.Status != loom.ToolError {
-						t.Errorf("%s: the call %s (%s) is %s, without its result", s.Key, p.Name, p.CallID, p.Status)
-					}
-				case p.Type == loom.PartAgent:
-					if sub, ok := byID[p.SessionID]; !ok || sub.Session.ParentID != s.ID {
-						t.Errorf("%s: its agent part names %q, not a sub-agent of it", s.Key, p.SessionID)
-					}
-				}
+				g.part(t, w, s, m, p, &last)
 			}
 		}
 		if s.Kind == loom.KindSubagent {
-			parent, ok := byID[s.ParentID]
+			parent, ok := g.byID[s.ParentID]
 			if !ok || !slices.ContainsFunc(parent.Messages, func(m *loom.Message) bool {
 				return slices.ContainsFunc(m.Parts, func(p loom.Part) bool { return p.Type == loom.PartAgent && p.SessionID == s.ID })
 			}) {
@@ -223,24 +246,39 @@ func CheckFidelity(t testing.TB, answers []Answer, sessions []Imported, e Expect
 			}
 		}
 	}
-	sameBag(t, "reply texts", gotTexts, texts)
-	sameBag(t, "reasoning blocks", gotReasoning, reasoning)
-	sameBag(t, "tool calls", gotCalls, toolCalls)
-	if gotSummaries != summaries || got.Compactions != summaries {
-		t.Errorf("%d summary messages and %d compactions; the model made %d summaries", gotSummaries, got.Compactions, summaries)
-	}
-	if e.NoUsage {
-		if got.APICalls != 0 || got.InputTokens+got.OutputTokens != 0 {
-			t.Errorf("%d model calls and %d tokens imported from an agent said to record none", got.APICalls, got.InputTokens+got.OutputTokens)
+	return g
+}
+
+// part takes in part p of message m of session s; last is the place,
+// among the answers, of the latest reply of s read so far.
+func (g *fidelityGot) part(t testing.TB, w *fidelityWant, s *loom.Session, m *loom.Message, p loom.Part, last *int) {
+	t.Helper()
+	switch {
+	case p.Type == loom.PartText && m.Role == loom.RoleUser && strings.TrimSpace(p.Text) != "":
+		if !slices.ContainsFunc(w.sent, func(r string) bool { return strings.Contains(r, strings.TrimSpace(p.Text)) }) {
+			t.Errorf("%s: the prompt %.100q was never sent to the model", s.Key, p.Text)
 		}
-	} else if got.APICalls != calls {
-		t.Errorf("%d model calls imported; the model answered %d that the agent records", got.APICalls, calls)
+	case p.Type == loom.PartText && m.Role == loom.RoleAssistant && strings.TrimSpace(p.Text) != "":
+		x := strings.TrimSpace(p.Text)
+		g.texts = append(g.texts, x)
+		if i, ok := w.order[x]; ok && i >= 0 {
+			if i < *last {
+				t.Errorf("%s: the reply %q comes after one the model gave later", s.Key, x)
+			}
+			*last = i
+		}
+	case p.Type == loom.PartReasoning && strings.TrimSpace(p.Text) != "":
+		g.reasoning = append(g.reasoning, strings.TrimSpace(p.Text))
+	case p.Type == loom.PartTool:
+		g.calls = append(g.calls, p.Name)
+		if p.Status != loom.ToolCompleted && p.Status != loom.ToolError {
+			t.Errorf("%s: the call %s (%s) is %s, without its result", s.Key, p.Name, p.CallID, p.Status)
+		}
+	case p.Type == loom.PartAgent:
+		if sub, ok := g.byID[p.SessionID]; !ok || sub.Session.ParentID != s.ID {
+			t.Errorf("%s: its agent part names %q, not a sub-agent of it", s.Key, p.SessionID)
+		}
 	}
-	if g := (Usage{Input: got.InputTokens, Cached: got.CacheReadTokens, Output: got.OutputTokens}); g != want && !e.NoUsage {
-		t.Errorf("tokens imported %+v; the model reported %+v for the calls the agent records", g, want)
-	}
-	t.Logf("fidelity: %d answers, %d calls recorded, %d replies, %d reasoning blocks, %d tool calls, %d summaries, %d sessions",
-		len(answers), calls, len(texts), len(reasoning), len(toolCalls), summaries, len(sessions))
 }
 
 func notRecordedName(a Answer, e Expect) string {

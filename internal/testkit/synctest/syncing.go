@@ -68,6 +68,20 @@ func testSyncLogRecordsEveryChange(t *testing.T, newStore Factory) {
 	if err := st.Restore(ctx, fork.ID); err != nil {
 		t.Fatal(err)
 	}
+	refusedChangesAndPurge(t, ctx, st, s, fork)
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	imp := &loom.SessionData{Session: &loom.Session{ID: loom.NewID(), UserID: "alice", Kind: loom.KindMain, CreatedAt: now, UpdatedAt: now},
+		Messages: []*loom.Message{{ID: loom.NewID(), Seq: 1, Role: loom.RoleUser, CreatedAt: now, Parts: []loom.Part{{ID: "p1", Type: loom.PartText, Text: "imported"}}}}}
+	if err := st.Import(ctx, []*loom.SessionData{imp}); err != nil {
+		t.Fatal(err)
+	}
+
+	log := recordedTypes(t, st, before)
+
+	checkRecorded(t, log, host, s, fork, rewound, imp, q1, q2, a1)
+}
+
+func refusedChangesAndPurge(t *testing.T, ctx context.Context, st Store, s, fork *loom.Session) {
 	// Refused changes record nothing: a fork at a turn the session does
 	// not have, a rename to two lines.
 	if _, err := st.Fork(ctx, s.ID, loom.ForkOptions{Turn: 9}); loom.ErrorCode(err) != loom.EINVALID {
@@ -80,13 +94,12 @@ func testSyncLogRecordsEveryChange(t *testing.T, newStore Factory) {
 	if _, err := st.Delete(ctx, fork.ID, loom.DeleteOptions{Purge: true}); err != nil {
 		t.Fatal(err)
 	}
-	now := time.Now().UTC().Truncate(time.Millisecond)
-	imp := &loom.SessionData{Session: &loom.Session{ID: loom.NewID(), UserID: "alice", Kind: loom.KindMain, CreatedAt: now, UpdatedAt: now},
-		Messages: []*loom.Message{{ID: loom.NewID(), Seq: 1, Role: loom.RoleUser, CreatedAt: now, Parts: []loom.Part{{ID: "p1", Type: loom.PartText, Text: "imported"}}}}}
-	if err := st.Import(ctx, []*loom.SessionData{imp}); err != nil {
-		t.Fatal(err)
-	}
+}
 
+// recordedTypes: the log's first record imports the session made before
+// sync was set up; the others, returned, are one of each change, in order,
+// without a gap.
+func recordedTypes(t *testing.T, st Store, before *loom.Session) []Logged {
 	log := SyncLog(t, st)
 	// The session made before sync was set up is the log's first record.
 	if p, ok := log[0].Decoded.(*synclog.Imported); !ok || p.Sessions[0].Session.ID != before.ID || len(p.Sessions[0].Messages) != 1 {
@@ -110,7 +123,12 @@ func testSyncLogRecordsEveryChange(t *testing.T, newStore Factory) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("records:\n got %v\nwant %v", got, want)
 	}
+	return log
+}
 
+// checkRecorded: each record of testSyncLogRecordsEveryChange's changes
+// says what the change did.
+func checkRecorded(t *testing.T, log []Logged, host synclog.HostID, s, fork, rewound *loom.Session, imp *loom.SessionData, q1, q2, a1 *loom.Message) {
 	created := log[0].Decoded.(*synclog.SessionCreated)
 	if created.Session.ID != s.ID || created.Session.Title != "plan" || created.Session.Key != "cli:api" {
 		t.Errorf("session created = %+v", created.Session)
@@ -128,6 +146,12 @@ func testSyncLogRecordsEveryChange(t *testing.T, newStore Factory) {
 	if p := log[4].Decoded.(*synclog.UsageUpdated); p.MessageID != a1.ID || p.Usage.InputTokens != 7 {
 		t.Errorf("usage updated = %+v", p)
 	}
+	checkRecordedLifecycle(t, log, host, s, fork, rewound, imp, a1)
+}
+
+// checkRecordedLifecycle: the records of the rename, fork, rewind, trash,
+// purge and import say what each did.
+func checkRecordedLifecycle(t *testing.T, log []Logged, host synclog.HostID, s, fork, rewound *loom.Session, imp *loom.SessionData, a1 *loom.Message) {
 	if p := log[7].Decoded.(*synclog.SessionChanged); p.Title == nil || *p.Title != "the plan" || p.Archive == nil || p.Archive.At == nil || p.At == nil {
 		t.Errorf("session changed = %+v", p)
 	}
@@ -226,34 +250,7 @@ func testEnableSyncRecordsHistory(t *testing.T, newStore Factory) {
 	if _, err := st.EnableSync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	got := map[string][]*loom.Message{}
-	rows := map[string]*loom.Session{}
-	records := map[string]int{}
-	rearchived := false
-	for _, r := range SyncLog(t, st) {
-		switch p := r.Decoded.(type) {
-		case *synclog.Imported:
-			rows[p.Sessions[0].Session.ID] = p.Sessions[0].Session
-			got[p.Sessions[0].Session.ID] = p.Sessions[0].Messages
-			records[p.Sessions[0].Session.ID]++
-		case *synclog.MessagesAppended:
-			prev := got[p.SessionID]
-			if n := len(prev); n == 0 || prev[n-1].ID != p.PrevID || p.FirstSeq != int64(n+1) {
-				t.Fatalf("append to %s at %d after %q does not follow the %d messages before", p.SessionID, p.FirstSeq, p.PrevID, n)
-			}
-			if len(p.Messages) > 1000 {
-				t.Errorf("a record of %d messages, over a thousand", len(p.Messages))
-			}
-			got[p.SessionID] = append(prev, p.Messages...)
-			records[p.SessionID]++
-		case *synclog.SessionChanged:
-			// The archived long session is archived again after the
-			// appends of its later chunks, which unarchive it.
-			rearchived = p.SessionID == long.Session.ID && p.Archive != nil && p.Archive.At != nil && records[p.SessionID] == 3
-		default:
-			t.Fatalf("record %d is %s, want imports and appends", r.Index, p.Type())
-		}
-	}
+	got, rows, records, rearchived := replayHistory(t, st, long.Session.ID)
 	if len(got[long.Session.ID]) != 2500 || got[long.Session.ID][2499].Parts[0].Text != "message 2500" || records[long.Session.ID] != 3 {
 		t.Errorf("the long session's history holds %d messages in %d records", len(got[long.Session.ID]), records[long.Session.ID])
 	}
@@ -275,6 +272,38 @@ func testEnableSyncRecordsHistory(t *testing.T, newStore Factory) {
 	if rows[gone.ID] == nil || rows[gone.ID].DeletedAt == nil {
 		t.Errorf("the trashed session is not recorded in the trash: %+v", rows[gone.ID])
 	}
+}
+
+// replayHistory reads st's log of history as imports and appends: the
+// messages and rows of each session, how many records each took, and
+// whether the session longID was archived again after its appends.
+func replayHistory(t *testing.T, st Store, longID string) (got map[string][]*loom.Message, rows map[string]*loom.Session, records map[string]int, rearchived bool) {
+	got, rows, records = map[string][]*loom.Message{}, map[string]*loom.Session{}, map[string]int{}
+	for _, r := range SyncLog(t, st) {
+		switch p := r.Decoded.(type) {
+		case *synclog.Imported:
+			rows[p.Sessions[0].Session.ID] = p.Sessions[0].Session
+			got[p.Sessions[0].Session.ID] = p.Sessions[0].Messages
+			records[p.Sessions[0].Session.ID]++
+		case *synclog.MessagesAppended:
+			prev := got[p.SessionID]
+			if n := len(prev); n == 0 || prev[n-1].ID != p.PrevID || p.FirstSeq != int64(n+1) {
+				t.Fatalf("append to %s at %d after %q does not follow the %d messages before", p.SessionID, p.FirstSeq, p.PrevID, n)
+			}
+			if len(p.Messages) > 1000 {
+				t.Errorf("a record of %d messages, over a thousand", len(p.Messages))
+			}
+			got[p.SessionID] = append(prev, p.Messages...)
+			records[p.SessionID]++
+		case *synclog.SessionChanged:
+			// The archived long session is archived again after the
+			// appends of its later chunks, which unarchive it.
+			rearchived = p.SessionID == longID && p.Archive != nil && p.Archive.At != nil && records[p.SessionID] == 3
+		default:
+			t.Fatalf("record %d is %s, want imports and appends", r.Index, p.Type())
+		}
+	}
+	return got, rows, records, rearchived
 }
 
 // A long session's history comes in several records: applied, it has
