@@ -52,8 +52,8 @@ func (Format) Handoff(ctx context.Context, h *handoff.Handoff) (*handoff.Handed,
 			ev.add("user.message", at, map[string]any{"content": text, "messageId": uuid.NewString()})
 			continue
 		}
-		r := &handedReply{ev: ev, at: at, model: e.Model}
-		r.write(h, out, &ids, e.Parts)
+		importer.WriteReply(h, out, &ids, handoff.Tools{Target: Tool, Shell: "bash", Read: "view", ReadKey: "path"}, e.Parts,
+			&handedReply{ev: ev, at: at, model: e.Model})
 	}
 	if err := handoff.WriteLines(ctx, out.Path, ev.events); err != nil {
 		return nil, err
@@ -82,38 +82,26 @@ type handedReply struct {
 	requests, results []map[string]any
 }
 
-// write writes the reply of parts.
-func (r *handedReply) write(h *handoff.Handoff, out *handoff.Handed, ids *handoff.CallIDs, parts []loom.Part) {
-	for _, p := range parts {
-		switch p.Type {
-		case loom.PartReasoning, loom.PartText:
-			if len(r.results) > 0 {
-				r.flush()
-			}
-			if p.Type == loom.PartReasoning {
-				joinText(&r.reasoning, p.Text)
-			} else {
-				joinText(&r.text, p.Text)
-			}
-		case loom.PartTool:
-			name, args := h.Call(p, handoff.Tools{Target: Tool, Shell: "bash", Read: "view", ReadKey: "path"})
-			if name == "" {
-				if len(r.results) > 0 {
-					r.flush()
-				}
-				out.ToolRecords++
-				joinText(&r.text, handoff.ToolRecord(p))
-				continue
-			}
-			out.ToolCalls++
-			r.call(ids.For(p), name, args, p)
-		}
+var _ importer.ReplyWriter = (*handedReply)(nil)
+
+// Part adds a text or reasoning part to the reply's content or
+// reasoningText.
+func (r *handedReply) Part(p loom.Part) {
+	if p.Type == loom.PartReasoning {
+		joinText(&r.reasoning, p.Text)
+	} else {
+		joinText(&r.text, p.Text)
 	}
-	r.flush()
 }
 
-// call adds the request of tool part p, and its result.
-func (r *handedReply) call(callID, name string, args any, p loom.Part) {
+// Record adds a call told as text to the reply's content.
+func (r *handedReply) Record(text string) { joinText(&r.text, text) }
+
+// Calls is how many tool requests the reply holds.
+func (r *handedReply) Calls() int { return len(r.results) }
+
+// Call adds the request of tool part p, and its result.
+func (r *handedReply) Call(callID, name string, args any, p loom.Part) {
 	r.requests = append(r.requests, map[string]any{"toolCallId": callID, "name": name, "arguments": args, "type": "function"})
 	res := map[string]any{"toolCallId": callID, "success": p.Status != loom.ToolError,
 		"result": map[string]any{"content": handoff.ResultText(p)}}
@@ -124,9 +112,9 @@ func (r *handedReply) call(callID, name string, args any, p loom.Part) {
 	r.results = append(r.results, res)
 }
 
-// flush writes what the reply holds so far: an assistant.message and the
+// Flush writes what the reply holds so far: an assistant.message and the
 // tool.execution_complete of each of its calls.
-func (r *handedReply) flush() {
+func (r *handedReply) Flush() {
 	if r.text == "" && r.reasoning == "" && len(r.requests) == 0 {
 		return
 	}

@@ -76,8 +76,9 @@ func (Format) Handoff(ctx context.Context, h *handoff.Handoff) (*handoff.Handed,
 			recs = append(recs, userRecord(e))
 			continue
 		}
-		r := &handedReply{at: at, model: e.Model}
-		recs = r.write(h, out, &ids, e.Parts, recs)
+		r := &handedReply{at: at, model: e.Model, recs: recs}
+		importer.WriteReply(h, out, &ids, handoff.Tools{Target: Tool, Shell: "run_shell_command", Read: "read_file", ReadKey: "file_path"}, e.Parts, r)
+		recs = r.recs
 	}
 	if err := handoff.WriteLines(ctx, out.Path, recs); err != nil {
 		return nil, err
@@ -116,37 +117,26 @@ type handedReply struct {
 	recs                []any
 }
 
-// write adds the records of a reply of parts to recs.
-func (r *handedReply) write(h *handoff.Handoff, out *handoff.Handed, ids *handoff.CallIDs, parts []loom.Part, recs []any) []any {
-	r.recs = recs
-	for _, p := range parts {
-		switch p.Type {
-		case loom.PartReasoning:
-			if len(r.toolCalls) > 0 {
-				r.flush()
-			}
-			r.thoughts = append(r.thoughts, map[string]any{"subject": "", "description": p.Text, "timestamp": handoff.Stamp(r.at)})
-		case loom.PartText:
-			if len(r.toolCalls) > 0 {
-				r.flush()
-			}
-			r.text = append(r.text, p.Text)
-		case loom.PartTool:
-			name, args := h.Call(p, handoff.Tools{Target: Tool, Shell: "run_shell_command", Read: "read_file", ReadKey: "file_path"})
-			if name == "" {
-				if len(r.toolCalls) > 0 {
-					r.flush()
-				}
-				out.ToolRecords++
-				r.text = append(r.text, handoff.ToolRecord(p))
-				continue
-			}
-			out.ToolCalls++
-			r.toolCalls = append(r.toolCalls, r.toolCall(ids.For(p), name, args, p))
-		}
+var _ importer.ReplyWriter = (*handedReply)(nil)
+
+// Part adds a thought or text to the record.
+func (r *handedReply) Part(p loom.Part) {
+	if p.Type == loom.PartReasoning {
+		r.thoughts = append(r.thoughts, map[string]any{"subject": "", "description": p.Text, "timestamp": handoff.Stamp(r.at)})
+	} else {
+		r.text = append(r.text, p.Text)
 	}
-	r.flush()
-	return r.recs
+}
+
+// Record adds a call told as text to the record's text.
+func (r *handedReply) Record(text string) { r.text = append(r.text, text) }
+
+// Calls is how many tool calls the record holds.
+func (r *handedReply) Calls() int { return len(r.toolCalls) }
+
+// Call adds tool part p's call, with its functionResponse.
+func (r *handedReply) Call(callID, name string, args any, p loom.Part) {
+	r.toolCalls = append(r.toolCalls, r.toolCall(callID, name, args, p))
 }
 
 // toolCall is the record of tool part p's call, with its
@@ -170,8 +160,8 @@ func (r *handedReply) toolCall(callID, name string, args any, p loom.Part) map[s
 	}
 }
 
-// flush adds the record of what the reply holds so far.
-func (r *handedReply) flush() {
+// Flush adds the record of what the reply holds so far.
+func (r *handedReply) Flush() {
 	if len(r.text) == 0 && len(r.thoughts) == 0 && len(r.toolCalls) == 0 {
 		return
 	}

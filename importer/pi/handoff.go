@@ -64,8 +64,8 @@ func (Format) Handoff(ctx context.Context, h *handoff.Handoff) (*handoff.Handed,
 			c.add(at, map[string]any{"role": "user", "content": content, "timestamp": ms})
 			continue
 		}
-		r := &handedReply{c: c, at: at, ms: ms, model: e.Model}
-		r.write(h, out, &ids, e.Parts)
+		importer.WriteReply(h, out, &ids, handoff.Tools{Target: Tool, Shell: "bash", Read: "read", ReadKey: "path"}, e.Parts,
+			&handedReply{c: c, at: at, ms: ms, model: e.Model})
 	}
 	recs = c.recs
 	if err := handoff.WriteLines(ctx, out.Path, recs); err != nil {
@@ -99,43 +99,35 @@ type handedReply struct {
 	results []map[string]any
 }
 
-// write writes the reply of parts.
-func (r *handedReply) write(h *handoff.Handoff, out *handoff.Handed, ids *handoff.CallIDs, parts []loom.Part) {
-	for _, p := range parts {
-		switch p.Type {
-		case loom.PartReasoning:
-			if len(r.results) > 0 {
-				r.flush()
-			}
-			r.content = append(r.content, map[string]any{"type": "thinking", "thinking": p.Text})
-		case loom.PartText:
-			if len(r.results) > 0 {
-				r.flush()
-			}
-			r.content = append(r.content, map[string]any{"type": "text", "text": p.Text})
-		case loom.PartTool:
-			name, args := h.Call(p, handoff.Tools{Target: Tool, Shell: "bash", Read: "read", ReadKey: "path"})
-			if name == "" {
-				if len(r.results) > 0 {
-					r.flush()
-				}
-				out.ToolRecords++
-				r.content = append(r.content, map[string]any{"type": "text", "text": handoff.ToolRecord(p)})
-				continue
-			}
-			out.ToolCalls++
-			callID := ids.For(p)
-			r.content = append(r.content, map[string]any{"type": "toolCall", "id": callID, "name": name, "arguments": args})
-			r.results = append(r.results, map[string]any{"role": "toolResult", "toolCallId": callID, "toolName": name,
-				"content": []any{map[string]any{"type": "text", "text": handoff.ResultText(p)}},
-				"isError": p.Status == loom.ToolError, "timestamp": r.ms})
-		}
+var _ importer.ReplyWriter = (*handedReply)(nil)
+
+// Part adds a thinking or text block.
+func (r *handedReply) Part(p loom.Part) {
+	if p.Type == loom.PartReasoning {
+		r.content = append(r.content, map[string]any{"type": "thinking", "thinking": p.Text})
+	} else {
+		r.content = append(r.content, map[string]any{"type": "text", "text": p.Text})
 	}
-	r.flush()
 }
 
-// flush writes what the reply holds so far, then its calls' results.
-func (r *handedReply) flush() {
+// Record adds a call told as text, as a text block.
+func (r *handedReply) Record(text string) {
+	r.content = append(r.content, map[string]any{"type": "text", "text": text})
+}
+
+// Calls is how many calls the reply holds.
+func (r *handedReply) Calls() int { return len(r.results) }
+
+// Call adds tool part p's call, and its toolResult.
+func (r *handedReply) Call(callID, name string, args any, p loom.Part) {
+	r.content = append(r.content, map[string]any{"type": "toolCall", "id": callID, "name": name, "arguments": args})
+	r.results = append(r.results, map[string]any{"role": "toolResult", "toolCallId": callID, "toolName": name,
+		"content": []any{map[string]any{"type": "text", "text": handoff.ResultText(p)}},
+		"isError": p.Status == loom.ToolError, "timestamp": r.ms})
+}
+
+// Flush writes what the reply holds so far, then its calls' results.
+func (r *handedReply) Flush() {
 	if len(r.content) == 0 {
 		return
 	}
