@@ -34,18 +34,8 @@ var ErrNotArray = errors.New("not a JSON array")
 // the array: an element that is not valid JSON is fn's to find.
 func Elements(ctx context.Context, r io.Reader, fn func(i int, elem []byte) error, tooLong func(i int)) error {
 	br := bufio.NewReaderSize(r, 64<<10)
-	if bom, _ := br.Peek(3); string(bom) == "\xef\xbb\xbf" {
-		br.Discard(3) // a byte order mark, as some editors save JSON
-	}
-	c, err := skipSpace(br)
-	if err != nil {
-		if err == io.EOF {
-			return ErrNotArray
-		}
+	if err := arrayStart(br); err != nil {
 		return err
-	}
-	if c != '[' {
-		return ErrNotArray
 	}
 	var buf []byte
 	for i, n := 0, 0; ; n++ {
@@ -71,56 +61,9 @@ func Elements(ctx context.Context, r io.Reader, fn func(i int, elem []byte) erro
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		buf = buf[:0]
-		over := false
-		depth, inString, escaped := 0, false, false
-		for size := 1; ; size++ {
-			if !over {
-				if len(buf) >= MaxElement {
-					over, buf = true, buf[:0]
-				} else {
-					buf = append(buf, c)
-				}
-			}
-			switch {
-			case inString:
-				switch {
-				case escaped:
-					escaped = false
-				case c == '\\':
-					escaped = true
-				case c == '"':
-					inString = false
-				}
-			case c == '"':
-				inString = true
-			case c == '{' || c == '[':
-				depth++
-			case c == '}' || c == ']':
-				depth--
-			}
-			if depth <= 0 && !inString {
-				// A scalar ends where the next byte is a comma, a ] or
-				// a space; an object or array at its closing bracket.
-				if depth < 0 || c == '}' || c == ']' || c == '"' {
-					break
-				}
-				next, err := br.Peek(1)
-				if err != nil {
-					return unexpected(err)
-				}
-				if next[0] == ',' || next[0] == ']' || isSpace(next[0]) {
-					break
-				}
-			}
-			if c, err = br.ReadByte(); err != nil {
-				return unexpected(err)
-			}
-			if size%(4<<20) == 0 {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-			}
+		var over bool
+		if buf, over, err = element(ctx, br, c, buf[:0]); err != nil {
+			return err
 		}
 		if over {
 			tooLong(i)
@@ -128,6 +71,90 @@ func Elements(ctx context.Context, r io.Reader, fn func(i int, elem []byte) erro
 			return err
 		}
 		i++
+	}
+}
+
+// arrayStart reads what comes before an array's first element: a byte
+// order mark, as some editors save JSON, white space and the [.
+func arrayStart(br *bufio.Reader) error {
+	if bom, _ := br.Peek(3); string(bom) == "\xef\xbb\xbf" {
+		br.Discard(3)
+	}
+	c, err := skipSpace(br)
+	if err != nil {
+		if err == io.EOF {
+			return ErrNotArray
+		}
+		return err
+	}
+	if c != '[' {
+		return ErrNotArray
+	}
+	return nil
+}
+
+// element reads into buf one element of a JSON array, c its first byte,
+// up to its last: an object or array to its closing bracket, a scalar
+// to before the comma, ] or space that follows it. over says it was
+// longer than MaxElement (then buf holds none of it).
+func element(ctx context.Context, br *bufio.Reader, c byte, buf []byte) (_ []byte, over bool, err error) {
+	var js jsonNesting
+	for size := 1; ; size++ {
+		if !over {
+			if len(buf) >= MaxElement {
+				over, buf = true, buf[:0]
+			} else {
+				buf = append(buf, c)
+			}
+		}
+		js.step(c)
+		if js.depth <= 0 && !js.inString {
+			if js.depth < 0 || c == '}' || c == ']' || c == '"' {
+				return buf, over, nil
+			}
+			next, err := br.Peek(1)
+			if err != nil {
+				return buf, over, unexpected(err)
+			}
+			if next[0] == ',' || next[0] == ']' || isSpace(next[0]) {
+				return buf, over, nil
+			}
+		}
+		if c, err = br.ReadByte(); err != nil {
+			return buf, over, unexpected(err)
+		}
+		if size%(4<<20) == 0 {
+			if err := ctx.Err(); err != nil {
+				return buf, over, err
+			}
+		}
+	}
+}
+
+// jsonNesting follows the brackets and strings of JSON a byte at a
+// time.
+type jsonNesting struct {
+	depth             int
+	inString, escaped bool
+}
+
+func (js *jsonNesting) step(c byte) {
+	switch {
+	case js.inString:
+		switch {
+		case js.escaped:
+			js.escaped = false
+		case c == '\\':
+			js.escaped = true
+		case c == '"':
+			js.inString = false
+		}
+	case c == '"':
+		js.inString = true
+	case c == '{' || c == '[':
+		js.depth++
+	case c == '}' || c == ']':
+		js.depth--
 	}
 }
 

@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"maps"
 	"os"
-	"slices"
 	"time"
 
 	"github.com/loomhq/loom"
@@ -214,41 +212,8 @@ func (im *Importer) runTool(ctx context.Context, t Target) (*ToolReport, error) 
 
 // bundle imports one bundle unless its files are as recorded.
 func (im *Importer) bundle(ctx context.Context, f Format, b Bundle, known map[string]loom.ImportedFile, bundled map[string][]string, waitForParents bool, tr *ToolReport) error {
-	stats := make([]loom.ImportedFile, 0, len(b.Files))
-	files := make([]string, 0, len(b.Files))
-	// Unchanged when every file listed is as recorded. A file recorded
-	// for the bundle that it no longer lists (deleted, or, as in old
-	// stores, a marker file read beside the sessions) adds nothing to
-	// read again.
-	unchanged := true
-	var newest time.Time
-	for _, p := range b.Files {
-		fi, err := os.Stat(p)
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				continue // gone since it was listed
-			}
-			tr.failed(Problem{File: p, Reason: err.Error()})
-			continue
-		}
-		if !fi.Mode().IsRegular() {
-			// A FIFO would block the read until something writes to it,
-			// a device (/dev/zero) never ends: only files are sessions.
-			tr.failed(Problem{File: p, Reason: "not a regular file (" + safefile.Kind(fi.Mode()) + "); only session files are read"})
-			if p == b.Name() {
-				return nil
-			}
-			continue
-		}
-		files = append(files, p)
-		rec := loom.ImportedFile{UserID: im.UserID, Path: p, Tool: f.Tool(), Bundle: b.Name(), Size: fi.Size(), ModTime: fi.ModTime().UTC()}
-		if k, ok := known[p]; !ok || k.Size != rec.Size || !k.ModTime.Equal(rec.ModTime) || k.Bundle != rec.Bundle {
-			unchanged = false
-		}
-		newest = later(newest, rec.ModTime)
-		stats = append(stats, rec)
-	}
-	if len(stats) == 0 {
+	files, stats, unchanged, newest, ok := im.statBundle(f, b, known, tr)
+	if !ok || len(stats) == 0 {
 		return nil
 	}
 	if unchanged && !im.Rescan {
@@ -284,23 +249,9 @@ func (im *Importer) bundle(ctx context.Context, f Format, b Bundle, known map[st
 			return err
 		}
 	}
-	res, err := read(ctx, f, Bundle{Files: files})
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	// The rule for bad input (badinput.go): a file that stays empty
-	// holds nothing yet, one line and recorded; one from which nothing
-	// could be read is one line, and fails.
-	empty := files[0] == b.Name() && stats[0].Size <= maxBlank && isEmpty(b.Name())
-	switch {
-	case (err != nil || len(res.Sessions) == 0) && empty:
-		res = &Result{Problems: []Problem{{File: b.Name(), Reason: emptyReason}}}
-	case err != nil:
-		tr.failed(Problem{File: b.Name(), Reason: err.Error()})
-		return nil
-	case len(res.Sessions) == 0 && len(res.Problems) > 0:
-		tr.failed(unreadable(b.Name(), res.Problems))
-		return nil
+	res, err := im.readBundle(ctx, f, b, files, stats, tr)
+	if err != nil || res == nil {
+		return err
 	}
 	if im.Rescan {
 		if err := im.repair(ctx, f, res, stats, tr); err != nil {
@@ -318,6 +269,75 @@ func (im *Importer) bundle(ctx context.Context, f Format, b Bundle, known map[st
 	if im.DryRun {
 		return nil
 	}
+	return im.recordBundle(ctx, f, b, res, stats, known, bundled, tr)
+}
+
+// statBundle takes the size and time of each file b lists: files are the
+// ones to read, stats their records. Unchanged when every file listed is
+// as recorded. A file recorded for the bundle that it no longer lists
+// (deleted, or, as in old stores, a marker file read beside the
+// sessions) adds nothing to read again. ok is false when b's own file is
+// not a regular file (a problem; nothing is read).
+func (im *Importer) statBundle(f Format, b Bundle, known map[string]loom.ImportedFile, tr *ToolReport) (files []string, stats []loom.ImportedFile, unchanged bool, newest time.Time, ok bool) {
+	stats = make([]loom.ImportedFile, 0, len(b.Files))
+	files = make([]string, 0, len(b.Files))
+	unchanged = true
+	for _, p := range b.Files {
+		fi, err := os.Stat(p)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // gone since it was listed
+			}
+			tr.failed(Problem{File: p, Reason: err.Error()})
+			continue
+		}
+		if !fi.Mode().IsRegular() {
+			// A FIFO would block the read until something writes to it,
+			// a device (/dev/zero) never ends: only files are sessions.
+			tr.failed(Problem{File: p, Reason: "not a regular file (" + safefile.Kind(fi.Mode()) + "); only session files are read"})
+			if p == b.Name() {
+				return nil, nil, false, time.Time{}, false
+			}
+			continue
+		}
+		files = append(files, p)
+		rec := loom.ImportedFile{UserID: im.UserID, Path: p, Tool: f.Tool(), Bundle: b.Name(), Size: fi.Size(), ModTime: fi.ModTime().UTC()}
+		if k, ok := known[p]; !ok || k.Size != rec.Size || !k.ModTime.Equal(rec.ModTime) || k.Bundle != rec.Bundle {
+			unchanged = false
+		}
+		newest = later(newest, rec.ModTime)
+		stats = append(stats, rec)
+	}
+	return files, stats, unchanged, newest, true
+}
+
+// readBundle reads files, b's, by the rule for bad input (badinput.go):
+// a file that stays empty holds nothing yet, one line and recorded; one
+// from which nothing could be read is one line, and fails (then the
+// result is nil).
+func (im *Importer) readBundle(ctx context.Context, f Format, b Bundle, files []string, stats []loom.ImportedFile, tr *ToolReport) (*Result, error) {
+	res, err := read(ctx, f, Bundle{Files: files})
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	empty := files[0] == b.Name() && stats[0].Size <= maxBlank && isEmpty(b.Name())
+	switch {
+	case (err != nil || len(res.Sessions) == 0) && empty:
+		res = &Result{Problems: []Problem{{File: b.Name(), Reason: emptyReason}}}
+	case err != nil:
+		tr.failed(Problem{File: b.Name(), Reason: err.Error()})
+		return nil, nil
+	case len(res.Sessions) == 0 && len(res.Problems) > 0:
+		tr.failed(unreadable(b.Name(), res.Problems))
+		return nil, nil
+	}
+	return res, nil
+}
+
+// recordBundle records b's files as imported, with the session they
+// hold when it is one (a main one and its sub-agents), in the batch
+// being written.
+func (im *Importer) recordBundle(ctx context.Context, f Format, b Bundle, res *Result, stats []loom.ImportedFile, known map[string]loom.ImportedFile, bundled map[string][]string, tr *ToolReport) error {
 	if len(res.Sessions) == 1 || (len(res.Sessions) > 0 && onlyOneMain(res.Sessions)) {
 		main := res.Sessions[0]
 		stats[0].SourceID = main.SourceID
@@ -386,158 +406,6 @@ func later(a, b time.Time) time.Time {
 		return b
 	}
 	return a
-}
-
-// Report is what one import did, per tool.
-type Report struct {
-	DryRun     bool          `json:"dry_run"`
-	Tools      []*ToolReport `json:"tools"`
-	Elapsed    time.Duration `json:"-"`
-	DurationMS int64         `json:"duration_ms"`
-}
-
-// ToolReport is what an import did with one tool's sessions.
-type ToolReport struct {
-	Tool  string   `json:"tool"`
-	Roots []string `json:"roots"`
-	// RootsFound counts the roots that exist: none means the tool is not
-	// installed (or keeps its sessions elsewhere).
-	RootsFound int `json:"roots_found"`
-	// FilesRead were read; FilesUnchanged were recognised as imported
-	// already, from their size and time, without being read;
-	// FilesFailed could not be read at all (each is also a problem): the
-	// rest was imported, and the command exits non-zero.
-	FilesRead      int `json:"files_read"`
-	FilesUnchanged int `json:"files_unchanged"`
-	FilesFailed    int `json:"files_failed"`
-	// Sessions new (created), grown (messages added) and unchanged
-	// (read again, nothing new).
-	SessionsNew       int `json:"sessions_new"`
-	SessionsGrown     int `json:"sessions_grown"`
-	SessionsUnchanged int `json:"sessions_unchanged"`
-	MessagesAdded     int `json:"messages_added"`
-	// ToolsUpdated counts tool calls whose result arrived after the call
-	// was imported.
-	ToolsUpdated int `json:"tool_results_added"`
-	// With Rescan: SessionsRepaired were put back as one import of their
-	// file makes them, ForksMerged forks that the file does not call for
-	// removed (what they held is in the session they split from), and
-	// MessagesRemoved is how many messages those forks and the sessions
-	// made again held.
-	SessionsRepaired int `json:"sessions_repaired"`
-	ForksMerged      int `json:"forks_merged"`
-	MessagesRemoved  int `json:"messages_removed"`
-	// Skipped counts lines or records left out, by type.
-	Skipped  map[string]int `json:"skipped"`
-	Problems []Problem      `json:"problems"`
-	// ProblemCount counts every problem; Problems keeps the first
-	// thousand.
-	ProblemCount int           `json:"problem_count"`
-	Elapsed      time.Duration `json:"-"`
-	DurationMS   int64         `json:"duration_ms"`
-	// Changes are the sessions created or grown, the first thousand, for
-	// a line each as --watch prints them.
-	Changes []SessionChange `json:"-"`
-
-	ids map[string]string // source id → loom id, of the bundle being written
-	// failures are the problems of files that could not be read, the
-	// first few.
-	failures []Problem
-}
-
-// SessionChange is one session an import created or added to.
-type SessionChange struct {
-	SessionID string
-	Title     string
-	New       bool
-	// Messages were added; a change without any completed tool results
-	// or usage of messages imported before.
-	Messages int
-}
-
-// changed records a change to session x that added messages. A
-// session changed again in the same run (a file read in segments, each
-// adding its messages) keeps its one change, which counts them all.
-func (tr *ToolReport) changed(x *loom.Session, isNew bool, messages int) {
-	const maxChanges = 1000
-	for i := len(tr.Changes) - 1; i >= 0; i-- {
-		if c := &tr.Changes[i]; c.SessionID == x.ID {
-			c.Messages += messages
-			c.New = c.New || isNew
-			return
-		}
-	}
-	if len(tr.Changes) < maxChanges {
-		tr.Changes = append(tr.Changes, SessionChange{SessionID: x.ID, Title: x.Title, New: isNew, Messages: messages})
-	}
-}
-
-func (tr *ToolReport) problem(p Problem) {
-	const maxProblems = 1000
-	if len(tr.Problems) < maxProblems {
-		tr.Problems = append(tr.Problems, p)
-	}
-	tr.ProblemCount++
-}
-
-// read counts files read into res, with what res skipped and its
-// problems.
-func (tr *ToolReport) read(files int, res *Result) {
-	tr.FilesRead += files
-	tr.FilesFailed += res.unreadable
-	for k, n := range res.Skipped {
-		tr.Skipped[k] += n
-	}
-	for _, p := range res.Problems {
-		tr.problem(p)
-	}
-}
-
-// failed records a file that could not be read at all.
-func (tr *ToolReport) failed(p Problem) {
-	tr.FilesFailed++
-	tr.problem(p)
-	if len(tr.failures) < 10 {
-		tr.failures = append(tr.failures, p)
-	}
-}
-
-// Failures are the problems of the first files of each tool that could
-// not be read, so that a quiet import (a hook) can name them.
-func (r *Report) Failures() []Problem {
-	var out []Problem
-	for _, t := range r.Tools {
-		out = append(out, t.failures...)
-	}
-	return out
-}
-
-// FilesFailed is how many files of every tool could not be read.
-func (r *Report) FilesFailed() int {
-	n := 0
-	for _, t := range r.Tools {
-		n += t.FilesFailed
-	}
-	return n
-}
-
-// SkippedTotal is how many lines were skipped, of every type.
-func (tr *ToolReport) SkippedTotal() int {
-	n := 0
-	for _, v := range tr.Skipped {
-		n += v
-	}
-	return n
-}
-
-// SkippedTypes are the skipped types, sorted.
-func (tr *ToolReport) SkippedTypes() []string {
-	return slices.Sorted(maps.Keys(tr.Skipped))
-}
-
-func (r *Report) done(start, end time.Time) {
-	r.Elapsed = end.Sub(start)
-	r.DurationMS = r.Elapsed.Milliseconds()
 }
 
 // maxBlank bounds the files isEmpty looks into.

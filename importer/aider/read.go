@@ -111,12 +111,7 @@ func (rd *reader) line(n int, b []byte) error {
 	blankBefore := rd.afterBlank
 	rd.afterBlank = strings.TrimSpace(line) == ""
 	if rd.afterBlank {
-		switch rd.kind {
-		case user:
-			rd.endBlock()
-		case reply:
-			rd.blanks++
-		}
+		rd.blank()
 		return nil
 	}
 	// Aider ends each line of a prompt and of its own output with two
@@ -151,19 +146,36 @@ func (rd *reader) line(n int, b []byte) error {
 		// after a blank line.
 		rd.add(n, output, line, marked)
 	default:
-		if rd.kind != reply {
-			rd.endBlock()
-			rd.kind, rd.first = reply, n
-		}
-		for ; rd.blanks > 0; rd.blanks-- {
-			rd.lines = append(rd.lines, "")
-		}
-		if t := strings.TrimSpace(line); strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			rd.inFence = !rd.inFence
-		}
-		rd.lines = append(rd.lines, line)
+		rd.replyLine(n, line)
 	}
 	return nil
+}
+
+// blank takes in a blank line: it ends a prompt, and is kept in a reply
+// if the reply goes on.
+func (rd *reader) blank() {
+	switch rd.kind {
+	case user:
+		rd.endBlock()
+	case reply:
+		rd.blanks++
+	}
+}
+
+// replyLine adds line n, the model's, to the reply, which it starts
+// when another block was being read.
+func (rd *reader) replyLine(n int, line string) {
+	if rd.kind != reply {
+		rd.endBlock()
+		rd.kind, rd.first = reply, n
+	}
+	for ; rd.blanks > 0; rd.blanks-- {
+		rd.lines = append(rd.lines, "")
+	}
+	if t := strings.TrimSpace(line); strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+		rd.inFence = !rd.inFence
+	}
+	rd.lines = append(rd.lines, line)
 }
 
 // add adds a line of kind k (a prompt's or Aider's output) at line n.

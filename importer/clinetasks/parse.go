@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -104,114 +103,14 @@ type request struct {
 
 func (t *task) parse() *importer.Result {
 	res := &importer.Result{}
-	var (
-		api      []apiMessage
-		apiPath  string
-		haveAPI  bool
-		requests []request
-		lastUI   time.Time
-		firstUI  time.Time
-		meta     metadata
-		item     historyItem
-	)
-	for _, f := range t.files {
-		switch f.name {
-		case apiFile:
-			apiPath, haveAPI = f.path, true
-			api = decodeList[apiMessage](res, f.path, f.data)
-		case uiFile:
-			for _, m := range decodeList[uiMessage](res, f.path, f.data) {
-				at := importer.Millis(m.TS)
-				if firstUI.IsZero() {
-					firstUI = at
-				}
-				if at.After(lastUI) {
-					lastUI = at
-				}
-				if m.Say != "api_req_started" {
-					continue
-				}
-				var r apiRequest
-				if json.Unmarshal([]byte(m.Text), &r) != nil || (r.TokensIn == nil && r.TokensOut == nil) {
-					continue // a request that never finished
-				}
-				requests = append(requests, request{at: at, usage: r.loom()})
-			}
-		case metadataFile:
-			if json.Unmarshal(f.data, &meta) != nil {
-				res.Problemf(f.path, 0, "not task metadata")
-			}
-		case historyFile:
-			if json.Unmarshal(f.data, &item) != nil {
-				res.Problemf(f.path, 0, "not a history item")
-			}
-		}
-	}
-	if !haveAPI {
+	r := t.read(res)
+	if !r.haveAPI {
 		res.Skip("task-without-conversation")
 		return res
 	}
-	id := cmp.Or(strings.TrimSpace(item.ID), t.id)
-	if strings.ContainsAny(id, "\n\r") || id == "" || id == "." {
-		id = t.id
-	}
-	s := &importer.Session{SourceID: id, Kind: loom.KindMain, Path: apiPath, Title: strings.TrimSpace(item.Task), Cwd: item.Workspace}
-	if p := strings.TrimSpace(item.ParentTaskID); p != "" && p != id && !strings.ContainsAny(p, "\n\r") {
-		s.Kind, s.ParentSourceID = loom.KindSubagent, p
-	}
-	if n := len(meta.ModelUsage); n > 0 {
-		s.Model, s.Provider = meta.ModelUsage[n-1].ModelID, meta.ModelUsage[n-1].ModelProviderID
-	}
-	s.CreatedAt = importer.Millis(item.TS)
-	if s.CreatedAt.IsZero() {
-		// Cline names a task by the time it started, in milliseconds.
-		if n, err := strconv.ParseInt(t.id, 10, 64); err == nil {
-			s.CreatedAt = importer.Millis(float64(n))
-		}
-	}
-	s.CreatedAt = cmp.Or(s.CreatedAt, firstUI, t.modified)
-	s.UpdatedAt = cmp.Or(lastUI, t.modified)
-
-	b := &builder{res: res, file: apiPath, calls: map[string]*loom.Part{}, model: s.Model, provider: s.Provider, children: item.ChildIDs}
-	at := s.CreatedAt
-	asked := 0 // assistant messages so far
-	for i := range api {
-		m := &api[i]
-		mid := strconv.Itoa(i)
-		when := importer.Millis(m.TS)
-		if when.IsZero() && asked < len(requests) {
-			// The request that sent it, or that it answers.
-			when = requests[asked].at
-		}
-		at = cmp.Or(when, at)
-		switch m.Role {
-		case "user":
-			b.user(mid, m, at)
-			if s.Cwd == "" {
-				s.Cwd = b.cwd
-			}
-		case "assistant":
-			msg := b.assistant(mid, m, at)
-			if m.IsSummary {
-				break // written by the extension, not one of the task's requests
-			}
-			if msg != nil && asked < len(requests) {
-				msg.Usage = requests[asked].usage
-			}
-			asked++
-		default:
-			res.Skip("unknown:" + importer.TypeName(m.Role))
-		}
-	}
-	// Requests beyond the replies (retries, a reply left out) count on
-	// the last reply, so that the task's usage is whole.
-	if asked < len(requests) {
-		if last := b.lastAssistant(); last != nil {
-			for _, r := range requests[asked:] {
-				last.Usage.Add(r.usage)
-			}
-		}
-	}
+	s := t.session(r)
+	b := &builder{res: res, file: r.apiPath, calls: map[string]*loom.Part{}, model: s.Model, provider: s.Provider, children: r.item.ChildIDs}
+	b.conversation(s, r.api, r.requests)
 	if len(b.msgs) == 0 {
 		res.Skip("empty-session")
 		return res
@@ -227,6 +126,88 @@ func (t *task) parse() *importer.Result {
 	s.Messages = b.msgs
 	res.Sessions = []*importer.Session{s}
 	return res
+}
+
+// taskRead is what a task's files hold.
+type taskRead struct {
+	api             []apiMessage
+	apiPath         string
+	haveAPI         bool
+	requests        []request
+	firstUI, lastUI time.Time
+	meta            metadata
+	item            historyItem
+}
+
+// read decodes the task's files.
+func (t *task) read(res *importer.Result) *taskRead {
+	r := &taskRead{}
+	for _, f := range t.files {
+		switch f.name {
+		case apiFile:
+			r.apiPath, r.haveAPI = f.path, true
+			r.api = decodeList[apiMessage](res, f.path, f.data)
+		case uiFile:
+			r.ui(decodeList[uiMessage](res, f.path, f.data))
+		case metadataFile:
+			if json.Unmarshal(f.data, &r.meta) != nil {
+				res.Problemf(f.path, 0, "not task metadata")
+			}
+		case historyFile:
+			if json.Unmarshal(f.data, &r.item) != nil {
+				res.Problemf(f.path, 0, "not a history item")
+			}
+		}
+	}
+	return r
+}
+
+// ui reads the UI's messages: the times of the first and the last, and
+// the usage of each API request that finished.
+func (r *taskRead) ui(msgs []uiMessage) {
+	for _, m := range msgs {
+		at := importer.Millis(m.TS)
+		if r.firstUI.IsZero() {
+			r.firstUI = at
+		}
+		if at.After(r.lastUI) {
+			r.lastUI = at
+		}
+		if m.Say != "api_req_started" {
+			continue
+		}
+		var q apiRequest
+		if json.Unmarshal([]byte(m.Text), &q) != nil || (q.TokensIn == nil && q.TokensOut == nil) {
+			continue // a request that never finished
+		}
+		r.requests = append(r.requests, request{at: at, usage: q.loom()})
+	}
+}
+
+// session is the task's session, without its messages.
+func (t *task) session(r *taskRead) *importer.Session {
+	item := r.item
+	id := cmp.Or(strings.TrimSpace(item.ID), t.id)
+	if strings.ContainsAny(id, "\n\r") || id == "" || id == "." {
+		id = t.id
+	}
+	s := &importer.Session{SourceID: id, Kind: loom.KindMain, Path: r.apiPath, Title: strings.TrimSpace(item.Task), Cwd: item.Workspace}
+	if p := strings.TrimSpace(item.ParentTaskID); p != "" && p != id && !strings.ContainsAny(p, "\n\r") {
+		s.Kind, s.ParentSourceID = loom.KindSubagent, p
+	}
+	if n := len(r.meta.ModelUsage); n > 0 {
+		s.Model, s.Provider = r.meta.ModelUsage[n-1].ModelID, r.meta.ModelUsage[n-1].ModelProviderID
+	}
+	s.CreatedAt = importer.Millis(item.TS)
+	if s.CreatedAt.IsZero() {
+		// Cline names a task by the time it started, in milliseconds.
+		if n, err := strconv.ParseInt(t.id, 10, 64); err == nil {
+			s.CreatedAt = importer.Millis(float64(n))
+		}
+	}
+	s.CreatedAt = cmp.Or(s.CreatedAt, r.firstUI, t.modified)
+	s.UpdatedAt = cmp.Or(r.lastUI, t.modified)
+	return s
 }
 
 // decodeList decodes a JSON array, element by element: an element that
@@ -248,149 +229,6 @@ func decodeList[T any](res *importer.Result, path string, data []byte) []T {
 		out = append(out, v)
 	}
 	return out
-}
-
-// builder maps the conversation's messages to loom messages in order.
-type builder struct {
-	res             *importer.Result
-	file            string
-	model, provider string
-	msgs            []*loom.Message
-	calls           map[string]*loom.Part
-	// children are the sub-tasks a Roo Code task started, in order, for
-	// its new_task calls.
-	children []string
-	cwd      string
-}
-
-// cwdLine is where the environment details name the working directory:
-// "# Current Working Directory (…) Files" (Cline), "# Current Workspace
-// Directory (…) Files" (Roo Code).
-var cwdLine = regexp.MustCompile(`(?m)^# Current (?:Working|Workspace) Directory \((.+?)\) Files`)
-
-func (b *builder) user(mid string, m *apiMessage, at time.Time) {
-	msg := &loom.Message{ID: mid, Role: loom.RoleUser, CreatedAt: at}
-	for j, bl := range blocks(m.Content) {
-		pid := mid + "/" + strconv.Itoa(j)
-		switch bl.Type {
-		case "text":
-			text := strings.TrimSpace(bl.Text)
-			if strings.HasPrefix(text, "<environment_details>") {
-				// What the extension adds to every request about the
-				// editor's state, not what the user wrote.
-				if b.cwd == "" {
-					if c := cwdLine.FindStringSubmatch(text); c != nil {
-						b.cwd = strings.TrimSpace(c[1])
-					}
-				}
-				b.res.Skip("environment-details")
-				continue
-			}
-			if text = unwrap(text); text != "" {
-				msg.Parts = append(msg.Parts, loom.Part{ID: pid, Type: loom.PartText, Text: text})
-			}
-		case "image":
-			if p, ok := image(pid, bl); ok {
-				msg.Parts = append(msg.Parts, p)
-			}
-		case "tool_result":
-			b.result(bl)
-		default:
-			b.res.Skip("unknown-block:" + importer.TypeName(bl.Type))
-		}
-	}
-	b.add(msg)
-}
-
-func (b *builder) assistant(mid string, m *apiMessage, at time.Time) *loom.Message {
-	role := loom.RoleAssistant
-	if m.IsSummary {
-		role = loom.RoleSummary
-	}
-	msg := &loom.Message{ID: mid, Role: role, Model: b.model, Provider: b.provider, CreatedAt: at}
-	if m.IsSummary {
-		msg.Usage.Compactions = 1
-	}
-	for j, bl := range blocks(m.Content) {
-		pid := mid + "/" + strconv.Itoa(j)
-		switch bl.Type {
-		case "text":
-			if strings.TrimSpace(bl.Text) != "" {
-				msg.Parts = append(msg.Parts, loom.Part{ID: pid, Type: loom.PartText, Text: bl.Text})
-			}
-		case "thinking", "reasoning":
-			p := loom.Part{ID: pid, Type: loom.PartReasoning, Text: cmp.Or(bl.Thinking, bl.Text)}
-			if bl.Signature != "" {
-				p.Metadata = importer.Meta("signature", bl.Signature)
-			}
-			if p.Text != "" || p.Metadata != nil {
-				msg.Parts = append(msg.Parts, p)
-			}
-		case "redacted_thinking":
-			msg.Parts = append(msg.Parts, loom.Part{ID: pid, Type: loom.PartReasoning, Metadata: importer.Meta("redacted_data", bl.Data)})
-		case "tool_use":
-			name := cmp.Or(strings.TrimSpace(bl.Name), "unknown")
-			in := importer.CompactJSON(bl.Input)
-			if in == nil || in[0] != '{' {
-				in = json.RawMessage(`{}`)
-			}
-			msg.Parts = append(msg.Parts, loom.Part{ID: pid, Type: loom.PartTool, CallID: cmp.Or(bl.ID, pid), Name: name, Status: loom.ToolRunning, Input: in})
-			if (name == "new_task" || name == "newTask") && len(b.children) > 0 {
-				// Roo Code's sub-task, which its history item lists in
-				// the order the calls started them.
-				msg.Parts = append(msg.Parts, loom.Part{ID: pid + "/agent", Type: loom.PartAgent, Name: name, SessionID: b.children[0]})
-				b.children = b.children[1:]
-			}
-		default:
-			b.res.Skip("unknown-block:" + importer.TypeName(bl.Type))
-		}
-	}
-	if len(msg.Parts) == 0 {
-		b.res.Skip("empty-" + role + "-message")
-		return nil
-	}
-	b.add(msg)
-	return msg
-}
-
-// result completes the call a tool_result answers.
-func (b *builder) result(bl block) {
-	p := b.calls[bl.ToolUseID]
-	if p == nil {
-		b.res.Skip("orphan-tool-result")
-		return
-	}
-	text := plain(bl.Content)
-	if bl.IsError {
-		p.Status, p.Error = loom.ToolError, cmp.Or(text, "error")
-		return
-	}
-	out, _ := json.Marshal(text)
-	p.Status, p.Output = loom.ToolCompleted, out
-}
-
-func (b *builder) add(msg *loom.Message) {
-	if len(msg.Parts) == 0 {
-		b.res.Skip("empty-" + msg.Role + "-message")
-		return
-	}
-	done := msg.CreatedAt
-	msg.CompletedAt = &done
-	b.msgs = append(b.msgs, msg)
-	for i := range msg.Parts {
-		if p := &msg.Parts[i]; p.Type == loom.PartTool {
-			b.calls[p.CallID] = p
-		}
-	}
-}
-
-func (b *builder) lastAssistant() *loom.Message {
-	for i := len(b.msgs) - 1; i >= 0; i-- {
-		if b.msgs[i].Role == loom.RoleAssistant {
-			return b.msgs[i]
-		}
-	}
-	return nil
 }
 
 // blocks is a message's content as blocks: a string is one text block.

@@ -34,6 +34,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
@@ -128,80 +129,8 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 	}
 	defer f.Close()
 	res := &importer.Result{}
-	t := &importer.Transcript{Res: res}
-	at, cwd := fi.ModTime().UTC(), ""
-	// subs is the sub-agent each call ran, by call id.
-	subs := map[string]string{}
-	err = importer.Lines(ctx, f, func(n int, line []byte) error {
-		var it item
-		if !res.DecodeLine(name, n, line, &it) {
-			return nil
-		}
-		if tm := importer.Millis(it.Timestamp); !tm.IsZero() {
-			at = tm
-		}
-		cwd = cmp.Or(cwd, it.Cwd)
-		mid := cmp.Or(importer.LineID(it.ID), strconv.Itoa(n))
-		switch it.Type {
-		case "message":
-			m := &loom.Message{ID: mid, CreatedAt: at}
-			switch {
-			case it.Provider.Agent == compactAgent && it.Role == "user":
-				// /compact's instruction to the model, not the user's.
-				res.Skip("compact-instruction")
-				return nil
-			case it.Provider.Agent == compactAgent && it.Role == "assistant":
-				m.Role, m.Model = loom.RoleSummary, it.Provider.Model
-				m.Parts = importer.TextParts(mid, loom.PartText, it.Content)
-				m.Usage = usage(it)
-				m.Usage.Compactions = 1
-				t.Add(m)
-				return nil
-			}
-			switch it.Role {
-			case "user":
-				m.Role = loom.RoleUser
-			case "assistant":
-				m.Role, m.Model = loom.RoleAssistant, it.Provider.Model
-			case "system", "developer":
-				m.Role = loom.RoleSystem
-			default:
-				res.Skip("unknown:" + importer.TypeName(it.Role))
-				return nil
-			}
-			m.Parts = importer.TextParts(mid, loom.PartText, it.Content)
-			m.Usage = usage(it)
-			t.Add(m)
-		case "reasoning":
-			parts := importer.TextParts(mid+"/r", loom.PartReasoning, it.Summary)
-			if len(parts) == 0 {
-				parts = importer.TextParts(mid+"/r", loom.PartReasoning, it.Content)
-			}
-			if len(parts) == 0 {
-				parts = importer.TextParts(mid+"/r", loom.PartReasoning, it.RawContent)
-			}
-			t.Join(mid, loom.RoleAssistant, at, parts...)
-		case "function_call":
-			m := t.Join(mid, loom.RoleAssistant, at, importer.ToolCall(mid+"/call", it.CallID, it.Name, it.Arguments))
-			m.Usage.Add(usage(it))
-		case "function_call_result":
-			out := importer.JSONText(it.Output)
-			var o struct {
-				Text string `json:"text"`
-			}
-			if json.Unmarshal(it.Output, &o) == nil && o.Text != "" {
-				out = o.Text
-			}
-			if sub := importer.LineID(it.Provider.ToolResult.SubAgent.SessionID); sub != "" {
-				subs[it.CallID] = sub
-			}
-			t.Complete(it.CallID, out, it.Status == "incomplete" || it.Status == "error", at)
-		default:
-			res.Skip("unknown:" + importer.TypeName(it.Type))
-		}
-		return nil
-	}, res.TooLong(name))
-	if err != nil {
+	r := &reader{name: name, res: res, t: &importer.Transcript{Res: res}, at: fi.ModTime().UTC(), subs: map[string]string{}}
+	if err := importer.Lines(ctx, f, r.line, res.TooLong(name)); err != nil {
 		return nil, fmt.Errorf("codebuddy: %s: %w", name, err)
 	}
 	id := strings.TrimSuffix(filepath.Base(name), ".jsonl")
@@ -210,12 +139,12 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 		parent = filepath.Base(filepath.Dir(dir))
 		id = parent + "/" + id
 	}
-	if s := t.Session(id, name); s != nil {
-		s.Cwd = cwd
+	if s := r.t.Session(id, name); s != nil {
+		s.Cwd = r.cwd
 		// A sub-agent's transcript is <session>/subagents/<agent>.jsonl.
 		for _, m := range s.Messages {
 			for _, p := range m.Parts {
-				if sub := subs[p.CallID]; p.Type == loom.PartTool && sub != "" {
+				if sub := r.subs[p.CallID]; p.Type == loom.PartTool && sub != "" {
 					importer.AddAgentPart(m, p, id+"/"+sub)
 				}
 			}
@@ -226,6 +155,93 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 		res.Sessions = append(res.Sessions, s)
 	}
 	return res, nil
+}
+
+// reader reads a transcript's items in order.
+type reader struct {
+	name string
+	res  *importer.Result
+	t    *importer.Transcript
+	at   time.Time
+	cwd  string
+	subs map[string]string // the sub-agent each call ran, by call id
+}
+
+// line reads item n.
+func (r *reader) line(n int, line []byte) error {
+	var it item
+	if !r.res.DecodeLine(r.name, n, line, &it) {
+		return nil
+	}
+	if tm := importer.Millis(it.Timestamp); !tm.IsZero() {
+		r.at = tm
+	}
+	r.cwd = cmp.Or(r.cwd, it.Cwd)
+	mid := cmp.Or(importer.LineID(it.ID), strconv.Itoa(n))
+	switch it.Type {
+	case "message":
+		r.message(mid, it)
+	case "reasoning":
+		parts := importer.TextParts(mid+"/r", loom.PartReasoning, it.Summary)
+		if len(parts) == 0 {
+			parts = importer.TextParts(mid+"/r", loom.PartReasoning, it.Content)
+		}
+		if len(parts) == 0 {
+			parts = importer.TextParts(mid+"/r", loom.PartReasoning, it.RawContent)
+		}
+		r.t.Join(mid, loom.RoleAssistant, r.at, parts...)
+	case "function_call":
+		m := r.t.Join(mid, loom.RoleAssistant, r.at, importer.ToolCall(mid+"/call", it.CallID, it.Name, it.Arguments))
+		m.Usage.Add(usage(it))
+	case "function_call_result":
+		out := importer.JSONText(it.Output)
+		var o struct {
+			Text string `json:"text"`
+		}
+		if json.Unmarshal(it.Output, &o) == nil && o.Text != "" {
+			out = o.Text
+		}
+		if sub := importer.LineID(it.Provider.ToolResult.SubAgent.SessionID); sub != "" {
+			r.subs[it.CallID] = sub
+		}
+		r.t.Complete(it.CallID, out, it.Status == "incomplete" || it.Status == "error", r.at)
+	default:
+		r.res.Skip("unknown:" + importer.TypeName(it.Type))
+	}
+	return nil
+}
+
+// message reads a message item: /compact's summary, or a message by
+// its role.
+func (r *reader) message(mid string, it item) {
+	m := &loom.Message{ID: mid, CreatedAt: r.at}
+	switch {
+	case it.Provider.Agent == compactAgent && it.Role == "user":
+		// /compact's instruction to the model, not the user's.
+		r.res.Skip("compact-instruction")
+		return
+	case it.Provider.Agent == compactAgent && it.Role == "assistant":
+		m.Role, m.Model = loom.RoleSummary, it.Provider.Model
+		m.Parts = importer.TextParts(mid, loom.PartText, it.Content)
+		m.Usage = usage(it)
+		m.Usage.Compactions = 1
+		r.t.Add(m)
+		return
+	}
+	switch it.Role {
+	case "user":
+		m.Role = loom.RoleUser
+	case "assistant":
+		m.Role, m.Model = loom.RoleAssistant, it.Provider.Model
+	case "system", "developer":
+		m.Role = loom.RoleSystem
+	default:
+		r.res.Skip("unknown:" + importer.TypeName(it.Role))
+		return
+	}
+	m.Parts = importer.TextParts(mid, loom.PartText, it.Content)
+	m.Usage = usage(it)
+	r.t.Add(m)
 }
 
 // usage is what a reply's item reports of its model call.

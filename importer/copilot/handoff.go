@@ -34,15 +34,9 @@ func (Format) Handoff(ctx context.Context, h *handoff.Handoff) (*handoff.Handed,
 	out := &handoff.Handed{Tool: Tool, SessionID: id,
 		Path:   filepath.Join(base, "session-state", id, "events.jsonl"),
 		Resume: handoff.ResumeIn(h.Dir, "copilot", "--resume", id)}
-	var events []any
-	parent := any(nil)
-	add := func(typ, at string, d map[string]any) {
-		eid := uuid.NewString()
-		events = append(events, map[string]any{"type": typ, "data": d, "id": eid, "timestamp": at, "parentId": parent})
-		parent = eid
-	}
+	ev := &eventChain{}
 	now := handoff.Stamp(h.Time())
-	add("session.start", now, map[string]any{"sessionId": id, "version": 1, "producer": "loom", "copilotVersion": formatVersion, "startTime": now,
+	ev.add("session.start", now, map[string]any{"sessionId": id, "version": 1, "producer": "loom", "copilotVersion": formatVersion, "startTime": now,
 		"context": map[string]any{"cwd": h.Dir}, handoff.OriginField: h.Origin()})
 	ids := handoff.CallIDs{Prefix: "call_loom"}
 	for _, e := range handoff.Entries(h, out) {
@@ -55,78 +49,98 @@ func (Format) Handoff(ctx context.Context, h *handoff.Handoff) (*handoff.Handed,
 				}
 				text += p.Text
 			}
-			add("user.message", at, map[string]any{"content": text, "messageId": uuid.NewString()})
+			ev.add("user.message", at, map[string]any{"content": text, "messageId": uuid.NewString()})
 			continue
 		}
-		// A reply is its text and calls up to their results; what it says
-		// after them is the next reply.
-		var text, reasoning string
-		var requests, results []map[string]any
-		flush := func() {
-			if text == "" && reasoning == "" && len(requests) == 0 {
-				return
-			}
-			d := map[string]any{"messageId": uuid.NewString(), "content": text, "toolRequests": requests}
-			if requests == nil {
-				d["toolRequests"] = []any{}
-			}
-			if reasoning != "" {
-				d["reasoningText"] = reasoning
-			}
-			if e.Model != "" {
-				d["model"] = e.Model
-			}
-			add("assistant.message", at, d)
-			for _, r := range results {
-				add("tool.execution_complete", at, r)
-			}
-			text, reasoning, requests, results = "", "", nil, nil
-		}
-		join := func(s *string, t string) {
-			if *s != "" {
-				*s += "\n\n"
-			}
-			*s += t
-		}
-		for _, p := range e.Parts {
-			switch p.Type {
-			case loom.PartReasoning, loom.PartText:
-				if len(results) > 0 {
-					flush()
-				}
-				if p.Type == loom.PartReasoning {
-					join(&reasoning, p.Text)
-				} else {
-					join(&text, p.Text)
-				}
-			case loom.PartTool:
-				name, args := h.Call(p, handoff.Tools{Target: Tool, Shell: "bash", Read: "view", ReadKey: "path"})
-				if name == "" {
-					if len(results) > 0 {
-						flush()
-					}
-					out.ToolRecords++
-					join(&text, handoff.ToolRecord(p))
-					continue
-				}
-				out.ToolCalls++
-				callID := ids.For(p)
-				requests = append(requests, map[string]any{"toolCallId": callID, "name": name, "arguments": args, "type": "function"})
-				r := map[string]any{"toolCallId": callID, "success": p.Status != loom.ToolError,
-					"result": map[string]any{"content": handoff.ResultText(p)}}
-				if p.Status == loom.ToolError {
-					r["error"] = map[string]any{"message": handoff.ResultText(p), "code": "failure"}
-					delete(r, "result")
-				}
-				results = append(results, r)
-			}
-		}
-		flush()
+		importer.WriteReply(h, out, &ids, handoff.Tools{Target: Tool, Shell: "bash", Read: "view", ReadKey: "path"}, e.Parts,
+			&handedReply{ev: ev, at: at, model: e.Model})
 	}
-	if err := handoff.WriteLines(ctx, out.Path, events); err != nil {
+	if err := handoff.WriteLines(ctx, out.Path, ev.events); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// eventChain is a handed-off session's events, one chain of parentId.
+type eventChain struct {
+	events []any
+	parent any
+}
+
+func (c *eventChain) add(typ, at string, d map[string]any) {
+	eid := uuid.NewString()
+	c.events = append(c.events, map[string]any{"type": typ, "data": d, "id": eid, "timestamp": at, "parentId": c.parent})
+	c.parent = eid
+}
+
+// handedReply writes a reply's events: a reply is its text and calls up
+// to their results; what it says after them is the next reply.
+type handedReply struct {
+	ev                *eventChain
+	at, model         string
+	text, reasoning   string
+	requests, results []map[string]any
+}
+
+var _ importer.ReplyWriter = (*handedReply)(nil)
+
+// Part adds a text or reasoning part to the reply's content or
+// reasoningText.
+func (r *handedReply) Part(p loom.Part) {
+	if p.Type == loom.PartReasoning {
+		joinText(&r.reasoning, p.Text)
+	} else {
+		joinText(&r.text, p.Text)
+	}
+}
+
+// Record adds a call told as text to the reply's content.
+func (r *handedReply) Record(text string) { joinText(&r.text, text) }
+
+// Calls is how many tool requests the reply holds.
+func (r *handedReply) Calls() int { return len(r.results) }
+
+// Call adds the request of tool part p, and its result.
+func (r *handedReply) Call(callID, name string, args any, p loom.Part) {
+	r.requests = append(r.requests, map[string]any{"toolCallId": callID, "name": name, "arguments": args, "type": "function"})
+	res := map[string]any{"toolCallId": callID, "success": p.Status != loom.ToolError,
+		"result": map[string]any{"content": handoff.ResultText(p)}}
+	if p.Status == loom.ToolError {
+		res["error"] = map[string]any{"message": handoff.ResultText(p), "code": "failure"}
+		delete(res, "result")
+	}
+	r.results = append(r.results, res)
+}
+
+// Flush writes what the reply holds so far: an assistant.message and the
+// tool.execution_complete of each of its calls.
+func (r *handedReply) Flush() {
+	if r.text == "" && r.reasoning == "" && len(r.requests) == 0 {
+		return
+	}
+	d := map[string]any{"messageId": uuid.NewString(), "content": r.text, "toolRequests": r.requests}
+	if r.requests == nil {
+		d["toolRequests"] = []any{}
+	}
+	if r.reasoning != "" {
+		d["reasoningText"] = r.reasoning
+	}
+	if r.model != "" {
+		d["model"] = r.model
+	}
+	r.ev.add("assistant.message", r.at, d)
+	for _, res := range r.results {
+		r.ev.add("tool.execution_complete", r.at, res)
+	}
+	r.text, r.reasoning, r.requests, r.results = "", "", nil, nil
+}
+
+// joinText adds t to *s, after a blank line.
+func joinText(s *string, t string) {
+	if *s != "" {
+		*s += "\n\n"
+	}
+	*s += t
 }
 
 // formatVersion is the Copilot CLI whose events a handed-off file

@@ -154,17 +154,7 @@ func model(id string) string {
 // turn is a request's prompt and its response.
 func turn(res *importer.Result, rid string, r *chatRequest, at time.Time) []*loom.Message {
 	var out []*loom.Message
-	user := &loom.Message{ID: rid, Role: loom.RoleUser, CreatedAt: at, CompletedAt: &at}
-	if t := r.Message.Text; strings.TrimSpace(t) != "" {
-		user.Parts = append(user.Parts, loom.Part{ID: rid + "/0", Type: loom.PartText, Text: t})
-	}
-	for j, v := range r.VariableData.Variables {
-		// What the user attached: files by their path.
-		if p := refPath(v.Value); p != "" && (v.Kind == "file" || v.Kind == "" || v.Kind == "image") {
-			user.Parts = append(user.Parts, loom.Part{ID: rid + "/var/" + strconv.Itoa(j), Type: loom.PartFile, Filename: path.Base(p), Source: &loom.FileSource{Type: "file", Path: p}})
-		}
-	}
-	if len(user.Parts) > 0 {
+	if user := prompt(rid, r, at); user != nil {
 		out = append(out, user)
 	} else {
 		res.Skip("empty-prompt")
@@ -181,23 +171,39 @@ func turn(res *importer.Result, rid string, r *chatRequest, at time.Time) []*loo
 	if r.Result != nil && r.Result.ErrorDetails != nil && r.Result.ErrorDetails.Message != "" {
 		reply.Error = &loom.MessageError{Message: r.Result.ErrorDetails.Message}
 	}
+	reply.Parts = responseParts(res, mid, r)
+	if len(reply.Parts) == 0 && reply.Error == nil {
+		res.Skip("empty-response")
+		return out
+	}
+	return append(out, reply)
+}
+
+// prompt is a request's prompt: its text and the files the user
+// attached, by their path; nil when it holds neither.
+func prompt(rid string, r *chatRequest, at time.Time) *loom.Message {
+	user := &loom.Message{ID: rid, Role: loom.RoleUser, CreatedAt: at, CompletedAt: &at}
+	if t := r.Message.Text; strings.TrimSpace(t) != "" {
+		user.Parts = append(user.Parts, loom.Part{ID: rid + "/0", Type: loom.PartText, Text: t})
+	}
+	for j, v := range r.VariableData.Variables {
+		// What the user attached: files by their path.
+		if p := refPath(v.Value); p != "" && (v.Kind == "file" || v.Kind == "" || v.Kind == "image") {
+			user.Parts = append(user.Parts, loom.Part{ID: rid + "/var/" + strconv.Itoa(j), Type: loom.PartFile, Filename: path.Base(p), Source: &loom.FileSource{Type: "file", Path: p}})
+		}
+	}
+	if len(user.Parts) == 0 {
+		return nil
+	}
+	return user
+}
+
+// responseParts are the parts of a request's response, mid's: a run of
+// text items is one text part, named by the run's first; reasoning and
+// tool calls are parts of their own.
+func responseParts(res *importer.Result, mid string, r *chatRequest) []loom.Part {
 	args, results := calls(r.Result)
-	// A run of text items is one text part, named by the run's first.
-	var text strings.Builder
-	first := -1
-	write := func(j int, t string) {
-		if first < 0 {
-			first = j
-		}
-		text.WriteString(t)
-	}
-	flush := func() {
-		if strings.TrimSpace(text.String()) != "" {
-			reply.Parts = append(reply.Parts, loom.Part{ID: mid + "/" + strconv.Itoa(first), Type: loom.PartText, Text: text.String()})
-		}
-		text.Reset()
-		first = -1
-	}
+	tr := &textRun{mid: mid, first: -1}
 	for j, raw := range r.Response {
 		var it item
 		if json.Unmarshal(raw, &it) != nil {
@@ -206,32 +212,52 @@ func turn(res *importer.Result, rid string, r *chatRequest, at time.Time) []*loo
 		}
 		switch {
 		case it.Kind == "" || it.Kind == "markdownContent" || it.Kind == "markdownVuln":
-			write(j, markdown(it))
+			tr.write(j, markdown(it))
 		case it.Kind == "inlineReference":
 			// A reference within the text: its name in the sentence.
 			if n := cmp.Or(it.Name, path.Base(refPath(it.InlineReference))); n != "" && n != "." {
-				write(j, "`"+n+"`")
+				tr.write(j, "`"+n+"`")
 			}
 		case it.Kind == "thinking":
-			flush()
+			tr.flush()
 			if t := str(it.Value); strings.TrimSpace(t) != "" {
-				reply.Parts = append(reply.Parts, loom.Part{ID: mid + "/" + strconv.Itoa(j), Type: loom.PartReasoning, Text: t})
+				tr.parts = append(tr.parts, loom.Part{ID: mid + "/" + strconv.Itoa(j), Type: loom.PartReasoning, Text: t})
 			}
 		case it.Kind == "toolInvocationSerialized" || it.Kind == "toolInvocation":
-			flush()
-			reply.Parts = append(reply.Parts, tool(mid+"/"+strconv.Itoa(j), &it, args, results, r.IsCanceled))
+			tr.flush()
+			tr.parts = append(tr.parts, tool(mid+"/"+strconv.Itoa(j), &it, args, results, r.IsCanceled))
 		case passed[it.Kind]:
 			res.Skip(it.Kind)
 		default:
 			res.Skip("unknown:" + importer.TypeName(it.Kind))
 		}
 	}
-	flush()
-	if len(reply.Parts) == 0 && reply.Error == nil {
-		res.Skip("empty-response")
-		return out
+	tr.flush()
+	return tr.parts
+}
+
+// textRun gathers a response's parts, a run of text items into one.
+type textRun struct {
+	mid   string
+	parts []loom.Part
+	text  strings.Builder
+	first int // the index of the run's first item; -1 between runs
+}
+
+func (tr *textRun) write(j int, t string) {
+	if tr.first < 0 {
+		tr.first = j
 	}
-	return append(out, reply)
+	tr.text.WriteString(t)
+}
+
+// flush ends the run: its text, unless blank, is a part.
+func (tr *textRun) flush() {
+	if s := tr.text.String(); strings.TrimSpace(s) != "" {
+		tr.parts = append(tr.parts, loom.Part{ID: tr.mid + "/" + strconv.Itoa(tr.first), Type: loom.PartText, Text: s})
+	}
+	tr.text.Reset()
+	tr.first = -1
 }
 
 // calls are the arguments of each tool call the request's rounds made

@@ -32,6 +32,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
@@ -131,20 +132,8 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 	res := &importer.Result{}
 	history := doc.History
 	if len(b.Files) > 1 && len(history) == 0 {
-		f, _, err := importer.Open(b.Files[1], importer.MaxFile)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", Tool, err)
-		}
-		defer f.Close()
-		err = importer.Lines(ctx, f, func(n int, raw []byte) error {
-			var m message
-			if res.DecodeLine(b.Files[1], n, raw, &m) {
-				history = append(history, m)
-			}
-			return nil
-		}, res.TooLong(b.Files[1]))
-		if err != nil {
-			return nil, fmt.Errorf("%s: %s: %w", Tool, b.Files[1], err)
+		if history, err = historyLines(ctx, b.Files[1], res); err != nil {
+			return nil, err
 		}
 	}
 	at := importer.ISOTime(doc.CreatedAt)
@@ -156,41 +145,7 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 		if ts := importer.ISOTime(m.SentTime); ts.After(at) {
 			at = ts
 		}
-		mid := cmp.Or(importer.LineID(m.ID), strconv.Itoa(i))
-		var prompt, context, reply []loom.Part
-		for j, bl := range m.Content {
-			pid := mid + "/" + strconv.Itoa(j)
-			switch {
-			case bl.Type == "text" && strings.TrimSpace(bl.Text) == "":
-			case bl.Type == "text" && (bl.InternalOnly || strings.Contains(bl.Text, "<system-reminder>")):
-				context = append(context, loom.Part{ID: mid + "/context/" + strconv.Itoa(j), Type: loom.PartText, Text: bl.Text})
-			case bl.Type == "text" && m.Role == "assistant":
-				reply = append(reply, loom.Part{ID: pid, Type: loom.PartText, Text: bl.Text})
-			case bl.Type == "text":
-				prompt = append(prompt, loom.Part{ID: pid, Type: loom.PartText, Text: bl.Text})
-			case bl.Type == "tool_use" && bl.ToolUse != nil && m.Role == "assistant":
-				reply = append(reply, importer.ToolCall(pid, bl.ToolUse.ID, bl.ToolUse.Name, bl.ToolUse.Input))
-			case bl.Type == "tool_result" && bl.ToolResult != nil:
-				var out []string
-				for _, c := range bl.ToolResult.Content {
-					if c.Text != "" {
-						out = append(out, c.Text)
-					}
-				}
-				t.Complete(bl.ToolResult.ID, strings.Join(out, "\n"), strings.EqualFold(bl.ToolResult.Status, "error"), at)
-			default:
-				res.Skip("block:" + importer.TypeName(bl.Type))
-			}
-		}
-		if len(context) > 0 {
-			t.Add(&loom.Message{ID: mid + "/context", Role: loom.RoleSystem, CreatedAt: at, Parts: context})
-		}
-		if len(prompt) > 0 {
-			t.Add(&loom.Message{ID: mid, Role: loom.RoleUser, CreatedAt: at, Parts: prompt})
-		}
-		if len(reply) > 0 {
-			t.Join(mid, loom.RoleAssistant, at, reply...)
-		}
+		addMessage(t, cmp.Or(importer.LineID(m.ID), strconv.Itoa(i)), m, at)
 	}
 	id := importer.LineID(cmp.Or(doc.SessionID, strings.TrimSuffix(filepath.Base(name), ".json")))
 	s := t.Session(id, name)
@@ -206,4 +161,67 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 	}
 	res.Sessions = append(res.Sessions, s)
 	return res, nil
+}
+
+// historyLines reads the history the conversation keeps in a JSONL file
+// of its own, a message a line.
+func historyLines(ctx context.Context, path string, res *importer.Result) ([]message, error) {
+	f, _, err := importer.Open(path, importer.MaxFile)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", Tool, err)
+	}
+	defer f.Close()
+	var history []message
+	err = importer.Lines(ctx, f, func(n int, raw []byte) error {
+		var m message
+		if res.DecodeLine(path, n, raw, &m) {
+			history = append(history, m)
+		}
+		return nil
+	}, res.TooLong(path))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s: %w", Tool, path, err)
+	}
+	return history, nil
+}
+
+// addMessage adds message m of the history to t as mid: the context
+// Cortex Code added (internal blocks, system reminders) as a system
+// message, the user's prompt, the reply; a tool's result completes its
+// call.
+func addMessage(t *importer.Transcript, mid string, m message, at time.Time) {
+	var prompt, context, reply []loom.Part
+	for j, bl := range m.Content {
+		pid := mid + "/" + strconv.Itoa(j)
+		switch {
+		case bl.Type == "text" && strings.TrimSpace(bl.Text) == "":
+		case bl.Type == "text" && (bl.InternalOnly || strings.Contains(bl.Text, "<system-reminder>")):
+			context = append(context, loom.Part{ID: mid + "/context/" + strconv.Itoa(j), Type: loom.PartText, Text: bl.Text})
+		case bl.Type == "text" && m.Role == "assistant":
+			reply = append(reply, loom.Part{ID: pid, Type: loom.PartText, Text: bl.Text})
+		case bl.Type == "text":
+			prompt = append(prompt, loom.Part{ID: pid, Type: loom.PartText, Text: bl.Text})
+		case bl.Type == "tool_use" && bl.ToolUse != nil && m.Role == "assistant":
+			reply = append(reply, importer.ToolCall(pid, bl.ToolUse.ID, bl.ToolUse.Name, bl.ToolUse.Input))
+		case bl.Type == "tool_result" && bl.ToolResult != nil:
+			var out []string
+			for _, c := range bl.ToolResult.Content {
+				if c.Text != "" {
+					out = append(out, c.Text)
+				}
+			}
+			t.Complete(bl.ToolResult.ID, strings.Join(out, "\n"), strings.EqualFold(bl.ToolResult.Status, "error"), at)
+		default:
+			t.Res.Skip("block:" + importer.TypeName(bl.Type))
+		}
+	}
+	if len(context) > 0 {
+		t.Add(&loom.Message{ID: mid + "/context", Role: loom.RoleSystem, CreatedAt: at, Parts: context})
+	}
+	if len(prompt) > 0 {
+		t.Add(&loom.Message{ID: mid, Role: loom.RoleUser, CreatedAt: at, Parts: prompt})
+	}
+	if len(reply) > 0 {
+		t.Join(mid, loom.RoleAssistant, at, reply...)
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -72,94 +73,110 @@ func (Format) Handoff(ctx context.Context, h *handoff.Handoff) (*handoff.Handed,
 	for _, e := range handoff.Entries(h, out) {
 		at := e.At
 		if e.Role == loom.RoleUser {
-			var content []any
-			var texts []string
-			for _, p := range e.Parts {
-				content = append(content, map[string]any{"text": p.Text})
-				texts = append(texts, p.Text)
-			}
-			r := map[string]any{"id": uuid.NewString(), "timestamp": handoff.Stamp(at), "type": "user", "content": content}
-			if t := strings.TrimSpace(strings.Join(texts, "")); strings.HasPrefix(t, "/") || strings.HasPrefix(t, "?") {
-				// Gemini CLI leaves a prompt that opens like one of its
-				// commands (/… or ?…) out of the history it resumes: the
-				// model is sent it as something the user typed, and the
-				// user is shown it as typed.
-				r["displayContent"] = content
-				r["content"] = []any{map[string]any{"text": "The user typed: " + strings.Join(texts, "\n\n")}}
-			}
-			recs = append(recs, r)
+			recs = append(recs, userRecord(e))
 			continue
 		}
-		// A record is text and thoughts, then the calls made after them;
-		// text after a call's result is the next record, as the model
-		// wrote it after reading the result.
-		var text []string
-		var thoughts, toolCalls []any
-		flush := func() {
-			if len(text) == 0 && len(thoughts) == 0 && len(toolCalls) == 0 {
-				return
-			}
-			r := map[string]any{"id": uuid.NewString(), "timestamp": handoff.Stamp(at), "type": "gemini", "content": strings.Join(text, "\n\n")}
-			if len(thoughts) > 0 {
-				r["thoughts"] = thoughts
-			}
-			if len(toolCalls) > 0 {
-				r["toolCalls"] = toolCalls
-			}
-			if e.Model != "" {
-				r["model"] = e.Model
-			}
-			recs = append(recs, r)
-			text, thoughts, toolCalls = nil, nil, nil
-		}
-		for _, p := range e.Parts {
-			switch p.Type {
-			case loom.PartReasoning:
-				if len(toolCalls) > 0 {
-					flush()
-				}
-				thoughts = append(thoughts, map[string]any{"subject": "", "description": p.Text, "timestamp": handoff.Stamp(at)})
-			case loom.PartText:
-				if len(toolCalls) > 0 {
-					flush()
-				}
-				text = append(text, p.Text)
-			case loom.PartTool:
-				name, args := h.Call(p, handoff.Tools{Target: Tool, Shell: "run_shell_command", Read: "read_file", ReadKey: "file_path"})
-				if name == "" {
-					if len(toolCalls) > 0 {
-						flush()
-					}
-					out.ToolRecords++
-					text = append(text, handoff.ToolRecord(p))
-					continue
-				}
-				out.ToolCalls++
-				callID := ids.For(p)
-				result := handoff.ResultText(p)
-				resp, status := map[string]any{"output": result}, "success"
-				if p.Status == loom.ToolError {
-					resp, status = map[string]any{"error": result}, "error"
-				}
-				end := at
-				if p.EndedAt != nil {
-					end = *p.EndedAt
-				}
-				toolCalls = append(toolCalls, map[string]any{
-					"id": callID, "name": name, "args": args,
-					"result":    []any{map[string]any{"functionResponse": map[string]any{"id": callID, "name": name, "response": resp}}},
-					"status":    status,
-					"timestamp": handoff.Stamp(end), "resultDisplay": result, "displayName": name, "description": "",
-					"renderOutputAsMarkdown": false,
-				})
-			}
-		}
-		flush()
+		r := &handedReply{at: at, model: e.Model, recs: recs}
+		importer.WriteReply(h, out, &ids, handoff.Tools{Target: Tool, Shell: "run_shell_command", Read: "read_file", ReadKey: "file_path"}, e.Parts, r)
+		recs = r.recs
 	}
 	if err := handoff.WriteLines(ctx, out.Path, recs); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// userRecord is the record of a user's entry e.
+func userRecord(e handoff.Entry) map[string]any {
+	var content []any
+	var texts []string
+	for _, p := range e.Parts {
+		content = append(content, map[string]any{"text": p.Text})
+		texts = append(texts, p.Text)
+	}
+	r := map[string]any{"id": uuid.NewString(), "timestamp": handoff.Stamp(e.At), "type": "user", "content": content}
+	if t := strings.TrimSpace(strings.Join(texts, "")); strings.HasPrefix(t, "/") || strings.HasPrefix(t, "?") {
+		// Gemini CLI leaves a prompt that opens like one of its
+		// commands (/… or ?…) out of the history it resumes: the
+		// model is sent it as something the user typed, and the
+		// user is shown it as typed.
+		r["displayContent"] = content
+		r["content"] = []any{map[string]any{"text": "The user typed: " + strings.Join(texts, "\n\n")}}
+	}
+	return r
+}
+
+// handedReply writes a reply's records: a record is text and thoughts,
+// then the calls made after them; text after a call's result is the
+// next record, as the model wrote it after reading the result.
+type handedReply struct {
+	at                  time.Time
+	model               string
+	text                []string
+	thoughts, toolCalls []any
+	recs                []any
+}
+
+var _ importer.ReplyWriter = (*handedReply)(nil)
+
+// Part adds a thought or text to the record.
+func (r *handedReply) Part(p loom.Part) {
+	if p.Type == loom.PartReasoning {
+		r.thoughts = append(r.thoughts, map[string]any{"subject": "", "description": p.Text, "timestamp": handoff.Stamp(r.at)})
+	} else {
+		r.text = append(r.text, p.Text)
+	}
+}
+
+// Record adds a call told as text to the record's text.
+func (r *handedReply) Record(text string) { r.text = append(r.text, text) }
+
+// Calls is how many tool calls the record holds.
+func (r *handedReply) Calls() int { return len(r.toolCalls) }
+
+// Call adds tool part p's call, with its functionResponse.
+func (r *handedReply) Call(callID, name string, args any, p loom.Part) {
+	r.toolCalls = append(r.toolCalls, r.toolCall(callID, name, args, p))
+}
+
+// toolCall is the record of tool part p's call, with its
+// functionResponse.
+func (r *handedReply) toolCall(callID, name string, args any, p loom.Part) map[string]any {
+	result := handoff.ResultText(p)
+	resp, status := map[string]any{"output": result}, "success"
+	if p.Status == loom.ToolError {
+		resp, status = map[string]any{"error": result}, "error"
+	}
+	end := r.at
+	if p.EndedAt != nil {
+		end = *p.EndedAt
+	}
+	return map[string]any{
+		"id": callID, "name": name, "args": args,
+		"result":    []any{map[string]any{"functionResponse": map[string]any{"id": callID, "name": name, "response": resp}}},
+		"status":    status,
+		"timestamp": handoff.Stamp(end), "resultDisplay": result, "displayName": name, "description": "",
+		"renderOutputAsMarkdown": false,
+	}
+}
+
+// Flush adds the record of what the reply holds so far.
+func (r *handedReply) Flush() {
+	if len(r.text) == 0 && len(r.thoughts) == 0 && len(r.toolCalls) == 0 {
+		return
+	}
+	rec := map[string]any{"id": uuid.NewString(), "timestamp": handoff.Stamp(r.at), "type": "gemini", "content": strings.Join(r.text, "\n\n")}
+	if len(r.thoughts) > 0 {
+		rec["thoughts"] = r.thoughts
+	}
+	if len(r.toolCalls) > 0 {
+		rec["toolCalls"] = r.toolCalls
+	}
+	if r.model != "" {
+		rec["model"] = r.model
+	}
+	r.recs = append(r.recs, rec)
+	r.text, r.thoughts, r.toolCalls = nil, nil, nil
 }
 
 // projectSlug is the name of root's directory under tmp/, as Gemini

@@ -54,6 +54,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
@@ -308,9 +309,43 @@ type compactionRequest struct {
 // sent with.
 func readSession(ctx context.Context, dir string, files []string, res *importer.Result) (*read, error) {
 	name := filepath.Join(dir, historyFile)
-	var sum summary
-	var updates string
-	var reqs []compactionRequest
+	sum, updates, reqs := sideFiles(files, res)
+	live, modTime, err := readHistory(ctx, name, res)
+	if err != nil {
+		return nil, err
+	}
+	lines := wholeHistory(reqs, live, name, res)
+	h := &chat{
+		res: res, t: &importer.Transcript{Res: res}, r: &read{spawned: map[string][2]int{}},
+		at:      cmp.Or(importer.ISOTime(sum.Created), modTime),
+		prompts: slices.ContainsFunc(lines, func(l line) bool { return l.PromptIndex != nil }),
+		turn:    -1, callNames: map[string]string{},
+	}
+	for i, l := range lines {
+		h.line(strconv.Itoa(i+1), l)
+	}
+	r, t := h.r, h.t
+	s := t.Session(filepath.Base(dir), name)
+	if s == nil {
+		return nil, nil
+	}
+	s.Title, s.GitBranch = strings.TrimSpace(cmp.Or(sum.Title, sum.Summary)), sum.Branch
+	s.Model, s.Provider = cmp.Or(sum.Model, sum.ModelID), "xai"
+	s.Cwd = cmp.Or(sum.Cwd, sum.Info.Cwd, groupDir(filepath.Dir(dir)), sum.GitRoot)
+	if p := importer.LineID(sum.Parent); p != "" && p != s.SourceID {
+		s.Kind, s.ParentSourceID = loom.KindFork, p
+	}
+	r.s = s
+	if updates != "" {
+		r.readUpdates(ctx, updates, res)
+	}
+	return r, nil
+}
+
+// sideFiles reads the files of a session beside its chat history: its
+// summary, the path of its update stream (empty when it has none) and
+// the compaction requests that made a summary, oldest first.
+func sideFiles(files []string, res *importer.Result) (sum summary, updates string, reqs []compactionRequest) {
 	for _, p := range files {
 		switch {
 		case filepath.Base(filepath.Dir(p)) == requestsDir:
@@ -332,9 +367,15 @@ func readSession(ctx context.Context, dir string, files []string, res *importer.
 		}
 	}
 	slices.SortStableFunc(reqs, func(a, b compactionRequest) int { return strings.Compare(a.Created, b.Created) })
+	return sum, updates, reqs
+}
+
+// readHistory is the lines of the chat history at name, and the time
+// the file was last written.
+func readHistory(ctx context.Context, name string, res *importer.Result) ([]line, time.Time, error) {
 	f, fi, err := importer.Open(name, importer.MaxFile)
 	if err != nil {
-		return nil, fmt.Errorf("grok: %w", err)
+		return nil, time.Time{}, fmt.Errorf("grok: %w", err)
 	}
 	defer f.Close()
 	var live []line
@@ -346,98 +387,9 @@ func readSession(ctx context.Context, dir string, files []string, res *importer.
 		return nil
 	}, res.TooLong(name))
 	if err != nil {
-		return nil, fmt.Errorf("grok: %s: %w", name, err)
+		return nil, time.Time{}, fmt.Errorf("grok: %s: %w", name, err)
 	}
-	lines := wholeHistory(reqs, live, name, res)
-	at := cmp.Or(importer.ISOTime(sum.Created), fi.ModTime().UTC())
-	t := &importer.Transcript{Res: res}
-	r := &read{spawned: map[string][2]int{}}
-	prompts := slices.ContainsFunc(lines, func(l line) bool { return l.PromptIndex != nil })
-	turn := -1
-	callNames := map[string]string{}
-	for i, l := range lines {
-		mid := strconv.Itoa(i + 1)
-		n := len(t.Msgs)
-		switch cmp.Or(l.Type, l.Role) {
-		case "system":
-			// Grok's system prompt, the same long text in every session,
-			// is not kept.
-			res.Skip("system-prompt")
-		case "user":
-			parts := importer.TextParts(mid, loom.PartText, l.Content)
-			role := loom.RoleUser
-			switch {
-			case isSummary(parts):
-				t.Add(&loom.Message{ID: mid, Role: loom.RoleSummary, CreatedAt: at, Parts: parts, Usage: loom.Usage{Compactions: 1}})
-			case l.SyntheticReason != "" && l.SyntheticReason != "interjection", prompts && l.PromptIndex == nil:
-				// Grok's own context (the user's environment, rules,
-				// reminders) is sent as user messages without a prompt
-				// index.
-				role = loom.RoleSystem
-				fallthrough
-			default:
-				if l.PromptIndex != nil {
-					turn = *l.PromptIndex
-				}
-				for j := range parts {
-					if role == loom.RoleUser {
-						parts[j].Text = userQuery(parts[j].Text)
-					}
-				}
-				t.Add(&loom.Message{ID: mid, Role: role, CreatedAt: at, Parts: parts})
-			}
-		case "reasoning":
-			text := l.Summary
-			if len(text) == 0 {
-				text = l.Content
-			}
-			t.Join(mid, loom.RoleAssistant, at, importer.TextParts(mid+"/r", loom.PartReasoning, text)...)
-		case "assistant":
-			parts := importer.TextParts(mid, loom.PartText, l.Content)
-			for i, c := range l.ToolCalls {
-				args := c.Arguments
-				if len(args) == 0 {
-					args = c.Function.Arguments
-				}
-				callNames[c.ID] = cmp.Or(c.Name, c.Function.Name)
-				parts = append(parts, importer.ToolCall(mid+"/call/"+strconv.Itoa(i), c.ID, cmp.Or(c.Name, c.Function.Name), args))
-			}
-			if m := t.Join(mid, loom.RoleAssistant, at, parts...); m != nil {
-				m.Model = cmp.Or(strings.TrimSpace(l.ModelID), m.Model)
-			}
-		case "tool_result", "tool":
-			out := importer.Text(importer.TextParts("", loom.PartText, l.Content))
-			if sub := subagentID(out); sub != "" && callNames[l.ToolCallID] == spawnTool {
-				for mi := len(t.Msgs) - 1; mi >= 0; mi-- {
-					if pi := slices.IndexFunc(t.Msgs[mi].Parts, func(p loom.Part) bool { return p.CallID == l.ToolCallID }); pi >= 0 {
-						r.spawned[sub] = [2]int{mi, pi}
-						break
-					}
-				}
-			}
-			t.Complete(l.ToolCallID, out, l.IsError, at)
-		default:
-			res.Skip("unknown:" + importer.TypeName(cmp.Or(l.Type, l.Role)))
-		}
-		for range len(t.Msgs) - n {
-			r.prompt = append(r.prompt, turn)
-		}
-	}
-	s := t.Session(filepath.Base(dir), name)
-	if s == nil {
-		return nil, nil
-	}
-	s.Title, s.GitBranch = strings.TrimSpace(cmp.Or(sum.Title, sum.Summary)), sum.Branch
-	s.Model, s.Provider = cmp.Or(sum.Model, sum.ModelID), "xai"
-	s.Cwd = cmp.Or(sum.Cwd, sum.Info.Cwd, groupDir(filepath.Dir(dir)), sum.GitRoot)
-	if p := importer.LineID(sum.Parent); p != "" && p != s.SourceID {
-		s.Kind, s.ParentSourceID = loom.KindFork, p
-	}
-	r.s = s
-	if updates != "" {
-		r.readUpdates(ctx, updates, res)
-	}
-	return r, nil
+	return live, fi.ModTime().UTC(), nil
 }
 
 // line is a chat line and its number in the chat history (0 for one
@@ -528,67 +480,4 @@ func groupDir(group string) string {
 		return d
 	}
 	return ""
-}
-
-// readUpdates reads the update stream at path: each finished turn's
-// usage (every model call of the turn, its sub-agents' included) is
-// that of the prompt it answered (a command's turn, such as /compact,
-// has none), and each sub-agent finished during a prompt's turn.
-func (r *read) readUpdates(ctx context.Context, path string, res *importer.Result) {
-	f, _, err := importer.Open(path, importer.MaxFile)
-	if err != nil {
-		if !os.IsNotExist(err) {
-			res.Problemf(path, 0, err.Error())
-		}
-		return
-	}
-	defer f.Close()
-	r.usage, r.finished = map[int]loom.Usage{}, map[string]int{}
-	turn := -1
-	_ = importer.Lines(ctx, f, func(n int, line []byte) error {
-		var u struct {
-			Params struct {
-				Update struct {
-					Kind string `json:"sessionUpdate"`
-					Meta struct {
-						PromptIndex *int `json:"promptIndex"`
-						HostTurn    bool `json:"hostTurn"`
-					} `json:"_meta"`
-					Child string `json:"child_session_id"`
-					Usage *struct {
-						Input     float64 `json:"inputTokens"`
-						Output    float64 `json:"outputTokens"`
-						Cached    float64 `json:"cachedReadTokens"`
-						Reasoning float64 `json:"reasoningTokens"`
-						Calls     float64 `json:"modelCalls"`
-					} `json:"usage"`
-				} `json:"update"`
-			} `json:"params"`
-		}
-		if json.Unmarshal(line, &u) != nil {
-			return nil
-		}
-		up := u.Params.Update
-		switch {
-		case up.Kind == "user_message_chunk" && up.Meta.PromptIndex != nil:
-			turn = *up.Meta.PromptIndex
-		case up.Kind == "user_message_chunk" && up.Meta.HostTurn:
-			turn = -1
-		case up.Kind == "subagent_finished" && up.Child != "":
-			r.finished[up.Child] = turn
-		case up.Usage != nil:
-			x := up.Usage
-			cached := importer.Tokens(x.Cached)
-			calls := max(importer.Tokens(x.Calls), 1)
-			add := loom.Usage{InputTokens: max(importer.Tokens(x.Input)-cached, 0), CacheReadTokens: cached,
-				OutputTokens: importer.Tokens(x.Output), ReasoningTokens: importer.Tokens(x.Reasoning), APICalls: calls}
-			r.total.Add(add)
-			if turn >= 0 {
-				t := r.usage[turn]
-				t.Add(add)
-				r.usage[turn] = t
-			}
-		}
-		return nil
-	}, func(int) {})
 }

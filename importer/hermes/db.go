@@ -57,46 +57,11 @@ func readDB(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
 		return nil, fail(err)
 	}
 	res := &importer.Result{}
-	rows, err := db.QueryContext(ctx, "SELECT "+importer.SQLiteSelect(have, sessionColumns)+" FROM sessions ORDER BY started_at, id")
+	all, err := sessionRows(ctx, db, have, path, res)
 	if err != nil {
 		return nil, fail(err)
 	}
-	type row struct {
-		s      *importer.Session
-		usage  loom.Usage
-		end    string
-		source string
-		marks  markers
-	}
-	var all []row
-	str, num := importer.SQLiteString, importer.SQLiteFloat
-	for rows.Next() {
-		v, err := importer.SQLiteRow(rows, len(sessionColumns))
-		if err != nil {
-			rows.Close()
-			return nil, fail(err)
-		}
-		id := importer.LineID(str(v[0]))
-		if id == "" {
-			res.Skip("session-without-id")
-			continue
-		}
-		s := &importer.Session{SourceID: id, Kind: loom.KindMain, Path: path, Model: strings.TrimSpace(str(v[2])),
-			ParentSourceID: importer.LineID(str(v[3])), Title: importer.Clip(strings.TrimSpace(str(v[7])), 200),
-			Cwd: str(v[8]), GitBranch: str(v[9]), CreatedAt: importer.UnixTime(num(v[4])), UpdatedAt: importer.UnixTime(num(v[5]))}
-		u := loom.Usage{InputTokens: importer.Tokens(num(v[10])), OutputTokens: importer.Tokens(num(v[11])),
-			CacheReadTokens: importer.Tokens(num(v[12])), CacheWriteTokens: importer.Tokens(num(v[13])),
-			ReasoningTokens: importer.Tokens(num(v[14])), APICalls: importer.Tokens(num(v[15]))}
-		if c := max(num(v[17]), num(v[16])); c > 0 && c < 1e9 {
-			u.CostUSD = c
-		}
-		all = append(all, row{s, u, str(v[6]), str(v[1]), markersOf(str(v[18]))})
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, fail(err)
-	}
-	byID := map[string]row{}
+	byID := map[string]sessionRow{}
 	for _, r := range all {
 		byID[r.s.SourceID] = r
 	}
@@ -113,32 +78,7 @@ func readDB(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
 			res.Skip("empty-session")
 			continue
 		}
-		// What a child is, as Hermes's own lineage rules
-		// (hermes_state_common.py) tell: a /branch child (its
-		// model_config's _branched_from names the parent) is a fork; a
-		// reset child (_reset_from) a conversation of its own; a
-		// delegated run (_delegate_from, or source "tool") a sub-agent;
-		// a child of a session ended by compression that is none of
-		// those continues the conversation, starting with the summary: a
-		// fork of the parent from which it goes on. Any other child
-		// (a database of before the markers) was run by its parent.
-		if p, ok := byID[r.s.ParentSourceID]; ok && p.s.SourceID != r.s.SourceID {
-			pid := p.s.SourceID
-			switch {
-			case r.marks.Reset == pid:
-				r.s.ParentSourceID = ""
-			case r.marks.Branched == pid:
-				r.s.Kind = loom.KindFork
-			case r.marks.Delegate == pid || r.source == "tool" || r.source == "subagent":
-				r.s.Kind = loom.KindSubagent
-			case p.end == "compression":
-				r.s.Kind = loom.KindFork
-			default:
-				r.s.Kind = loom.KindSubagent
-			}
-		} else {
-			r.s.ParentSourceID = ""
-		}
+		r.lineage(byID)
 		for i := len(r.s.Messages) - 1; i >= 0; i-- {
 			if m := r.s.Messages[i]; m.Role == loom.RoleAssistant {
 				m.Usage.Add(r.usage)
@@ -154,8 +94,91 @@ func readDB(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
 		res.Sessions = append(res.Sessions, r.s)
 	}
 	linkDelegates(res.Sessions)
-	// The transcripts Hermes wrote when the database refused a write.
-	for _, f := range b.Files[1:] {
+	readTranscripts(ctx, b.Files[1:], inDB, res)
+	return res, nil
+}
+
+// sessionRow is a row of the sessions table: the session, its totals,
+// why it ended, its source and the markers of its lineage.
+type sessionRow struct {
+	s      *importer.Session
+	usage  loom.Usage
+	end    string
+	source string
+	marks  markers
+}
+
+// sessionRows reads the sessions table, oldest first.
+func sessionRows(ctx context.Context, db *sql.DB, have map[string]bool, path string, res *importer.Result) ([]sessionRow, error) {
+	rows, err := db.QueryContext(ctx, "SELECT "+importer.SQLiteSelect(have, sessionColumns)+" FROM sessions ORDER BY started_at, id")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var all []sessionRow
+	str, num := importer.SQLiteString, importer.SQLiteFloat
+	for rows.Next() {
+		v, err := importer.SQLiteRow(rows, len(sessionColumns))
+		if err != nil {
+			return nil, err
+		}
+		id := importer.LineID(str(v[0]))
+		if id == "" {
+			res.Skip("session-without-id")
+			continue
+		}
+		s := &importer.Session{SourceID: id, Kind: loom.KindMain, Path: path, Model: strings.TrimSpace(str(v[2])),
+			ParentSourceID: importer.LineID(str(v[3])), Title: importer.Clip(strings.TrimSpace(str(v[7])), 200),
+			Cwd: str(v[8]), GitBranch: str(v[9]), CreatedAt: importer.UnixTime(num(v[4])), UpdatedAt: importer.UnixTime(num(v[5]))}
+		u := loom.Usage{InputTokens: importer.Tokens(num(v[10])), OutputTokens: importer.Tokens(num(v[11])),
+			CacheReadTokens: importer.Tokens(num(v[12])), CacheWriteTokens: importer.Tokens(num(v[13])),
+			ReasoningTokens: importer.Tokens(num(v[14])), APICalls: importer.Tokens(num(v[15]))}
+		if c := max(num(v[17]), num(v[16])); c > 0 && c < 1e9 {
+			u.CostUSD = c
+		}
+		all = append(all, sessionRow{s, u, str(v[6]), str(v[1]), markersOf(str(v[18]))})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return all, nil
+}
+
+// lineage is what a child is, as Hermes's own lineage rules
+// (hermes_state_common.py) tell: a /branch child (its model_config's
+// _branched_from names the parent) is a fork; a reset child
+// (_reset_from) a conversation of its own; a delegated run
+// (_delegate_from, or source "tool") a sub-agent; a child of a session
+// ended by compression that is none of those continues the
+// conversation, starting with the summary: a fork of the parent from
+// which it goes on. Any other child (a database of before the markers)
+// was run by its parent. A parent the database does not hold is none.
+func (r sessionRow) lineage(byID map[string]sessionRow) {
+	p, ok := byID[r.s.ParentSourceID]
+	if !ok || p.s.SourceID == r.s.SourceID {
+		r.s.ParentSourceID = ""
+		return
+	}
+	pid := p.s.SourceID
+	switch {
+	case r.marks.Reset == pid:
+		r.s.ParentSourceID = ""
+	case r.marks.Branched == pid:
+		r.s.Kind = loom.KindFork
+	case r.marks.Delegate == pid || r.source == "tool" || r.source == "subagent":
+		r.s.Kind = loom.KindSubagent
+	case p.end == "compression":
+		r.s.Kind = loom.KindFork
+	default:
+		r.s.Kind = loom.KindSubagent
+	}
+}
+
+// readTranscripts reads the transcripts Hermes wrote when the database
+// refused a write, those of files whose session the database does not
+// hold (inDB), into res.
+func readTranscripts(ctx context.Context, files []string, inDB map[string]bool, res *importer.Result) {
+	for _, f := range files {
 		if !strings.HasSuffix(f, ".jsonl") || inDB[strings.TrimSuffix(filepath.Base(f), ".jsonl")] {
 			continue
 		}
@@ -172,7 +195,6 @@ func readDB(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
 			}
 		}
 	}
-	return res, nil
 }
 
 // messages reads session s's messages in order: those Hermes still

@@ -103,24 +103,27 @@ type record struct {
 	Cwd        string          `json:"cwd"`
 	Input      json.RawMessage `json:"input"`
 	Usage      *usage          `json:"usage"`
-	Event      *struct {
-		Type string `json:"type"`
-		Part struct {
-			Type  string `json:"type"`
-			Text  string `json:"text"`
-			Think string `json:"think"`
-		} `json:"part"`
-		Name       string          `json:"name"`
-		Args       json.RawMessage `json:"args"`
-		ToolCallID string          `json:"toolCallId"`
-		Result     struct {
-			IsError bool            `json:"isError"`
-			Output  json.RawMessage `json:"output"`
-			Message string          `json:"message"`
-		} `json:"result"`
-		Model string `json:"model"`
-		Usage *usage `json:"usage"`
-	} `json:"event"`
+	Event      *loopEvent      `json:"event"`
+}
+
+// loopEvent is a context.append_loop_event record's event.
+type loopEvent struct {
+	Type string `json:"type"`
+	Part struct {
+		Type  string `json:"type"`
+		Text  string `json:"text"`
+		Think string `json:"think"`
+	} `json:"part"`
+	Name       string          `json:"name"`
+	Args       json.RawMessage `json:"args"`
+	ToolCallID string          `json:"toolCallId"`
+	Result     struct {
+		IsError bool            `json:"isError"`
+		Output  json.RawMessage `json:"output"`
+		Message string          `json:"message"`
+	} `json:"result"`
+	Model string `json:"model"`
+	Usage *usage `json:"usage"`
 }
 
 type usage struct {
@@ -167,99 +170,115 @@ func ReadWire(ctx context.Context, tool, name string) (*importer.Result, error) 
 	}
 	defer f.Close()
 	res := &importer.Result{}
-	t := &importer.Transcript{Res: res}
-	var model, cwd string
-	var reply *loom.Message // the step's reply, while it is made
-	var unpriced *loom.Message
-	var created, updated, at time.Time
-	_, err = importer.SessionLines(ctx, name, f, res, func(n int, line []byte) {
-		var r record
-		if !res.DecodeLine(name, n, line, &r) {
-			return
-		}
-		if ts := r.at(); !ts.IsZero() {
-			at = ts
-			if created.IsZero() {
-				created = ts
-			}
-			updated = ts
-		}
-		mid := "line-" + strconv.Itoa(n)
-		switch r.Type {
-		case "metadata":
-		case "config.update":
-			model, cwd = cmp.Or(r.ModelAlias, model), cmp.Or(r.Cwd, cwd)
-		case "turn.prompt", "turn.steer":
-			reply = nil
-			parts := importer.TextParts(mid, loom.PartText, r.Input)
-			t.Add(&loom.Message{ID: mid, Role: loom.RoleUser, CreatedAt: at, Parts: parts})
-		case "usage.record":
-			if r.Usage != nil && unpriced != nil {
-				unpriced.Usage = r.Usage.loom()
-				unpriced.Model = cmp.Or(r.Model, unpriced.Model)
-				unpriced = nil
-			}
-		case "context.append_loop_event":
-			if r.Event == nil {
-				res.Skip("empty-event")
-				return
-			}
-			ev := r.Event
-			part := func(p loom.Part) {
-				if reply == nil || t.Last() != reply {
-					p.ID = mid + "/0"
-					reply = &loom.Message{ID: mid, Role: loom.RoleAssistant, CreatedAt: at, Model: model, Parts: []loom.Part{p}}
-					t.Add(reply)
-					return
-				}
-				p.ID = strconv.Itoa(len(reply.Parts))
-				t.Join(mid, loom.RoleAssistant, at, p)
-			}
-			switch ev.Type {
-			case "content.part":
-				switch {
-				case ev.Part.Type == "text" && strings.TrimSpace(ev.Part.Text) != "":
-					part(loom.Part{Type: loom.PartText, Text: ev.Part.Text})
-				case ev.Part.Type == "think" && strings.TrimSpace(cmp.Or(ev.Part.Think, ev.Part.Text)) != "":
-					part(loom.Part{Type: loom.PartReasoning, Text: cmp.Or(ev.Part.Think, ev.Part.Text)})
-				default:
-					res.Skip("part:" + importer.TypeName(ev.Part.Type))
-				}
-			case "tool.call":
-				part(importer.ToolCall("", ev.ToolCallID, ev.Name, ev.Args))
-			case "tool.result":
-				out := toolOutput(ev.Result.Output)
-				t.Complete(importer.LineID(ev.ToolCallID), cmp.Or(out, ev.Result.Message), ev.Result.IsError, at)
-			case "step.begin":
-				reply = nil
-			case "step.end":
-				if reply != nil {
-					reply.Model = cmp.Or(ev.Model, reply.Model)
-					if ev.Usage != nil {
-						reply.Usage = ev.Usage.loom()
-					} else {
-						unpriced = reply
-					}
-				}
-				reply = nil
-			default:
-				res.Skip("event:" + importer.TypeName(ev.Type))
-			}
-		default:
-			res.Skip(importer.TypeName(r.Type))
-		}
-	})
-	if err != nil {
+	w := &wire{name: name, res: res, t: &importer.Transcript{Res: res}}
+	if _, err := importer.SessionLines(ctx, name, f, res, w.line); err != nil {
 		return nil, err
 	}
 	// The agent's directory, under its session's: <session>/agents/<agent>.
 	agentDir := filepath.Dir(name)
 	session := filepath.Base(filepath.Dir(filepath.Dir(agentDir)))
 	id := importer.LineID(session + "/" + filepath.Base(agentDir))
-	s := &importer.Session{SourceID: id, Kind: loom.KindMain, Path: name, Messages: t.Msgs, Cwd: cwd, Model: model,
-		Provider: "moonshot", CreatedAt: created, UpdatedAt: updated}
+	s := &importer.Session{SourceID: id, Kind: loom.KindMain, Path: name, Messages: w.t.Msgs, Cwd: w.cwd, Model: w.model,
+		Provider: "moonshot", CreatedAt: w.created, UpdatedAt: w.updated}
 	res.Keep(s, "session")
 	return res, nil
+}
+
+// wire reads a wire log's records in order.
+type wire struct {
+	name                 string
+	res                  *importer.Result
+	t                    *importer.Transcript
+	model, cwd           string
+	reply                *loom.Message // the step's reply, while it is made
+	unpriced             *loom.Message // a reply whose usage a usage.record brings
+	created, updated, at time.Time
+}
+
+// line reads record n.
+func (w *wire) line(n int, line []byte) {
+	var r record
+	if !w.res.DecodeLine(w.name, n, line, &r) {
+		return
+	}
+	if ts := r.at(); !ts.IsZero() {
+		w.at = ts
+		if w.created.IsZero() {
+			w.created = ts
+		}
+		w.updated = ts
+	}
+	mid := "line-" + strconv.Itoa(n)
+	switch r.Type {
+	case "metadata":
+	case "config.update":
+		w.model, w.cwd = cmp.Or(r.ModelAlias, w.model), cmp.Or(r.Cwd, w.cwd)
+	case "turn.prompt", "turn.steer":
+		w.reply = nil
+		parts := importer.TextParts(mid, loom.PartText, r.Input)
+		w.t.Add(&loom.Message{ID: mid, Role: loom.RoleUser, CreatedAt: w.at, Parts: parts})
+	case "usage.record":
+		if r.Usage != nil && w.unpriced != nil {
+			w.unpriced.Usage = r.Usage.loom()
+			w.unpriced.Model = cmp.Or(r.Model, w.unpriced.Model)
+			w.unpriced = nil
+		}
+	case "context.append_loop_event":
+		if r.Event == nil {
+			w.res.Skip("empty-event")
+			return
+		}
+		w.event(mid, r.Event)
+	default:
+		w.res.Skip(importer.TypeName(r.Type))
+	}
+}
+
+// event reads an event of the agent's loop, record mid's.
+func (w *wire) event(mid string, ev *loopEvent) {
+	switch ev.Type {
+	case "content.part":
+		switch {
+		case ev.Part.Type == "text" && strings.TrimSpace(ev.Part.Text) != "":
+			w.part(mid, loom.Part{Type: loom.PartText, Text: ev.Part.Text})
+		case ev.Part.Type == "think" && strings.TrimSpace(cmp.Or(ev.Part.Think, ev.Part.Text)) != "":
+			w.part(mid, loom.Part{Type: loom.PartReasoning, Text: cmp.Or(ev.Part.Think, ev.Part.Text)})
+		default:
+			w.res.Skip("part:" + importer.TypeName(ev.Part.Type))
+		}
+	case "tool.call":
+		w.part(mid, importer.ToolCall("", ev.ToolCallID, ev.Name, ev.Args))
+	case "tool.result":
+		out := toolOutput(ev.Result.Output)
+		w.t.Complete(importer.LineID(ev.ToolCallID), cmp.Or(out, ev.Result.Message), ev.Result.IsError, w.at)
+	case "step.begin":
+		w.reply = nil
+	case "step.end":
+		if w.reply != nil {
+			w.reply.Model = cmp.Or(ev.Model, w.reply.Model)
+			if ev.Usage != nil {
+				w.reply.Usage = ev.Usage.loom()
+			} else {
+				w.unpriced = w.reply
+			}
+		}
+		w.reply = nil
+	default:
+		w.res.Skip("event:" + importer.TypeName(ev.Type))
+	}
+}
+
+// part adds p to the step's reply, which it starts as message mid when
+// there is none (or another message came after it).
+func (w *wire) part(mid string, p loom.Part) {
+	if w.reply == nil || w.t.Last() != w.reply {
+		p.ID = mid + "/0"
+		w.reply = &loom.Message{ID: mid, Role: loom.RoleAssistant, CreatedAt: w.at, Model: w.model, Parts: []loom.Part{p}}
+		w.t.Add(w.reply)
+		return
+	}
+	p.ID = strconv.Itoa(len(w.reply.Parts))
+	w.t.Join(mid, loom.RoleAssistant, w.at, p)
 }
 
 // toolOutput is a result's output: a string, or the text of a list of

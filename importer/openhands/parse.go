@@ -118,7 +118,44 @@ func (c *conversation) parse() *importer.Result {
 		path = c.events[0].path
 	}
 	s := &importer.Session{SourceID: id, Kind: loom.KindMain, Path: path, Cwd: st.Workspace.WorkingDir, Model: bare, Provider: provider}
-	// Each model call's usage, by the id of its response.
+	usage := st.usage()
+	ev := &events{res: res, calls: map[string]*loom.Part{}, model: bare, provider: provider}
+	seen := map[string]bool{}
+	for _, f := range c.events {
+		msg, responseID := ev.read(f, seen)
+		if msg == nil {
+			continue
+		}
+		if u, ok := usage[responseID]; ok && msg.Role == loom.RoleAssistant {
+			// A response's usage once, on its first message.
+			msg.Usage = u
+			delete(usage, responseID)
+		}
+		for i := range msg.Parts {
+			if p := &msg.Parts[i]; p.Type == loom.PartTool {
+				ev.calls[p.CallID] = p
+			}
+		}
+		s.Messages = append(s.Messages, msg)
+	}
+	if len(s.Messages) == 0 {
+		res.Skip("empty-session")
+		return res
+	}
+	for _, m := range s.Messages {
+		if s.CreatedAt.IsZero() || (!m.CreatedAt.IsZero() && m.CreatedAt.Before(s.CreatedAt)) {
+			s.CreatedAt = m.CreatedAt
+		}
+		if m.CreatedAt.After(s.UpdatedAt) {
+			s.UpdatedAt = m.CreatedAt
+		}
+	}
+	res.Sessions = []*importer.Session{s}
+	return res
+}
+
+// usage is each model call's usage, by the id of its response.
+func (st *state) usage() map[string]loom.Usage {
 	usage := map[string]loom.Usage{}
 	for _, m := range st.Stats.UsageToMetrics {
 		for _, u := range m.TokenUsages {
@@ -138,137 +175,154 @@ func (c *conversation) parse() *importer.Result {
 			usage[u.ResponseID] = x
 		}
 	}
-	calls := map[string]*loom.Part{}
-	seen := map[string]bool{}
-	for _, f := range c.events {
-		var ev event
-		if err := json.Unmarshal(f.data, &ev); err != nil || ev.Kind == "" {
-			res.Unreadablef(f.path, 0, "not an event")
-			continue
-		}
-		mid := strings.TrimSpace(ev.ID)
-		if mid == "" || strings.ContainsAny(mid, "\n\r/") || seen[mid] {
-			mid = strings.TrimSuffix(filepath.Base(f.path), ".json")
-		}
-		if seen[mid] {
-			res.Skip("repeated-event")
-			continue
-		}
-		seen[mid] = true
-		at := importer.ISOTime(ev.Timestamp)
-		msg := &loom.Message{ID: mid, CreatedAt: at, CompletedAt: &at}
-		switch ev.Kind {
-		case "MessageEvent":
-			if ev.LLMMessage == nil {
-				res.Problemf(f.path, 0, "a message event without its message")
-				continue
-			}
-			switch ev.LLMMessage.Role {
-			case "user":
-				msg.Role = loom.RoleUser
-			case "assistant":
-				msg.Role, msg.Model, msg.Provider = loom.RoleAssistant, bare, provider
-				msg.Parts = reasoning(mid, cmp.Or(ev.LLMMessage.Reasoning, ev.Reasoning), &ev)
-			case "system":
-				msg.Role = loom.RoleSystem
-			default:
-				res.Skip("unknown-role:" + importer.TypeName(ev.LLMMessage.Role))
-				continue
-			}
-			msg.Parts = append(msg.Parts, texts(mid+"/text", ev.LLMMessage.Content)...)
-		case "ActionEvent":
-			msg.Role, msg.Model, msg.Provider = loom.RoleAssistant, bare, provider
-			msg.Parts = reasoning(mid, ev.Reasoning, &ev)
-			msg.Parts = append(msg.Parts, texts(mid+"/thought", ev.Thought)...)
-			name := cmp.Or(strings.TrimSpace(ev.ToolName), "unknown")
-			in := json.RawMessage(nil)
-			if ev.ToolCall != nil {
-				in = importer.CompactJSON(json.RawMessage(ev.ToolCall.Arguments))
-			}
-			if in == nil || in[0] != '{' {
-				in = importer.CompactJSON(ev.Action)
-			}
-			if in == nil || in[0] != '{' {
-				in = json.RawMessage(`{}`)
-			}
-			msg.Parts = append(msg.Parts, loom.Part{ID: mid + "/tool", Type: loom.PartTool, CallID: cmp.Or(strings.TrimSpace(ev.ToolCallID), mid), Name: name, Status: loom.ToolRunning, Input: in})
-		case "ObservationEvent", "AgentErrorEvent", "UserRejectObservation":
-			p := calls[ev.ToolCallID]
-			if p == nil {
-				if ev.Kind == "AgentErrorEvent" && ev.Error != "" {
-					// An error of the agent's own, not of a call.
-					msg.Role = loom.RoleSystem
-					msg.Parts = []loom.Part{{ID: mid + "/0", Type: loom.PartText, Text: ev.Error}}
-					break
-				}
-				res.Skip("orphan-" + ev.Kind)
-				continue
-			}
-			switch {
-			case ev.Kind == "AgentErrorEvent":
-				p.Status, p.Error = loom.ToolError, cmp.Or(ev.Error, "error")
-			case ev.Kind == "UserRejectObservation":
-				p.Status, p.Error = loom.ToolError, "rejected: "+cmp.Or(ev.RejectionReason, "by the user")
-			case ev.Observation != nil && ev.Observation.IsError:
-				p.Status, p.Error = loom.ToolError, cmp.Or(plain(ev.Observation.Content), "error")
-			default:
-				text := ""
-				if ev.Observation != nil {
-					text = plain(ev.Observation.Content)
-				}
-				out, _ := json.Marshal(text)
-				p.Status, p.Output = loom.ToolCompleted, out
-			}
-			if end := at; !end.IsZero() {
-				p.EndedAt = &end
-			}
-			res.Skip("tool-result")
-			continue
-		case "Condensation":
-			if strings.TrimSpace(ev.Summary) == "" {
-				res.Skip("condensation")
-				continue
-			}
-			msg.Role, msg.Usage.Compactions = loom.RoleSummary, 1
-			msg.Parts = []loom.Part{{ID: mid + "/0", Type: loom.PartText, Text: ev.Summary}}
-		default:
-			if passed[ev.Kind] {
-				res.Skip(ev.Kind)
-			} else {
-				res.Skip("unknown:" + importer.TypeName(ev.Kind))
-			}
-			continue
-		}
-		if len(msg.Parts) == 0 {
-			res.Skip("empty-" + msg.Role + "-message")
-			continue
-		}
-		if u, ok := usage[ev.ResponseID]; ok && msg.Role == loom.RoleAssistant {
-			// A response's usage once, on its first message.
-			msg.Usage = u
-			delete(usage, ev.ResponseID)
-		}
-		for i := range msg.Parts {
-			if p := &msg.Parts[i]; p.Type == loom.PartTool {
-				calls[p.CallID] = p
-			}
-		}
-		s.Messages = append(s.Messages, msg)
+	return usage
+}
+
+// events reads a conversation's event files, in order, into messages:
+// a tool's result completes the call an earlier message made.
+type events struct {
+	res             *importer.Result
+	calls           map[string]*loom.Part
+	model, provider string
+}
+
+// read is the message of event file f and the id of the model response
+// it is part of; nil when it holds none (then it is skipped or a
+// problem). seen holds the ids of the messages read before.
+func (e *events) read(f file, seen map[string]bool) (*loom.Message, string) {
+	var ev event
+	if err := json.Unmarshal(f.data, &ev); err != nil || ev.Kind == "" {
+		e.res.Unreadablef(f.path, 0, "not an event")
+		return nil, ""
 	}
-	if len(s.Messages) == 0 {
-		res.Skip("empty-session")
-		return res
+	mid := strings.TrimSpace(ev.ID)
+	if mid == "" || strings.ContainsAny(mid, "\n\r/") || seen[mid] {
+		mid = strings.TrimSuffix(filepath.Base(f.path), ".json")
 	}
-	for _, m := range s.Messages {
-		if s.CreatedAt.IsZero() || (!m.CreatedAt.IsZero() && m.CreatedAt.Before(s.CreatedAt)) {
-			s.CreatedAt = m.CreatedAt
-		}
-		if m.CreatedAt.After(s.UpdatedAt) {
-			s.UpdatedAt = m.CreatedAt
+	if seen[mid] {
+		e.res.Skip("repeated-event")
+		return nil, ""
+	}
+	seen[mid] = true
+	at := importer.ISOTime(ev.Timestamp)
+	msg := &loom.Message{ID: mid, CreatedAt: at, CompletedAt: &at}
+	var ok bool
+	switch ev.Kind {
+	case "MessageEvent":
+		ok = e.message(f, &ev, msg)
+	case "ActionEvent":
+		ok = e.action(&ev, msg)
+	case "ObservationEvent", "AgentErrorEvent", "UserRejectObservation":
+		ok = e.observation(&ev, msg)
+	case "Condensation":
+		ok = e.condensation(&ev, msg)
+	default:
+		if passed[ev.Kind] {
+			e.res.Skip(ev.Kind)
+		} else {
+			e.res.Skip("unknown:" + importer.TypeName(ev.Kind))
 		}
 	}
-	res.Sessions = []*importer.Session{s}
-	return res
+	if !ok {
+		return nil, ""
+	}
+	if len(msg.Parts) == 0 {
+		e.res.Skip("empty-" + msg.Role + "-message")
+		return nil, ""
+	}
+	return msg, ev.ResponseID
+}
+
+// message reads a MessageEvent: a user's, the model's or the system's
+// message.
+func (e *events) message(f file, ev *event, msg *loom.Message) bool {
+	if ev.LLMMessage == nil {
+		e.res.Problemf(f.path, 0, "a message event without its message")
+		return false
+	}
+	switch ev.LLMMessage.Role {
+	case "user":
+		msg.Role = loom.RoleUser
+	case "assistant":
+		msg.Role, msg.Model, msg.Provider = loom.RoleAssistant, e.model, e.provider
+		msg.Parts = reasoning(msg.ID, cmp.Or(ev.LLMMessage.Reasoning, ev.Reasoning), ev)
+	case "system":
+		msg.Role = loom.RoleSystem
+	default:
+		e.res.Skip("unknown-role:" + importer.TypeName(ev.LLMMessage.Role))
+		return false
+	}
+	msg.Parts = append(msg.Parts, texts(msg.ID+"/text", ev.LLMMessage.Content)...)
+	return true
+}
+
+// action reads an ActionEvent: the model's call of a tool, with its
+// reasoning and thought.
+func (e *events) action(ev *event, msg *loom.Message) bool {
+	mid := msg.ID
+	msg.Role, msg.Model, msg.Provider = loom.RoleAssistant, e.model, e.provider
+	msg.Parts = reasoning(mid, ev.Reasoning, ev)
+	msg.Parts = append(msg.Parts, texts(mid+"/thought", ev.Thought)...)
+	name := cmp.Or(strings.TrimSpace(ev.ToolName), "unknown")
+	in := json.RawMessage(nil)
+	if ev.ToolCall != nil {
+		in = importer.CompactJSON(json.RawMessage(ev.ToolCall.Arguments))
+	}
+	if in == nil || in[0] != '{' {
+		in = importer.CompactJSON(ev.Action)
+	}
+	if in == nil || in[0] != '{' {
+		in = json.RawMessage(`{}`)
+	}
+	msg.Parts = append(msg.Parts, loom.Part{ID: mid + "/tool", Type: loom.PartTool, CallID: cmp.Or(strings.TrimSpace(ev.ToolCallID), mid), Name: name, Status: loom.ToolRunning, Input: in})
+	return true
+}
+
+// observation reads a tool's result, error or rejection into the call
+// it answers; true only for an error of the agent's own, not of a call,
+// which is a message of the system.
+func (e *events) observation(ev *event, msg *loom.Message) bool {
+	p := e.calls[ev.ToolCallID]
+	if p == nil {
+		if ev.Kind == "AgentErrorEvent" && ev.Error != "" {
+			msg.Role = loom.RoleSystem
+			msg.Parts = []loom.Part{{ID: msg.ID + "/0", Type: loom.PartText, Text: ev.Error}}
+			return true
+		}
+		e.res.Skip("orphan-" + ev.Kind)
+		return false
+	}
+	switch {
+	case ev.Kind == "AgentErrorEvent":
+		p.Status, p.Error = loom.ToolError, cmp.Or(ev.Error, "error")
+	case ev.Kind == "UserRejectObservation":
+		p.Status, p.Error = loom.ToolError, "rejected: "+cmp.Or(ev.RejectionReason, "by the user")
+	case ev.Observation != nil && ev.Observation.IsError:
+		p.Status, p.Error = loom.ToolError, cmp.Or(plain(ev.Observation.Content), "error")
+	default:
+		text := ""
+		if ev.Observation != nil {
+			text = plain(ev.Observation.Content)
+		}
+		out, _ := json.Marshal(text)
+		p.Status, p.Output = loom.ToolCompleted, out
+	}
+	if end := msg.CreatedAt; !end.IsZero() {
+		p.EndedAt = &end
+	}
+	e.res.Skip("tool-result")
+	return false
+}
+
+// condensation reads the summary of a condensed history.
+func (e *events) condensation(ev *event, msg *loom.Message) bool {
+	if strings.TrimSpace(ev.Summary) == "" {
+		e.res.Skip("condensation")
+		return false
+	}
+	msg.Role, msg.Usage.Compactions = loom.RoleSummary, 1
+	msg.Parts = []loom.Part{{ID: msg.ID + "/0", Type: loom.PartText, Text: ev.Summary}}
+	return true
 }
 
 // reasoning is an event's reasoning: its thinking blocks, else its

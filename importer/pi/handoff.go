@@ -52,12 +52,7 @@ func (Format) Handoff(ctx context.Context, h *handoff.Handoff) (*handoff.Handed,
 	}
 	recs := []any{map[string]any{"type": "session", "version": 3, "id": id, "timestamp": handoff.Stamp(now), "cwd": h.Dir,
 		handoff.OriginField: h.Origin()}}
-	parent := any(nil)
-	add := func(at string, msg map[string]any) {
-		eid := strings.ReplaceAll(uuid.NewString(), "-", "")[:8]
-		recs = append(recs, map[string]any{"type": "message", "id": eid, "parentId": parent, "timestamp": at, "message": msg})
-		parent = eid
-	}
+	c := &messageChain{recs: recs}
 	ids := handoff.CallIDs{Prefix: "call_loom"}
 	for _, e := range handoff.Entries(h, out) {
 		at, ms := handoff.Stamp(e.At), e.At.UnixMilli()
@@ -66,64 +61,86 @@ func (Format) Handoff(ctx context.Context, h *handoff.Handoff) (*handoff.Handed,
 			for _, p := range e.Parts {
 				content = append(content, map[string]any{"type": "text", "text": p.Text})
 			}
-			add(at, map[string]any{"role": "user", "content": content, "timestamp": ms})
+			c.add(at, map[string]any{"role": "user", "content": content, "timestamp": ms})
 			continue
 		}
-		// A reply is its blocks up to its calls; their results follow it,
-		// and what it says after them is the next reply.
-		var content []any
-		var results []map[string]any
-		flush := func() {
-			if len(content) == 0 {
-				return
-			}
-			stop := "stop"
-			if len(results) > 0 {
-				stop = "toolUse"
-			}
-			add(at, map[string]any{"role": "assistant", "content": content, "api": "loom", "provider": "loom", "model": e.Model,
-				"usage": map[string]any{"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0,
-					"cost": map[string]any{"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
-				"stopReason": stop, "timestamp": ms})
-			for _, r := range results {
-				add(at, r)
-			}
-			content, results = nil, nil
-		}
-		for _, p := range e.Parts {
-			switch p.Type {
-			case loom.PartReasoning:
-				if len(results) > 0 {
-					flush()
-				}
-				content = append(content, map[string]any{"type": "thinking", "thinking": p.Text})
-			case loom.PartText:
-				if len(results) > 0 {
-					flush()
-				}
-				content = append(content, map[string]any{"type": "text", "text": p.Text})
-			case loom.PartTool:
-				name, args := h.Call(p, handoff.Tools{Target: Tool, Shell: "bash", Read: "read", ReadKey: "path"})
-				if name == "" {
-					if len(results) > 0 {
-						flush()
-					}
-					out.ToolRecords++
-					content = append(content, map[string]any{"type": "text", "text": handoff.ToolRecord(p)})
-					continue
-				}
-				out.ToolCalls++
-				callID := ids.For(p)
-				content = append(content, map[string]any{"type": "toolCall", "id": callID, "name": name, "arguments": args})
-				results = append(results, map[string]any{"role": "toolResult", "toolCallId": callID, "toolName": name,
-					"content": []any{map[string]any{"type": "text", "text": handoff.ResultText(p)}},
-					"isError": p.Status == loom.ToolError, "timestamp": ms})
-			}
-		}
-		flush()
+		importer.WriteReply(h, out, &ids, handoff.Tools{Target: Tool, Shell: "bash", Read: "read", ReadKey: "path"}, e.Parts,
+			&handedReply{c: c, at: at, ms: ms, model: e.Model})
 	}
+	recs = c.recs
 	if err := handoff.WriteLines(ctx, out.Path, recs); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// messageChain is a handed-off session's entries, one chain of
+// parentId.
+type messageChain struct {
+	recs   []any
+	parent any
+}
+
+func (c *messageChain) add(at string, msg map[string]any) {
+	eid := strings.ReplaceAll(uuid.NewString(), "-", "")[:8]
+	c.recs = append(c.recs, map[string]any{"type": "message", "id": eid, "parentId": c.parent, "timestamp": at, "message": msg})
+	c.parent = eid
+}
+
+// handedReply writes a reply's entries: a reply is its blocks up to its
+// calls; their results follow it, and what it says after them is the
+// next reply.
+type handedReply struct {
+	c       *messageChain
+	at      string
+	ms      int64
+	model   string
+	content []any
+	results []map[string]any
+}
+
+var _ importer.ReplyWriter = (*handedReply)(nil)
+
+// Part adds a thinking or text block.
+func (r *handedReply) Part(p loom.Part) {
+	if p.Type == loom.PartReasoning {
+		r.content = append(r.content, map[string]any{"type": "thinking", "thinking": p.Text})
+	} else {
+		r.content = append(r.content, map[string]any{"type": "text", "text": p.Text})
+	}
+}
+
+// Record adds a call told as text, as a text block.
+func (r *handedReply) Record(text string) {
+	r.content = append(r.content, map[string]any{"type": "text", "text": text})
+}
+
+// Calls is how many calls the reply holds.
+func (r *handedReply) Calls() int { return len(r.results) }
+
+// Call adds tool part p's call, and its toolResult.
+func (r *handedReply) Call(callID, name string, args any, p loom.Part) {
+	r.content = append(r.content, map[string]any{"type": "toolCall", "id": callID, "name": name, "arguments": args})
+	r.results = append(r.results, map[string]any{"role": "toolResult", "toolCallId": callID, "toolName": name,
+		"content": []any{map[string]any{"type": "text", "text": handoff.ResultText(p)}},
+		"isError": p.Status == loom.ToolError, "timestamp": r.ms})
+}
+
+// Flush writes what the reply holds so far, then its calls' results.
+func (r *handedReply) Flush() {
+	if len(r.content) == 0 {
+		return
+	}
+	stop := "stop"
+	if len(r.results) > 0 {
+		stop = "toolUse"
+	}
+	r.c.add(r.at, map[string]any{"role": "assistant", "content": r.content, "api": "loom", "provider": "loom", "model": r.model,
+		"usage": map[string]any{"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0,
+			"cost": map[string]any{"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
+		"stopReason": stop, "timestamp": r.ms})
+	for _, res := range r.results {
+		r.c.add(r.at, res)
+	}
+	r.content, r.results = nil, nil
 }

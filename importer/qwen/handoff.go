@@ -55,60 +55,65 @@ func (Format) Handoff(ctx context.Context, h *handoff.Handoff) (*handoff.Handed,
 			add("user", e, map[string]any{"message": map[string]any{"role": "user", "parts": parts}})
 			continue
 		}
-		// A reply is its parts up to its calls; their results follow it,
-		// and what it says after them is the next reply.
-		var parts, responses []any
-		flush := func() {
-			if len(parts) == 0 {
-				return
-			}
-			r := map[string]any{"message": map[string]any{"role": "model", "parts": parts}}
-			if e.Model != "" {
-				r["model"] = e.Model
-			}
-			add("assistant", e, r)
-			if len(responses) > 0 {
-				add("tool_result", e, map[string]any{"message": map[string]any{"role": "user", "parts": responses}})
-			}
-			parts, responses = nil, nil
-		}
-		for _, p := range e.Parts {
-			switch p.Type {
-			case loom.PartReasoning, loom.PartText:
-				if len(responses) > 0 {
-					flush()
-				}
-				part := map[string]any{"text": p.Text}
-				if p.Type == loom.PartReasoning {
-					part["thought"] = true
-				}
-				parts = append(parts, part)
-			case loom.PartTool:
-				name, args := h.Call(p, handoff.Tools{Target: Tool, Shell: "run_shell_command", Read: "read_file", ReadKey: "file_path"})
-				if name == "" {
-					if len(responses) > 0 {
-						flush()
-					}
-					out.ToolRecords++
-					parts = append(parts, map[string]any{"text": handoff.ToolRecord(p)})
-					continue
-				}
-				out.ToolCalls++
-				callID := ids.For(p)
-				resp := map[string]any{"output": handoff.ResultText(p)}
-				if p.Status == loom.ToolError {
-					resp = map[string]any{"error": handoff.ResultText(p)}
-				}
-				parts = append(parts, map[string]any{"functionCall": map[string]any{"id": callID, "name": name, "args": args}})
-				responses = append(responses, map[string]any{"functionResponse": map[string]any{"id": callID, "name": name, "response": resp}})
-			}
-		}
-		flush()
+		importer.WriteReply(h, out, &ids, handoff.Tools{Target: Tool, Shell: "run_shell_command", Read: "read_file", ReadKey: "file_path"}, e.Parts,
+			&handedReply{add: add, e: e})
 	}
 	if err := handoff.WriteLines(ctx, out.Path, recs); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// handedReply writes a reply's records: a reply is its parts up to its
+// calls; their results follow it, and what it says after them is the
+// next reply.
+type handedReply struct {
+	add              func(typ string, e handoff.Entry, r map[string]any)
+	e                handoff.Entry
+	parts, responses []any
+}
+
+var _ importer.ReplyWriter = (*handedReply)(nil)
+
+// Part adds a text part, a thought for reasoning.
+func (r *handedReply) Part(p loom.Part) {
+	part := map[string]any{"text": p.Text}
+	if p.Type == loom.PartReasoning {
+		part["thought"] = true
+	}
+	r.parts = append(r.parts, part)
+}
+
+// Record adds a call told as text.
+func (r *handedReply) Record(text string) { r.parts = append(r.parts, map[string]any{"text": text}) }
+
+// Calls is how many calls the reply holds.
+func (r *handedReply) Calls() int { return len(r.responses) }
+
+// Call adds tool part p's functionCall, and its functionResponse.
+func (r *handedReply) Call(callID, name string, args any, p loom.Part) {
+	resp := map[string]any{"output": handoff.ResultText(p)}
+	if p.Status == loom.ToolError {
+		resp = map[string]any{"error": handoff.ResultText(p)}
+	}
+	r.parts = append(r.parts, map[string]any{"functionCall": map[string]any{"id": callID, "name": name, "args": args}})
+	r.responses = append(r.responses, map[string]any{"functionResponse": map[string]any{"id": callID, "name": name, "response": resp}})
+}
+
+// Flush writes the reply held so far, then its calls' results.
+func (r *handedReply) Flush() {
+	if len(r.parts) == 0 {
+		return
+	}
+	rec := map[string]any{"message": map[string]any{"role": "model", "parts": r.parts}}
+	if r.e.Model != "" {
+		rec["model"] = r.e.Model
+	}
+	r.add("assistant", r.e, rec)
+	if len(r.responses) > 0 {
+		r.add("tool_result", r.e, map[string]any{"message": map[string]any{"role": "user", "parts": r.responses}})
+	}
+	r.parts, r.responses = nil, nil
 }
 
 // projectName is the directory Qwen Code keeps a project's sessions in.

@@ -190,10 +190,42 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 		return nil, fmt.Errorf("%s: %s: not a Reasonix session log", Tool, name)
 	}
 	res := &importer.Result{}
+	evs, times, err := readEvents(ctx, name, data, res)
+	if err != nil {
+		return nil, err
+	}
+	r := &reader{name: name, res: res, t: &importer.Transcript{Res: res}}
+	payloads := r.payloads(evs)
+	for i, ev := range evs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		p := payloads[i]
+		if p == nil {
+			continue
+		}
+		at := times[ev.Seq]
+		if r.created.IsZero() || !at.IsZero() && at.Before(r.created) {
+			r.created = at
+		}
+		if at.After(r.updated) {
+			r.updated = at
+		}
+		r.event(ev, p, at)
+	}
+	s := &importer.Session{SourceID: importer.LineID(sessionID(name)), Kind: loom.KindMain, Path: name, Messages: r.t.Msgs,
+		Cwd: r.cwd, Model: r.model, Provider: r.provider, CreatedAt: r.created, UpdatedAt: r.updated}
+	res.Keep(s, "session")
+	return res, nil
+}
+
+// readEvents is the events of a log's batch/event records, in order, and
+// the time of each one's batch, by its sequence.
+func readEvents(ctx context.Context, name string, data []byte, res *importer.Result) ([]event, map[int64]time.Time, error) {
 	var evs []event
 	times := map[int64]time.Time{} // an event's sequence → its batch's time
 	var batchAt time.Time
-	err = frames(ctx, name, data, res, func(raw []byte) {
+	err := frames(ctx, name, data, res, func(raw []byte) {
 		var r record
 		if err := json.Unmarshal(raw, &r); err != nil {
 			res.Problemf(name, 0, "a record that is not JSON: "+err.Error())
@@ -209,18 +241,43 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 			}
 		}
 	})
-	if err != nil {
-		return nil, err
-	}
+	return evs, times, err
+}
 
+// sessionID is the session's id its manifest.json names, else the name
+// of the log's folder.
+func sessionID(name string) string {
+	id := filepath.Base(filepath.Dir(name))
+	var man struct{ SessionID string }
+	if mdata, err := importer.ReadSmall(filepath.Join(filepath.Dir(name), "manifest.json"), 1<<20); err == nil {
+		if json.Unmarshal(mdata, &man) == nil && man.SessionID != "" {
+			id = man.SessionID
+		}
+	}
+	return id
+}
+
+// reader makes a session of a log's events.
+type reader struct {
+	name string
+	res  *importer.Result
+	t    *importer.Transcript
 	// An assistant message whose attempt was begun is kept once it is
 	// committed.
-	begun, committed := map[string]bool{}, map[string]bool{}
+	begun, committed     map[string]bool
+	cwd, model, provider string
+	created, updated     time.Time
+}
+
+// payloads decodes each event's payload (nil for one that is not
+// base64, a problem), and notes the attempts begun and committed.
+func (r *reader) payloads(evs []event) [][]byte {
+	r.begun, r.committed = map[string]bool{}, map[string]bool{}
 	payloads := make([][]byte, len(evs))
 	for i, ev := range evs {
 		p, err := base64.StdEncoding.DecodeString(ev.Payload)
 		if err != nil {
-			res.Problemf(name, 0, fmt.Sprintf("event %d (%s): a payload that is not base64", ev.Seq, importer.TypeName(ev.Kind)))
+			r.res.Problemf(r.name, 0, fmt.Sprintf("event %d (%s): a payload that is not base64", ev.Seq, importer.TypeName(ev.Kind)))
 			continue
 		}
 		payloads[i] = p
@@ -229,100 +286,85 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 			if json.Unmarshal(p, &a) == nil {
 				switch a.Action {
 				case "begin":
-					begun[a.MessageID] = true
+					r.begun[a.MessageID] = true
 				case "commit":
-					committed[a.MessageID] = true
+					r.committed[a.MessageID] = true
 				}
 			}
 		}
 	}
+	return payloads
+}
 
-	t := &importer.Transcript{Res: res}
-	var cwd, model, provider string
-	var created, updated time.Time
-	for i, ev := range evs {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+// event reads event ev, its payload p, at the time of its batch.
+func (r *reader) event(ev event, p []byte, at time.Time) {
+	switch ev.Kind {
+	case "message/complete":
+		r.message(ev, p, at)
+	case "model/context-replace":
+		r.contextReplace(ev, p, at)
+	case "session/config":
+		var c struct{ ModelRef string }
+		if json.Unmarshal(p, &c) == nil && c.ModelRef != "" {
+			r.provider, r.model, _ = strings.Cut(c.ModelRef, "/")
+			if r.model == "" {
+				r.provider, r.model = "", c.ModelRef
+			}
 		}
-		p := payloads[i]
-		if p == nil {
-			continue
-		}
-		at := times[ev.Seq]
-		if created.IsZero() || !at.IsZero() && at.Before(created) {
-			created = at
-		}
-		if at.After(updated) {
-			updated = at
-		}
-		switch ev.Kind {
-		case "message/complete":
-			var w struct{ Message message }
-			if err := json.Unmarshal(p, &w); err != nil {
-				res.Problemf(name, 0, fmt.Sprintf("event %d: a message that is not Reasonix's: %v", ev.Seq, err))
-				continue
+	case "assistant/attempt", "tool/call", "tool/start", "tool/result", "turn/start", "turn/end":
+		// The messages hold what these repeat.
+	default:
+		r.res.Skip(importer.TypeName(ev.Kind))
+	}
+}
+
+// message reads a completed message; the host's first user message
+// names the workspace.
+func (r *reader) message(ev event, p []byte, at time.Time) {
+	var w struct{ Message message }
+	if err := json.Unmarshal(p, &w); err != nil {
+		r.res.Problemf(r.name, 0, fmt.Sprintf("event %d: a message that is not Reasonix's: %v", ev.Seq, err))
+		return
+	}
+	m := w.Message
+	if m.Role == "user" && m.Origin == "host" {
+		if c := workspace.FindStringSubmatch(importer.JSONText(m.Content)); c != nil {
+			var dir string
+			if json.Unmarshal([]byte(c[1]), &dir) == nil {
+				r.cwd = dir
 			}
-			m := w.Message
-			if m.Role == "user" && m.Origin == "host" {
-				if c := workspace.FindStringSubmatch(importer.JSONText(m.Content)); c != nil {
-					var dir string
-					if json.Unmarshal([]byte(c[1]), &dir) == nil {
-						cwd = dir
-					}
-				}
-			}
-			if m.Role == "assistant" && begun[m.ID] && !committed[m.ID] {
-				res.Skip("discarded-attempt")
-				continue
-			}
-			addMessage(t, m, ev.Seq, at, model, provider)
-		case "model/context-replace":
-			var w struct {
-				Reason   string
-				Messages []message
-			}
-			if err := json.Unmarshal(p, &w); err != nil {
-				res.Problemf(name, 0, fmt.Sprintf("event %d: a context that is not Reasonix's: %v", ev.Seq, err))
-				continue
-			}
-			summary := ""
-			for _, m := range w.Messages {
-				if s, ok := compactionSummary(importer.JSONText(m.Content)); ok && m.Role == "user" {
-					summary = s
-				}
-			}
-			if summary == "" {
-				res.Skip("context-replace")
-				continue
-			}
-			mid := "compaction-" + strconv.FormatInt(ev.Seq, 10)
-			t.Add(&loom.Message{ID: mid, Role: loom.RoleSummary, CreatedAt: at, Usage: loom.Usage{Compactions: 1},
-				Parts: []loom.Part{{ID: mid + "/0", Type: loom.PartText, Text: summary}}})
-		case "session/config":
-			var c struct{ ModelRef string }
-			if json.Unmarshal(p, &c) == nil && c.ModelRef != "" {
-				provider, model, _ = strings.Cut(c.ModelRef, "/")
-				if model == "" {
-					provider, model = "", c.ModelRef
-				}
-			}
-		case "assistant/attempt", "tool/call", "tool/start", "tool/result", "turn/start", "turn/end":
-			// The messages hold what these repeat.
-		default:
-			res.Skip(importer.TypeName(ev.Kind))
 		}
 	}
-	id := filepath.Base(filepath.Dir(name))
-	var man struct{ SessionID string }
-	if mdata, err := importer.ReadSmall(filepath.Join(filepath.Dir(name), "manifest.json"), 1<<20); err == nil {
-		if json.Unmarshal(mdata, &man) == nil && man.SessionID != "" {
-			id = man.SessionID
+	if m.Role == "assistant" && r.begun[m.ID] && !r.committed[m.ID] {
+		r.res.Skip("discarded-attempt")
+		return
+	}
+	addMessage(r.t, m, ev.Seq, at, r.model, r.provider)
+}
+
+// contextReplace reads a context replaced by a compaction: its summary.
+func (r *reader) contextReplace(ev event, p []byte, at time.Time) {
+	var w struct {
+		Reason   string
+		Messages []message
+	}
+	if err := json.Unmarshal(p, &w); err != nil {
+		r.res.Problemf(r.name, 0, fmt.Sprintf("event %d: a context that is not Reasonix's: %v", ev.Seq, err))
+		return
+	}
+	summary := ""
+	for _, m := range w.Messages {
+		if s, ok := compactionSummary(importer.JSONText(m.Content)); ok && m.Role == "user" {
+			summary = s
 		}
 	}
-	s := &importer.Session{SourceID: importer.LineID(id), Kind: loom.KindMain, Path: name, Messages: t.Msgs,
-		Cwd: cwd, Model: model, Provider: provider, CreatedAt: created, UpdatedAt: updated}
-	res.Keep(s, "session")
-	return res, nil
+	if summary == "" {
+		r.res.Skip("context-replace")
+		return
+	}
+	mid := "compaction-" + strconv.FormatInt(ev.Seq, 10)
+	r.t.Add(&loom.Message{ID: mid, Role: loom.RoleSummary, CreatedAt: at, Usage: loom.Usage{Compactions: 1},
+		Parts: []loom.Part{{ID: mid + "/0", Type: loom.PartText, Text: summary}}})
 }
 
 // compactionSummary is the summary a compaction put in the context, the

@@ -207,76 +207,93 @@ func readMessages(ctx context.Context, db *sql.DB, name string, res *importer.Re
 			res.Skip("message-of-no-conversation")
 			continue
 		}
-		mid := importer.LineID(importer.SQLiteString(v[0]))
-		typ, data, use := importer.SQLiteString(v[2]), importer.SQLiteString(v[3]), importer.SQLiteString(v[4])
-		at := dbTime(v[5])
-		switch typ {
-		case "user", "agent", "tool":
-		case "slug":
-			res.Skip("slug-call")
-			continue
-		default:
-			res.Skip(importer.TypeName(typ))
-			continue
+		if msg := rowMessage(name, res, c, v); msg != nil {
+			c.t.Add(msg)
 		}
-		if data == "" {
-			res.Problemf(name, 0, "message "+mid+": no llm_data, or more than loom reads")
-			continue
-		}
-		var m llmMessage
-		if err := json.Unmarshal([]byte(data), &m); err != nil {
-			res.Problemf(name, 0, "message "+mid+": llm_data that is not Shelley's: "+err.Error())
-			continue
-		}
-		msg := &loom.Message{ID: mid, CreatedAt: at, Role: loom.RoleUser}
-		if m.Role == 1 {
-			msg.Role, msg.Model = loom.RoleAssistant, cmp.Or(importer.SQLiteString(v[6]), c.model)
-		}
-		for i, ct := range m.Content {
-			pid := mid + "/" + strconv.Itoa(i)
-			switch ct.Type {
-			case contentText:
-				if strings.TrimSpace(ct.Text) != "" {
-					msg.Parts = append(msg.Parts, loom.Part{ID: pid, Type: loom.PartText, Text: ct.Text})
-				}
-			case contentThinking:
-				if strings.TrimSpace(ct.Thinking) != "" {
-					msg.Parts = append(msg.Parts, loom.Part{ID: pid, Type: loom.PartReasoning, Text: ct.Thinking})
-				}
-			case contentToolUse:
-				msg.Parts = append(msg.Parts, importer.ToolCall(pid, ct.ID, ct.ToolName, ct.ToolInput))
-			case contentToolResult:
-				end := at
-				if ct.EndTime != nil && !ct.EndTime.IsZero() {
-					end = ct.EndTime.UTC()
-				}
-				c.t.Complete(importer.LineID(ct.ToolUseID), resultText(ct.ToolResult), ct.ToolError, end)
-			case contentRedactedThinking:
-				res.Skip("redacted-thinking")
-			default:
-				res.Skip("content:" + strconv.Itoa(ct.Type))
-			}
-		}
-		if len(msg.Parts) == 0 {
-			continue
-		}
-		if msg.Role == loom.RoleAssistant && use != "" {
-			var u usage
-			if json.Unmarshal([]byte(use), &u) == nil {
-				msg.Usage = loom.Usage{InputTokens: importer.Tokens(u.Input), CacheWriteTokens: importer.Tokens(u.CacheWrite),
-					CacheReadTokens: importer.Tokens(u.CacheRead), OutputTokens: importer.Tokens(u.Output), CostUSD: importer.Dollars(u.Cost)}
-				if !msg.Usage.IsZero() {
-					msg.Usage.APICalls = 1
-				}
-				msg.Model = cmp.Or(u.Model, msg.Model)
-			}
-		}
-		c.t.Add(msg)
 	}
 	if err := rows.Err(); err != nil {
 		return importer.SQLiteError(Tool, name, err)
 	}
 	return nil
+}
+
+// rowMessage is the message of row v of the messages table, one of
+// conversation c's; nil when it holds none (skipped, a problem, or a
+// tool's result, which completes its call).
+func rowMessage(name string, res *importer.Result, c *conversation, v []any) *loom.Message {
+	mid := importer.LineID(importer.SQLiteString(v[0]))
+	typ, data, use := importer.SQLiteString(v[2]), importer.SQLiteString(v[3]), importer.SQLiteString(v[4])
+	at := dbTime(v[5])
+	switch typ {
+	case "user", "agent", "tool":
+	case "slug":
+		res.Skip("slug-call")
+		return nil
+	default:
+		res.Skip(importer.TypeName(typ))
+		return nil
+	}
+	if data == "" {
+		res.Problemf(name, 0, "message "+mid+": no llm_data, or more than loom reads")
+		return nil
+	}
+	var m llmMessage
+	if err := json.Unmarshal([]byte(data), &m); err != nil {
+		res.Problemf(name, 0, "message "+mid+": llm_data that is not Shelley's: "+err.Error())
+		return nil
+	}
+	msg := &loom.Message{ID: mid, CreatedAt: at, Role: loom.RoleUser}
+	if m.Role == 1 {
+		msg.Role, msg.Model = loom.RoleAssistant, cmp.Or(importer.SQLiteString(v[6]), c.model)
+	}
+	msg.Parts = contentParts(res, c, mid, m.Content, at)
+	if len(msg.Parts) == 0 {
+		return nil
+	}
+	if msg.Role == loom.RoleAssistant && use != "" {
+		var u usage
+		if json.Unmarshal([]byte(use), &u) == nil {
+			msg.Usage = loom.Usage{InputTokens: importer.Tokens(u.Input), CacheWriteTokens: importer.Tokens(u.CacheWrite),
+				CacheReadTokens: importer.Tokens(u.CacheRead), OutputTokens: importer.Tokens(u.Output), CostUSD: importer.Dollars(u.Cost)}
+			if !msg.Usage.IsZero() {
+				msg.Usage.APICalls = 1
+			}
+			msg.Model = cmp.Or(u.Model, msg.Model)
+		}
+	}
+	return msg
+}
+
+// contentParts are the parts of message mid's contents; a tool's result
+// completes its call in c instead.
+func contentParts(res *importer.Result, c *conversation, mid string, contents []content, at time.Time) []loom.Part {
+	var parts []loom.Part
+	for i, ct := range contents {
+		pid := mid + "/" + strconv.Itoa(i)
+		switch ct.Type {
+		case contentText:
+			if strings.TrimSpace(ct.Text) != "" {
+				parts = append(parts, loom.Part{ID: pid, Type: loom.PartText, Text: ct.Text})
+			}
+		case contentThinking:
+			if strings.TrimSpace(ct.Thinking) != "" {
+				parts = append(parts, loom.Part{ID: pid, Type: loom.PartReasoning, Text: ct.Thinking})
+			}
+		case contentToolUse:
+			parts = append(parts, importer.ToolCall(pid, ct.ID, ct.ToolName, ct.ToolInput))
+		case contentToolResult:
+			end := at
+			if ct.EndTime != nil && !ct.EndTime.IsZero() {
+				end = ct.EndTime.UTC()
+			}
+			c.t.Complete(importer.LineID(ct.ToolUseID), resultText(ct.ToolResult), ct.ToolError, end)
+		case contentRedactedThinking:
+			res.Skip("redacted-thinking")
+		default:
+			res.Skip("content:" + strconv.Itoa(ct.Type))
+		}
+	}
+	return parts
 }
 
 // resultText is the text of a tool result's contents.

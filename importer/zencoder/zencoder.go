@@ -33,6 +33,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
@@ -111,128 +112,17 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 	}
 	defer f.Close()
 	res := &importer.Result{}
-	t := &importer.Transcript{Res: res}
-	var h header
-	at := fi.ModTime().UTC()
-	cwd := ""
-	err = importer.Lines(ctx, f, func(n int, raw []byte) error {
-		if n == 1 {
-			if !res.DecodeLine(name, n, raw, &h) {
-				return nil
-			}
-			if ts := importer.ISOTime(h.CreatedAt); !ts.IsZero() {
-				at = ts
-			}
-			return nil
-		}
-		var l line
-		if !res.DecodeLine(name, n, raw, &l) {
-			return nil
-		}
-		// Times only go forward: a line dated before the one before it
-		// is taken at that one's.
-		if ts := importer.ISOTime(l.CreatedAt); ts.After(at) {
-			at = ts
-		}
-		mid := strconv.Itoa(n)
-		switch l.Role {
-		case "system":
-			var text string
-			if json.Unmarshal(l.Content, &text) != nil || strings.TrimSpace(text) == "" {
-				res.Skip("empty-system-message")
-				return nil
-			}
-			if m := cwdLine.FindStringSubmatch(text); m != nil && cwd == "" {
-				cwd = strings.TrimSpace(m[1])
-			}
-			t.Add(&loom.Message{ID: mid, Role: loom.RoleSystem, CreatedAt: at, Parts: []loom.Part{{ID: mid + "/0", Type: loom.PartText, Text: text}}})
-		case "user":
-			var blocks []block
-			if json.Unmarshal(l.Content, &blocks) != nil {
-				res.Problemf(name, n, "user content that is not a list of blocks")
-				return nil
-			}
-			var user, context []loom.Part
-			for i, bl := range blocks {
-				pid := mid + "/" + strconv.Itoa(i)
-				switch {
-				case bl.Type == "text" && strings.TrimSpace(bl.Text) != "" && (bl.Tag == "" || bl.Tag == "user-input"):
-					user = append(user, loom.Part{ID: pid, Type: loom.PartText, Text: bl.Text})
-				case bl.Type == "text" && strings.TrimSpace(bl.Text) != "":
-					context = append(context, loom.Part{ID: mid + "/context/" + strconv.Itoa(i), Type: loom.PartText, Text: bl.Text})
-				case bl.Type == "skill" && bl.Name != "":
-					context = append(context, loom.Part{ID: mid + "/context/" + strconv.Itoa(i), Type: loom.PartText, Text: "[Skill: " + bl.Name + "]"})
-				}
-			}
-			if len(user) > 0 {
-				t.Add(&loom.Message{ID: mid, Role: loom.RoleUser, CreatedAt: at, Parts: user})
-			}
-			if len(context) > 0 {
-				t.Add(&loom.Message{ID: mid + "/context", Role: loom.RoleSystem, CreatedAt: at, Parts: context})
-			}
-		case "assistant":
-			var blocks []block
-			if json.Unmarshal(l.Content, &blocks) != nil {
-				res.Problemf(name, n, "assistant content that is not a list of blocks")
-				return nil
-			}
-			var parts []loom.Part
-			for i, bl := range blocks {
-				pid := mid + "/" + strconv.Itoa(i)
-				switch bl.Type {
-				case "text":
-					if strings.TrimSpace(bl.Text) != "" {
-						parts = append(parts, loom.Part{ID: pid, Type: loom.PartText, Text: bl.Text})
-					}
-				case "reasoning":
-					if strings.TrimSpace(bl.Text) != "" {
-						parts = append(parts, loom.Part{ID: pid, Type: loom.PartReasoning, Text: bl.Text})
-					}
-				case "tool-call":
-					parts = append(parts, importer.ToolCall(pid, bl.ToolCallID, bl.ToolName, bl.Input))
-				default:
-					res.Skip("block:" + importer.TypeName(bl.Type))
-				}
-			}
-			t.Join(mid, loom.RoleAssistant, at, parts...)
-		case "tool":
-			var blocks []block
-			if json.Unmarshal(l.Content, &blocks) != nil {
-				res.Problemf(name, n, "tool content that is not a list of blocks")
-				return nil
-			}
-			for _, bl := range blocks {
-				if bl.Type != "tool-result" {
-					continue
-				}
-				out, sub := resultText(bl.Content)
-				if sub != "" {
-					for _, m := range t.Msgs {
-						for _, p := range m.Parts {
-							if p.Type == loom.PartTool && p.CallID == bl.ToolCallID {
-								importer.AddAgentPart(m, p, sub)
-							}
-						}
-					}
-				}
-				t.Complete(bl.ToolCallID, out, bl.IsError, at)
-			}
-		case "finish", "permission":
-			res.Skip(l.Role)
-		default:
-			res.Skip("unknown:" + importer.TypeName(l.Role))
-		}
-		return nil
-	}, res.TooLong(name))
-	if err != nil {
+	r := &reader{name: name, res: res, t: &importer.Transcript{Res: res}, at: fi.ModTime().UTC()}
+	if err := importer.Lines(ctx, f, r.line, res.TooLong(name)); err != nil {
 		return nil, fmt.Errorf("%s: %s: %w", Tool, name, err)
 	}
+	h := r.h
 	id := importer.LineID(cmp.Or(h.ID, strings.TrimSuffix(filepath.Base(name), ".jsonl")))
-	s := t.Session(id, name)
+	s := r.t.Session(id, name)
 	if s == nil {
 		return res, nil
 	}
-	s.Cwd = cwd
+	s.Cwd = r.cwd
 	if p := importer.LineID(h.ParentID); p != "" && p != id && !continuations[h.Reason] {
 		s.Kind, s.ParentSourceID = loom.KindSubagent, p
 	}
@@ -241,6 +131,152 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 	}
 	res.Sessions = append(res.Sessions, s)
 	return res, nil
+}
+
+// reader reads a session file's lines in order.
+type reader struct {
+	name string
+	res  *importer.Result
+	t    *importer.Transcript
+	h    header
+	at   time.Time // the time of the line read last
+	cwd  string
+}
+
+// line reads line n: the header, else a message by its role.
+func (r *reader) line(n int, raw []byte) error {
+	if n == 1 {
+		if !r.res.DecodeLine(r.name, n, raw, &r.h) {
+			return nil
+		}
+		if ts := importer.ISOTime(r.h.CreatedAt); !ts.IsZero() {
+			r.at = ts
+		}
+		return nil
+	}
+	var l line
+	if !r.res.DecodeLine(r.name, n, raw, &l) {
+		return nil
+	}
+	// Times only go forward: a line dated before the one before it
+	// is taken at that one's.
+	if ts := importer.ISOTime(l.CreatedAt); ts.After(r.at) {
+		r.at = ts
+	}
+	mid := strconv.Itoa(n)
+	switch l.Role {
+	case "system":
+		r.system(mid, l.Content)
+	case "user":
+		if blocks, ok := r.blocks(n, "user", l.Content); ok {
+			r.user(mid, blocks)
+		}
+	case "assistant":
+		if blocks, ok := r.blocks(n, "assistant", l.Content); ok {
+			r.assistant(mid, blocks)
+		}
+	case "tool":
+		if blocks, ok := r.blocks(n, "tool", l.Content); ok {
+			r.tool(blocks)
+		}
+	case "finish", "permission":
+		r.res.Skip(l.Role)
+	default:
+		r.res.Skip("unknown:" + importer.TypeName(l.Role))
+	}
+	return nil
+}
+
+// blocks is the content of line n, a role's, as a list of blocks; a
+// problem when it is not one.
+func (r *reader) blocks(n int, role string, content json.RawMessage) ([]block, bool) {
+	var blocks []block
+	if json.Unmarshal(content, &blocks) != nil {
+		r.res.Problemf(r.name, n, role+" content that is not a list of blocks")
+		return nil, false
+	}
+	return blocks, true
+}
+
+// system reads the system's message, whose "Working directory:" line
+// names the session's working directory.
+func (r *reader) system(mid string, content json.RawMessage) {
+	var text string
+	if json.Unmarshal(content, &text) != nil || strings.TrimSpace(text) == "" {
+		r.res.Skip("empty-system-message")
+		return
+	}
+	if m := cwdLine.FindStringSubmatch(text); m != nil && r.cwd == "" {
+		r.cwd = strings.TrimSpace(m[1])
+	}
+	r.t.Add(&loom.Message{ID: mid, Role: loom.RoleSystem, CreatedAt: r.at, Parts: []loom.Part{{ID: mid + "/0", Type: loom.PartText, Text: text}}})
+}
+
+// user reads a user's line: what the user wrote, and the context
+// Zencoder added (tagged blocks and skills) as a system message.
+func (r *reader) user(mid string, blocks []block) {
+	var user, context []loom.Part
+	for i, bl := range blocks {
+		pid := mid + "/" + strconv.Itoa(i)
+		switch {
+		case bl.Type == "text" && strings.TrimSpace(bl.Text) != "" && (bl.Tag == "" || bl.Tag == "user-input"):
+			user = append(user, loom.Part{ID: pid, Type: loom.PartText, Text: bl.Text})
+		case bl.Type == "text" && strings.TrimSpace(bl.Text) != "":
+			context = append(context, loom.Part{ID: mid + "/context/" + strconv.Itoa(i), Type: loom.PartText, Text: bl.Text})
+		case bl.Type == "skill" && bl.Name != "":
+			context = append(context, loom.Part{ID: mid + "/context/" + strconv.Itoa(i), Type: loom.PartText, Text: "[Skill: " + bl.Name + "]"})
+		}
+	}
+	if len(user) > 0 {
+		r.t.Add(&loom.Message{ID: mid, Role: loom.RoleUser, CreatedAt: r.at, Parts: user})
+	}
+	if len(context) > 0 {
+		r.t.Add(&loom.Message{ID: mid + "/context", Role: loom.RoleSystem, CreatedAt: r.at, Parts: context})
+	}
+}
+
+// assistant reads the model's text, reasoning and tool calls.
+func (r *reader) assistant(mid string, blocks []block) {
+	var parts []loom.Part
+	for i, bl := range blocks {
+		pid := mid + "/" + strconv.Itoa(i)
+		switch bl.Type {
+		case "text":
+			if strings.TrimSpace(bl.Text) != "" {
+				parts = append(parts, loom.Part{ID: pid, Type: loom.PartText, Text: bl.Text})
+			}
+		case "reasoning":
+			if strings.TrimSpace(bl.Text) != "" {
+				parts = append(parts, loom.Part{ID: pid, Type: loom.PartReasoning, Text: bl.Text})
+			}
+		case "tool-call":
+			parts = append(parts, importer.ToolCall(pid, bl.ToolCallID, bl.ToolName, bl.Input))
+		default:
+			r.res.Skip("block:" + importer.TypeName(bl.Type))
+		}
+	}
+	r.t.Join(mid, loom.RoleAssistant, r.at, parts...)
+}
+
+// tool reads tools' results into their calls; one that names a session
+// links that sub-agent.
+func (r *reader) tool(blocks []block) {
+	for _, bl := range blocks {
+		if bl.Type != "tool-result" {
+			continue
+		}
+		out, sub := resultText(bl.Content)
+		if sub != "" {
+			for _, m := range r.t.Msgs {
+				for _, p := range m.Parts {
+					if p.Type == loom.PartTool && p.CallID == bl.ToolCallID {
+						importer.AddAgentPart(m, p, sub)
+					}
+				}
+			}
+		}
+		r.t.Complete(bl.ToolCallID, out, bl.IsError, r.at)
+	}
 }
 
 // resultText is a tool result's text blocks joined, and the session a
