@@ -3,6 +3,9 @@ package importertest
 import (
 	"context"
 	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -63,4 +66,38 @@ func ReadTimed(t testing.TB, read func(ctx context.Context) (*importer.Result, e
 		t.Fatalf("read took %v", d)
 	}
 	return res, err
+}
+
+// ReadSessions is ReadAllValid, the test failing unless the result
+// holds n sessions.
+func ReadSessions(t testing.TB, f importer.Format, root string, n int) *importer.Result {
+	t.Helper()
+	res := ReadAllValid(t, f, root)
+	if len(res.Sessions) != n {
+		t.Fatalf("%d sessions, want %d; problems %v", len(res.Sessions), n, res.Problems)
+	}
+	return res
+}
+
+// CheckTexts checks that the texts of s's messages of role (Texts) are
+// want, in order.
+func CheckTexts(t testing.TB, s *importer.Session, role string, want ...string) {
+	t.Helper()
+	if got := Texts(s, role); !slices.Equal(got, want) {
+		t.Errorf("session %s: %s texts %q, want %q", s.SourceID, role, got, want)
+	}
+}
+
+// RefusesFile writes data as the file name of a new directory and
+// checks that f refuses to read it alone: an error, one that says want
+// unless want is "".
+func RefusesFile(t testing.TB, f importer.Format, name, data, want string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Read(context.Background(), importer.Bundle{Files: []string{path}}); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("%s of %q read: %v, want an error that says %q", name, data, err, want)
+	}
 }
