@@ -196,11 +196,7 @@ func TestCostOnItsOwnLine(t *testing.T) {
 }
 
 func TestNotAHistory(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "notes.md")
-	os.WriteFile(path, []byte("# My notes\n\nnothing of aider\n"), 0o644)
-	if _, err := (Format{}).Read(context.Background(), importer.Bundle{Files: []string{path}}); err == nil {
-		t.Error("a Markdown file that is no history was read")
-	}
+	importertest.RefusesFile(t, Format{}, "notes.md", "# My notes\n\nnothing of aider\n", "")
 	if res := readString(t, ""); len(res.Sessions) != 0 {
 		t.Errorf("empty file: %d sessions", len(res.Sessions))
 	}

@@ -3,39 +3,28 @@ package aider
 import (
 	"bytes"
 	"context"
-	"os"
 	"testing"
-	"time"
 
+	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/importer/importertest"
 )
 
 // FuzzRead reads arbitrary bytes as a chat history: it must not panic,
 // must end soon, and what it returns must be valid.
 func FuzzRead(f *testing.F) {
-	data, err := os.ReadFile(sample)
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add(data)
-	for _, s := range []string{
+	importertest.SeedFiles(f, sample)
+	importertest.SeedStrings(f,
 		"",
 		"# aider chat started at \n",
 		"# aider chat started at 2025-01-01 10:00:00\n#### a  \n```\n#### b  \n> c  \n",
 		"# aider chat started at 2025-01-01 10:00:00\n> Tokens: 9e99k sent, -1 received. Cost: $NaN message\n",
 		"# aider chat started at 2025-01-01 10:00:00\n#### x\nreply\n> Tokens: 1M sent, 2k cache hit, 5k cache write, 1 received.\n",
 		"\xff\xfe# aider chat started at 2025-01-01 10:00:00\r\n####   \r\n",
-	} {
-		f.Add([]byte(s))
-	}
+	)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		start := time.Now()
-		res, err := read(ctx, "/fuzz/"+HistoryFile, bytes.NewReader(data))
-		if d := time.Since(start); d > 5*time.Second {
-			t.Fatalf("read took %v", d)
-		}
+		res, err := importertest.ReadTimed(t, func(ctx context.Context) (*importer.Result, error) {
+			return read(ctx, "/fuzz/"+HistoryFile, bytes.NewReader(data))
+		})
 		if err != nil {
 			return
 		}

@@ -25,8 +25,7 @@ func TestRead(t *testing.T) {
 	importertest.Exec(t, db, `CREATE TABLE conversations (key TEXT PRIMARY KEY, value TEXT)`)
 	importertest.Exec(t, db, `INSERT INTO conversations VALUES (?, ?), (?, ?)`, "/home/u/infra", conversationJSON, "/home/u/broken", "{not json")
 	db.Close()
-	res := importertest.ReadAll(t, Format{}, dir)
-	importertest.CheckValidOf(t, Tool, res)
+	res := importertest.ReadAllValid(t, Format{}, dir)
 	s := importertest.Session(t, res, "q-conv-1")
 	if importertest.Roles(s) != "user assistant summary" || s.Cwd != "/home/u/infra" || s.Model != "claude-sonnet-4" {
 		t.Fatalf("session %s %q", importertest.Roles(s), s.Cwd)
@@ -61,8 +60,7 @@ func TestReadConversationsV2(t *testing.T) {
 		"/home/u/infra", "q-conv-1", conversationJSON, 1777712400000, 1777712405000,
 		"/home/u/infra", "q-conv-2", second, 1777716000000, 1777716009000)
 	db.Close()
-	res := importertest.ReadAll(t, Format{}, dir)
-	importertest.CheckValidOf(t, Tool, res)
+	res := importertest.ReadAllValid(t, Format{}, dir)
 	if len(res.Sessions) != 2 {
 		t.Fatalf("%d sessions, want both of conversations_v2", len(res.Sessions))
 	}

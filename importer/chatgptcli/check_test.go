@@ -1,7 +1,6 @@
 package chatgptcli
 
 import (
-	"slices"
 	"testing"
 
 	"github.com/loomhq/loom"
@@ -15,25 +14,15 @@ import (
 // session's id and title; no usage (ChatGPT CLI keeps none).
 func checkRead(t *testing.T, root string) {
 	t.Helper()
-	res := importertest.ReadAll(t, Format{}, root)
-	importertest.CheckValidOf(t, Tool, res)
-	if len(res.Sessions) != 2 {
-		t.Fatalf("%d sessions, want 2", len(res.Sessions))
-	}
+	res := importertest.ReadSessions(t, Format{}, root, 2)
 	s := importertest.Session(t, res, "work")
-	if got := importertest.Texts(s, loom.RoleUser); !slices.Equal(got, []string{"Say hello in one line.", "One more on the greeting?"}) {
-		t.Errorf("prompts %q", got)
-	}
-	if got := importertest.Texts(s, loom.RoleAssistant); !slices.Equal(got, []string{"Hello there.\n", "Continued and answering."}) {
-		t.Errorf("replies %q", got)
-	}
+	importertest.CheckTexts(t, s, loom.RoleUser, "Say hello in one line.", "One more on the greeting?")
+	importertest.CheckTexts(t, s, loom.RoleAssistant, "Hello there.\n", "Continued and answering.")
 	if importertest.Roles(s) != "system user assistant user assistant" || s.Title != "work" || !s.UpdatedAt.After(s.CreatedAt) {
 		t.Errorf("roles %s, title %q, %s to %s", importertest.Roles(s), s.Title, s.CreatedAt, s.UpdatedAt)
 	}
 	s = importertest.Session(t, res, "notes")
-	if got := importertest.Texts(s, loom.RoleSystem); !slices.Equal(got, []string{"You answer in few words."}) {
-		t.Errorf("role %q", got)
-	}
+	importertest.CheckTexts(t, s, loom.RoleSystem, "You answer in few words.")
 	if u := importertest.SumUsage(s); u != (loom.Usage{}) {
 		t.Errorf("usage %+v from files that record none", u)
 	}

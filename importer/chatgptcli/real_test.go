@@ -1,13 +1,11 @@
 package chatgptcli
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/loomhq/loom/internal/testkit/agentclitest"
-	"github.com/loomhq/loom/openai/openaitest"
 )
 
 // TestRealChatGPTCLI builds ChatGPT CLI (agentclitest.ChatGPTCLI) and
@@ -20,17 +18,9 @@ import (
 // LOOM_TEST_GO_AGENTS=1.
 func TestRealChatGPTCLI(t *testing.T) {
 	bin := agentclitest.GoInstall(t, agentclitest.ChatGPTCLI)
-	srv := openaitest.NewServer()
-	t.Cleanup(srv.Close)
-	srv.Enqueue(agentclitest.ChatReplies()...)
+	srv := agentclitest.NewChatRepliesServer(t)
 	home := t.TempDir()
-	cfg := filepath.Join(home, ".chatgpt-cli", "config.yaml")
-	if err := os.MkdirAll(filepath.Dir(cfg), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(cfg, []byte("url: "+srv.URL+"\ncompletions_path: /v1/chat/completions\nmodel: gpt-fake\napi_key: sk-fake\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	agentclitest.WriteConfig(t, filepath.Join(home, ".chatgpt-cli", "config.yaml"), "url: "+srv.URL+"\ncompletions_path: /v1/chat/completions\nmodel: gpt-fake\napi_key: sk-fake\n", 0o600)
 	env := agentclitest.Env(home)
 	run := func(args ...string) {
 		t.Helper()

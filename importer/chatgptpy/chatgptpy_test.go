@@ -25,8 +25,7 @@ var (
 // The prompts as typed and the replies as the API returned them, with
 // the model; each file a session at the time its name gives.
 func TestRead(t *testing.T) {
-	res := importertest.ReadAll(t, Format{}, real)
-	importertest.CheckValidOf(t, Tool, res)
+	res := importertest.ReadAllValid(t, Format{}, real)
 	if len(res.Sessions) != 2 || len(res.Problems) != 0 {
 		t.Fatalf("%d sessions, problems %v", len(res.Sessions), res.Problems)
 	}

@@ -16,11 +16,7 @@ import (
 // usage (chatgpt keeps none).
 func checkRead(t *testing.T, root string) *importer.Result {
 	t.Helper()
-	res := importertest.ReadAll(t, Format{}, root)
-	importertest.CheckValidOf(t, Tool, res)
-	if len(res.Sessions) != 2 {
-		t.Fatalf("%d sessions, want 2", len(res.Sessions))
-	}
+	res := importertest.ReadSessions(t, Format{}, root, 2)
 	var texts [][]string
 	for _, s := range res.Sessions {
 		if !strings.HasPrefix(s.SourceID, "c-") || s.Model != "gpt-3.5-turbo" || importertest.SumUsage(s) != (loom.Usage{}) {

@@ -1,7 +1,6 @@
 package chatgpttui
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -11,9 +10,5 @@ import (
 // FuzzRead reads arbitrary bytes as conversations.json: no panic,
 // bounded time, a valid result.
 func FuzzRead(f *testing.F) {
-	data, _ := os.ReadFile(filepath.Join(real, file))
-	f.Add(data)
-	f.Fuzz(func(t *testing.T, data []byte) {
-		importertest.FuzzFiles(t, Format{}, []string{"c/" + file}, data)
-	})
+	importertest.FuzzFile(f, Format{}, filepath.Join(real, file), "c/"+file)
 }

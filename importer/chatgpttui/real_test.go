@@ -9,7 +9,6 @@ import (
 
 	"github.com/loomhq/loom/internal/testkit/agentclitest"
 	"github.com/loomhq/loom/internal/testkit/termtest"
-	"github.com/loomhq/loom/openai/openaitest"
 )
 
 // TestRealChatGPTTUI builds j178's chatgpt (agentclitest.ChatGPTTUI)
@@ -21,17 +20,10 @@ import (
 // LOOM_TEST_GO_AGENTS=1.
 func TestRealChatGPTTUI(t *testing.T) {
 	bin := agentclitest.GoInstall(t, agentclitest.ChatGPTTUI)
-	srv := openaitest.NewServer()
-	t.Cleanup(srv.Close)
-	srv.Enqueue(agentclitest.ChatReplies()...)
+	srv := agentclitest.NewChatRepliesServer(t)
 	home := t.TempDir()
 	dir := filepath.Join(home, ".config", "chatgpt")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "config.json"), []byte(`{"api_key": "sk-fake", "endpoint": "`+srv.BaseURL()+`"}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	agentclitest.WriteConfig(t, filepath.Join(dir, "config.json"), `{"api_key": "sk-fake", "endpoint": "`+srv.BaseURL()+`"}`, 0o600)
 	cmd := exec.Command(bin)
 	cmd.Dir, cmd.Env = home, agentclitest.Env(home, "TERM=xterm")
 	term := termtest.Start(t, cmd, 100, 30)

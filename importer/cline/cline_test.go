@@ -55,8 +55,7 @@ func TestRoots(t *testing.T) {
 // and tool call once, in order, the call with its result, and each
 // reply's tokens, input without the cached ones.
 func TestReadReal(t *testing.T) {
-	res := importertest.ReadAll(t, Format{}, fixture)
-	importertest.CheckValidOf(t, Tool, res)
+	res := importertest.ReadAllValid(t, Format{}, fixture)
 	if len(res.Problems) != 0 || len(res.Skipped) != 0 {
 		t.Errorf("problems %v, skipped %v", res.Problems, res.Skipped)
 	}

@@ -19,8 +19,7 @@ var (
 // call completed by its result with the usage of its model call; the
 // sub-agent's transcript is a sub-agent of the session.
 func TestRead(t *testing.T) {
-	res := importertest.ReadAll(t, Format{}, projects)
-	importertest.CheckValidOf(t, Tool, res)
+	res := importertest.ReadAllValid(t, Format{}, projects)
 	s := importertest.Session(t, res, "cb-1")
 	if importertest.Roles(s) != "user assistant assistant" || s.Cwd != "/home/u/web" {
 		t.Fatalf("session %s %q", importertest.Roles(s), s.Cwd)
@@ -64,8 +63,7 @@ var real = filepath.Join("testdata", "real")
 // no prompt, its answer a summary) and a sub-agent's link (the Agent
 // call's result names it) are read.
 func TestReadReal(t *testing.T) {
-	res := importertest.ReadAll(t, Format{}, real)
-	importertest.CheckValidOf(t, Tool, res)
+	res := importertest.ReadAllValid(t, Format{}, real)
 	var hello, team *importer.Session
 	for _, s := range res.Sessions {
 		switch {

@@ -11,8 +11,5 @@ import (
 // panic, bounded time, a valid result.
 func FuzzRead(f *testing.F) {
 	data, _ := os.ReadFile(file)
-	f.Add(data, []byte(`{"type":"function_call_result","callId":"call-1"}`))
-	f.Fuzz(func(t *testing.T, main, sub []byte) {
-		importertest.FuzzFiles(t, Format{}, []string{"p/s.jsonl", "p/s/subagents/a.jsonl"}, main, sub)
-	})
+	importertest.FuzzFilePair(f, Format{}, [2]string{"p/s.jsonl", "p/s/subagents/a.jsonl"}, [2][]byte{data, []byte(`{"type":"function_call_result","callId":"call-1"}`)})
 }

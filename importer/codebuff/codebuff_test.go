@@ -19,10 +19,7 @@ var projects = filepath.Join("testdata", "projects")
 // text: a session linked from the reply) and text; an error message,
 // which is no message; a second prompt and a reply of plain content.
 func TestRead(t *testing.T) {
-	res := importertest.ReadAllValid(t, Format{}, projects)
-	if len(res.Sessions) != 2 {
-		t.Fatalf("%d sessions", len(res.Sessions))
-	}
+	res := importertest.ReadSessions(t, Format{}, projects, 2)
 	s := importertest.Session(t, res, "2026-03-04T10-15-30.123Z")
 	if got := importertest.Roles(s); got != "user assistant user assistant" {
 		t.Fatalf("roles %s", got)

@@ -27,18 +27,13 @@ var (
 // message of its result is no message), and each reply's usage with
 // the cached tokens apart from the input that counts them.
 func TestRead(t *testing.T) {
-	res := importertest.ReadAll(t, Format{}, real)
-	importertest.CheckValidOf(t, Tool, res)
+	res := importertest.ReadAllValid(t, Format{}, real)
 	if len(res.Sessions) != 2 {
 		t.Fatalf("%d sessions, want 2 (the sidecar files are not sessions)", len(res.Sessions))
 	}
 	s := importertest.Session(t, res, work)
-	if got := importertest.Texts(s, loom.RoleUser); !slices.Equal(got, []string{"Say hello in one line.", "One more on the greeting?"}) {
-		t.Errorf("prompts %q", got)
-	}
-	if got := importertest.Texts(s, loom.RoleAssistant); !slices.Equal(got, []string{"Hello there.", "Continued and answering."}) {
-		t.Errorf("replies %q", got)
-	}
+	importertest.CheckTexts(t, s, loom.RoleUser, "Say hello in one line.", "One more on the greeting?")
+	importertest.CheckTexts(t, s, loom.RoleAssistant, "Hello there.", "Continued and answering.")
 	if u := importertest.SumUsage(s); u.InputTokens != 800+2100 || u.CacheReadTokens != 200 || u.OutputTokens != 15+4 || u.APICalls != 2 {
 		t.Errorf("usage %+v", u)
 	}
@@ -74,9 +69,7 @@ func TestReadBranch(t *testing.T) {
 		`{"type":"message","id":"r1","parentId":"e1ab264f","timestamp":"2026-11-27T14:42:10.000Z","message":{"role":"user","content":[{"type":"text","text":"Instead, this."}],"meta":{"source":"user"}}}`)
 	res := importertest.ReadFile(t, Format{}, path)
 	s := importertest.Session(t, res, work)
-	if got := importertest.Texts(s, loom.RoleUser); !slices.Equal(got, []string{"Say hello in one line.", "Instead, this."}) {
-		t.Errorf("prompts %q", got)
-	}
+	importertest.CheckTexts(t, s, loom.RoleUser, "Say hello in one line.", "Instead, this.")
 	if res.Skipped["off-branch"] != 2 {
 		t.Errorf("skipped %v, want the rewound turn's 2 entries", res.Skipped)
 	}

@@ -167,11 +167,7 @@ not json
 
 // TestNotCopilot: a file of JSON lines that are not events is refused.
 func TestNotCopilot(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "events.jsonl")
-	os.WriteFile(path, []byte(`{"a":1}`+"\n"), 0o644)
-	if _, err := (Format{}).Read(context.Background(), importer.Bundle{Files: []string{path}}); err == nil || !strings.Contains(err.Error(), "not a Copilot CLI events file") {
-		t.Errorf("err %v", err)
-	}
+	importertest.RefusesFile(t, Format{}, "events.jsonl", `{"a":1}`+"\n", "not a Copilot CLI events file")
 }
 
 // TestRoots: COPILOT_HOME, as Copilot CLI reads it.

@@ -19,10 +19,7 @@ var traces = filepath.Join("testdata", "traces")
 // usage, once; the agent's own span and a span of no conversation are
 // no messages.
 func TestRead(t *testing.T) {
-	res := importertest.ReadAllValid(t, Format{}, traces)
-	if len(res.Sessions) != 2 {
-		t.Fatalf("%d sessions", len(res.Sessions))
-	}
+	res := importertest.ReadSessions(t, Format{}, traces, 2)
 	s := importertest.Session(t, res, "6f1a2b3c-4d5e-4f60-8a9b-0c1d2e3f4a5b")
 	if got := importertest.Roles(s); got != "user assistant assistant user assistant assistant assistant" {
 		t.Fatalf("roles %s", got)

@@ -18,10 +18,7 @@ var (
 // result; a conversation whose history is in its .history.jsonl; the
 // backup beside them is no conversation.
 func TestRead(t *testing.T) {
-	res := importertest.ReadAllValid(t, Format{}, conversations)
-	if len(res.Sessions) != 2 {
-		t.Fatalf("%d sessions", len(res.Sessions))
-	}
+	res := importertest.ReadSessions(t, Format{}, conversations, 2)
 	s := importertest.Session(t, res, "4b7c9d1e-2f3a-4b5c-8d6e-7f8091a2b3c4")
 	if got := importertest.Roles(s); got != "system user assistant" || s.Title != "Top customers by revenue" || s.GitBranch != "main" {
 		t.Fatalf("session %s %q %q", got, s.Title, s.GitBranch)

@@ -1,13 +1,10 @@
 package deepseektui
 
 import (
-	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/importer/importertest"
 )
 
@@ -17,10 +14,7 @@ var sessions = filepath.Join("testdata", "sessions")
 // message's result, the reply after it; the metadata's title and
 // workspace; latest.json beside is no session.
 func TestRead(t *testing.T) {
-	res := importertest.ReadAllValid(t, Format{}, sessions)
-	if len(res.Sessions) != 1 {
-		t.Fatalf("%d sessions", len(res.Sessions))
-	}
+	res := importertest.ReadSessions(t, Format{}, sessions, 1)
 	s := importertest.Session(t, res, "0f6c2b1e-7a44-4e0b-9a51-3d2e8c7b1f90")
 	if importertest.Roles(s) != "user assistant assistant" || s.Title != "Count the Rust files" || s.Cwd != "/home/u/crate" {
 		t.Fatalf("session %s %q %q", importertest.Roles(s), s.Title, s.Cwd)
@@ -33,11 +27,5 @@ func TestRead(t *testing.T) {
 
 func TestImportAndFollow(t *testing.T) {
 	importertest.ImportsOnce(t, Format{}, sessions, 1, 3)
-	broken := filepath.Join(t.TempDir(), "broken.json")
-	if err := os.WriteFile(broken, []byte(`{"metadata": {"id": "x"}, "messages": [`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := (Format{}).Read(context.Background(), importer.Bundle{Files: []string{broken}}); err == nil {
-		t.Error("a broken document read without an error")
-	}
+	importertest.RefusesFile(t, Format{}, "broken.json", `{"metadata": {"id": "x"}, "messages": [`, "")
 }

@@ -52,8 +52,7 @@ func build(t *testing.T, dir string) {
 func TestRead(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "cli")
 	build(t, dir)
-	res := importertest.ReadAll(t, Format{}, dir)
-	importertest.CheckValidOf(t, Tool, res)
+	res := importertest.ReadAllValid(t, Format{}, dir)
 	if len(res.Sessions) != 2 || res.Skipped["hidden-session"] != 1 {
 		t.Fatalf("%d sessions, skipped %v", len(res.Sessions), res.Skipped)
 	}

@@ -44,8 +44,7 @@ func TestRoots(t *testing.T) {
 // result, and the session's token totals on its last reply; the context
 // droid adds before a prompt is no prompt.
 func TestReadReal(t *testing.T) {
-	res := importertest.ReadAll(t, Format{}, fixture)
-	importertest.CheckValidOf(t, Tool, res)
+	res := importertest.ReadAllValid(t, Format{}, fixture)
 	if len(res.Problems) != 0 {
 		t.Errorf("problems %v", res.Problems)
 	}

@@ -3,7 +3,6 @@ package erosolar
 import (
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -27,18 +26,13 @@ var (
 // the tool message's content, the session's title, folder, provider
 // and model; the index is no session.
 func TestRead(t *testing.T) {
-	res := importertest.ReadAll(t, Format{}, real)
-	importertest.CheckValidOf(t, Tool, res)
+	res := importertest.ReadAllValid(t, Format{}, real)
 	if len(res.Sessions) != 1 {
 		t.Fatalf("%d sessions, want 1 (index.json is an index)", len(res.Sessions))
 	}
 	s := importertest.Session(t, res, id)
-	if got := importertest.Texts(s, loom.RoleUser); !slices.Equal(got, []string{"Say hello in one line.", "What is in notes.txt?"}) {
-		t.Errorf("prompts %q", got)
-	}
-	if got := importertest.Texts(s, loom.RoleAssistant); !slices.Equal(got, []string{"Hello there.", "It says alpha and beta."}) {
-		t.Errorf("replies %q", got)
-	}
+	importertest.CheckTexts(t, s, loom.RoleUser, "Say hello in one line.", "What is in notes.txt?")
+	importertest.CheckTexts(t, s, loom.RoleAssistant, "Hello there.", "It says alpha and beta.")
 	if s.Title != "Greeting" || s.Cwd != "/home/u/work" || s.Model != "gpt-fake" || s.Provider != "openai" {
 		t.Errorf("title %q, cwd %q, model %q of %q", s.Title, s.Cwd, s.Model, s.Provider)
 	}

@@ -76,8 +76,7 @@ func TestRoots(t *testing.T) {
 // is read; a context that is not JSON is a problem of its own.
 func TestRead(t *testing.T) {
 	dir := forgeDB(t)
-	res := importertest.ReadAll(t, Format{}, dir)
-	importertest.CheckValidOf(t, Tool, res)
+	res := importertest.ReadAllValid(t, Format{}, dir)
 	if len(res.Problems) != 1 || !strings.Contains(res.Problems[0].Reason, "broken") {
 		t.Errorf("problems %v", res.Problems)
 	}

@@ -73,10 +73,7 @@ func TestReadState(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(home, "sessions", filepath.Base(file)), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res := importertest.ReadAllValid(t, Format{}, home)
-	if len(res.Sessions) != 4 {
-		t.Fatalf("%d sessions", len(res.Sessions))
-	}
+	res := importertest.ReadSessions(t, Format{}, home, 4)
 	s := importertest.Session(t, res, "20261101_090000_aa11bb22")
 	if got := importertest.Roles(s); got != "user assistant assistant user assistant assistant" || s.Title != "Disk usage" || s.Cwd != "/home/u/app" {
 		t.Fatalf("session %s %q %q", got, s.Title, s.Cwd)

@@ -128,10 +128,7 @@ func TestCheckpointsAreNoPrompts(t *testing.T) {
 // `--from kimi` reads them as Kimi Work's are.
 func TestReadKimiCodeKernel(t *testing.T) {
 	root := filepath.Join("testdata", "kimi-code", "sessions")
-	res := importertest.ReadAllValid(t, Format{}, root)
-	if len(res.Sessions) != 1 {
-		t.Fatalf("%d sessions", len(res.Sessions))
-	}
+	res := importertest.ReadSessions(t, Format{}, root, 1)
 	s := res.Sessions[0]
 	if importertest.Roles(s) != "user assistant assistant user assistant assistant user" || s.Cwd != "/home/u/site" {
 		t.Errorf("session %s %q", importertest.Roles(s), s.Cwd)

@@ -18,10 +18,7 @@ var sessions = filepath.Join("testdata", "sessions")
 // conversation; a record of a type this reader does not know is
 // counted as skipped.
 func TestRead(t *testing.T) {
-	res := importertest.ReadAllValid(t, Format{}, sessions)
-	if len(res.Sessions) != 1 {
-		t.Fatalf("%d sessions", len(res.Sessions))
-	}
+	res := importertest.ReadSessions(t, Format{}, sessions, 1)
 	s := importertest.Session(t, res, "conv-7f3a9c21/main")
 	if got := importertest.Roles(s); got != "user assistant assistant user assistant assistant user" {
 		t.Fatalf("roles %s", got)

@@ -1,7 +1,6 @@
 package mcphost
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
@@ -17,11 +16,7 @@ import (
 // server's result, the model and provider of the metadata, no usage.
 func checkRead(t *testing.T, root string) *importer.Result {
 	t.Helper()
-	res := importertest.ReadAll(t, Format{}, root)
-	importertest.CheckValidOf(t, Tool, res)
-	if len(res.Sessions) != 2 {
-		t.Fatalf("%d sessions, want 2", len(res.Sessions))
-	}
+	res := importertest.ReadSessions(t, Format{}, root, 2)
 	var hello, notes *importer.Session
 	for _, s := range res.Sessions {
 		switch {
@@ -34,12 +29,8 @@ func checkRead(t *testing.T, root string) *importer.Result {
 	if hello == nil || notes == nil {
 		t.Fatalf("sessions %q, %q", res.Sessions[0].SourceID, res.Sessions[1].SourceID)
 	}
-	if got := importertest.Texts(hello, loom.RoleUser); !slices.Equal(got, []string{"Say hello in one line.", "One more on the greeting?"}) {
-		t.Errorf("prompts %q", got)
-	}
-	if got := importertest.Texts(hello, loom.RoleAssistant); !slices.Equal(got, []string{"Hello there.", "Continued and answering."}) {
-		t.Errorf("replies %q", got)
-	}
+	importertest.CheckTexts(t, hello, loom.RoleUser, "Say hello in one line.", "One more on the greeting?")
+	importertest.CheckTexts(t, hello, loom.RoleAssistant, "Hello there.", "Continued and answering.")
 	if hello.Model != "gpt-fake" || hello.Provider != "openai" || hello.Messages[1].Model != "gpt-fake" {
 		t.Errorf("model %q of %q, reply's %q", hello.Model, hello.Provider, hello.Messages[1].Model)
 	}

@@ -24,14 +24,10 @@ func TestRealMCPHost(t *testing.T) {
 	bin := agentclitest.GoInstall(t, agentclitest.MCPHost)
 	home := t.TempDir()
 	work, other, notes := agentclitest.Projects(t, home)
-	if err := os.WriteFile(filepath.Join(home, ".mcphost.yml"), []byte("mcpServers:\n  files:\n    type: builtin\n    name: fs\n    options:\n      allowed_directories: [\""+other+"\"]\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	srv := openaitest.NewServer()
-	t.Cleanup(srv.Close)
+	agentclitest.WriteConfig(t, filepath.Join(home, ".mcphost.yml"), "mcpServers:\n  files:\n    type: builtin\n    name: fs\n    options:\n      allowed_directories: [\""+other+"\"]\n", 0o644)
+	srv := agentclitest.NewChatServer(t)
 	srv.Respond(func(req providertest.Request) (openaitest.Reply, bool) {
-		msgs, _ := req.Body["messages"].([]any)
-		last, _ := msgs[len(msgs)-1].(map[string]any)
+		last := agentclitest.LastMessage(req)
 		switch content, _ := last["content"].(string); {
 		case last["role"] == "tool":
 			return openaitest.Reply{Text: "It says alpha and beta.", Usage: &openaitest.Usage{PromptTokens: 140, CompletionTokens: 9}}, true

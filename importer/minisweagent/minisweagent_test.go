@@ -30,8 +30,7 @@ var (
 // usage with the cached tokens apart from the prompt that counts them;
 // the exit is no message.
 func TestRead(t *testing.T) {
-	res := importertest.ReadAll(t, Format{}, real)
-	importertest.CheckValidOf(t, Tool, res)
+	res := importertest.ReadAllValid(t, Format{}, real)
 	if len(res.Sessions) != 1 || len(res.Problems) != 0 {
 		t.Fatalf("%d sessions, problems %v", len(res.Sessions), res.Problems)
 	}
@@ -45,9 +44,7 @@ func TestRead(t *testing.T) {
 	if u := importertest.Texts(s, loom.RoleUser); len(u) != 1 || !strings.HasPrefix(u[0], "Please solve this issue: How many lines does notes.txt have?") {
 		t.Errorf("prompts %q", u)
 	}
-	if got := importertest.Texts(s, loom.RoleAssistant); !slices.Equal(got, []string{"I will list the files first.", "Now I read notes.txt.", "Done; submitting."}) {
-		t.Errorf("replies %q", got)
-	}
+	importertest.CheckTexts(t, s, loom.RoleAssistant, "I will list the files first.", "Now I read notes.txt.", "Done; submitting.")
 	tl := importertest.TallyOf(s)
 	if tl.Tools[loom.ToolCompleted] != 2 || tl.Tools[loom.ToolRunning] != 1 {
 		t.Errorf("calls %+v: two completed, the submitting one ends the run unanswered", tl.Tools)

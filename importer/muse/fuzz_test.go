@@ -11,8 +11,5 @@ import (
 // no panic, bounded time, a valid result.
 func FuzzRead(f *testing.F) {
 	data, _ := os.ReadFile(file)
-	f.Add(data, data)
-	f.Fuzz(func(t *testing.T, main, sub []byte) {
-		importertest.FuzzFiles(t, Format{}, []string{"s/" + logName, "s/subagent/a/" + logName}, main, sub)
-	})
+	importertest.FuzzFilePair(f, Format{}, [2]string{"s/" + logName, "s/subagent/a/" + logName}, [2][]byte{data, data})
 }

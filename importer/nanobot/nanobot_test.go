@@ -27,18 +27,10 @@ var (
 // Each prompt and reply as typed and answered, the read completed by
 // the tool message's content; no usage, as nanobot records none.
 func TestRead(t *testing.T) {
-	res := importertest.ReadAll(t, Format{}, real)
-	importertest.CheckValidOf(t, Tool, res)
-	if len(res.Sessions) != 2 {
-		t.Fatalf("%d sessions, want 2", len(res.Sessions))
-	}
+	res := importertest.ReadSessions(t, Format{}, real, 2)
 	s := importertest.Session(t, res, "cli_default")
-	if got := importertest.Texts(s, loom.RoleUser); !slices.Equal(got, []string{"Say hello in one line.", "What is in notes.txt?"}) {
-		t.Errorf("prompts %q", got)
-	}
-	if got := importertest.Texts(s, loom.RoleAssistant); !slices.Equal(got, []string{"Hello there.", "It says alpha and beta."}) {
-		t.Errorf("replies %q", got)
-	}
+	importertest.CheckTexts(t, s, loom.RoleUser, "Say hello in one line.", "What is in notes.txt?")
+	importertest.CheckTexts(t, s, loom.RoleAssistant, "Hello there.", "It says alpha and beta.")
 	tl := importertest.TallyOf(s)
 	if tl.Tools[loom.ToolCompleted] != 1 || importertest.Roles(s) != "user assistant user assistant assistant" {
 		t.Errorf("roles %s, %+v", importertest.Roles(s), tl)

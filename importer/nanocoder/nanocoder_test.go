@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 
 	"github.com/loomhq/loom"
@@ -30,18 +29,13 @@ var (
 // the read completed by the tool message's content, the session's
 // title, folder, provider and model; the index is no session.
 func TestRead(t *testing.T) {
-	res := importertest.ReadAll(t, Format{}, real)
-	importertest.CheckValidOf(t, Tool, res)
+	res := importertest.ReadAllValid(t, Format{}, real)
 	if len(res.Sessions) != 2 {
 		t.Fatalf("%d sessions, want 2 (sessions.json is an index)", len(res.Sessions))
 	}
 	s := importertest.Session(t, res, work)
-	if got := importertest.Texts(s, loom.RoleUser); !slices.Equal(got, []string{"Say hello in one line."}) {
-		t.Errorf("prompts %q", got)
-	}
-	if got := importertest.Texts(s, loom.RoleAssistant); !slices.Equal(got, []string{"Hello there."}) {
-		t.Errorf("replies %q", got)
-	}
+	importertest.CheckTexts(t, s, loom.RoleUser, "Say hello in one line.")
+	importertest.CheckTexts(t, s, loom.RoleAssistant, "Hello there.")
 	if s.Title != "Say hello in one line." || s.Cwd != "/home/u/work" || s.Model != "gpt-fake" || s.Provider != "fake" || !s.UpdatedAt.After(s.CreatedAt) {
 		t.Errorf("title %q, cwd %q, model %q of %q, %s to %s", s.Title, s.Cwd, s.Model, s.Provider, s.CreatedAt, s.UpdatedAt)
 	}

@@ -11,8 +11,5 @@ import (
 // no panic, bounded time, a valid result.
 func FuzzRead(f *testing.F) {
 	data, _ := os.ReadFile(mainFile)
-	f.Add(data, []byte(`{"type":"session","id":"x"}`))
-	f.Fuzz(func(t *testing.T, main, sub []byte) {
-		importertest.FuzzFiles(t, Format{}, []string{"p/s.jsonl", "p/s/a.jsonl"}, main, sub)
-	})
+	importertest.FuzzFilePair(f, Format{}, [2]string{"p/s.jsonl", "p/s/a.jsonl"}, [2][]byte{data, []byte(`{"type":"session","id":"x"}`)})
 }

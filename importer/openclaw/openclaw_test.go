@@ -17,11 +17,7 @@ var (
 // OpenClaw's transcripts, the one set aside by a reset too, each a
 // session read by pi's reader; the index beside them is no session.
 func TestRead(t *testing.T) {
-	res := importertest.ReadAll(t, Format{}, agents)
-	importertest.CheckValidOf(t, Tool, res)
-	if len(res.Sessions) != 2 {
-		t.Fatalf("%d sessions", len(res.Sessions))
-	}
+	res := importertest.ReadSessions(t, Format{}, agents, 2)
 	s := importertest.Session(t, res, "oc-1")
 	if importertest.Roles(s) != "user assistant assistant" || s.Messages[1].Parts[0].Status != loom.ToolCompleted {
 		t.Errorf("session %s %+v", importertest.Roles(s), s.Messages[1].Parts)

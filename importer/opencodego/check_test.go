@@ -1,7 +1,6 @@
 package opencodego
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
@@ -18,11 +17,7 @@ import (
 // the tokens of the session's last call, as OpenCode keeps them.
 func checkRead(t *testing.T, root string) *importer.Result {
 	t.Helper()
-	res := importertest.ReadAll(t, Format{}, root)
-	importertest.CheckValidOf(t, Tool, res)
-	if len(res.Sessions) != 2 {
-		t.Fatalf("%d sessions, want 2", len(res.Sessions))
-	}
+	res := importertest.ReadSessions(t, Format{}, root, 2)
 	byDir := map[string]*importer.Session{}
 	for _, s := range res.Sessions {
 		byDir[s.Cwd[strings.LastIndexByte(s.Cwd, '/')+1:]] = s
@@ -31,21 +26,15 @@ func checkRead(t *testing.T, root string) *importer.Result {
 	if work == nil || other == nil {
 		t.Fatalf("sessions in %q and %q", res.Sessions[0].Cwd, res.Sessions[1].Cwd)
 	}
-	if got := importertest.Texts(work, loom.RoleUser); !slices.Equal(got, []string{"Say hello in one line."}) {
-		t.Errorf("prompts %q", got)
-	}
-	if got := importertest.Texts(work, loom.RoleAssistant); !slices.Equal(got, []string{"Hello there."}) {
-		t.Errorf("replies %q", got)
-	}
+	importertest.CheckTexts(t, work, loom.RoleUser, "Say hello in one line.")
+	importertest.CheckTexts(t, work, loom.RoleAssistant, "Hello there.")
 	if work.Title != "A short title" || work.Messages[1].Model != "local.fake-model" {
 		t.Errorf("title %q, model %q", work.Title, work.Messages[1].Model)
 	}
 	if u := importertest.SumUsage(work); u.InputTokens != 1000 || u.OutputTokens != 15 {
 		t.Errorf("usage %+v, want the call's 1000 in and 15 out", u)
 	}
-	if got := importertest.Texts(other, loom.RoleAssistant); !slices.Equal(got, []string{"It says alpha and beta."}) {
-		t.Errorf("replies %q", got)
-	}
+	importertest.CheckTexts(t, other, loom.RoleAssistant, "It says alpha and beta.")
 	tl := importertest.TallyOf(other)
 	if tl.Tools[loom.ToolCompleted] != 1 || importertest.Roles(other) != "user assistant assistant" {
 		t.Errorf("roles %s, %+v", importertest.Roles(other), tl)

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/importer/importertest"
 )
 
@@ -62,11 +61,5 @@ func TestBundles(t *testing.T) {
 
 // A file that is not a database is an error naming it.
 func TestReadNotADatabase(t *testing.T) {
-	path := filepath.Join(t.TempDir(), dbName)
-	if err := os.WriteFile(path, []byte("not a database, not even close to one\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := (Format{}).Read(context.Background(), importer.Bundle{Files: []string{path}}); err == nil {
-		t.Error("read a file that is no database")
-	}
+	importertest.RefusesFile(t, Format{}, dbName, "not a database, not even close to one\n", "")
 }

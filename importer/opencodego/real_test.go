@@ -28,14 +28,10 @@ func TestRealOpenCodeGo(t *testing.T) {
 	home := t.TempDir()
 	work, other, notes := agentclitest.Projects(t, home)
 	model := `{"model": "local.fake-model", "maxTokens": 1000}`
-	if err := os.WriteFile(filepath.Join(home, ".opencode.json"), []byte(`{"agents": {"coder": `+model+`, "task": `+model+`, "title": `+model+`}}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	srv := openaitest.NewServer()
-	t.Cleanup(srv.Close)
+	agentclitest.WriteConfig(t, filepath.Join(home, ".opencode.json"), `{"agents": {"coder": `+model+`, "task": `+model+`, "title": `+model+`}}`, 0o644)
+	srv := agentclitest.NewChatServer(t)
 	srv.Respond(func(req providertest.Request) (openaitest.Reply, bool) {
-		msgs, _ := req.Body["messages"].([]any)
-		last, _ := msgs[len(msgs)-1].(map[string]any)
+		last := agentclitest.LastMessage(req)
 		content := agentclitest.Strings(req.Raw)
 		if strings.Contains(content, "generate a short title") {
 			// The title of a new session.

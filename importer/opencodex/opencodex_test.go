@@ -39,18 +39,13 @@ func TestRead(t *testing.T) {
 	if err != nil || len(bs) != 1 || len(bs[0].Files) != 3 {
 		t.Fatalf("bundles %v, %v; want the directory's 3 files as one", bs, err)
 	}
-	res := importertest.ReadAll(t, Format{}, real)
-	importertest.CheckValidOf(t, Tool, res)
+	res := importertest.ReadAllValid(t, Format{}, real)
 	if len(res.Sessions) != 2 {
 		t.Fatalf("%d sessions, want 2 (two files of one conversation, one of another)", len(res.Sessions))
 	}
 	s := importertest.Session(t, res, first)
-	if got := importertest.Texts(s, loom.RoleUser); !slices.Equal(got, []string{"What is in notes.txt?", "Say hello in one line."}) {
-		t.Errorf("prompts %q", got)
-	}
-	if got := importertest.Texts(s, loom.RoleAssistant); !slices.Equal(got, []string{"It says alpha and beta.", "Hello there."}) {
-		t.Errorf("replies %q", got)
-	}
+	importertest.CheckTexts(t, s, loom.RoleUser, "What is in notes.txt?", "Say hello in one line.")
+	importertest.CheckTexts(t, s, loom.RoleAssistant, "It says alpha and beta.", "Hello there.")
 	tl := importertest.TallyOf(s)
 	if tl.Tools[loom.ToolCompleted] != 1 {
 		t.Errorf("%+v, want one completed call", tl)
@@ -135,8 +130,7 @@ func TestConversationsApart(t *testing.T) {
 	write(t, filepath.Join(dir, "rollout-x.json"), "c", "2026-11-27T10:02:00Z", append(slices.Clone(base), user("right"), reply("R")))
 	write(t, filepath.Join(dir, "rollout-w.json"), "d", "2026-11-27T10:03:00Z", append(slices.Clone(base), user("left"), reply("L"), user("more"), reply("M")))
 	write(t, filepath.Join(dir, "rollout-v.json"), "e", "2026-11-27T10:04:00Z", []any{user("cleared"), reply("C")})
-	res := importertest.ReadAll(t, Format{}, dir)
-	importertest.CheckValidOf(t, Tool, res)
+	res := importertest.ReadAllValid(t, Format{}, dir)
 	got := map[string][]string{}
 	for _, s := range res.Sessions {
 		got[s.SourceID] = importertest.Texts(s, loom.RoleAssistant)

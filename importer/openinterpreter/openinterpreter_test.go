@@ -26,8 +26,7 @@ var (
 // completed with what it printed; every message at the time the file's
 // name gives.
 func TestRead(t *testing.T) {
-	res := importertest.ReadAll(t, Format{}, real)
-	importertest.CheckValidOf(t, Tool, res)
+	res := importertest.ReadAllValid(t, Format{}, real)
 	if len(res.Sessions) != 1 || len(res.Problems) != 0 {
 		t.Fatalf("%d sessions, problems %v", len(res.Sessions), res.Problems)
 	}
@@ -38,9 +37,7 @@ func TestRead(t *testing.T) {
 	if u := importertest.Texts(s, loom.RoleUser); !slices.Equal(u, []string{"How many lines does notes.txt have?", "And what is the first one?"}) {
 		t.Errorf("prompts %q", u)
 	}
-	if got := importertest.Texts(s, loom.RoleAssistant); !slices.Equal(got, []string{"notes.txt has 2 lines. ", "The first line is: buy milk. "}) {
-		t.Errorf("replies %q", got)
-	}
+	importertest.CheckTexts(t, s, loom.RoleAssistant, "notes.txt has 2 lines. ", "The first line is: buy milk. ")
 	var calls []string
 	for _, m := range s.Messages {
 		for _, p := range m.Parts {

@@ -3,10 +3,8 @@ package qwen
 import (
 	"bytes"
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/importer/importertest"
@@ -17,33 +15,24 @@ import (
 func FuzzRead(f *testing.F) {
 	files, _ := filepath.Glob(filepath.Join(project, "*", "*.jsonl"))
 	more, _ := filepath.Glob(filepath.Join(project, "subagents", "*", "*.jsonl"))
-	for _, p := range append(files, more...) {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
-	for _, s := range []string{
+	importertest.SeedFiles(f, append(files, more...)...)
+	importertest.SeedStrings(f,
 		"",
 		"{}\n",
 		`{"uuid":"a","parentUuid":"a","type":"assistant","message":{"parts":[{"functionCall":{}},{"functionCall":{"id":"c"}}]}}`,
-		`{"uuid":"a","type":"assistant","message":{"parts":[{"functionCall":{"id":"c","args":[1]}}]},"usageMetadata":{"promptTokenCount":-5,"cachedContentTokenCount":1e18}}` + "\n" +
+		`{"uuid":"a","type":"assistant","message":{"parts":[{"functionCall":{"id":"c","args":[1]}}]},"usageMetadata":{"promptTokenCount":-5,"cachedContentTokenCount":1e18}}`+"\n"+
 			`{"uuid":"b","parentUuid":"a","type":"tool_result","message":{"parts":[{"functionResponse":{"id":"c","response":{"error":{"x":1}}}}]}}`,
 		`{"uuid":"a","type":"system","subtype":"chat_compression","systemPayload":{"compressedHistory":[{"role":"user","parts":[{"text":7}]}]}}`,
 		`{"uuid":"a","type":"user","subtype":"notification","message":{"parts":[{"inlineData":{"data":"AA=="}},{"fileData":{}}]}}`,
-	} {
-		f.Add([]byte(s))
-	}
+	)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		start := time.Now()
 		res := &importer.Result{}
-		s, err := readChat(ctx, res, "fuzz.jsonl", bytes.NewReader(data), "")
-		if d := time.Since(start); d > 5*time.Second {
-			t.Fatalf("read took %v", d)
-		}
+		var s *importer.Session
+		_, err := importertest.ReadTimed(t, func(ctx context.Context) (*importer.Result, error) {
+			var err error
+			s, err = readChat(ctx, res, "fuzz.jsonl", bytes.NewReader(data), "")
+			return res, err
+		})
 		if err != nil || s == nil {
 			return
 		}

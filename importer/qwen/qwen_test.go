@@ -202,11 +202,7 @@ func TestRewound(t *testing.T) {
 
 // TestNotQwen: a file of JSON lines that are not records is refused.
 func TestNotQwen(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "x.jsonl")
-	os.WriteFile(path, []byte(`{"a":1}`+"\n"), 0o644)
-	if _, err := (Format{}).Read(context.Background(), importer.Bundle{Files: []string{path}}); err == nil || !strings.Contains(err.Error(), "not a Qwen Code chat file") {
-		t.Errorf("err %v", err)
-	}
+	importertest.RefusesFile(t, Format{}, "x.jsonl", `{"a":1}`+"\n", "not a Qwen Code chat file")
 }
 
 // TestRoots: QWEN_RUNTIME_DIR and QWEN_HOME, as Qwen Code reads them.

@@ -1,7 +1,6 @@
 package qwenpaw
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -11,9 +10,5 @@ import (
 // FuzzRead reads arbitrary bytes as a session document: no panic,
 // bounded time, a valid result.
 func FuzzRead(f *testing.F) {
-	data, _ := os.ReadFile(filepath.Join(workspaces, "default", "sessions", "console", "default.json"))
-	f.Add(data)
-	f.Fuzz(func(t *testing.T, data []byte) {
-		importertest.FuzzFiles(t, Format{}, []string{"w/sessions/console/s.json"}, data)
-	})
+	importertest.FuzzFile(f, Format{}, filepath.Join(workspaces, "default", "sessions", "console", "default.json"), "w/sessions/console/s.json")
 }

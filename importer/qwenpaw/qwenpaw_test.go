@@ -19,10 +19,7 @@ var workspaces = filepath.Join("testdata", "workspaces")
 // (skipped). A DingTalk session whose memory holds plain messages
 // (memories, not content); chats.json beside is no session.
 func TestRead(t *testing.T) {
-	res := importertest.ReadAllValid(t, Format{}, workspaces)
-	if len(res.Sessions) != 2 {
-		t.Fatalf("%d sessions", len(res.Sessions))
-	}
+	res := importertest.ReadSessions(t, Format{}, workspaces, 2)
 	s := importertest.Session(t, res, "console/default")
 	if got := importertest.Roles(s); got != "user assistant assistant user assistant" {
 		t.Fatalf("roles %s", got)

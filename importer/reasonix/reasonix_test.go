@@ -27,10 +27,7 @@ var projects = filepath.Join("testdata", "projects")
 // no messages; the working directory is the one the context names; the
 // query cache beside the session is no session.
 func TestReadWhatReasonixWrote(t *testing.T) {
-	res := importertest.ReadAllValid(t, Format{}, projects)
-	if len(res.Sessions) != 1 {
-		t.Fatalf("%d sessions", len(res.Sessions))
-	}
+	res := importertest.ReadSessions(t, Format{}, projects, 1)
 	s := importertest.Session(t, res, "7bcce35e75a60c987f8f5364e932a339")
 	want := "user assistant user assistant assistant user assistant assistant user assistant summary assistant"
 	if got := importertest.Roles(s); got != want {
@@ -148,11 +145,7 @@ func TestCutLogAndOthers(t *testing.T) {
 	if messages(read(len(data))) != whole {
 		t.Error("the whole log cut at its end")
 	}
-	other := filepath.Join(t.TempDir(), "events.frames")
-	os.WriteFile(other, []byte(`{"not":"frames"}`), 0o644)
-	if _, err := (Format{}).Read(context.Background(), importer.Bundle{Files: []string{other}}); err == nil {
-		t.Error("a file that is no log read without an error")
-	}
+	importertest.RefusesFile(t, Format{}, "events.frames", `{"not":"frames"}`, "")
 	withJunk := copyLog(t, -1)
 	f, _ := os.OpenFile(withJunk, os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString("garbage that is not a frame at all")

@@ -1,7 +1,6 @@
 package shellgpt
 
 import (
-	"os"
 	"testing"
 	"time"
 
@@ -12,11 +11,7 @@ import (
 // The file is read whole (at most importer.MaxDocument), so its reading
 // from disk is not fuzzed.
 func FuzzRead(f *testing.F) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add(data)
+	importertest.SeedFiles(f, file)
 	f.Add([]byte(`[{"role":"assistant","content":null,"tool_calls":[{"id":"c","function":{"name":"","arguments":"{"}}]},{"role":"tool","tool_call_id":"c","content":[1]},{"role":7}]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		importertest.Check(t, parse("notes", data, time.Unix(1762000000, 0)))

@@ -27,8 +27,7 @@ var (
 // The system role's prompt, both prompts as typed, the replies as sgpt
 // stored them, and the function call completed with its output.
 func TestRead(t *testing.T) {
-	res := importertest.ReadAll(t, Format{}, real)
-	importertest.CheckValidOf(t, Tool, res)
+	res := importertest.ReadAllValid(t, Format{}, real)
 	if len(res.Sessions) != 1 || len(res.Problems) != 0 {
 		t.Fatalf("%d sessions, problems %v", len(res.Sessions), res.Problems)
 	}

@@ -1,7 +1,6 @@
 package traeagent
 
 import (
-	"os"
 	"testing"
 	"time"
 
@@ -12,11 +11,7 @@ import (
 // result. The file is read whole (at most importer.MaxDocument), so its
 // reading from disk is not fuzzed.
 func FuzzRead(f *testing.F) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add(data)
+	importertest.SeedFiles(f, file)
 	f.Add([]byte(`{"task":"","llm_interactions":[{"timestamp":"x","input_messages":[{"role":"user","tool_result":{"call_id":"c","success":false}}],"response":{"tool_calls":[{"call_id":"c","name":""}],"usage":{"input_tokens":-1e308}}}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		importertest.Check(t, parse("trajectory_1.json", data, time.Unix(1762000000, 0)))

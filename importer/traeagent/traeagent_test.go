@@ -28,8 +28,7 @@ var (
 // the bash call completed with its output; the agent_steps, which
 // repeat the interactions, add nothing.
 func TestRead(t *testing.T) {
-	res := importertest.ReadAll(t, Format{}, real)
-	importertest.CheckValidOf(t, Tool, res)
+	res := importertest.ReadAllValid(t, Format{}, real)
 	if len(res.Sessions) != 1 || len(res.Problems) != 0 {
 		t.Fatalf("%d sessions, problems %v", len(res.Sessions), res.Problems)
 	}
@@ -40,9 +39,7 @@ func TestRead(t *testing.T) {
 	if u := importertest.Texts(s, loom.RoleUser); len(u) != 1 || !strings.HasSuffix(u[0], "Here's the issue text:\nHow many lines does notes.txt have?\n") {
 		t.Errorf("prompts %q", u)
 	}
-	if got := importertest.Texts(s, loom.RoleAssistant); !slices.Equal(got, []string{"Let me count the lines.", "notes.txt has 2 lines."}) {
-		t.Errorf("replies %q", got)
-	}
+	importertest.CheckTexts(t, s, loom.RoleAssistant, "Let me count the lines.", "notes.txt has 2 lines.")
 	var calls []string
 	for _, m := range s.Messages {
 		for _, p := range m.Parts {

@@ -12,8 +12,5 @@ import (
 func FuzzRead(f *testing.F) {
 	m, _ := os.ReadFile(messages)
 	meta, _ := os.ReadFile(dir + "/" + metaFile)
-	f.Add(m, meta)
-	f.Fuzz(func(t *testing.T, m, meta []byte) {
-		importertest.FuzzFiles(t, Format{}, []string{"s/" + messagesFile, "s/" + metaFile}, m, meta)
-	})
+	importertest.FuzzFilePair(f, Format{}, [2]string{"s/" + messagesFile, "s/" + metaFile}, [2][]byte{m, meta})
 }

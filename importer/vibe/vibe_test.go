@@ -19,8 +19,7 @@ var (
 // messages, reasoning, a call completed by its tool message; meta.json's
 // id, title, directory, branch and model; its totals on the last reply.
 func TestRead(t *testing.T) {
-	res := importertest.ReadAll(t, Format{}, logs)
-	importertest.CheckValidOf(t, Tool, res)
+	res := importertest.ReadAllValid(t, Format{}, logs)
 	s := importertest.Session(t, res, sid)
 	if got := importertest.Roles(s); got != "system user assistant system assistant" {
 		t.Fatalf("roles %s", got)
@@ -71,8 +70,7 @@ func TestStepsAreNotCalls(t *testing.T) {
 // (the compaction's among them), 4,400 input and 120 output tokens.
 func TestCompactionCountsUsageOnce(t *testing.T) {
 	root := filepath.Join("testdata", "compacted")
-	res := importertest.ReadAll(t, Format{}, root)
-	importertest.CheckValidOf(t, Tool, res)
+	res := importertest.ReadAllValid(t, Format{}, root)
 	var total loom.Usage
 	for _, s := range res.Sessions {
 		for _, m := range s.Messages {

@@ -3,7 +3,6 @@ package windsurf
 import (
 	"bytes"
 	"context"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -16,31 +15,19 @@ import (
 // FuzzRead reads arbitrary bytes as a trajectory: it must not panic,
 // must end soon, and what it returns must be valid.
 func FuzzRead(f *testing.F) {
-	for _, p := range []string{login, older, antigravity} {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
-	for _, s := range []string{
+	importertest.SeedFiles(f, login, older, antigravity)
+	importertest.SeedStrings(f,
 		"",
 		"# Chat Conversation\n",
 		"\uFEFF# Cascade Chat Conversation\r\n### User Input\r\n```\r\n### Planner Response\r\n",
 		"---\n---\n# Chat Conversation\n### Planner Response\n*Viewed [](file://) *\n*User accepted the command ``*\n(cci:1://file:///:1:2-3:4)\n",
 		"# Chat Conversation\n### Unknown\n### User Input\n````\n```\n### Planner Response\n~~~\n*Listed directory [a](file:///c:) *\n",
 		"# Chat Conversation\n### Planner Response\n[x](cci:7://file://host/a:0:0-0:0) [y](cci:7://file:///%zz:0:0-0:0)\n",
-	} {
-		f.Add([]byte(s))
-	}
+	)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		start := time.Now()
-		res, err := read(ctx, "/fuzz/t.md", time.Unix(1700000000, 0), bytes.NewReader(data))
-		if d := time.Since(start); d > 5*time.Second {
-			t.Fatalf("read took %v", d)
-		}
+		res, err := importertest.ReadTimed(t, func(ctx context.Context) (*importer.Result, error) {
+			return read(ctx, "/fuzz/t.md", time.Unix(1700000000, 0), bytes.NewReader(data))
+		})
 		if err != nil {
 			t.Fatalf("read: %v", err)
 		}

@@ -1,10 +1,8 @@
 package zed
 
 import (
-	"context"
 	"database/sql"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -277,13 +275,7 @@ func TestBadInput(t *testing.T) {
 		t.Errorf("first problem %v", res.Problems[0])
 	}
 	importertest.RefusesOtherDB(t, Format{}, "x.db")
-	bad := filepath.Join(t.TempDir(), "x.zed.json")
-	if err := os.WriteFile(bad, []byte(`{"zed":"other"}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := (Format{}).Read(context.Background(), importer.Bundle{Files: []string{bad}}); err == nil {
-		t.Error("read a file that is not a text thread")
-	}
+	importertest.RefusesFile(t, Format{}, "x.zed.json", `{"zed":"other"}`, "")
 }
 
 func TestRoots(t *testing.T) {

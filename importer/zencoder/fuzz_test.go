@@ -1,7 +1,6 @@
 package zencoder
 
 import (
-	"os"
 	"testing"
 
 	"github.com/loomhq/loom/importer/importertest"
@@ -10,9 +9,5 @@ import (
 // FuzzRead reads arbitrary bytes as a session file: no panic, bounded
 // time, a valid result.
 func FuzzRead(f *testing.F) {
-	data, _ := os.ReadFile(mainFile)
-	f.Add(data)
-	f.Fuzz(func(t *testing.T, data []byte) {
-		importertest.FuzzFiles(t, Format{}, []string{"s/x.jsonl"}, data)
-	})
+	importertest.FuzzFile(f, Format{}, mainFile, "s/x.jsonl")
 }

@@ -1,0 +1,103 @@
+package importertest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loomhq/loom/importer"
+)
+
+// FuzzFile is a reader's FuzzRead over one file: the file at sample
+// seeds the corpus (empty when it cannot be read), and each input is
+// written as name (relative, slash-separated) and read by FuzzFiles.
+func FuzzFile(f *testing.F, fm importer.Format, sample, name string) {
+	data, _ := os.ReadFile(sample)
+	f.Add(data)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		FuzzFiles(t, fm, []string{name}, data)
+	})
+}
+
+// FuzzFilePair is FuzzFile for a session of two files, names, each
+// input a pair of contents; every seed is such a pair.
+func FuzzFilePair(f *testing.F, fm importer.Format, names [2]string, seeds ...[2][]byte) {
+	for _, s := range seeds {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, first, second []byte) {
+		FuzzFiles(t, fm, names[:], first, second)
+	})
+}
+
+// SeedFiles adds the content of each file at paths to f's corpus,
+// failing when one cannot be read.
+func SeedFiles(f *testing.F, paths ...string) {
+	f.Helper()
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+}
+
+// SeedStrings adds each of seeds, as bytes, to f's corpus.
+func SeedStrings(f *testing.F, seeds ...string) {
+	for _, s := range seeds {
+		f.Add([]byte(s))
+	}
+}
+
+// ReadTimed runs read with a deadline of 10 s and fails t when it takes
+// more than 5 s; it returns what read returns.
+func ReadTimed(t testing.TB, read func(ctx context.Context) (*importer.Result, error)) (*importer.Result, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	start := time.Now()
+	res, err := read(ctx)
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("read took %v", d)
+	}
+	return res, err
+}
+
+// ReadSessions is ReadAllValid, the test failing unless the result
+// holds n sessions.
+func ReadSessions(t testing.TB, f importer.Format, root string, n int) *importer.Result {
+	t.Helper()
+	res := ReadAllValid(t, f, root)
+	if len(res.Sessions) != n {
+		t.Fatalf("%d sessions, want %d; problems %v", len(res.Sessions), n, res.Problems)
+	}
+	return res
+}
+
+// CheckTexts checks that the texts of s's messages of role (Texts) are
+// want, in order.
+func CheckTexts(t testing.TB, s *importer.Session, role string, want ...string) {
+	t.Helper()
+	if got := Texts(s, role); !slices.Equal(got, want) {
+		t.Errorf("session %s: %s texts %q, want %q", s.SourceID, role, got, want)
+	}
+}
+
+// RefusesFile writes data as the file name of a new directory and
+// checks that f refuses to read it alone: an error, one that says want
+// unless want is "".
+func RefusesFile(t testing.TB, f importer.Format, name, data, want string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Read(context.Background(), importer.Bundle{Files: []string{path}}); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("%s of %q read: %v, want an error that says %q", name, data, err, want)
+	}
+}
