@@ -5,7 +5,7 @@
 // also connects loom's own agent to the MCP servers its configuration
 // names (client.go).
 //
-// The tools read through loom.Store like every other edge: no SQL of
+// The tools read through loom.Reader like every other way out: no SQL of
 // their own, no session lock ever taken, and only memory writes (to the
 // memory files, never to sessions) — and handoff, when the configuration
 // turns it on, which writes another agent's session files. Every result is bounded, and every
