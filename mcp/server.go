@@ -276,12 +276,12 @@ func (t *tools) handler(tl tool) sdk.ToolHandler {
 		if err != nil {
 			return toolError(fmt.Errorf("the session store cannot be opened: %s", loom.ErrorMessage(err))), nil
 		}
-		// Every tool reads through the gate: what it returns was
-		// redacted as it was read, before any of it was cut, numbered
-		// or highlighted.
 		svc := st.Services()
 		c := &call{user: user, st: st, args: req.Params.Arguments, name: tl.tool.Name,
 			edits: svc.Edits, roots: svc.Roots, versions: svc.EditVersions}
+		// Every tool reads through the gate: what it returns was
+		// redacted as it was read, before any of it was cut, numbered
+		// or highlighted.
 		var gate *secrets.Gate
 		if t.cfg.Redact != nil {
 			gate = t.cfg.Redact.Gate(st)
