@@ -41,10 +41,6 @@ func TestNoAssertionOnStores(t *testing.T) {
 	slices.Sort(found)
 	found = slices.Compact(found)
 	for _, site := range found {
-		file, _, _ := strings.Cut(site, ":")
-		if _, ok := exemptAssertions[file]; ok {
-			continue
-		}
 		t.Errorf("%s: a type assertion on a store; take the service from the engine (loom.Services), or have the code that opens the engine hand it in", site)
 	}
 }
@@ -214,14 +210,6 @@ func loadTyped(t *testing.T, overlay map[string][]byte, patterns ...string) []*p
 }
 
 const loomPath = "github.com/loomhq/loom"
-
-// exemptAssertions are the files whose assertions on a store stand, each
-// with why. The secret gate recognises a gate handed to it, so that a
-// store behind one is never gated (and its echoes counted) twice; it
-// goes when the gate is a reader of its own type rather than a store.
-var exemptAssertions = map[string]string{
-	"secrets/gate.go": "the gate recognises a gate (Gate, GateEngine)",
-}
 
 // guardedPackage reports whether the guard reads the package of path:
 // every package of loom but the root (the domain, which defines the

@@ -5,9 +5,12 @@ import (
 	"io"
 )
 
-// Store is the session store every engine implements. Its contracts are
-// checked by the conformance package.
+// Store is the session store every engine implements: what a way out
+// may read (Reader) and the writes. Its contracts are checked by the
+// conformance package.
 type Store interface {
+	Reader
+
 	// Append stores msgs at the end of session s in one transaction,
 	// creating the session first when no session with s.ID exists (lazy
 	// creation). It assigns ids, seq and times the messages lack, and
@@ -31,45 +34,8 @@ type Store interface {
 	// an orphaned call. It returns how many parts it repaired.
 	RepairInterrupted(ctx context.Context, sessionID string) (int, error)
 
-	// Messages returns a window of a session's messages in chronological
-	// order: the newest q.Limit (all when 0) before q.Before, or the
-	// oldest q.Limit with q.Oldest.
-	Messages(ctx context.Context, sessionID string, q MessageQuery) ([]*Message, error)
-	// Context returns what the model sees: the latest summary message and
-	// everything after it (everything when there is no summary).
-	Context(ctx context.Context, sessionID string) ([]*Message, error)
-
-	// Session returns a session by its exact id, trashed ones included.
-	Session(ctx context.Context, id string) (*Session, error)
-	// ReadSessions returns the sessions ids name, in that order, each
-	// with the window q of its messages (as Messages reads it), all read
-	// in one snapshot of the store: a session's counters describe the
-	// very messages returned with it, even while other processes append
-	// to it, rewind it or import it. Trashed sessions are included; an
-	// id that names no session is left out.
-	ReadSessions(ctx context.Context, ids []string, q MessageQuery) ([]*SessionData, error)
-	// Resolve finds the session a user means by ref: exact id, then a
-	// unique id prefix of at least 4 characters, then key, then title
-	// (case-insensitive).
-	Resolve(ctx context.Context, ref string, scope ResolveScope) (*Session, error)
-	// Sessions lists sessions newest first (by updated time).
-	Sessions(ctx context.Context, f SessionFilter) ([]*Session, error)
-	// Summaries lists what Sessions lists, in the same order, as
-	// summaries: for listings that show no more.
-	Summaries(ctx context.Context, f SessionFilter) ([]*SessionSummary, error)
 	// UpdateSession changes metadata: title, description, key, project.
 	UpdateSession(ctx context.Context, id string, u SessionUpdate) (*Session, error)
-	// Family returns lineage trees in one query: each session q.IDs
-	// names with its descendants (forks and sub-agent sessions, or only
-	// sub-agent sessions with q.SubagentsOnly), of every generation.
-	// Order is depth first: each session is followed by its children
-	// and their descendants before its next sibling, siblings oldest
-	// first (created time, then id); the families come in the order of
-	// q.IDs, and a session that two of them reach appears once, in the
-	// first. Sessions in the trash are left out, with what lies below
-	// them, and so are ids that name no live session.
-	Family(ctx context.Context, q FamilyQuery) ([]*Session, error)
-
 	// Fork copies turns 1..opts.Turn of a session into a new session with
 	// kind fork, parent_id and fork_turn.
 	Fork(ctx context.Context, id string, opts ForkOptions) (*Session, error)
@@ -98,15 +64,6 @@ type Store interface {
 	// Prune purges sessions not updated for opts.OlderThan, skipping
 	// archived ones and locked ones; with DryRun it only reports.
 	Prune(ctx context.Context, opts PruneOptions) (*PruneResult, error)
-
-	// Search runs a full-text query over message text, reasoning and tool
-	// inputs and outputs, best first.
-	Search(ctx context.Context, q SearchQuery) ([]SearchHit, error)
-	// Usage sums usage per session, project and model.
-	Usage(ctx context.Context, f UsageFilter) (*UsageReport, error)
-	// UsageSlices sums usage per quarter hour, surface, project and
-	// model, oldest first, for reports over time.
-	UsageSlices(ctx context.Context, f UsageSliceFilter) ([]UsageSlice, error)
 
 	// Lock attaches this store handle to a session for writing. A live
 	// holder makes it fail with ELOCKED naming that holder; a dead one

@@ -9,6 +9,7 @@ import "context"
 // its own next to its full-text index; a body's vector goes when the
 // body goes or its text changes.
 type VectorStore interface {
+	VectorReader
 	// UseVectorModel makes model the one whose vectors the store keeps:
 	// when those it holds were made with another, they are all deleted
 	// first, in one transaction, and embedding starts over.
@@ -18,15 +19,20 @@ type VectorStore interface {
 	// killed leaves no claim behind). ok is false when another live
 	// process holds the claim.
 	ClaimVectors(ctx context.Context) (release func(), ok bool, err error)
+	// PutVectors stores vecs and moves the high-water mark to upTo, in
+	// one transaction, provided model is still the store's vector model
+	// (EINVALID otherwise: the model changed meanwhile).
+	PutVectors(ctx context.Context, model string, upTo int64, vecs []Vector) error
+}
+
+// VectorReader reads what a VectorStore keeps: the reads of search by
+// meaning, and the texts to embed.
+type VectorReader interface {
 	// Unembedded returns up to n bodies with text that have no vector
 	// yet, in order, their text cut to maxChars characters. upTo is the
 	// last body looked at: PutVectors with it moves the store's
 	// high-water mark past it, so that the next call starts after it.
 	Unembedded(ctx context.Context, n, maxChars int) (chunks []Chunk, upTo int64, err error)
-	// PutVectors stores vecs and moves the high-water mark to upTo, in
-	// one transaction, provided model is still the store's vector model
-	// (EINVALID otherwise: the model changed meanwhile).
-	PutVectors(ctx context.Context, model string, upTo int64, vecs []Vector) error
 	// Vectors calls fn with each stored vector, and returns the model
 	// that made them ("" when there are none).
 	Vectors(ctx context.Context, fn func(Vector) error) (model string, err error)

@@ -63,7 +63,7 @@ func (SessionSearch) Run(ctx context.Context, c *Call) (string, error) {
 	if in.Limit <= 0 || in.Limit > 50 {
 		in.Limit = 10
 	}
-	var st loom.Store = c.Loop.Store
+	var st loom.Reader = c.Loop.Store
 	if c.Loop.Redact != nil {
 		st = c.Loop.Redact.Gate(st)
 	}

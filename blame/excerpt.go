@@ -23,7 +23,7 @@ type Excerpt struct {
 
 // ExcerptOf reads the excerpt of l, a line an agent wrote (or mixed),
 // from st.
-func ExcerptOf(ctx context.Context, st loom.Store, l Line) (*Excerpt, error) {
+func ExcerptOf(ctx context.Context, st loom.Reader, l Line) (*Excerpt, error) {
 	if l.SessionID == "" {
 		return nil, loom.Errorf(loom.EINVALID, "line %d is a %s's: no session wrote it", l.N, l.Kind)
 	}

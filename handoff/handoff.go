@@ -145,7 +145,7 @@ type Report struct {
 // the turns to carry read, the file written. Input that cannot be handed
 // off (no such directory, a session without a prompt) is an EINVALID
 // error.
-func Run(ctx context.Context, st loom.Store, s *loom.Session, w Writer, o Options) (*Report, error) {
+func Run(ctx context.Context, st loom.Reader, s *loom.Session, w Writer, o Options) (*Report, error) {
 	dir, err := handoffDir(s, o.Dir)
 	if err != nil {
 		return nil, err

@@ -415,11 +415,10 @@ func quantile(sorted []float64, q float64) float64 {
 	return sorted[max(0, min(i, len(sorted)-1))]
 }
 
-// Of returns the Store of st's engine: st, with the activity its
-// engine reads (loom.Services.Activity), or an error for an engine
-// that reads none.
-func Of(st loom.Engine) (Store, error) {
-	act := st.Services().Activity
+// Of returns the Store of st: st, with the activity it reads
+// (loom.Reads.Activity), or an error for a store that reads none.
+func Of(st loom.Reader) (Store, error) {
+	act := st.Reads().Activity
 	if act == nil {
 		return nil, errors.New("insights: this store cannot read activity")
 	}
@@ -428,7 +427,7 @@ func Of(st loom.Engine) (Store, error) {
 
 // source is a Store of a store and the activity its engine reads.
 type source struct {
-	st  loom.Engine
+	st  loom.Reader
 	act loom.ActivityReader
 }
 

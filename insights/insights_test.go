@@ -185,7 +185,10 @@ func TestBuildThroughTheGate(t *testing.T) {
 	key := "ghp_" + strings.Repeat("R8tq2Wk3Lx9Vb7Nc5Mz1", 2)[:36]
 	seed(t, st, &loom.Session{Key: "cli:x", Title: "use " + key, Surface: "cli"},
 		prompt(at(time.Hour), "hi"), reply(at(2*time.Hour), "claude-opus-4-6", loom.Usage{InputTokens: 1, APICalls: 1}))
-	g := secrets.Default().GateEngine(st)
+	g, err := insights.Of(secrets.Default().Gate(st))
+	if err != nil {
+		t.Fatal(err)
+	}
 	rep, err := insights.Build(context.Background(), g, insights.Options{UserID: "alice", Since: day0, Until: at(24 * time.Hour), Location: time.UTC})
 	if err != nil {
 		t.Fatal(err)

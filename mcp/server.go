@@ -5,7 +5,7 @@
 // also connects loom's own agent to the MCP servers its configuration
 // names (client.go).
 //
-// The tools read through loom.Store like every other edge: no SQL of
+// The tools read through loom.Reader like every other way out: no SQL of
 // their own, no session lock ever taken, and only memory writes (to the
 // memory files, never to sessions) — and handoff, when the configuration
 // turns it on, which writes another agent's session files. Every result is bounded, and every
@@ -61,7 +61,7 @@ type Config struct {
 	CallTimeout time.Duration
 	// Searcher returns the searcher of a store, which ranks by meaning
 	// too where an embeddings model is at hand; nil ranks by keywords.
-	Searcher func(st loom.Engine) *semantic.Searcher
+	Searcher func(st loom.Reader) *semantic.Searcher
 	// Handoff, when set, offers the handoff tool, which writes another
 	// agent's session files; nil leaves it out.
 	Handoff *Handoff
@@ -151,24 +151,23 @@ type tool struct {
 // call is one tool call as a handler sees it.
 type call struct {
 	user string
-	st   loom.Engine
+	// st is what the call reads: the engine through the gate, or the
+	// engine itself when results are not redacted ([mcp] redact =
+	// false). A tool reads the store through it alone, and writes none.
+	st   loom.Reader
 	args json.RawMessage
 	name string
 	// gate is the gate st reads through; nil when results are not
-	// redacted ([mcp] redact = false).
+	// redacted.
 	gate *secrets.Gate
-}
-
-// below is the store the call's gate reads from, or st when there is
-// no gate: for what the gate withholds, which the caller redacts
-// itself.
-func (c *call) below() loom.Engine {
-	if c.gate != nil {
-		if e := c.gate.Below(); e != nil {
-			return e
-		}
-	}
-	return c.st
+	// edits, roots and versions are the engine's edit index, its
+	// recorded roots and the index's version, which the gate does not
+	// read through (the index's rows carry the parts as stored): the
+	// handler takes them from the engine it opened, for blame, which
+	// redacts the file it makes whole. Nil where the engine has none.
+	edits    loom.EditStore
+	roots    loom.RootLister
+	versions loom.EditVersioner
 }
 
 // text passes a text read from elsewhere than the store (a memory
@@ -235,7 +234,7 @@ type tools struct{ cfg Config }
 
 // searcher is the searcher of st: Config.Searcher's, or one that ranks
 // by keywords.
-func (t *tools) searcher(st loom.Engine) *semantic.Searcher {
+func (t *tools) searcher(st loom.Reader) *semantic.Searcher {
 	if t.cfg.Searcher != nil {
 		return t.cfg.Searcher(st)
 	}
@@ -277,15 +276,17 @@ func (t *tools) handler(tl tool) sdk.ToolHandler {
 		if err != nil {
 			return toolError(fmt.Errorf("the session store cannot be opened: %s", loom.ErrorMessage(err))), nil
 		}
+		svc := st.Services()
+		c := &call{user: user, st: st, args: req.Params.Arguments, name: tl.tool.Name,
+			edits: svc.Edits, roots: svc.Roots, versions: svc.EditVersions}
 		// Every tool reads through the gate: what it returns was
 		// redacted as it was read, before any of it was cut, numbered
 		// or highlighted.
 		var gate *secrets.Gate
 		if t.cfg.Redact != nil {
-			gate = t.cfg.Redact.GateEngine(st)
-			st = gate
+			gate = t.cfg.Redact.Gate(st)
+			c.st, c.gate = gate, gate
 		}
-		c := &call{user: user, st: st, args: req.Params.Arguments, name: tl.tool.Name, gate: gate}
 		out, err := tl.run(ctx, c)
 		if err != nil {
 			return toolError(t.explain(ctx, tl.tool.Name, c.gated(err))), nil

@@ -54,7 +54,12 @@ func (t *tools) runUsage(ctx context.Context, c *call) (*result, error) {
 	if project != nil {
 		o.ProjectID = project.ID
 	}
-	o.Prices, o.Roots = t.cfg.Prices, c.st.Services().Edits
+	o.Prices = t.cfg.Prices
+	if c.gate == nil {
+		// The roots sessions ran in label projects; through the gate
+		// they are not read, as the edit index they come from is not.
+		o.Roots = c.edits
+	}
 	if t.cfg.Team {
 		o.Member = report.Members(ctx, c.st)
 		if o.Breakdown == "" {

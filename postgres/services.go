@@ -26,3 +26,7 @@ func (s *Store) Services() loom.Services {
 		Scrubber:      s,
 	}
 }
+
+// Reads implements loom.Reader: the services of Services a way out may
+// read.
+func (s *Store) Reads() loom.Reads { return loom.ReadsOf(s.Services()) }

@@ -122,9 +122,9 @@ const maxTurnBytes = 1200
 
 // Recall finds the turns of o.UserID's sessions in o.ProjectID most
 // relevant to o.Prompt, best first, as many as fit in o.Tokens.
-func Recall(ctx context.Context, st loom.Engine, o Options) (res *Result, err error) {
+func Recall(ctx context.Context, st loom.Reader, o Options) (res *Result, err error) {
 	if o.Redact != nil {
-		g := o.Redact.GateEngine(st)
+		g := o.Redact.Gate(st)
 		st = g
 		defer func() {
 			if res != nil {
@@ -313,7 +313,7 @@ const candidates = 2 * maxHits
 // the store, never on the time a search took, so that a prompt recalls
 // the same turns on an idle machine and on a busy one; a search that ran
 // out of time returns the hits found before, and partial says so.
-func search(ctx context.Context, st loom.Engine, o Options) (hits []loom.SearchHit, partial bool, err error) {
+func search(ctx context.Context, st loom.Reader, o Options) (hits []loom.SearchHit, partial bool, err error) {
 	q := loom.SearchQuery{Text: o.Prompt, UserID: o.UserID, ProjectID: o.ProjectID, Limit: maxHits}
 	start := time.Now()
 	defer func() {
@@ -337,7 +337,7 @@ func search(ctx context.Context, st loom.Engine, o Options) (hits []loom.SearchH
 	if within == 0 {
 		within = DefaultRankWithin
 	}
-	sizer := st.Services().IndexSize
+	sizer := st.Reads().IndexSize
 	if sizer == nil {
 		return ranked()
 	}
@@ -450,7 +450,7 @@ func rankNewest(hits []loom.SearchHit, n int) []loom.SearchHit {
 // turnText is the text a hit recalls: its message, and for a prompt
 // the reply that followed it (what was decided), read from the store;
 // the hit's snippet, without its marks, when the message has no text.
-func turnText(ctx context.Context, st loom.Store, h loom.SearchHit) (string, error) {
+func turnText(ctx context.Context, st loom.Reader, h loom.SearchHit) (string, error) {
 	msgs, err := st.Messages(ctx, h.SessionID, loom.MessageQuery{After: h.Seq - 1, Limit: turnRead, Oldest: true})
 	if err != nil {
 		return "", fmt.Errorf("recall: %w", err)
@@ -516,7 +516,7 @@ func markedStems(snippet string) map[string]bool {
 const turnRead = 8
 
 // latest recalls the titles of the project's latest sessions.
-func latest(ctx context.Context, st loom.Store, o Options, budget int, res *Result) (*Result, error) {
+func latest(ctx context.Context, st loom.Reader, o Options, budget int, res *Result) (*Result, error) {
 	list, err := st.Sessions(ctx, loom.SessionFilter{UserID: o.UserID, ProjectID: o.ProjectID, Limit: maxHits})
 	if err != nil {
 		return nil, fmt.Errorf("recall: %w", err)

@@ -10,19 +10,26 @@ import (
 	"github.com/loomhq/loom"
 )
 
-// Gate is a store whose reads come out redacted. Every way stored text
-// leaves the machine — the MCP tools, loom recall and the agents' hooks,
-// hand-off, shares, Markdown and HTML exports, embeddings — reads
-// through one, so that secrets are replaced while the text is whole,
-// before anything cuts, numbers, joins or highlights it: a search's
-// snippets are made from the redacted text (loom.SearchQuery.Gate), a
-// session's title and last prompt, cut short when they were stored, are
-// read as cut. Writes go to the store below unchanged.
+// Gate is a reader whose reads come out redacted: a loom.Reader and
+// nothing else. Every way stored text leaves the machine — the MCP
+// tools, loom recall and the agents' hooks, hand-off, shares, Markdown
+// and HTML exports, embeddings — reads through one, so that secrets are
+// replaced while the text is whole, before anything cuts, numbers,
+// joins or highlights it: a search's snippets are made from the
+// redacted text (loom.SearchQuery.Gate), a session's title and last
+// prompt, cut short when they were stored, are read as cut.
 //
-// The gate holds the store below, it does not embed it: each method of
-// loom.Store is the gate's own (gatestore.go for those that return no
-// stored text, or write), so a method added to loom.Store does not
-// compile until the gate says how it reads.
+// A gate has no writes and no service of the store below but those of
+// loom.Reads, each read through it (Reads): a way out handed a gate can
+// neither change the store nor read what the gate does not redact. An
+// edge that must (loom blame's MCP tool reads the edit index, and
+// redacts the file it makes whole) takes that one service from the code
+// that opened the engine, not from the gate. TestGateIsAReaderOnly
+// holds the gate's methods to loom.Reader's and its own helpers.
+//
+// The gate holds the reader below, it does not embed it: each method of
+// loom.Reader is the gate's own, so a method added to loom.Reader does
+// not compile until the gate says how it reads.
 //
 // A value the detector finds is replaced wherever else it appears too
 // (Echoes): in every text of the same read (the messages read, a
@@ -34,86 +41,43 @@ import (
 // Redacted counts the secrets replaced so far, for a result to say how
 // many it holds.
 type Gate struct {
-	// st is the store below.
-	st loom.Store
-	// eng is st with its services when the gate was made of an engine
-	// (GateEngine), and svc its services, which the gate's read
-	// services (Services) redact.
-	eng    loom.Engine
-	svc    loom.Services
+	// st is the reader below, and below its read services, which the
+	// gate's (Reads) redact.
+	st     loom.Reader
+	below  loom.Reads
 	d      *Detector
 	n      atomic.Int64
 	echoes *Echoes
 }
 
-// Gate returns st behind a gate of d, for reading sessions and search:
-// it has no services (GateEngine gates a store with its engine's).
-func (d *Detector) Gate(st loom.Store) *Gate {
-	if g, ok := st.(*Gate); ok {
-		return &Gate{st: g.st, eng: g.eng, svc: g.svc, d: d, echoes: d.Echoes(GateEchoes)}
-	}
-	return &Gate{st: st, d: d, echoes: d.Echoes(GateEchoes)}
-}
-
-// GateEngine returns e behind a gate of d, with e's services: those
-// that read stored text are read through the gate (Services).
-func (d *Detector) GateEngine(e loom.Engine) *Gate {
-	if g, ok := e.(*Gate); ok {
-		return d.Gate(g)
-	}
-	g := d.Gate(e)
-	if e != nil {
-		g.eng, g.svc = e, e.Services()
+// Gate returns st behind a gate of d, with the read services of st
+// (loom.Reader.Reads) read through the gate. A nil st makes a gate that
+// only redacts texts (Text, Lines).
+func (d *Detector) Gate(st loom.Reader) *Gate {
+	g := &Gate{st: st, d: d, echoes: d.Echoes(GateEchoes)}
+	if st != nil {
+		g.below = st.Reads()
 	}
 	return g
 }
 
-// Services implements loom.Engine. The gate names each service it
-// hands on, so that one added to loom.Services is absent through a
-// gate until it is decided here (TestGateDecidesEveryService):
-//
-//   - read through the gate, redacted: vectors' chunks and hits,
-//     activity, the index size;
-//   - handed on as they are, as they read no stored text: counted
-//     calls, source locks, the import batch (writes go below
-//     unchanged), the edit index's version, the recorded roots and the
-//     index's upkeep;
-//   - withheld (nil), as they read stored text or bytes the gate does
-//     not redact, or serve no way out: the originals, the edit index,
-//     sync and the local log, shares, tokens, a hub's locks and team
-//     chain, project moves. An edge that must read one of those (loom
-//     blame's MCP tool reads the edit index, and redacts the file it
-//     makes whole) takes it from the store below, in plain view.
-//
-// Nil where the store below has none.
-func (g *Gate) Services() loom.Services {
-	below := g.svc
-	svc := loom.Services{
-		Calls:         below.Calls,
-		SourceLocks:   below.SourceLocks,
-		ImportApplier: below.ImportApplier,
-		EditVersions:  below.EditVersions,
-		Roots:         below.Roots,
-		IndexMerger:   below.IndexMerger,
-		Scrubber:      below.Scrubber,
-		ScrubMarker:   below.ScrubMarker,
+// Reads implements loom.Reader: each service of loom.Reads the store
+// below has is read through the gate (TestGateDecidesEveryService holds
+// each to it) — vectors' chunks and hits, activity, the index size —
+// and nil where the store below has none.
+func (g *Gate) Reads() loom.Reads {
+	var r loom.Reads
+	if g.below.Vectors != nil {
+		r.Vectors = gateVectors{g}
 	}
-	if below.Vectors != nil {
-		svc.Vectors = g
+	if g.below.Activity != nil {
+		r.Activity = gateActivity{g}
 	}
-	if below.Activity != nil {
-		svc.Activity = g
+	if g.below.IndexSize != nil {
+		r.IndexSize = gateIndexSize{g}
 	}
-	if below.IndexSize != nil {
-		svc.IndexSize = g
-	}
-	return svc
+	return r
 }
-
-// Below returns the engine the gate reads from (GateEngine), for an
-// edge that must read what the gate withholds (Services) and redacts
-// it itself; nil for a gate of a store alone (Gate).
-func (g *Gate) Below() loom.Engine { return g.eng }
 
 // Redacted returns how many secrets the gate replaced.
 func (g *Gate) Redacted() int { return int(g.n.Load()) }
@@ -328,25 +292,25 @@ func (e redactedError) Error() string { return e.coded.Error() }
 
 func (e redactedError) Unwrap() []error { return []error{e.coded, e.chain} }
 
-// Messages implements loom.Store.
+// Messages implements loom.Reader.
 func (g *Gate) Messages(ctx context.Context, sessionID string, q loom.MessageQuery) ([]*loom.Message, error) {
 	msgs, err := g.st.Messages(ctx, sessionID, q)
 	return g.messages(msgs), g.err(err)
 }
 
-// Context implements loom.Store.
+// Context implements loom.Reader.
 func (g *Gate) Context(ctx context.Context, sessionID string) ([]*loom.Message, error) {
 	msgs, err := g.st.Context(ctx, sessionID)
 	return g.messages(msgs), g.err(err)
 }
 
-// Session implements loom.Store.
+// Session implements loom.Reader.
 func (g *Gate) Session(ctx context.Context, id string) (*loom.Session, error) {
 	s, err := g.st.Session(ctx, id)
 	return g.session(s), g.err(err)
 }
 
-// ReadSessions implements loom.Store: the sessions and their messages
+// ReadSessions implements loom.Reader: the sessions and their messages
 // are one read.
 func (g *Gate) ReadSessions(ctx context.Context, ids []string, q loom.MessageQuery) ([]*loom.SessionData, error) {
 	data, err := g.st.ReadSessions(ctx, ids, q)
@@ -359,19 +323,19 @@ func (g *Gate) ReadSessions(ctx context.Context, ids []string, q loom.MessageQue
 	return data, g.err(err)
 }
 
-// Resolve implements loom.Store.
+// Resolve implements loom.Reader.
 func (g *Gate) Resolve(ctx context.Context, ref string, scope loom.ResolveScope) (*loom.Session, error) {
 	s, err := g.st.Resolve(ctx, ref, scope)
 	return g.session(s), g.err(err)
 }
 
-// Sessions implements loom.Store.
+// Sessions implements loom.Reader.
 func (g *Gate) Sessions(ctx context.Context, f loom.SessionFilter) ([]*loom.Session, error) {
 	list, err := g.st.Sessions(ctx, f)
 	return g.sessions(list), g.err(err)
 }
 
-// Summaries implements loom.Store.
+// Summaries implements loom.Reader.
 func (g *Gate) Summaries(ctx context.Context, f loom.SessionFilter) ([]*loom.SessionSummary, error) {
 	list, err := g.st.Summaries(ctx, f)
 	r := g.read()
@@ -388,33 +352,9 @@ func (g *Gate) Summaries(ctx context.Context, f loom.SessionFilter) ([]*loom.Ses
 	return list, g.err(err)
 }
 
-// Family implements loom.Store.
+// Family implements loom.Reader.
 func (g *Gate) Family(ctx context.Context, q loom.FamilyQuery) ([]*loom.Session, error) {
 	list, err := g.st.Family(ctx, q)
-	return g.sessions(list), g.err(err)
-}
-
-// UpdateSession implements loom.Store.
-func (g *Gate) UpdateSession(ctx context.Context, id string, u loom.SessionUpdate) (*loom.Session, error) {
-	s, err := g.st.UpdateSession(ctx, id, u)
-	return g.session(s), g.err(err)
-}
-
-// Fork implements loom.Store.
-func (g *Gate) Fork(ctx context.Context, id string, opts loom.ForkOptions) (*loom.Session, error) {
-	s, err := g.st.Fork(ctx, id, opts)
-	return g.session(s), g.err(err)
-}
-
-// Rewind implements loom.Store.
-func (g *Gate) Rewind(ctx context.Context, id string, opts loom.RewindOptions) (*loom.Session, error) {
-	s, err := g.st.Rewind(ctx, id, opts)
-	return g.session(s), g.err(err)
-}
-
-// Delete implements loom.Store.
-func (g *Gate) Delete(ctx context.Context, id string, opts loom.DeleteOptions) ([]*loom.Session, error) {
-	list, err := g.st.Delete(ctx, id, opts)
 	return g.sessions(list), g.err(err)
 }
 
@@ -480,7 +420,7 @@ func (g *Gate) hits(hits []loom.SearchHit) []loom.SearchHit {
 	return hits
 }
 
-// Search implements loom.Store: the snippets are made from the
+// Search implements loom.Reader: the snippets are made from the
 // redacted texts.
 func (g *Gate) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHit, error) {
 	q.Gate = g.snippetGate
@@ -488,7 +428,7 @@ func (g *Gate) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHit
 	return g.hits(hits), g.err(err)
 }
 
-// Usage implements loom.Store: the names of sessions are their titles.
+// Usage implements loom.Reader: the names of sessions are their titles.
 func (g *Gate) Usage(ctx context.Context, f loom.UsageFilter) (*loom.UsageReport, error) {
 	rep, err := g.st.Usage(ctx, f)
 	if rep != nil {
@@ -501,21 +441,29 @@ func (g *Gate) Usage(ctx context.Context, f loom.UsageFilter) (*loom.UsageReport
 	return rep, g.err(err)
 }
 
-// IndexSize implements loom.IndexSizer for a store below that does.
-func (g *Gate) IndexSize(ctx context.Context) (int64, error) {
-	if g.svc.IndexSize == nil {
-		return 0, errors.ErrUnsupported
-	}
-	return g.svc.IndexSize.IndexSize(ctx)
+// UsageSlices implements loom.Reader: figures by quarter hour, agent,
+// project and model, no stored text.
+func (g *Gate) UsageSlices(ctx context.Context, f loom.UsageSliceFilter) ([]loom.UsageSlice, error) {
+	return g.st.UsageSlices(ctx, f)
 }
 
-// Activity implements loom.ActivityReader for a store below that does;
-// a tool's name is text an agent chose, and leaves redacted.
-func (g *Gate) Activity(ctx context.Context, f loom.ActivityFilter) (*loom.Activity, error) {
-	if g.svc.Activity == nil {
-		return nil, errors.ErrUnsupported
-	}
-	a, err := g.svc.Activity.Activity(ctx, f)
+// gateIndexSize is the index size of the store below, read through the
+// gate: a figure, handed on.
+type gateIndexSize struct{ g *Gate }
+
+// IndexSize implements loom.IndexSizer.
+func (x gateIndexSize) IndexSize(ctx context.Context) (int64, error) {
+	return x.g.below.IndexSize.IndexSize(ctx)
+}
+
+// gateActivity is the activity of the store below, read through the
+// gate: a tool's name is text an agent chose, and leaves redacted.
+type gateActivity struct{ g *Gate }
+
+// Activity implements loom.ActivityReader.
+func (x gateActivity) Activity(ctx context.Context, f loom.ActivityFilter) (*loom.Activity, error) {
+	g := x.g
+	a, err := g.below.Activity.Activity(ctx, f)
 	if a != nil {
 		r := g.read()
 		for i := range a.Tools {
@@ -526,41 +474,16 @@ func (g *Gate) Activity(ctx context.Context, f loom.ActivityFilter) (*loom.Activ
 	return a, g.err(err)
 }
 
-// vectors is the store below as a loom.VectorStore.
-func (g *Gate) vectors() (loom.VectorStore, error) {
-	if g.svc.Vectors == nil {
-		return nil, loom.Errorf(loom.EINVALID, "this store keeps no vectors")
-	}
-	return g.svc.Vectors, nil
-}
+// gateVectors is the vectors of the store below, read through the gate:
+// the texts it returns (chunks, hits) come out redacted.
+type gateVectors struct{ g *Gate }
 
-// UseVectorModel implements loom.VectorStore.
-func (g *Gate) UseVectorModel(ctx context.Context, model string) error {
-	vs, err := g.vectors()
-	if err != nil {
-		return err
-	}
-	return vs.UseVectorModel(ctx, model)
-}
-
-// ClaimVectors implements loom.VectorStore.
-func (g *Gate) ClaimVectors(ctx context.Context) (func(), bool, error) {
-	vs, err := g.vectors()
-	if err != nil {
-		return nil, false, err
-	}
-	return vs.ClaimVectors(ctx)
-}
-
-// Unembedded implements loom.VectorStore: what is embedded is sent to an
-// embeddings endpoint, so the chunks come out redacted, read as cut
+// Unembedded implements loom.VectorReader: what is embedded is sent to
+// an embeddings endpoint, so the chunks come out redacted, read as cut
 // when the store cut them.
-func (g *Gate) Unembedded(ctx context.Context, n, maxChars int) ([]loom.Chunk, int64, error) {
-	vs, err := g.vectors()
-	if err != nil {
-		return nil, 0, err
-	}
-	chunks, upTo, err := vs.Unembedded(ctx, n, maxChars)
+func (x gateVectors) Unembedded(ctx context.Context, n, maxChars int) ([]loom.Chunk, int64, error) {
+	g := x.g
+	chunks, upTo, err := g.below.Vectors.Unembedded(ctx, n, maxChars)
 	r := g.read()
 	for i := range chunks {
 		c := &chunks[i]
@@ -577,48 +500,28 @@ func (g *Gate) Unembedded(ctx context.Context, n, maxChars int) ([]loom.Chunk, i
 	return chunks, upTo, err
 }
 
-// PutVectors implements loom.VectorStore.
-func (g *Gate) PutVectors(ctx context.Context, model string, upTo int64, vecs []loom.Vector) error {
-	vs, err := g.vectors()
-	if err != nil {
-		return err
-	}
-	return vs.PutVectors(ctx, model, upTo, vecs)
+// Vectors implements loom.VectorReader: vectors, no stored text.
+func (x gateVectors) Vectors(ctx context.Context, fn func(loom.Vector) error) (string, error) {
+	return x.g.below.Vectors.Vectors(ctx, fn)
 }
 
-// Vectors implements loom.VectorStore.
-func (g *Gate) Vectors(ctx context.Context, fn func(loom.Vector) error) (string, error) {
-	vs, err := g.vectors()
-	if err != nil {
-		return "", err
-	}
-	return vs.Vectors(ctx, fn)
+// VectorStatus implements loom.VectorReader: counts, no stored text.
+func (x gateVectors) VectorStatus(ctx context.Context) (loom.VectorStatus, error) {
+	return x.g.below.Vectors.VectorStatus(ctx)
 }
 
-// VectorStatus implements loom.VectorStore.
-func (g *Gate) VectorStatus(ctx context.Context) (loom.VectorStatus, error) {
-	vs, err := g.vectors()
-	if err != nil {
-		return loom.VectorStatus{}, err
-	}
-	return vs.VectorStatus(ctx)
-}
-
-// VectorHits implements loom.VectorStore: the hits' snippets are made
+// VectorHits implements loom.VectorReader: the hits' snippets are made
 // from the redacted texts.
-func (g *Gate) VectorHits(ctx context.Context, q loom.SearchQuery, ids []int64, scores []float64) ([]loom.SearchHit, error) {
-	vs, err := g.vectors()
-	if err != nil {
-		return nil, err
-	}
+func (x gateVectors) VectorHits(ctx context.Context, q loom.SearchQuery, ids []int64, scores []float64) ([]loom.SearchHit, error) {
+	g := x.g
 	q.Gate = g.snippetGate
-	hits, err := vs.VectorHits(ctx, q, ids, scores)
+	hits, err := g.below.Vectors.VectorHits(ctx, q, ids, scores)
 	return g.hits(hits), g.err(err)
 }
 
 var (
-	_ loom.Engine         = (*Gate)(nil)
-	_ loom.VectorStore    = (*Gate)(nil)
-	_ loom.IndexSizer     = (*Gate)(nil)
-	_ loom.ActivityReader = (*Gate)(nil)
+	_ loom.Reader         = (*Gate)(nil)
+	_ loom.VectorReader   = gateVectors{}
+	_ loom.IndexSizer     = gateIndexSize{}
+	_ loom.ActivityReader = gateActivity{}
 )

@@ -131,26 +131,6 @@ func TestGateReadsAreRedacted(t *testing.T) {
 	}
 }
 
-// What a prune removes is read through the gate, as what a delete
-// trashes is: the session's title holds the start of a key.
-func TestGatePruneIsRedacted(t *testing.T) {
-	st, _ := gateStore(t)
-	g := secrets.Default().Gate(st)
-	ctx := context.Background()
-	res, err := g.Prune(ctx, loom.PruneOptions{UserID: "u", DryRun: true})
-	if err != nil || len(res.Removed) != 1 {
-		t.Fatalf("prune: %+v, %v", res, err)
-	}
-	b, _ := json.Marshal(res)
-	leaks(t, "pruned", string(b))
-	res, err = g.Prune(ctx, loom.PruneOptions{UserID: "u"})
-	if err != nil || len(res.Removed) != 1 {
-		t.Fatalf("prune: %+v, %v", res, err)
-	}
-	b, _ = json.Marshal(res)
-	leaks(t, "pruned", string(b))
-}
-
 // The gate embeds no store: every method of loom.Store is the gate's
 // own, so one added to loom.Store does not compile until the gate says
 // how it reads.
@@ -163,21 +143,17 @@ func TestGateEmbedsNoStore(t *testing.T) {
 	}
 }
 
-// TestGateDecidesEveryService holds each service of loom.Services to
-// what the gate decided for it (Gate.Services): read through the gate,
-// handed on as it is (it reads no stored text), or withheld. A service
-// added to loom.Services fails here until it is decided, and one handed
-// on or withheld that the gate does otherwise fails too.
+// TestGateDecidesEveryService holds each service of loom.Reads to what
+// the gate decided for it (Gate.Reads): each is read through the gate,
+// never the store's own handed on. A service added to loom.Reads fails
+// here until it is decided.
 func TestGateDecidesEveryService(t *testing.T) {
 	gated := map[string]bool{"Vectors": true, "Activity": true, "IndexSize": true}
-	handedOn := map[string]bool{"Calls": true, "SourceLocks": true, "ImportApplier": true, "EditVersions": true,
-		"Roots": true, "IndexMerger": true, "Scrubber": true, "ScrubMarker": true}
-	withheld := map[string]bool{"Originals": true, "Edits": true, "Sync": true, "LocalLog": true, "Shares": true,
-		"Tokens": true, "HubLocks": true, "TeamHub": true, "ProjectMover": true}
 
+	gatePkg := reflect.TypeFor[secrets.Gate]().PkgPath()
 	st := openStore(t)
-	g := secrets.Default().GateEngine(st)
-	below, through := reflect.ValueOf(st.Services()), reflect.ValueOf(g.Services())
+	g := secrets.Default().Gate(st)
+	below, through := reflect.ValueOf(st.Reads()), reflect.ValueOf(g.Reads())
 	typ := below.Type()
 	for i := range typ.NumField() {
 		name := typ.Field(i).Name
@@ -186,24 +162,72 @@ func TestGateDecidesEveryService(t *testing.T) {
 		case gated[name]:
 			if b.IsNil() {
 				t.Errorf("%s: the store below has none, so the test cannot tell whether the gate reads it", name)
-			} else if v.IsNil() || v.Interface() != any(g) {
+			} else if v.IsNil() || v.Interface() == b.Interface() || v.Elem().Type().PkgPath() != gatePkg {
 				t.Errorf("%s is read through the gate by decision, but the gate hands on %v", name, v)
 			}
-		case handedOn[name]:
-			if b.IsNil() {
-				t.Errorf("%s: the store below has none, so the test cannot tell whether the gate hands it on", name)
-			} else if v.IsNil() || v.Interface() != b.Interface() {
-				t.Errorf("%s is handed on as it is by decision, but the gate gives %v", name, v)
-			}
-		case withheld[name]:
-			if !v.IsNil() {
-				t.Errorf("%s is withheld by the gate by decision (it reads stored text the gate does not redact), but the gate gives it", name)
-			}
 		default:
-			t.Errorf("loom.Services.%s is new: decide in secrets.Gate.Services whether it is read through the gate, handed on (it reads no stored text) or withheld, and say so here", name)
+			t.Errorf("loom.Reads.%s is new: decide in secrets.Gate.Reads how it is read through the gate, and say so here", name)
 		}
 	}
-	if g.Below() != st {
-		t.Errorf("Below() = %v, want the engine the gate was made of", g.Below())
+	if none := secrets.Default().Gate(nil).Reads(); none != (loom.Reads{}) {
+		t.Errorf("a gate over no store has read services: %+v", none)
+	}
+}
+
+// gateOwn are the methods of the gate that are none of loom.Reader's:
+// what it redacts that is read from elsewhere than the store, and what
+// it says of itself.
+var gateOwn = map[string]bool{"Text": true, "Lines": true, "Redacted": true, "Detector": true}
+
+// TestGateIsAReaderOnly lists every method of what Detector.Gate
+// returns, and of each read service it hands on (Gate.Reads): each is a
+// method of loom.Reader (of the service's interface), or one of the
+// gate's own helpers. A way out handed a gate can call no write of
+// loom.Store and reach no service the gate does not read through.
+func TestGateIsAReaderOnly(t *testing.T) {
+	reader := reflect.TypeFor[loom.Reader]()
+	store := reflect.TypeFor[loom.Store]()
+	g := secrets.Default().Gate(openStore(t))
+	typ := reflect.TypeOf(g)
+	if typ.NumMethod() != reader.NumMethod()+len(gateOwn) {
+		t.Errorf("the gate has %d methods, want loom.Reader's %d and its own %d", typ.NumMethod(), reader.NumMethod(), len(gateOwn))
+	}
+	for i := range typ.NumMethod() {
+		name := typ.Method(i).Name
+		if _, ok := reader.MethodByName(name); !ok && !gateOwn[name] {
+			t.Errorf("the gate has a method %s, which is not loom.Reader's nor one of its own helpers", name)
+		}
+	}
+	for i := range store.NumMethod() {
+		name := store.Method(i).Name
+		if _, ok := reader.MethodByName(name); ok {
+			continue
+		}
+		if _, ok := typ.MethodByName(name); ok {
+			t.Errorf("the gate has loom.Store's write %s", name)
+		}
+	}
+	if _, ok := typ.MethodByName("Services"); ok {
+		t.Error("the gate hands on the store's services (Services)")
+	}
+	if _, ok := typ.MethodByName("Below"); ok {
+		t.Error("the gate hands on the store below (Below)")
+	}
+	reads := reflect.ValueOf(g.Reads())
+	for i := range reads.NumField() {
+		f, v := reads.Type().Field(i), reads.Field(i)
+		if v.IsNil() {
+			t.Errorf("Reads().%s is nil over an engine that has it", f.Name)
+			continue
+		}
+		got := v.Elem().Type()
+		if got.NumMethod() != f.Type.NumMethod() {
+			t.Errorf("Reads().%s is a %s with %d methods, want only the %d of %s", f.Name, got, got.NumMethod(), f.Type.NumMethod(), f.Type)
+		}
+		for j := range got.NumMethod() {
+			if _, ok := f.Type.MethodByName(got.Method(j).Name); !ok {
+				t.Errorf("Reads().%s has a method %s that %s has not", f.Name, got.Method(j).Name, f.Type)
+			}
+		}
 	}
 }

@@ -53,7 +53,7 @@ var ErrNoEmbeddings = loom.Errorf(loom.EINVALID, "search by meaning needs an emb
 type Searcher struct {
 	// Store is searched by keywords, and by meaning with its vectors
 	// service (none: by keywords only).
-	Store loom.Engine
+	Store loom.Reader
 	// Client embeds queries; nil ranks by keywords only.
 	Client *embedding.Client
 
@@ -72,7 +72,7 @@ type Searcher struct {
 // through st: a view of s's store, such as a secrets gate over it. A
 // tool that reads the store through a gate searches through it too, and
 // the vectors are loaded once, for every view.
-func (s *Searcher) Through(st loom.Engine) *Searcher {
+func (s *Searcher) Through(st loom.Reader) *Searcher {
 	if st == s.Store {
 		return s
 	}
@@ -100,7 +100,7 @@ type Result struct {
 
 // Search runs q ranked as mode says.
 func (s *Searcher) Search(ctx context.Context, q loom.SearchQuery, mode Mode) (Result, error) {
-	vs := s.Store.Services().Vectors
+	vs := s.Store.Reads().Vectors
 	canVector := vs != nil
 	if mode == Meaning && (s.Client == nil || !canVector) {
 		return Result{}, ErrNoEmbeddings
@@ -147,13 +147,13 @@ func closest(hits []loom.SearchHit) bool { return len(hits) > 0 && hits[0].Tier 
 // vectorHits are the hits of the vectors nearest q's text that pass q's
 // filters, best first; nil when the store has no vectors of the
 // client's model.
-func (s *Searcher) vectorHits(ctx context.Context, vs loom.VectorStore, q loom.SearchQuery, limit int) ([]loom.SearchHit, error) {
+func (s *Searcher) vectorHits(ctx context.Context, vs loom.VectorReader, q loom.SearchQuery, limit int) ([]loom.SearchHit, error) {
 	// The index is the shared one of a view's searcher, read from the
 	// store below the view; the hits are made through the view.
 	ix, ivs := s, vs
 	if s.shared != nil {
 		ix = s.shared
-		if ivs = ix.Store.Services().Vectors; ivs == nil {
+		if ivs = ix.Store.Reads().Vectors; ivs == nil {
 			return nil, nil
 		}
 	}
@@ -211,7 +211,7 @@ func unique(ids []int64, scores []float64) ([]int64, []float64) {
 
 // load reads the store's vectors into the index once; nil when they
 // are not of the client's model (none yet, or another's).
-func (s *Searcher) load(ctx context.Context, vs loom.VectorStore) (*vecindex.Index, error) {
+func (s *Searcher) load(ctx context.Context, vs loom.VectorReader) (*vecindex.Index, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.loaded {

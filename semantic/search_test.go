@@ -285,7 +285,7 @@ func TestSearchThroughAGate(t *testing.T) {
 	if s.Through(s.Store) != s {
 		t.Error("a searcher through its own store is not itself")
 	}
-	via := s.Through(secrets.Default().GateEngine(s.Store))
+	via := s.Through(secrets.Default().Gate(s.Store))
 	for _, mode := range []semantic.Mode{semantic.Fused, semantic.Keyword, semantic.Meaning} {
 		res, err := via.Search(t.Context(), loom.SearchQuery{Text: "deploy token registry", UserID: "local", Limit: 5}, mode)
 		if err != nil {

@@ -42,10 +42,10 @@ func (s *Server) downloadHTML(w http.ResponseWriter, r *http.Request) {
 
 // exportGate is the store as exports that leave the machine read it:
 // through a secrets gate, of the MCP tools' detector when one is set.
-func (s *Server) exportGate() loom.Engine {
+func (s *Server) exportGate() loom.Reader {
 	d := secrets.Default()
 	if s.cfg.MCP != nil && s.cfg.MCP.Redact != nil {
 		d = s.cfg.MCP.Redact
 	}
-	return d.GateEngine(s.st)
+	return d.Gate(s.st)
 }

@@ -70,12 +70,12 @@ func sayOnce(f *Factory, name, line string) {
 // for the same store so that its vectors are read once, ranking by
 // meaning where an embeddings endpoint is at hand (looked for at the
 // first search).
-func (e Embeddings) Searchers(ctx context.Context) func(loom.Engine) *semantic.Searcher {
+func (e Embeddings) Searchers(ctx context.Context) func(loom.Reader) *semantic.Searcher {
 	var mu sync.Mutex
 	var found bool
 	var client *embedding.Client
-	byStore := map[loom.Engine]*semantic.Searcher{}
-	return func(st loom.Engine) *semantic.Searcher {
+	byStore := map[loom.Reader]*semantic.Searcher{}
+	return func(st loom.Reader) *semantic.Searcher {
 		mu.Lock()
 		defer mu.Unlock()
 		if !found {

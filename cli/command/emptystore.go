@@ -19,6 +19,9 @@ var _ loom.Engine = (*EmptyStore)(nil)
 // none.
 func (e *EmptyStore) Services() loom.Services { return loom.Services{} }
 
+// Reads implements loom.Reader: none.
+func (e *EmptyStore) Reads() loom.Reads { return loom.Reads{} }
+
 func (e *EmptyStore) noStore() error {
 	return loom.Errorf(loom.EINVALID, "no store at %s yet", e.url)
 }

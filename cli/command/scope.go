@@ -43,12 +43,12 @@ func (sc Scope) ScopeProject(all bool) *loom.Project {
 
 // Resolve finds the live session ref names for this user, preferring this
 // project's keys.
-func (sc Scope) Resolve(ctx context.Context, st loom.Store, ref string) (*loom.Session, error) {
+func (sc Scope) Resolve(ctx context.Context, st loom.Reader, ref string) (*loom.Session, error) {
 	return sc.ResolveIn(ctx, st, ref, false)
 }
 
 // ResolveIn is Resolve among the trashed sessions when deleted is set.
-func (sc Scope) ResolveIn(ctx context.Context, st loom.Store, ref string, deleted bool) (*loom.Session, error) {
+func (sc Scope) ResolveIn(ctx context.Context, st loom.Reader, ref string, deleted bool) (*loom.Session, error) {
 	scope := loom.ResolveScope{UserID: sc.User(), Deleted: deleted}
 	// A directory outside any readable project still resolves ids and
 	// titles; it only loses the preference for this project's keys.
@@ -73,7 +73,7 @@ func (sc Scope) ResolveIn(ctx context.Context, st loom.Store, ref string, delete
 // title (or key, description, last prompt, newest messages) holds ref, as
 // the picker finds them: a word of a title is not a reference, but the
 // session is likely one of those.
-func suggest(ctx context.Context, st loom.Store, user, ref string, err error) error {
+func suggest(ctx context.Context, st loom.Reader, user, ref string, err error) error {
 	if len(ref) < 3 || strings.ContainsAny(ref, "\n\r") {
 		return err
 	}

@@ -46,7 +46,7 @@ type Options struct {
 	User      string
 	// Searchers gives the searcher of a store (ranking by meaning where
 	// an embeddings model is at hand); nil ranks by keywords.
-	Searchers func(context.Context) func(loom.Engine) *semantic.Searcher
+	Searchers func(context.Context) func(loom.Reader) *semantic.Searcher
 	// InTeam reports whether --team made the store a team's.
 	InTeam func() bool
 }

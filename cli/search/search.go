@@ -22,7 +22,7 @@ type Options struct {
 	// ReadStore opens the store to read.
 	ReadStore func(context.Context) (loom.Engine, error)
 	// Resolve finds the session a reference names.
-	Resolve func(ctx context.Context, st loom.Store, ref string) (*loom.Session, error)
+	Resolve func(ctx context.Context, st loom.Reader, ref string) (*loom.Session, error)
 	// ScopeProject is the project searched: nil for every project.
 	ScopeProject func(all bool) *loom.Project
 	// RefLen is how much of ids a terminal shows.

@@ -30,7 +30,7 @@ type Common struct {
 	// ReadStore opens the store to read.
 	ReadStore func(context.Context) (loom.Engine, error)
 	// Resolve finds the session a reference names.
-	Resolve func(ctx context.Context, st loom.Store, ref string) (*loom.Session, error)
+	Resolve func(ctx context.Context, st loom.Reader, ref string) (*loom.Session, error)
 	// Detector is the secret detector of config.toml's [secrets].
 	Detector func() (*sec.Detector, error)
 	// Dirs and DBURL say where a scan's memo is kept (loom's state

@@ -21,7 +21,7 @@ type DeleteOptions struct {
 	// Store opens the store to change sessions in it.
 	Store func(context.Context) (loom.Engine, error)
 	// Resolve finds the live session a reference names.
-	Resolve func(ctx context.Context, st loom.Store, ref string) (*loom.Session, error)
+	Resolve func(ctx context.Context, st loom.Reader, ref string) (*loom.Session, error)
 	// DisplayID is an id as a terminal shows it: a prefix that finds it
 	// back (command.Scope.DisplayID).
 	DisplayID func(ctx context.Context, st loom.Store, id string) string
@@ -203,7 +203,7 @@ type RestoreOptions struct {
 	Store func(context.Context) (loom.Engine, error)
 	// ResolveIn finds the session a reference names, among those in the
 	// trash when deleted is set.
-	ResolveIn func(ctx context.Context, st loom.Store, ref string, deleted bool) (*loom.Session, error)
+	ResolveIn func(ctx context.Context, st loom.Reader, ref string, deleted bool) (*loom.Session, error)
 	// DisplayID is an id as a terminal shows it.
 	DisplayID func(ctx context.Context, st loom.Store, id string) string
 	JSON      bool

@@ -30,7 +30,7 @@ type ExportOptions struct {
 	// ReadStore opens the store to read.
 	ReadStore func(context.Context) (loom.Engine, error)
 	// Resolve finds the live session a reference names.
-	Resolve func(ctx context.Context, st loom.Store, ref string) (*loom.Session, error)
+	Resolve func(ctx context.Context, st loom.Reader, ref string) (*loom.Session, error)
 	// Cwd is the working directory.
 	Cwd  func() (string, error)
 	User string
@@ -138,10 +138,11 @@ See docs/reliability.md.`,
 }
 
 func exportRun(ctx context.Context, opts *ExportOptions) error {
-	st, err := opts.ReadStore(ctx)
+	eng, err := opts.ReadStore(ctx)
 	if err != nil {
 		return err
 	}
+	var st loom.Reader = eng
 	// Markdown and HTML leave the machine: the store is read through
 	// the secrets gate, redacted before anything is rendered.
 	gate, err := exportGate(opts)

@@ -23,7 +23,7 @@ type MoveOptions struct {
 	// Store opens the store to change sessions in it.
 	Store func(context.Context) (loom.Engine, error)
 	// Resolve finds the live session a reference names.
-	Resolve func(ctx context.Context, st loom.Store, ref string) (*loom.Session, error)
+	Resolve func(ctx context.Context, st loom.Reader, ref string) (*loom.Session, error)
 	// DisplayID is an id as a terminal shows it: a prefix that finds it
 	// back (command.Scope.DisplayID).
 	DisplayID func(ctx context.Context, st loom.Store, id string) string

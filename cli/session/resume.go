@@ -18,7 +18,7 @@ type ResumeOptions struct {
 	// Store opens the store to change sessions in it.
 	Store func(context.Context) (loom.Engine, error)
 	// Resolve finds the live session a reference names.
-	Resolve func(ctx context.Context, st loom.Store, ref string) (*loom.Session, error)
+	Resolve func(ctx context.Context, st loom.Reader, ref string) (*loom.Session, error)
 	// Project is the working directory's project, the picker's first.
 	Project func() (loom.Project, error)
 	// Chat chats in the session id; Run sends it prompt.

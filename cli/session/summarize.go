@@ -22,7 +22,7 @@ type SummarizeOptions struct {
 	Store     func(context.Context) (loom.Engine, error)
 	ReadStore func(context.Context) (loom.Engine, error)
 	// Resolve finds the session a reference names.
-	Resolve func(ctx context.Context, st loom.Store, ref string) (*loom.Session, error)
+	Resolve func(ctx context.Context, st loom.Reader, ref string) (*loom.Session, error)
 	// DisplayID is a session's id as a terminal shows it.
 	DisplayID func(ctx context.Context, st loom.Store, id string) string
 	// Summarizer writes the summaries of the user's sessions in st, as

@@ -32,7 +32,7 @@ const DefaultExpiry = 7 * 24 * time.Hour
 type Env struct {
 	IO        *term.IOStreams
 	ReadStore func(context.Context) (loom.Engine, error)
-	Resolve   func(ctx context.Context, st loom.Store, ref string) (*loom.Session, error)
+	Resolve   func(ctx context.Context, st loom.Reader, ref string) (*loom.Session, error)
 	Config    func() (*config.Config, string, error)
 	Dirs      func() (paths.Dirs, error)
 	Secrets   func() (*secrets.Detector, error)

@@ -31,7 +31,7 @@ type Options struct {
 	// ReadStore opens the store to read.
 	ReadStore func(context.Context) (loom.Engine, error)
 	// Resolve finds the session a reference names.
-	Resolve func(ctx context.Context, st loom.Store, ref string) (*loom.Session, error)
+	Resolve func(ctx context.Context, st loom.Reader, ref string) (*loom.Session, error)
 	// Project is the working directory's project (--project).
 	Project func() (loom.Project, error)
 	// PriceTable prices the reports by time.
