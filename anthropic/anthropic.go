@@ -119,16 +119,7 @@ func (p *Provider) Stream(ctx context.Context, req *loom.ModelRequest, onEvent f
 	}
 	defer res.Body.Close()
 
-	type block struct {
-		part int
-		sig  string
-	}
-	var (
-		reply    = modelcall.NewReply(onEvent)
-		blocks   = map[int64]*block{}
-		resp     = &loom.ModelResponse{Model: req.Model}
-		complete bool
-	)
+	st := &stream{reply: modelcall.NewReply(onEvent), blocks: map[int64]*streamBlock{}, resp: &loom.ModelResponse{Model: req.Model}}
 	events := modelcall.NewEventReader(res.Body)
 	var readErr error
 	for readErr == nil && events.Next() {
@@ -144,69 +135,105 @@ func (p *Provider) Stream(ctx context.Context, req *loom.ModelRequest, onEvent f
 		if readErr = json.Unmarshal(e.Data, &ev); readErr != nil {
 			continue
 		}
-		switch ev.Type {
-		case "message_start":
-			if ev.Message.Model != "" {
-				resp.Model = ev.Message.Model
-			}
-			u := ev.Message.Usage
-			addUsage(&resp.Usage, u.InputTokens, u.OutputTokens, u.CacheReadInputTokens, u.CacheCreationInputTokens, u.OutputTokensDetails.ThinkingTokens)
-		case "content_block_start":
-			cb := ev.ContentBlock
-			var part loom.Part
-			switch cb.Type {
-			case "text":
-				part = loom.Part{Type: loom.PartText, Text: cb.Text}
-			case "thinking":
-				part = loom.Part{Type: loom.PartReasoning, Text: cb.Thinking}
-			case "redacted_thinking":
-				part = loom.Part{Type: loom.PartReasoning, Metadata: metadata("redacted_data", cb.Data)}
-			case "tool_use":
-				part = loom.Part{Type: loom.PartTool, CallID: cb.ID, Name: cb.Name, Status: loom.ToolPending}
-			default:
-				continue // server-side tool blocks and the like: not loom's
-			}
-			blocks[ev.Index] = &block{part: reply.Start(part), sig: cb.Signature}
-		case "content_block_delta":
-			b := blocks[ev.Index]
-			if b == nil {
-				continue
-			}
-			d := ev.Delta
-			switch d.Type {
-			case "text_delta":
-				reply.Append(b.part, d.Text)
-			case "thinking_delta":
-				reply.Append(b.part, d.Thinking)
-			case "signature_delta":
-				b.sig += d.Signature
-			case "input_json_delta":
-				reply.AppendInput(b.part, d.PartialJSON)
-			}
-		case "message_delta":
-			if ev.Delta.StopReason != "" {
-				resp.StopReason = ev.Delta.StopReason
-			}
-			u := ev.Usage
-			addUsage(&resp.Usage, u.InputTokens, u.OutputTokens, u.CacheReadInputTokens, u.CacheCreationInputTokens, u.OutputTokensDetails.ThinkingTokens)
-		case "message_stop":
-			complete = true
-		}
+		st.apply(&ev)
 	}
 	if readErr == nil {
 		readErr = events.Err()
 	}
-	if err := modelcall.StreamEnd(ctx, "anthropic", readErr, complete, wrapError); err != nil {
+	if err := modelcall.StreamEnd(ctx, "anthropic", readErr, st.complete, wrapError); err != nil {
 		return nil, err
 	}
-	for _, b := range blocks {
-		if p := reply.Part(b.part); p.Type == loom.PartReasoning && b.sig != "" {
+	for _, b := range st.blocks {
+		if p := st.reply.Part(b.part); p.Type == loom.PartReasoning && b.sig != "" {
 			p.Metadata = metadata("signature", b.sig)
 		}
 	}
-	resp.Parts = reply.Parts()
+	resp := st.resp
+	resp.Parts = st.reply.Parts()
 	resp.Usage.APICalls = 1
 	return resp, nil
+}
+
+// streamBlock is a content block of a streamed reply: its part in the
+// reply, and its signature so far.
+type streamBlock struct {
+	part int
+	sig  string
+}
+
+// stream is a reply as its events build it: its parts, by the index of
+// the block each came in, the response's model, usage and stop reason,
+// and whether the message ended.
+type stream struct {
+	reply    *modelcall.Reply
+	blocks   map[int64]*streamBlock
+	resp     *loom.ModelResponse
+	complete bool
+}
+
+// apply adds what event ev says to the reply.
+func (s *stream) apply(ev *event) {
+	switch ev.Type {
+	case "message_start":
+		if ev.Message.Model != "" {
+			s.resp.Model = ev.Message.Model
+		}
+		u := ev.Message.Usage
+		addUsage(&s.resp.Usage, u.InputTokens, u.OutputTokens, u.CacheReadInputTokens, u.CacheCreationInputTokens, u.OutputTokensDetails.ThinkingTokens)
+	case "content_block_start":
+		s.start(ev)
+	case "content_block_delta":
+		s.delta(ev)
+	case "message_delta":
+		if ev.Delta.StopReason != "" {
+			s.resp.StopReason = ev.Delta.StopReason
+		}
+		u := ev.Usage
+		addUsage(&s.resp.Usage, u.InputTokens, u.OutputTokens, u.CacheReadInputTokens, u.CacheCreationInputTokens, u.OutputTokensDetails.ThinkingTokens)
+	case "message_stop":
+		s.complete = true
+	}
+}
+
+// start begins the part of the block ev starts: text, thinking or a
+// tool call; other blocks (server-side tools and the like) are not
+// loom's.
+func (s *stream) start(ev *event) {
+	cb := ev.ContentBlock
+	var part loom.Part
+	switch cb.Type {
+	case "text":
+		part = loom.Part{Type: loom.PartText, Text: cb.Text}
+	case "thinking":
+		part = loom.Part{Type: loom.PartReasoning, Text: cb.Thinking}
+	case "redacted_thinking":
+		part = loom.Part{Type: loom.PartReasoning, Metadata: metadata("redacted_data", cb.Data)}
+	case "tool_use":
+		part = loom.Part{Type: loom.PartTool, CallID: cb.ID, Name: cb.Name, Status: loom.ToolPending}
+	default:
+		return
+	}
+	s.blocks[ev.Index] = &streamBlock{part: s.reply.Start(part), sig: cb.Signature}
+}
+
+// delta adds to the part of its block what ev adds: text, thinking, a
+// signature or a tool call's input.
+func (s *stream) delta(ev *event) {
+	b := s.blocks[ev.Index]
+	if b == nil {
+		return
+	}
+	d := ev.Delta
+	switch d.Type {
+	case "text_delta":
+		s.reply.Append(b.part, d.Text)
+	case "thinking_delta":
+		s.reply.Append(b.part, d.Thinking)
+	case "signature_delta":
+		b.sig += d.Signature
+	case "input_json_delta":
+		s.reply.AppendInput(b.part, d.PartialJSON)
+	}
 }
 
 // addUsage folds the counts of one event into u. message_start and

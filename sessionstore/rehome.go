@@ -79,14 +79,37 @@ func Rehome(ctx context.Context, tx Tx, from synclog.HostID, shared int64, junk 
 	if r.Moved, err = tx.CopyLog(ctx, base+shared, rows); err != nil {
 		return r, fmt.Errorf("write the sync log: %w", err)
 	}
-	views, err := tx.ReadLog(ctx, rows, synclog.TypeTrashed, synclog.TypePurged)
+	if err := moveViews(ctx, tx, rows, move); err != nil {
+		return r, err
+	}
+	if err := tx.Rehost(ctx, r, rows, cut); err != nil {
+		return r, fmt.Errorf("give the store a new sync host: %w", err)
+	}
+	if err := rehomeStates(ctx, tx, r, cut, move); err != nil {
+		return r, err
+	}
+	if junk {
+		if err := tx.Retire(ctx, old, shared); err != nil {
+			return r, fmt.Errorf("retire host %s: %w", old, err)
+		}
+		if err := (&SyncLog{tx: tx}).record(ctx, &synclog.Retired{Host: old, After: shared}); err != nil {
+			return r, err
+		}
+	}
+	return r, nil
+}
+
+// moveViews moves the view of the hosts of the trashes and purges of
+// the log after row (the copies Rehome wrote) with move.
+func moveViews(ctx context.Context, tx Tx, row int64, move func(synclog.Vector)) error {
+	views, err := tx.ReadLog(ctx, row, synclog.TypeTrashed, synclog.TypePurged)
 	if err != nil {
-		return r, fmt.Errorf("read the sync log: %w", err)
+		return fmt.Errorf("read the sync log: %w", err)
 	}
 	for _, x := range views {
 		p, err := synclog.Decode(x.Payload)
 		if err != nil {
-			return r, fmt.Errorf("read the sync log: %w", err)
+			return fmt.Errorf("read the sync log: %w", err)
 		}
 		switch p := p.(type) {
 		case *synclog.Trashed:
@@ -96,17 +119,21 @@ func Rehome(ctx context.Context, tx Tx, from synclog.HostID, shared int64, junk 
 		}
 		b, err := synclog.Encode(p)
 		if err != nil {
-			return r, err
+			return err
 		}
 		if err := tx.SetLogPayload(ctx, x.Row, b); err != nil {
-			return r, fmt.Errorf("write the sync log: %w", err)
+			return fmt.Errorf("write the sync log: %w", err)
 		}
 	}
-	if err := tx.Rehost(ctx, r, rows, cut); err != nil {
-		return r, fmt.Errorf("give the store a new sync host: %w", err)
-	}
+	return nil
+}
+
+// rehomeStates moves to r's new host the stamps of the sessions' states
+// past cut (their lives, metadata and kept purges), and their view of
+// the hosts with move.
+func rehomeStates(ctx context.Context, tx Tx, r HostMove, cut synclog.HLC, move func(synclog.Vector)) error {
 	stamp := func(st *synclog.Stamp) {
-		if st.Host == old && st.HLC > cut {
+		if st.Host == r.Old && st.HLC > cut {
 			st.Host = r.New
 		}
 	}
@@ -120,30 +147,22 @@ func Rehome(ctx context.Context, tx Tx, from synclog.HostID, shared int64, junk 
 			move(l.Work)
 		}
 	}); err != nil {
-		return r, err
+		return err
 	}
-	if err := rewriteState(ctx, tx, metaState, func(m *any) { restamp(*m, old, r.New, cut) }); err != nil {
-		return r, err
+	if err := rewriteState(ctx, tx, metaState, func(m *any) { restamp(*m, r.Old, r.New, cut) }); err != nil {
+		return err
 	}
 	// The sessions a purge past shared took are kept with the purge as
 	// the new host wrote it (rescueID is of its stamp).
 	if err := rewriteState(ctx, tx, PurgeKeptState, func(k *PurgeKept) {
-		if k.Stamp.Host == old && k.Stamp.HLC > cut {
-			k.Stamp.Host, k.Index = r.New, k.Index-shared
+		if k.Stamp.Host == r.Old && k.Stamp.HLC > cut {
+			k.Stamp.Host, k.Index = r.New, k.Index-r.Shared
 		}
 		move(k.Seen)
 	}); err != nil {
-		return r, err
+		return err
 	}
-	if junk {
-		if err := tx.Retire(ctx, old, shared); err != nil {
-			return r, fmt.Errorf("retire host %s: %w", old, err)
-		}
-		if err := (&SyncLog{tx: tx}).record(ctx, &synclog.Retired{Host: old, After: shared}); err != nil {
-			return r, err
-		}
-	}
-	return r, nil
+	return nil
 }
 
 // rewriteState rewrites state kind of every session with edit.

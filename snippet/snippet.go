@@ -329,78 +329,16 @@ func runeStart(s string, i int) int {
 // make is Make on text that was cut from a longer one before its start
 // (head) or after its end (tail).
 func (m *Matcher) make(text string, head, tail bool, markStart, markEnd string) string {
-	var words []word
-	start := -1
-	// Words of a redaction's marker ([REDACTED:authorization-header])
-	// are the rule's name, not the text: they match no query word.
-	redacted := -1
-	add := func(from, to int) {
-		term := -1
-		if from >= redacted {
-			term = m.match(text[from:to])
-		}
-		words = append(words, word{from, to, term})
-	}
-	for i, r := range text {
-		letter := unicode.IsLetter(r) || unicode.IsDigit(r)
-		switch {
-		case letter && start < 0:
-			start = i
-		case !letter && start >= 0:
-			add(start, i)
-			start = -1
-		}
-		if r == '[' && strings.HasPrefix(text[i:], loom.RedactedPrefix) {
-			if end := strings.IndexByte(text[i:], ']'); end > 0 {
-				redacted = i + end + 1
-			}
-		}
-	}
-	if start >= 0 {
-		add(start, len(text))
-	}
+	words := m.words(text)
 	if len(words) == 0 {
 		if head || tail {
 			return "…"
 		}
 		return ""
 	}
-	// The window with the most distinct query words, the longer (the
-	// rarer) weighing more, then the most matches; ties go to the
-	// earliest.
 	from := 0
 	if len(words) > Words {
-		counts := make([]int, len(m.stems))
-		distinct, hits := 0, 0
-		count := func(w word, d int) {
-			if w.term < 0 {
-				return
-			}
-			if counts[w.term] == 0 {
-				distinct += m.weight[w.term]
-			}
-			counts[w.term] += d
-			if counts[w.term] == 0 {
-				distinct -= m.weight[w.term]
-			}
-			hits += d
-		}
-		for _, w := range words[:Words] {
-			count(w, 1)
-		}
-		best := distinct*1000 + hits
-		for i := 1; i+Words <= len(words); i++ {
-			count(words[i-1], -1)
-			count(words[i+Words-1], 1)
-			if score := distinct*1000 + hits; score > best {
-				best, from = score, i
-			}
-		}
-		// Start a few words before the first match, for context.
-		if first := firstMatch(words[from : from+Words]); first > 4 {
-			from += first - 4
-		}
-		from = min(from, len(words)-Words)
+		from = m.window(words)
 	}
 	to := min(from+Words, len(words))
 	var b strings.Builder
@@ -428,6 +366,81 @@ func (m *Matcher) make(text string, head, tail bool, markStart, markEnd string) 
 		b.WriteString(oneLine(text[pos:]))
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// words are the words of text (runs of letters and digits), each with
+// the query word it matches. Words of a redaction's marker
+// ([REDACTED:authorization-header]) are the rule's name, not the text:
+// they match no query word.
+func (m *Matcher) words(text string) []word {
+	var words []word
+	start := -1
+	redacted := -1
+	add := func(from, to int) {
+		term := -1
+		if from >= redacted {
+			term = m.match(text[from:to])
+		}
+		words = append(words, word{from, to, term})
+	}
+	for i, r := range text {
+		letter := unicode.IsLetter(r) || unicode.IsDigit(r)
+		switch {
+		case letter && start < 0:
+			start = i
+		case !letter && start >= 0:
+			add(start, i)
+			start = -1
+		}
+		if r == '[' && strings.HasPrefix(text[i:], loom.RedactedPrefix) {
+			if end := strings.IndexByte(text[i:], ']'); end > 0 {
+				redacted = i + end + 1
+			}
+		}
+	}
+	if start >= 0 {
+		add(start, len(text))
+	}
+	return words
+}
+
+// window is the first of the Words words of the snippet, of more than
+// Words words: the window with the most distinct query words, the
+// longer (the rarer) weighing more, then the most matches; ties go to
+// the earliest. It starts a few words before its first match, for
+// context.
+func (m *Matcher) window(words []word) int {
+	from := 0
+	counts := make([]int, len(m.stems))
+	distinct, hits := 0, 0
+	count := func(w word, d int) {
+		if w.term < 0 {
+			return
+		}
+		if counts[w.term] == 0 {
+			distinct += m.weight[w.term]
+		}
+		counts[w.term] += d
+		if counts[w.term] == 0 {
+			distinct -= m.weight[w.term]
+		}
+		hits += d
+	}
+	for _, w := range words[:Words] {
+		count(w, 1)
+	}
+	best := distinct*1000 + hits
+	for i := 1; i+Words <= len(words); i++ {
+		count(words[i-1], -1)
+		count(words[i+Words-1], 1)
+		if score := distinct*1000 + hits; score > best {
+			best, from = score, i
+		}
+	}
+	if first := firstMatch(words[from : from+Words]); first > 4 {
+		from += first - 4
+	}
+	return min(from, len(words)-Words)
 }
 
 func firstMatch(ws []word) int {

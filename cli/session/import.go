@@ -126,36 +126,8 @@ one continues in a fork of it. See docs/import.md.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
 			opts.User, opts.JSON = inv.User(), inv.JSON()
-			switch {
-			case opts.Hook != "":
-				if opts.From != "" || opts.Watch || opts.DryRun || opts.Rescan || since != "" {
-					return hookError(command.UsageErrorf("--hook goes alone: the hook's JSON names the session"))
-				}
-			case opts.From == "":
-				switch {
-				case len(args) == 0:
-					return command.UsageErrorf("give the FILEs to import, or --from TOOL")
-				case opts.Watch || opts.DryRun || opts.Rescan || since != "":
-					return command.UsageErrorf("--watch, --dry-run, --rescan and --since go with --from TOOL")
-				}
-			case opts.From == "list":
-				if len(args) > 0 || opts.Watch || opts.DryRun || opts.Rescan || since != "" {
-					return command.UsageErrorf("--from list goes alone: it lists every agent loom reads")
-				}
-			default:
-				if opts.Rescan && opts.Watch {
-					return command.UsageErrorf("--rescan reads every file once: it does not go with --watch")
-				}
-				if _, err := importTargets(opts, opts.From, nil); err != nil {
-					return err
-				}
-				if since != "" {
-					t, err := human.ParseTime(since, inv.TimeNow())
-					if err != nil {
-						return command.UsageErrorf("--since: %v", err)
-					}
-					opts.Since = t
-				}
+			if err := checkImportFlags(opts, args, since, inv.TimeNow); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(opts)
@@ -170,6 +142,43 @@ one continues in a fork of it. See docs/import.md.`,
 	cmd.Flags().StringVar(&since, "since", "", "only files changed since DATE (2026-06-01, RFC 3339, or an age like 7d)")
 	cmd.Flags().StringVar(&opts.Hook, "hook", "", "run from TOOL's hook: import the one session its JSON (stdin, or Codex's notify argument) names; claude-code, codex or gemini")
 	return cmd
+}
+
+// checkImportFlags checks that the flags and arguments of session
+// import go together, and sets opts.Since from --since.
+func checkImportFlags(opts *ImportOptions, args []string, since string, now func() time.Time) error {
+	switch {
+	case opts.Hook != "":
+		if opts.From != "" || opts.Watch || opts.DryRun || opts.Rescan || since != "" {
+			return hookError(command.UsageErrorf("--hook goes alone: the hook's JSON names the session"))
+		}
+	case opts.From == "":
+		switch {
+		case len(args) == 0:
+			return command.UsageErrorf("give the FILEs to import, or --from TOOL")
+		case opts.Watch || opts.DryRun || opts.Rescan || since != "":
+			return command.UsageErrorf("--watch, --dry-run, --rescan and --since go with --from TOOL")
+		}
+	case opts.From == "list":
+		if len(args) > 0 || opts.Watch || opts.DryRun || opts.Rescan || since != "" {
+			return command.UsageErrorf("--from list goes alone: it lists every agent loom reads")
+		}
+	default:
+		if opts.Rescan && opts.Watch {
+			return command.UsageErrorf("--rescan reads every file once: it does not go with --watch")
+		}
+		if _, err := importTargets(opts, opts.From, nil); err != nil {
+			return err
+		}
+		if since != "" {
+			t, err := human.ParseTime(since, now())
+			if err != nil {
+				return command.UsageErrorf("--since: %v", err)
+			}
+			opts.Since = t
+		}
+	}
+	return nil
 }
 
 // importRun does the import opts ask for: a tool's hook's (--hook), the

@@ -179,6 +179,38 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 			return err
 		}
 	}
+	rows, err := listRows(ctx, opts, st, sessions, project == nil)
+	if err != nil {
+		return err
+	}
+	ios := opts.IO
+	elsewhere := false
+	if len(rows) == 0 && project != nil && opts.Branch == "" && !opts.Archived && !opts.Deleted {
+		if elsewhere, err = listElsewhere(ctx, opts, st, filter, project); err != nil {
+			return err
+		}
+	}
+	if opts.JSON {
+		out := make([]*loom.Session, 0, len(rows))
+		for _, r := range rows {
+			out = append(out, r.S)
+		}
+		return command.WriteJSON(ios.Out, out)
+	}
+	if len(rows) == 0 {
+		return listNone(ctx, opts, st, project, elsewhere)
+	}
+	if err := writeListTable(ctx, opts, st, rows); err != nil {
+		return err
+	}
+	return listFooter(ctx, st, ios, filter, len(sessions))
+}
+
+// listRows are the rows of the list of sessions: on a terminal a
+// sub-agent's session under the session that ran it, with --tree the
+// lineage of each. allProjects is whether the list is of every
+// project's sessions.
+func listRows(ctx context.Context, opts *ListOptions, st loom.Store, sessions []*loom.Session, allProjects bool) ([]TreeRow, error) {
 	rows := make([]TreeRow, len(sessions))
 	for i, s := range sessions {
 		rows[i] = TreeRow{S: s}
@@ -191,58 +223,62 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 		}
 		DrawBranches(rows)
 	}
-	if opts.Tree {
-		// A list of every project and surface that the limit did not cut
-		// holds every session a tree could show: no query is needed.
-		complete := project == nil && opts.Surface == "" && opts.Branch == "" && !opts.Archived && (opts.Limit == 0 || len(sessions) < opts.Limit)
-		if rows, err = lineage(ctx, st, opts.User, sessions, complete, opts.Archived); err != nil {
-			return err
-		}
+	if !opts.Tree {
+		return rows, nil
 	}
+	// A list of every project and surface that the limit did not cut
+	// holds every session a tree could show: no query is needed.
+	complete := allProjects && opts.Surface == "" && opts.Branch == "" && !opts.Archived && (opts.Limit == 0 || len(sessions) < opts.Limit)
+	return lineage(ctx, st, opts.User, sessions, complete, opts.Archived)
+}
+
+// listElsewhere reports whether other projects have sessions that
+// filter would list, and then says on stderr which command lists them
+// (also with --json, whose output stays [] for scripts).
+func listElsewhere(ctx context.Context, opts *ListOptions, st loom.Store, filter loom.SessionFilter, project *loom.Project) (bool, error) {
+	wide := filter
+	wide.ProjectID, wide.Limit = "", 1
+	others, err := st.Sessions(ctx, wide)
+	if err != nil {
+		return false, err
+	}
+	if len(others) == 0 {
+		return false, nil
+	}
+	wider := "loom session list -a"
+	if opts.Surface != "" {
+		wider += " --surface " + command.ShellQuote(opts.Surface)
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "No sessions in project %s (%s); %s lists every project's.\n",
+		term.SanitizeLine(project.Name), term.SanitizeLine(project.Root), term.SanitizeLine(wider))
+	return true, nil
+}
+
+// listNone says on a terminal that the list is empty, and why, and
+// whether the project moved.
+func listNone(ctx context.Context, opts *ListOptions, st loom.Store, project *loom.Project, elsewhere bool) error {
 	ios := opts.IO
-	elsewhere := false
-	if len(rows) == 0 && project != nil && opts.Branch == "" && !opts.Archived && !opts.Deleted {
-		wide := filter
-		wide.ProjectID, wide.Limit = "", 1
-		others, err := st.Sessions(ctx, wide)
-		if err != nil {
-			return err
-		}
-		if elsewhere = len(others) > 0; elsewhere {
-			// Also with --json, whose output stays [] for scripts.
-			wider := "loom session list -a"
-			if opts.Surface != "" {
-				wider += " --surface " + command.ShellQuote(opts.Surface)
-			}
-			fmt.Fprintf(ios.ErrOut, "No sessions in project %s (%s); %s lists every project's.\n",
-				term.SanitizeLine(project.Name), term.SanitizeLine(project.Root), term.SanitizeLine(wider))
+	if ios.IsStdoutTTY() {
+		switch {
+		case opts.Archived:
+			fmt.Fprintln(ios.ErrOut, "No archived sessions here.")
+		case opts.Deleted:
+			fmt.Fprintln(ios.ErrOut, "The trash is empty here.")
+		case opts.Branch != "":
+			fmt.Fprintf(ios.ErrOut, "No sessions on branch %s here.\n", opts.Branch)
+		case !elsewhere:
+			fmt.Fprintln(ios.ErrOut, "No sessions yet.")
 		}
 	}
-	if opts.JSON {
-		out := make([]*loom.Session, 0, len(rows))
-		for _, r := range rows {
-			out = append(out, r.S)
-		}
-		return command.WriteJSON(ios.Out, out)
+	if project != nil && opts.Surface == "" && opts.Branch == "" && !opts.Archived && !opts.Deleted {
+		return opts.PrintMovedProjectHint(ctx, st, *project)
 	}
-	if len(rows) == 0 {
-		if ios.IsStdoutTTY() {
-			switch {
-			case opts.Archived:
-				fmt.Fprintln(ios.ErrOut, "No archived sessions here.")
-			case opts.Deleted:
-				fmt.Fprintln(ios.ErrOut, "The trash is empty here.")
-			case opts.Branch != "":
-				fmt.Fprintf(ios.ErrOut, "No sessions on branch %s here.\n", opts.Branch)
-			case !elsewhere:
-				fmt.Fprintln(ios.ErrOut, "No sessions yet.")
-			}
-		}
-		if project != nil && opts.Surface == "" && opts.Branch == "" && !opts.Archived && !opts.Deleted {
-			return opts.PrintMovedProjectHint(ctx, st, *project)
-		}
-		return nil
-	}
+	return nil
+}
+
+// writeListTable writes the table of rows.
+func writeListTable(ctx context.Context, opts *ListOptions, st loom.Store, rows []TreeRow) error {
+	ios := opts.IO
 	now := opts.Now()
 	cs := ios.ColorScheme()
 	tp := term.NewTable(ios)
@@ -295,10 +331,7 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 		tp.AddField(human.FirstLine(s.LastPrompt), nil)
 		tp.EndRow()
 	}
-	if err := tp.Render(); err != nil {
-		return err
-	}
-	return listFooter(ctx, st, ios, filter, len(sessions))
+	return tp.Render()
 }
 
 // listFooter says on a terminal how many sessions a list with a limit

@@ -144,56 +144,98 @@ func writeInsights(ios *term.IOStreams, rep *insights.Report, refLen int) error 
 	out := ios.Out
 	cs := ios.ColorScheme()
 	width := ios.TerminalWidth()
-	wrap := func(s string) {
-		for _, l := range term.WrapWords(strings.Fields(s), " ", width) {
-			fmt.Fprintln(out, l)
-		}
-	}
-	t := rep.Totals
-	wrap(fmt.Sprintf("Insights from %s to %s (%s): %s active of %s.", rep.Since, rep.Until, rep.TZ,
-		human.Plural(t.ActiveDays, "day"), human.Plural(len(rep.Days), "day")))
-	if t.ActiveDays == 0 {
+	if !writeInsightsSummary(out, rep, width) {
 		return nil
-	}
-	failed := ""
-	if t.ToolCalls > 0 {
-		failed = fmt.Sprintf(" (%s failed)", human.Percent(float64(t.ToolErrors)/float64(t.ToolCalls)))
-	}
-	wrap(fmt.Sprintf("%s, %s, %s, %s%s; %s tokens, %s.",
-		human.Plural(int(t.Sessions), "session"), human.Plural(int(t.Prompts), "prompt"), replies(t.Replies),
-		human.Plural(int(t.ToolCalls), "tool call"), failed, human.Count(t.Tokens), costText(t.CostUSD)))
-	if d := rep.Durations; d.Sessions > 0 {
-		wrap(fmt.Sprintf("From the first prompt to the last reply, a session ran %s at the median, %s at the 90th percentile, %s at the longest.",
-			human.Span(d.MedianSeconds), human.Span(d.P90Seconds), human.Span(d.LongestSeconds)))
 	}
 
 	fmt.Fprintln(out)
 	fmt.Fprintln(out, cs.Bold("Prompts per day"))
 	writeCalendar(out, rep.Days, width)
 
-	section := func(title string) {
+	if err := writeToolsTable(ios, rep.Tools); err != nil {
+		return err
+	}
+	if err := writeShareTables(ios, rep); err != nil {
+		return err
+	}
+	if err := writeSessionTables(ios, rep, refLen); err != nil {
+		return err
+	}
+	if len(rep.Unpriced) > 0 {
 		fmt.Fprintln(out)
-		fmt.Fprintln(out, cs.Bold(title))
+		writeWrapped(out, width, fmt.Sprintf("Unpriced, their tokens counted and cost unknown: %s (config.toml [prices] can price them).", strings.Join(rep.Unpriced, ", ")))
 	}
-	if len(rep.Tools) > 0 {
-		section("Tools")
-		tp := term.NewTable(ios)
-		tp.Header("TOOL", "CALLS", "FAILED", "RATE")
-		tp.Flex(0)
-		tp.Drop(2)
-		for _, x := range rep.Tools[:min(len(rep.Tools), 15)] {
-			for _, c := range []string{x.Name, human.Count(x.Calls), human.Count(x.Errors), human.Percent(x.FailureRate)} {
-				tp.AddField(c, nil)
-			}
-			tp.EndRow()
-		}
-		if err := tp.Render(); err != nil {
-			return err
-		}
-		if n := len(rep.Tools) - 15; n > 0 {
-			fmt.Fprintln(out, cs.Gray(fmt.Sprintf("and %s more (--json lists them all)", human.Plural(n, "tool"))))
-		}
+	return nil
+}
+
+// writeWrapped prints s wrapped between its words at width.
+func writeWrapped(out io.Writer, width int, s string) {
+	for _, l := range term.WrapWords(strings.Fields(s), " ", width) {
+		fmt.Fprintln(out, l)
 	}
+}
+
+// writeInsightsSummary prints the lines above the calendar: the window
+// and its active days, then the totals and how long sessions ran. It
+// reports false when no day was active, and only the first line is
+// printed.
+func writeInsightsSummary(out io.Writer, rep *insights.Report, width int) bool {
+	t := rep.Totals
+	writeWrapped(out, width, fmt.Sprintf("Insights from %s to %s (%s): %s active of %s.", rep.Since, rep.Until, rep.TZ,
+		human.Plural(t.ActiveDays, "day"), human.Plural(len(rep.Days), "day")))
+	if t.ActiveDays == 0 {
+		return false
+	}
+	failed := ""
+	if t.ToolCalls > 0 {
+		failed = fmt.Sprintf(" (%s failed)", human.Percent(float64(t.ToolErrors)/float64(t.ToolCalls)))
+	}
+	writeWrapped(out, width, fmt.Sprintf("%s, %s, %s, %s%s; %s tokens, %s.",
+		human.Plural(int(t.Sessions), "session"), human.Plural(int(t.Prompts), "prompt"), replies(t.Replies),
+		human.Plural(int(t.ToolCalls), "tool call"), failed, human.Count(t.Tokens), costText(t.CostUSD)))
+	if d := rep.Durations; d.Sessions > 0 {
+		writeWrapped(out, width, fmt.Sprintf("From the first prompt to the last reply, a session ran %s at the median, %s at the 90th percentile, %s at the longest.",
+			human.Span(d.MedianSeconds), human.Span(d.P90Seconds), human.Span(d.LongestSeconds)))
+	}
+	return true
+}
+
+// writeInsightsTitle prints the blank line and bold title above a table
+// of insights.
+func writeInsightsTitle(ios *term.IOStreams, title string) {
+	fmt.Fprintln(ios.Out)
+	fmt.Fprintln(ios.Out, ios.ColorScheme().Bold(title))
+}
+
+// writeToolsTable prints the table of the 15 most called tools, and how
+// many more there are; nothing when no tool was called.
+func writeToolsTable(ios *term.IOStreams, tools []insights.Tool) error {
+	if len(tools) == 0 {
+		return nil
+	}
+	writeInsightsTitle(ios, "Tools")
+	tp := term.NewTable(ios)
+	tp.Header("TOOL", "CALLS", "FAILED", "RATE")
+	tp.Flex(0)
+	tp.Drop(2)
+	for _, x := range tools[:min(len(tools), 15)] {
+		for _, c := range []string{x.Name, human.Count(x.Calls), human.Count(x.Errors), human.Percent(x.FailureRate)} {
+			tp.AddField(c, nil)
+		}
+		tp.EndRow()
+	}
+	if err := tp.Render(); err != nil {
+		return err
+	}
+	if n := len(tools) - 15; n > 0 {
+		fmt.Fprintln(ios.Out, ios.ColorScheme().Gray(fmt.Sprintf("and %s more (--json lists them all)", human.Plural(n, "tool"))))
+	}
+	return nil
+}
+
+// writeShareTables prints the tables of the shares of models, agents
+// and projects, the first 10 of each.
+func writeShareTables(ios *term.IOStreams, rep *insights.Report) error {
 	for _, m := range []struct {
 		title, column string
 		list          []insights.Share
@@ -201,7 +243,7 @@ func writeInsights(ios *term.IOStreams, rep *insights.Report, refLen int) error 
 		if len(m.list) == 0 {
 			continue
 		}
-		section(m.title)
+		writeInsightsTitle(ios, m.title)
 		tp := term.NewTable(ios)
 		tp.Header(m.column, "REPLIES", "TOKENS", "SHARE", "COST")
 		tp.Flex(0)
@@ -220,6 +262,12 @@ func writeInsights(ios *term.IOStreams, rep *insights.Report, refLen int) error 
 			return err
 		}
 	}
+	return nil
+}
+
+// writeSessionTables prints the tables of the longest and the costliest
+// sessions, named by the first refLen characters of their ids.
+func writeSessionTables(ios *term.IOStreams, rep *insights.Report, refLen int) error {
 	for _, l := range []struct {
 		title string
 		list  []insights.Session
@@ -228,7 +276,7 @@ func writeInsights(ios *term.IOStreams, rep *insights.Report, refLen int) error 
 		if len(l.list) == 0 {
 			continue
 		}
-		section(l.title)
+		writeInsightsTitle(ios, l.title)
 		tp := term.NewTable(ios)
 		tp.Header("SESSION", "TITLE", "AGENT", "RAN", "PROMPTS", "COST")
 		tp.Flex(1, 2)
@@ -242,10 +290,6 @@ func writeInsights(ios *term.IOStreams, rep *insights.Report, refLen int) error 
 		if err := tp.Render(); err != nil {
 			return err
 		}
-	}
-	if len(rep.Unpriced) > 0 {
-		fmt.Fprintln(out)
-		wrap(fmt.Sprintf("Unpriced, their tokens counted and cost unknown: %s (config.toml [prices] can price them).", strings.Join(rep.Unpriced, ", ")))
 	}
 	return nil
 }

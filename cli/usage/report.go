@@ -234,16 +234,9 @@ func agentUsage(err error) error {
 // usageReportRun is a report by time, as opts.report asks.
 func usageReportRun(ctx context.Context, opts *Options) error {
 	rf := &opts.report
-	if rf.order != "asc" && rf.order != "desc" {
-		return command.UsageErrorf("--order %q: use asc or desc", rf.order)
-	}
-	dates := ""
-	if rf.locale != "" {
-		l, ok := report.DateLayout(rf.locale)
-		if !ok {
-			return command.UsageErrorf("--locale %q: use a language tag such as en-US, en-GB, de-DE, fr-FR, ja-JP or iso", rf.locale)
-		}
-		dates = l
+	dates, err := reportDates(rf)
+	if err != nil {
+		return err
 	}
 	if rf.live {
 		return usageLiveRun(ctx, opts)
@@ -268,31 +261,61 @@ func usageReportRun(ctx context.Context, opts *Options) error {
 	case opts.JSON:
 		return command.WriteJSON(ios.Out, rep)
 	case rf.csv:
-		t := rep.Cells(report.Format{})
-		w := csv.NewWriter(ios.Out)
-		_ = w.Write(append([]string{"KIND"}, t.Header...))
-		for i, l := range t.Lines {
-			_ = w.Write(append([]string{t.Kinds[i]}, l...))
-		}
-		w.Flush()
-		if u := rep.UnpricedLine(); u != "" {
-			fmt.Fprintln(ios.ErrOut, u)
-		}
-		return w.Error()
+		return writeReportCSV(ios, rep)
 	}
-	tty := ios.IsStdoutTTY()
-	if tty && len(rep.Rows) == 0 {
+	if ios.IsStdoutTTY() && len(rep.Rows) == 0 {
 		fmt.Fprint(ios.Out, rep.Text())
 		return nil
 	}
+	return writeReportTable(ctx, opts, st, rep, dates)
+}
+
+// reportDates checks --order and --locale and returns the layout of
+// the dates --locale asks for ("" for the default).
+func reportDates(rf *reportFlags) (string, error) {
+	if rf.order != "asc" && rf.order != "desc" {
+		return "", command.UsageErrorf("--order %q: use asc or desc", rf.order)
+	}
+	if rf.locale == "" {
+		return "", nil
+	}
+	l, ok := report.DateLayout(rf.locale)
+	if !ok {
+		return "", command.UsageErrorf("--locale %q: use a language tag such as en-US, en-GB, de-DE, fr-FR, ja-JP or iso", rf.locale)
+	}
+	return l, nil
+}
+
+// writeReportCSV writes a report by time as CSV, each line's kind
+// first; the line of unpriced models goes to stderr.
+func writeReportCSV(ios *term.IOStreams, rep *report.Report) error {
+	t := rep.Cells(report.Format{})
+	w := csv.NewWriter(ios.Out)
+	_ = w.Write(append([]string{"KIND"}, t.Header...))
+	for i, l := range t.Lines {
+		_ = w.Write(append([]string{t.Kinds[i]}, l...))
+	}
+	w.Flush()
+	if u := rep.UnpricedLine(); u != "" {
+		fmt.Fprintln(ios.ErrOut, u)
+	}
+	return w.Error()
+}
+
+// writeReportTable writes a report by time as a table: laid out for a
+// terminal, or tab-separated with each line's kind first when piped.
+func writeReportTable(ctx context.Context, opts *Options, st loom.Store, rep *report.Report, dates string) error {
+	ios := opts.IO
+	rf := &opts.report
+	tty := ios.IsStdoutTTY()
 	cs := ios.ColorScheme()
 	f := report.Format{Pretty: tty, Unknown: human.UnknownCost, ShortModels: tty, Dates: dates}
-	if s := st; tty && rep.By == report.Session {
+	if tty && rep.By == report.Session {
 		ids := make([]string, len(rep.Rows))
 		for i, r := range rep.Rows {
 			ids[i] = r.Period
 		}
-		f.IDLen = opts.RefLen(ctx, s, ids)
+		f.IDLen = opts.RefLen(ctx, st, ids)
 	}
 	t := rep.Cells(f)
 	tp := term.NewTable(ios)
@@ -319,15 +342,7 @@ func usageReportRun(ctx context.Context, opts *Options) error {
 	}
 	for i, l := range t.Lines {
 		for j, c := range l {
-			var color func(string) string
-			switch {
-			case t.Kinds[i] == report.LineTotal:
-				color = cs.Bold
-			case t.Kinds[i] == report.LinePart:
-				color = cs.Gray
-			case t.Header[j] == "COST":
-				color = cs.Green
-			}
+			color := reportColor(cs, t.Kinds[i], t.Header[j])
 			if !tty {
 				// Scripts get the kind of each line first.
 				if j == 0 {
@@ -351,6 +366,20 @@ func usageReportRun(ctx context.Context, opts *Options) error {
 		} else {
 			fmt.Fprintln(ios.ErrOut, u)
 		}
+	}
+	return nil
+}
+
+// reportColor is the colour of a cell of a report by time on a
+// terminal: totals bold, a line's parts gray, costs green.
+func reportColor(cs *term.ColorScheme, kind, column string) func(string) string {
+	switch {
+	case kind == report.LineTotal:
+		return cs.Bold
+	case kind == report.LinePart:
+		return cs.Gray
+	case column == "COST":
+		return cs.Green
 	}
 	return nil
 }

@@ -90,29 +90,14 @@ Code when loom cannot read the file. In ~/.claude/settings.json:
 }
 
 func statuslineRun(ctx context.Context, opts *Options) error {
-	var p statusPayload
-	b, err := io.ReadAll(io.LimitReader(opts.IO.In, statusMaxInput))
+	p, err := readStatusPayload(ctx, opts)
 	if err != nil {
-		return fmt.Errorf("reading the status line JSON: %w", err)
-	}
-	if len(strings.TrimSpace(string(b))) > 0 {
-		if err := json.Unmarshal(b, &p); err != nil {
-			return command.UsageErrorf("stdin is not Claude Code's status line JSON: %v", err)
-		}
-	}
-	if p.TranscriptPath != "" && opts.ImportFile != nil {
-		// The session's new lines, so that it and today count them on
-		// a store nothing else imports into. A failure leaves the line
-		// to what the store holds: a status line never fails for it.
-		if _, err := opts.ImportFile(ctx, "claude-code", p.TranscriptPath); err != nil {
-			slog.Debug("statusline: import the session's file", "path", p.TranscriptPath, "err", err)
-		}
+		return err
 	}
 	st, err := opts.ReadStore(ctx)
 	if err != nil {
 		return err
 	}
-	now := opts.Now()
 	prices, err := opts.PriceTable()
 	if err != nil {
 		return err
@@ -124,6 +109,52 @@ func statuslineRun(ctx context.Context, opts *Options) error {
 	if c, ok := sessionCost(ctx, st, opts.User, p, prices); ok {
 		fields = append(fields, "session "+human.Cost(c))
 	}
+	spent, err := statusSpent(ctx, opts, st, prices)
+	if err != nil {
+		return err
+	}
+	fields = append(fields, spent...)
+	if left, ok := contextLeft(p); ok {
+		fields = append(fields, fmt.Sprintf("%d%% context left", left))
+	}
+	if opts.Warning != nil {
+		if w := opts.Warning(ctx); w != "" {
+			fields = append(fields, w)
+		}
+	}
+	_, err = fmt.Fprintln(opts.IO.Out, strings.Join(fields, " · "))
+	return err
+}
+
+// readStatusPayload reads the JSON Claude Code passes on stdin (none is
+// an empty payload) and imports the new lines of its session's file.
+func readStatusPayload(ctx context.Context, opts *Options) (statusPayload, error) {
+	var p statusPayload
+	b, err := io.ReadAll(io.LimitReader(opts.IO.In, statusMaxInput))
+	if err != nil {
+		return p, fmt.Errorf("reading the status line JSON: %w", err)
+	}
+	if len(strings.TrimSpace(string(b))) > 0 {
+		if err := json.Unmarshal(b, &p); err != nil {
+			return p, command.UsageErrorf("stdin is not Claude Code's status line JSON: %v", err)
+		}
+	}
+	if p.TranscriptPath != "" && opts.ImportFile != nil {
+		// The session's new lines, so that it and today count them on
+		// a store nothing else imports into. A failure leaves the line
+		// to what the store holds: a status line never fails for it.
+		if _, err := opts.ImportFile(ctx, "claude-code", p.TranscriptPath); err != nil {
+			slog.Debug("statusline: import the session's file", "path", p.TranscriptPath, "err", err)
+		}
+	}
+	return p, nil
+}
+
+// statusSpent are the status line's fields of what was spent: today's
+// cost, and the active 5-hour block's with its time left and burn rate
+// when one is active.
+func statusSpent(ctx context.Context, opts *Options, st loom.Store, prices *pricing.Table) ([]string, error) {
+	now := opts.Now()
 	y, mo, d := now.Date()
 	midnight := time.Date(y, mo, d, 0, 0, 0, 0, time.Local)
 	// From the hour: a bound on a quarter hour is read from the
@@ -136,7 +167,7 @@ func statuslineRun(ctx context.Context, opts *Options) error {
 	}
 	read, err := st.UsageSlices(ctx, loom.UsageSliceFilter{UserID: opts.User, Since: since, LongContext: pricing.LongContextTokens})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// Today and the block are Claude Code's, as the status line is; what
 	// other agents (loom's own chat among them) spent today is said
@@ -157,21 +188,21 @@ func statuslineRun(ctx context.Context, opts *Options) error {
 	}
 	today, err := dayOf(own)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	all, err := dayOf(slicesFrom(read))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	field := "today " + human.Cost(today)
 	if other := loom.RoundCost(all - today); other >= 0.01 {
 		field += " (+" + human.Cost(other) + " other agents)"
 	}
-	fields = append(fields, field)
+	fields := []string{field}
 	blocks, err := report.Build(ctx, own, report.Options{UserID: opts.User, By: report.Block, Since: blockSince,
 		Location: time.Local, Prices: prices, Now: now})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if a := blocks.Active(); a != nil {
 		left := human.Span(float64(a.Block.RemainingMinutes * 60))
@@ -181,16 +212,7 @@ func statuslineRun(ctx context.Context, opts *Options) error {
 		}
 		fields = append(fields, block)
 	}
-	if left, ok := contextLeft(p); ok {
-		fields = append(fields, fmt.Sprintf("%d%% context left", left))
-	}
-	if opts.Warning != nil {
-		if w := opts.Warning(ctx); w != "" {
-			fields = append(fields, w)
-		}
-	}
-	_, err = fmt.Fprintln(opts.IO.Out, strings.Join(fields, " · "))
-	return err
+	return fields, nil
 }
 
 // slicesFrom answers a report from slices read before: those that

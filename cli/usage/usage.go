@@ -5,11 +5,9 @@ package usage
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -177,20 +175,9 @@ func usageRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	filter := loom.UsageFilter{UserID: opts.User}
-	if opts.Ref != "" {
-		s, err := opts.Resolve(ctx, st, opts.Ref)
-		if err != nil {
-			return err
-		}
-		filter.SessionID = s.ID
-	}
-	if opts.ThisProject {
-		p, err := opts.Project()
-		if err != nil {
-			return err
-		}
-		filter.ProjectID = p.ID
+	filter, err := usageFilter(ctx, opts, st)
+	if err != nil {
+		return err
 	}
 	rep, err := st.Usage(ctx, filter)
 	if err != nil {
@@ -204,7 +191,6 @@ func usageRun(ctx context.Context, opts *Options) error {
 	if err := reprice(ctx, st, rep, filter, prices); err != nil {
 		return err
 	}
-	ios := opts.IO
 	var byMember []loom.UsageRow
 	team := opts.InTeam != nil && opts.InTeam()
 	if team {
@@ -213,145 +199,49 @@ func usageRun(ctx context.Context, opts *Options) error {
 		}
 	}
 	if opts.JSON {
-		for _, rows := range []*[]loom.UsageRow{&rep.BySession, &rep.ByProject, &rep.BySurface, &rep.ByModel, &byMember} {
-			if *rows == nil {
-				*rows = []loom.UsageRow{}
-			}
-		}
-		if team {
-			return command.WriteJSON(ios.Out, struct {
-				*loom.UsageReport
-				ByMember []loom.UsageRow `json:"by_member"`
-			}{rep, byMember})
-		}
-		return command.WriteJSON(ios.Out, rep)
-	}
-	cs := ios.ColorScheme()
-	tty := ios.IsStdoutTTY()
-	section := func(name string, rows []loom.UsageRow, limit int) error {
-		if len(rows) == 0 {
-			return nil
-		}
-		shown := rows
-		if limit > 0 && len(shown) > limit {
-			shown = shown[:limit]
-		}
-		type column struct {
-			header string
-			value  func(loom.Usage) int64
-		}
-		columns := []column{
-			{"INPUT", func(u loom.Usage) int64 { return u.InputTokens }},
-			{"OUTPUT", func(u loom.Usage) int64 { return u.OutputTokens }},
-			{"REASONING", func(u loom.Usage) int64 { return u.ReasoningTokens }},
-			{"CACHE READ", func(u loom.Usage) int64 { return u.CacheReadTokens }},
-			{"CACHE WRITE", func(u loom.Usage) int64 { return u.CacheWriteTokens }},
-			{"CALLS", func(u loom.Usage) int64 { return u.APICalls }},
-		}
-		if tty {
-			// A terminal has no room for columns that say nothing.
-			kept := columns[:0:0]
-			for _, c := range columns {
-				for _, r := range shown {
-					if c.value(r.Usage) != 0 {
-						kept = append(kept, c)
-						break
-					}
-				}
-			}
-			columns = kept
-			fmt.Fprintln(ios.Out)
-		}
-		tp := term.NewTable(ios)
-		header := []string{name, "SESSIONS", "MESSAGES"}
-		for _, c := range columns {
-			header = append(header, c.header)
-		}
-		header = append(header, "COST")
-		tp.Header(header...)
-		// A narrow terminal keeps the name, input, output and cost.
-		tp.Compact(indexes(header, "SESSIONS", "CACHE WRITE", "CACHE READ", "REASONING", "CALLS", "MESSAGES")...)
-		tp.SetLayout(layout(opts.report.compact, opts.report.wide))
-		tp.Flex(0)
-		keys := make([]string, len(shown))
-		for i, r := range shown {
-			keys[i] = r.Key
-		}
-		idLen := term.AbbrevLen(keys)
-		if len(shown) > 0 && shown[0].Group == "session" {
-			idLen = opts.RefLen(ctx, st, keys)
-		}
-		for _, r := range shown {
-			if tty {
-				label := r.Name
-				if r.Group == "session" {
-					label = term.AbbrevID(ios, r.Key, idLen) + " " + r.Name
-				}
-				tp.AddField(label, nil)
-			} else {
-				tp.AddField(r.Group, nil)
-				tp.AddField(r.Key, nil)
-				tp.AddField(r.Name, nil)
-			}
-			tp.AddField(strconv.Itoa(r.Sessions), nil)
-			tp.AddField(strconv.Itoa(r.Messages), nil)
-			for _, c := range columns {
-				if tty {
-					tp.AddField(human.Count(c.value(r.Usage)), nil)
-				} else {
-					tp.AddField(strconv.FormatInt(c.value(r.Usage), 10), nil)
-				}
-			}
-			if tty {
-				tp.AddField(human.UsageCost(r.Usage), cs.Green)
-			} else {
-				tp.AddField(plainCost(r.Usage), nil)
-			}
-			tp.EndRow()
-		}
-		if err := tp.Render(); err != nil {
-			return err
-		}
-		if tty {
-			command.WriteMore(ios, len(rows)-len(shown))
-			writeHidden(ios, tp)
-		}
-		return nil
+		return writeUsageJSON(opts.IO, rep, byMember, team)
 	}
 	if len(rep.BySession) == 0 {
 		writeLooked(opts, looked)
 	}
-	if tty {
-		total := human.Usage(rep.Total)
-		if opts.report.wide {
-			fmt.Fprintf(ios.Out, "%s %s\n", cs.Bold("Total:"), total)
-		} else {
-			// Wrapped between its figures at the terminal's width.
-			lines := term.WrapWords(strings.Split(total, " · "), " · ", ios.TerminalWidth()-len("Total: "))
-			fmt.Fprintf(ios.Out, "%s %s\n", cs.Bold("Total:"), strings.Join(lines, "\n       "))
+	writeUsageTotal(opts, rep)
+	for _, s := range []struct {
+		name  string
+		rows  []loom.UsageRow
+		limit int
+	}{
+		{"SESSION", rep.BySession, opts.Limit},
+		{"PROJECT", rep.ByProject, 0},
+		{"MEMBER", byMember, 0},
+		{"SURFACE", rep.BySurface, 0},
+		{"MODEL", rep.ByModel, 0},
+	} {
+		if err := writeUsageSection(ctx, opts, st, s.name, s.rows, s.limit); err != nil {
+			return err
 		}
-	} else {
-		u := rep.Total
-		msgs := 0
-		for _, r := range rep.BySession {
-			msgs += r.Messages
+	}
+	return nil
+}
+
+// usageFilter is the filter of loom usage's options: the user's
+// sessions, REF's alone, or with --project this project's.
+func usageFilter(ctx context.Context, opts *Options, st loom.Store) (loom.UsageFilter, error) {
+	filter := loom.UsageFilter{UserID: opts.User}
+	if opts.Ref != "" {
+		s, err := opts.Resolve(ctx, st, opts.Ref)
+		if err != nil {
+			return filter, err
 		}
-		fmt.Fprintf(ios.Out, "total\t\t\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", len(rep.BySession), msgs, u.InputTokens, u.OutputTokens,
-			u.ReasoningTokens, u.CacheReadTokens, u.CacheWriteTokens, u.APICalls, plainCost(u))
+		filter.SessionID = s.ID
 	}
-	if err := section("SESSION", rep.BySession, opts.Limit); err != nil {
-		return err
+	if opts.ThisProject {
+		p, err := opts.Project()
+		if err != nil {
+			return filter, err
+		}
+		filter.ProjectID = p.ID
 	}
-	if err := section("PROJECT", rep.ByProject, 0); err != nil {
-		return err
-	}
-	if err := section("MEMBER", byMember, 0); err != nil {
-		return err
-	}
-	if err := section("SURFACE", rep.BySurface, 0); err != nil {
-		return err
-	}
-	return section("MODEL", rep.ByModel, 0)
+	return filter, nil
 }
 
 // reprice sets the costs of rep to what its tokens cost at prices, as

@@ -45,18 +45,8 @@ func EditFilter(q loom.EditQuery, list func(v any) (string, any), param func() s
 	if !q.Trashed {
 		w = append(w, "se.deleted_at IS NULL")
 	}
-	var scope []string
-	if len(q.Paths) > 0 {
-		sub, arg := list(q.Paths)
-		scope = append(scope, "e.path IN ("+sub+")")
-		args = append(args, arg)
-	}
-	if q.Under != "" {
-		dir := strings.TrimSuffix(q.Under, "/")
-		// The paths below dir sort between dir+"/" and dir+"0".
-		scope = append(scope, "(e.path >= "+param()+" AND e.path < "+param()+")")
-		args = append(args, dir+"/", dir+"0")
-	}
+	scope, scopeArgs := pathScope(q, list, param)
+	args = append(args, scopeArgs...)
 	if len(scope) > 0 {
 		w = append(w, "("+strings.Join(scope, " OR ")+")")
 	}
@@ -71,6 +61,16 @@ func EditFilter(q loom.EditQuery, list func(v any) (string, any), param func() s
 // (loom.EditQuery.Bare) over the edits e alone: its paths and
 // directory, of every user.
 func BareEditFilter(q loom.EditQuery, list func(v any) (string, any), param func() string) (string, []any) {
+	scope, args := pathScope(q, list, param)
+	if len(scope) == 0 {
+		return "false", nil
+	}
+	return strings.Join(scope, " OR "), args
+}
+
+// pathScope are the conditions on the edits e of q's paths and
+// directory, either of which an edit meets, with their arguments.
+func pathScope(q loom.EditQuery, list func(v any) (string, any), param func() string) ([]string, []any) {
 	var scope []string
 	var args []any
 	if len(q.Paths) > 0 {
@@ -80,13 +80,11 @@ func BareEditFilter(q loom.EditQuery, list func(v any) (string, any), param func
 	}
 	if q.Under != "" {
 		dir := strings.TrimSuffix(q.Under, "/")
+		// The paths below dir sort between dir+"/" and dir+"0".
 		scope = append(scope, "(e.path >= "+param()+" AND e.path < "+param()+")")
 		args = append(args, dir+"/", dir+"0")
 	}
-	if len(scope) == 0 {
-		return "false", nil
-	}
-	return strings.Join(scope, " OR "), args
+	return scope, args
 }
 
 // EditRow is one edit as an edit query finds it: through one session

@@ -66,108 +66,163 @@ func RunSearch(ctx context.Context, q loom.SearchQuery, search func(ctx context.
 	// search with what was found.
 	tctx, cancel := context.WithDeadlineCause(ctx, budgetEnd(q, loom.MaxSearchTime), loom.ErrSearchTime)
 	defer cancel()
-	partial := false
-	seen := make(map[string]bool, limit)
-	sessions := make(map[string]bool, limit)
-	for _, h := range hits {
-		seen[h.MessageKey()], sessions[h.SessionID] = true, true
-	}
+	pg := newTierPage(hits, limit)
 	// A date the query names is looked for in the times of messages,
 	// not in their words (see bySession).
 	when, rest := namedPeriod(q.Text)
+	pg.when = when
 	if when != nil && full {
 		if t, err := loom.ParseQuery(rest); err == nil && len(contentWords(t)) > 0 {
 			terms = t
 		}
 	}
-	ts := tiers(terms, full)
-	add := func(h loom.SearchHit, t tier) {
-		// A title names a session: it adds a session no message found
-		// yet.
-		if len(hits) == limit || seen[h.MessageKey()] || (t.titles && sessions[h.SessionID]) {
-			return
-		}
-		h.Tier = t.name
-		seen[h.MessageKey()], sessions[h.SessionID] = true, true
-		hits = append(hits, h)
+	partial, err := pg.run(ctx, tctx, q, tiers(terms, full), search)
+	if err != nil {
+		return nil, err
 	}
-	// With a date named, the hits of the tiers that rank sessions in
-	// that time come first, in the tiers' order; so every such tier runs
-	// (but the fuzzy one, once the page is full).
-	type ran struct {
-		t    tier
-		hits []loom.SearchHit
+	pg.addDated()
+	return pg.finish(partial)
+}
+
+// tierHits are the hits one tier found.
+type tierHits struct {
+	t    tier
+	hits []loom.SearchHit
+}
+
+// tierPage is the page of hits of a search that goes on through the
+// tiers: each message once, and a title's hit only for a session no
+// hit names yet, up to limit. With a date named (when), the hits of
+// every tier are kept apart (dated) until all have run.
+type tierPage struct {
+	limit    int
+	when     *period
+	hits     []loom.SearchHit
+	seen     map[string]bool
+	sessions map[string]bool
+	dated    []tierHits
+}
+
+// newTierPage is the page that the tiers fill after hits.
+func newTierPage(hits []loom.SearchHit, limit int) *tierPage {
+	pg := &tierPage{limit: limit, hits: hits, seen: make(map[string]bool, limit), sessions: make(map[string]bool, limit)}
+	for _, h := range hits {
+		pg.seen[h.MessageKey()], pg.sessions[h.SessionID] = true, true
 	}
-	var dated []ran
-	filled := func() bool {
-		if when == nil {
-			return len(hits) == limit
-		}
-		n := len(hits)
-		for _, r := range dated {
-			n += len(r.hits)
-		}
-		return n >= limit
+	return pg
+}
+
+// add adds hit h of tier t to the page, unless the page is full or
+// holds it.
+func (pg *tierPage) add(h loom.SearchHit, t tier) {
+	// A title names a session: it adds a session no message found
+	// yet.
+	if len(pg.hits) == pg.limit || pg.seen[h.MessageKey()] || (t.titles && pg.sessions[h.SessionID]) {
+		return
 	}
+	h.Tier = t.name
+	pg.seen[h.MessageKey()], pg.sessions[h.SessionID] = true, true
+	pg.hits = append(pg.hits, h)
+}
+
+// filled reports whether the page, with the tiers' hits kept apart,
+// holds limit hits.
+func (pg *tierPage) filled() bool {
+	if pg.when == nil {
+		return len(pg.hits) == pg.limit
+	}
+	n := len(pg.hits)
+	for _, r := range pg.dated {
+		n += len(r.hits)
+	}
+	return n >= pg.limit
+}
+
+// run runs the tiers ts in order, each within tctx, until the page is
+// full. With a date named, the hits of the tiers that rank sessions in
+// that time come first, in the tiers' order; so every such tier runs
+// (but the fuzzy one, once the page is full). It reports whether a tier
+// ran out of time (partial).
+func (pg *tierPage) run(ctx, tctx context.Context, q loom.SearchQuery, ts []tier, search func(ctx context.Context, q loom.SearchQuery, terms []loom.Term) ([]loom.SearchHit, error)) (bool, error) {
 	for _, t := range ts {
-		if when != nil && !t.sessions && !t.titles && filled() {
+		if pg.when != nil && !t.sessions && !t.titles && pg.filled() {
 			break
 		}
-		tq := q
-		tq.AnyWord, tq.Titles, tq.Limit = t.anyWord, t.titles, 2*limit
-		if t.sessions {
-			// Many hits ranked, the page chosen from them by session
-			// before the engine makes any snippet.
-			tq.Limit = max(tq.Limit, sessionPool)
-			tq.Keep = func(hits []loom.SearchHit) []loom.SearchHit {
-				hits = OneHitPerMessage(hits, len(hits))
-				if !loom.Partial(hits) {
-					hits = bySession(hits, when)
-				}
-				if when != nil {
-					slices.SortStableFunc(hits, func(a, b loom.SearchHit) int {
-						return boolOrder(when.holds(a.CreatedAt), when.holds(b.CreatedAt))
-					})
-				}
-				return hits[:min(len(hits), 2*limit)]
-			}
-		}
+		tq := pg.tierQuery(q, t)
 		th, err := search(tctx, tq, t.terms)
 		if err != nil {
 			if ctx.Err() == nil && errors.Is(context.Cause(tctx), loom.ErrSearchTime) {
 				// Out of time: what the tiers before this one found,
 				// said to be partial; never other messages instead.
-				partial = true
-				break
+				return true, nil
 			}
-			return nil, err
+			return false, err
 		}
 		th = OneHitPerMessage(th, tq.Limit)
-		if when != nil {
-			dated = append(dated, ran{t, th})
+		if pg.when != nil {
+			pg.dated = append(pg.dated, tierHits{t, th})
 			continue
 		}
 		for _, h := range th {
-			add(h, t)
+			pg.add(h, t)
 		}
-		if filled() {
+		if pg.filled() {
 			break
 		}
 	}
-	for _, r := range dated {
+	return false, nil
+}
+
+// tierQuery is q as tier t runs it.
+func (pg *tierPage) tierQuery(q loom.SearchQuery, t tier) loom.SearchQuery {
+	limit, when := pg.limit, pg.when
+	tq := q
+	tq.AnyWord, tq.Titles, tq.Limit = t.anyWord, t.titles, 2*limit
+	if t.sessions {
+		// Many hits ranked, the page chosen from them by session
+		// before the engine makes any snippet.
+		tq.Limit = max(tq.Limit, sessionPool)
+		tq.Keep = func(hits []loom.SearchHit) []loom.SearchHit {
+			hits = OneHitPerMessage(hits, len(hits))
+			if !loom.Partial(hits) {
+				hits = bySession(hits, when)
+			}
+			if when != nil {
+				slices.SortStableFunc(hits, func(a, b loom.SearchHit) int {
+					return boolOrder(when.holds(a.CreatedAt), when.holds(b.CreatedAt))
+				})
+			}
+			return hits[:min(len(hits), 2*limit)]
+		}
+	}
+	return tq
+}
+
+// addDated adds the hits kept apart for a named date: first those in
+// that time of the tiers that rank sessions, then all, in the tiers'
+// order.
+func (pg *tierPage) addDated() {
+	for _, r := range pg.dated {
 		if r.t.sessions {
 			for _, h := range r.hits {
-				if when.holds(h.CreatedAt) {
-					add(h, r.t)
+				if pg.when.holds(h.CreatedAt) {
+					pg.add(h, r.t)
 				}
 			}
 		}
 	}
-	for _, r := range dated {
+	for _, r := range pg.dated {
 		for _, h := range r.hits {
-			add(h, r.t)
+			pg.add(h, r.t)
 		}
 	}
+}
+
+// finish returns the page, each hit marked Partial when a tier ran out
+// of time (partial) or ranked part of its matches; a partial page with
+// no hit is refused.
+func (pg *tierPage) finish(partial bool) ([]loom.SearchHit, error) {
+	hits := pg.hits
 	// A tier that ranked part of its matches (a bound on its work)
 	// makes the answer partial too.
 	partial = partial || slices.ContainsFunc(hits, func(h loom.SearchHit) bool { return h.Partial })

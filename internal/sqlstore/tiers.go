@@ -102,24 +102,7 @@ func Stem(w string) string { return english.Stem(w, false) }
 // ("timeout") at the cost of reading every one of their matches. A form
 // of an irregular verb also matches its other forms ("go" finds "went"
 // and "gone"), which no stemmer folds together.
-func formTerms(words []string) []loom.Term {
-	out := make([]loom.Term, 0, len(words))
-	for _, w := range words {
-		alts := []loom.Term{{Words: []string{w}}}
-		if s := Stem(w); s != w && utf8.RuneCountInString(w) >= minStem && utf8.RuneCountInString(s) >= minStem {
-			alts = append(alts, loom.Term{Words: []string{s}, Prefix: true})
-		}
-		for _, f := range IrregularForms(w) {
-			alts = append(alts, loom.Term{Words: []string{f}})
-		}
-		if len(alts) == 1 {
-			out = append(out, alts[0])
-		} else {
-			out = append(out, loom.Term{Alts: alts})
-		}
-	}
-	return out
-}
+func formTerms(words []string) []loom.Term { return altTerms(words, true) }
 
 // wordTerms is one term per word.
 func wordTerms(words []string) []loom.Term {
@@ -234,10 +217,20 @@ func cutQuery(text string) []loom.Term {
 
 // irregularTerms is one term per word, with the other forms of an
 // irregular verb as its alternatives.
-func irregularTerms(words []string) []loom.Term {
+func irregularTerms(words []string) []loom.Term { return altTerms(words, false) }
+
+// altTerms is one term per word, with its other forms as alternatives:
+// with stems, its stem as a prefix (as formTerms says when), and the
+// other forms of an irregular verb.
+func altTerms(words []string, stems bool) []loom.Term {
 	out := make([]loom.Term, 0, len(words))
 	for _, w := range words {
 		alts := []loom.Term{{Words: []string{w}}}
+		if stems {
+			if s := Stem(w); s != w && utf8.RuneCountInString(w) >= minStem && utf8.RuneCountInString(s) >= minStem {
+				alts = append(alts, loom.Term{Words: []string{s}, Prefix: true})
+			}
+		}
 		for _, f := range IrregularForms(w) {
 			alts = append(alts, loom.Term{Words: []string{f}})
 		}
