@@ -3,7 +3,6 @@ package cli_test
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -102,11 +101,11 @@ func TestBinaryReadOnlyStore(t *testing.T) {
 	src := clitest.NewFixture(t)
 	for _, place := range fsfault.ReadOnlyKinds {
 		t.Run(place, func(t *testing.T) {
-			dir := worldDir(t)
+			dir := fsfault.SharedDir(t, "loom-cli-ro-", 0o777)
 			db := filepath.Join(dir, "sessions.db")
 			old := filepath.Join(dir, "old.db")
-			copyStore(t, src, db)
-			copyStore(t, src, old)
+			fsfault.CopyFile(t, src.DB, db, 0o644)
+			fsfault.CopyFile(t, src.DB, old, 0o644)
 			lowerSchema(t, src, old)
 			asNobody := fsfault.MakeReadOnly(t, place, dir, db, old)
 			before, _ := os.ReadDir(dir)
@@ -155,7 +154,7 @@ func TestBinaryReadOnlyStore(t *testing.T) {
 func execAs(t *testing.T, dir string, nobody bool, args ...string) clitest.Result {
 	t.Helper()
 	bin := clitest.LoomBinary(t)
-	home := worldDir(t)
+	home := fsfault.SharedDir(t, "loom-cli-ro-", 0o777)
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	cmd.Env = []string{"LOOM_HOME=" + home, "HOME=" + home, "PATH=" + os.Getenv("PATH")}
@@ -172,39 +171,6 @@ func execAs(t *testing.T, dir string, nobody bool, args ...string) clitest.Resul
 		t.Fatal(err)
 	}
 	return r
-}
-
-// worldDir makes a directory that any user may enter and write.
-func worldDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "loom-cli-ro-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		os.Chmod(dir, 0o755)
-		os.RemoveAll(dir)
-	})
-	mustDo(t, os.Chmod(dir, 0o777))
-	return dir
-}
-
-// copyStore copies the fixture's store, closed, to path.
-func copyStore(t *testing.T, fx *clitest.Fixture, path string) {
-	t.Helper()
-	in, err := os.Open(fx.DB)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	out, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		t.Fatal(err)
-	}
-	mustDo(t, out.Close())
 }
 
 // lowerSchema makes the store at path say it is at schema 1, as one

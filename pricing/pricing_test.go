@@ -110,10 +110,7 @@ func TestCost(t *testing.T) {
 		CacheReadTokens:  4_000_000,
 		CacheWriteTokens: 1_000_000,
 	}
-	tests := []struct {
-		provider, model string
-		want            float64
-	}{
+	checkCosts(t, u, 1e-9, []costCase{
 		// A 6M-token prompt is above 200,000: the long-context
 		// rates, 6 + 2*22.50 + 4*0.60 + 7.50.
 		{"anthropic", "claude-sonnet-4-20250514", 60.90},
@@ -131,13 +128,7 @@ func TestCost(t *testing.T) {
 		{"openai", "gpt-5-codex", 23.00},
 		// 0.50 + 2*3 + 4*0.05 + 0.50
 		{"google", "gemini-3-flash-preview", 7.20},
-	}
-	for _, tt := range tests {
-		got, ok := pricing.Cost(tt.provider, tt.model, u)
-		if !ok || math.Abs(got-tt.want) > 1e-9 {
-			t.Errorf("Cost(%q, %q) = %v, %v; want %v", tt.provider, tt.model, got, ok, tt.want)
-		}
-	}
+	})
 
 	if c, ok := pricing.Cost("openai", "my-local-model", u); ok || c != 0 {
 		t.Errorf("unknown model: got %v, %v; want 0, false", c, ok)
@@ -152,10 +143,7 @@ func TestCost(t *testing.T) {
 // price bills both at it.
 func TestCostCacheWriteOneHour(t *testing.T) {
 	u := loom.Usage{InputTokens: 10_000, OutputTokens: 1_000, CacheReadTokens: 100_000, CacheWriteTokens: 50_000, CacheWrite1hTokens: 40_000}
-	tests := []struct {
-		provider, model string
-		want            float64
-	}{
+	checkCosts(t, u, 1e-12, []costCase{
 		// (10,000*3 + 1,000*15 + 100,000*0.30 + 10,000*3.75 + 40,000*6) / 1e6
 		{"anthropic", "claude-sonnet-4-5", 0.3525},
 		// (10,000*5 + 1,000*25 + 100,000*0.50 + 10,000*6.25 + 40,000*10) / 1e6
@@ -164,13 +152,7 @@ func TestCostCacheWriteOneHour(t *testing.T) {
 		{"anthropic", "claude-haiku-4-5", 0.1175},
 		// (10,000*1.25 + 1,000*10 + 100,000*0.125 + 50,000*1.25) / 1e6
 		{"openai", "gpt-5", 0.0975},
-	}
-	for _, tt := range tests {
-		got, ok := pricing.Cost(tt.provider, tt.model, u)
-		if !ok || math.Abs(got-tt.want) > 1e-12 {
-			t.Errorf("Cost(%q, %q) = %v, %v; want %v", tt.provider, tt.model, got, ok, tt.want)
-		}
-	}
+	})
 	// Above 200,000 prompt tokens, Sonnet's long-context 1-hour price:
 	// (10,000*6 + 1,000*22.50 + 300,000*0.60 + 10,000*7.50 + 40,000*12) / 1e6
 	long := u
@@ -184,6 +166,24 @@ func TestCostCacheWriteOneHour(t *testing.T) {
 	tab.Add("anthropic", "claude-sonnet-4-5", pricing.Price{Input: 1, CacheWrite: 2})
 	if got, _ := tab.Cost("anthropic", "claude-sonnet-4-5", u, false); math.Abs(got-0.11) > 1e-12 {
 		t.Errorf("added price: %v, want 0.11", got)
+	}
+}
+
+// costCase is a model's price of a usage.
+type costCase struct {
+	provider, model string
+	want            float64
+}
+
+// checkCosts checks that each case's model prices u at its want, to
+// within tol.
+func checkCosts(t *testing.T, u loom.Usage, tol float64, cases []costCase) {
+	t.Helper()
+	for _, tt := range cases {
+		got, ok := pricing.Cost(tt.provider, tt.model, u)
+		if !ok || math.Abs(got-tt.want) > tol {
+			t.Errorf("Cost(%q, %q) = %v, %v; want %v", tt.provider, tt.model, got, ok, tt.want)
+		}
 	}
 }
 

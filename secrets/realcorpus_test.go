@@ -2,10 +2,12 @@ package secrets_test
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -227,14 +229,14 @@ func TestRealCorpus(t *testing.T) {
 	t.Logf("secrets: %d of %d kinds in %d carriers; recall %.1f%% (%d missed)", len(corpus), len(byKind), len(byCarrier), 100*recall, len(corpus)-caught)
 	fmt.Fprintf(&rep, "# Real corpus report\n\nsecrets: %d of %d kinds in %d carriers; recall %.2f%% (%d missed)\n\n", len(corpus), len(byKind), len(byCarrier), 100*recall, len(corpus)-caught)
 	rep.WriteString("## Recall per kind\n\n| kind | caught | of | recall |\n|---|---:|---:|---:|\n")
-	for _, k := range sortedKeys(byKind) {
+	for _, k := range slices.Sorted(maps.Keys(byKind)) {
 		x := byKind[k]
 		fmt.Fprintf(&rep, "| `%s` | %d | %d | %.0f%% |\n", k, x.caught, x.total, 100*x.rate())
 	}
 	t.Logf("recall per kind: %s", rates(byKind))
 	t.Logf("recall per carrier: %s", rates(byCarrier))
 	rep.WriteString("\n## Recall per carrier\n\n| carrier | caught | of | recall |\n|---|---:|---:|---:|\n")
-	for _, k := range sortedKeys(byCarrier) {
+	for _, k := range slices.Sorted(maps.Keys(byCarrier)) {
 		x := byCarrier[k]
 		fmt.Fprintf(&rep, "| `%s` | %d | %d | %.0f%% |\n", k, x.caught, x.total, 100*x.rate())
 	}
@@ -297,7 +299,7 @@ func TestRealCorpus(t *testing.T) {
 		t.Errorf("the echoes of what is flagged change %d more clean messages, more than the %d flagged", echoed, nflagged)
 	}
 	rep.WriteString("\n### Flagged messages per rule\n\n")
-	for _, k := range sortedKeys(flaggedByRule) {
+	for _, k := range slices.Sorted(maps.Keys(flaggedByRule)) {
 		fmt.Fprintf(&rep, "- `%s`: %d\n", k, flaggedByRule[k])
 	}
 	excl := map[string]int{}
@@ -356,18 +358,9 @@ func uniq(xs []string) []string {
 	return out
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 func rates(m map[string]*tally) string {
 	var b strings.Builder
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		fmt.Fprintf(&b, "%s %d/%d; ", k, m[k].caught, m[k].total)
 	}
 	return b.String()
@@ -375,7 +368,7 @@ func rates(m map[string]*tally) string {
 
 func counts(m map[string]int) string {
 	var b strings.Builder
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		fmt.Fprintf(&b, "%s %d; ", k, m[k])
 	}
 	return b.String()

@@ -357,10 +357,7 @@ func TestShutdown(t *testing.T) {
 		if err := e.srv.Shutdown(ctx); err != nil {
 			t.Fatalf("shutdown: %v", err)
 		}
-		var last sseEvent
-		for ev := range evs {
-			last = ev
-		}
+		last := lastEvent(evs)
 		if last.Event != "done" {
 			t.Fatalf("turn did not finish during shutdown: last event %+v", last)
 		}
@@ -383,10 +380,7 @@ func TestShutdown(t *testing.T) {
 		if err := e.srv.Shutdown(ctx); !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("shutdown = %v, want the grace period exceeded", err)
 		}
-		var last sseEvent
-		for ev := range evs {
-			last = ev
-		}
+		last := lastEvent(evs)
 		if last.Event != "error" {
 			t.Errorf("cut turn ended with %+v, want an error event", last)
 		}

@@ -260,6 +260,15 @@ func idleFor(t *testing.T, ch <-chan sseEvent, d time.Duration) int {
 	}
 }
 
+// lastEvent reads ch to its end and returns the last event it sent.
+func lastEvent(ch <-chan sseEvent) sseEvent {
+	var last sseEvent
+	for ev := range ch {
+		last = ev
+	}
+	return last
+}
+
 func next(t *testing.T, ch <-chan sseEvent, timeout time.Duration) sseEvent {
 	t.Helper()
 	deadline := time.After(timeout)

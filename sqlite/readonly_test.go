@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -58,7 +57,7 @@ func TestOpenModesMissingStore(t *testing.T) {
 func TestReadOnlyStore(t *testing.T) {
 	for _, place := range fsfault.ReadOnlyKinds {
 		t.Run(place, func(t *testing.T) {
-			dir := openDir(t)
+			dir := fsfault.SharedDir(t, "loom-ro-", 0o755)
 			db := filepath.Join(dir, "sessions.db")
 			old := filepath.Join(dir, "old.db")
 			id := seedReadOnly(t, db, old)
@@ -162,38 +161,11 @@ func seedReadOnly(t *testing.T, db, old string) string {
 	return id
 }
 
-// openDir makes a directory that any user may enter.
-func openDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "loom-ro-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		os.Chmod(dir, 0o755)
-		os.RemoveAll(dir)
-	})
-	must(t, os.Chmod(dir, 0o755))
-	return dir
-}
-
 // asNobody runs a child role of this test binary as the user nobody.
 func asNobody(t *testing.T, role, db, session string) *exec.Cmd {
 	t.Helper()
-	bin := filepath.Join(openDir(t), "sqlite.test")
-	src, err := os.Open(os.Args[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	dst, err := os.OpenFile(bin, os.O_CREATE|os.O_WRONLY, 0o755)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(dst, src); err != nil {
-		t.Fatal(err)
-	}
-	must(t, dst.Close())
+	bin := filepath.Join(fsfault.SharedDir(t, "loom-ro-", 0o755), "sqlite.test")
+	fsfault.CopyFile(t, os.Args[0], bin, 0o755)
 	cmd := exec.Command(bin, "-test.run=^$")
 	cmd.Env = []string{"LOOM_TEST_CHILD=" + role, "LOOM_TEST_DB=" + db, "LOOM_TEST_SESSION=" + session, "HOME=/"}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}

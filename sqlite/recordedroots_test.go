@@ -3,10 +3,9 @@ package sqlite_test
 import (
 	"context"
 	"path/filepath"
-	"slices"
 	"testing"
 
-	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/testkit/storetest"
 	"github.com/loomhq/loom/sqlite"
 )
 
@@ -19,26 +18,5 @@ func TestRecordedRoots(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	ctx := context.Background()
-	for i, s := range []*loom.Session{
-		{UserID: "u", Project: loom.Project{ID: "p1", Name: "app", Root: "/home/a/app"}},
-		{UserID: "u", Project: loom.Project{ID: "p1", Name: "app", Root: "/home/a/app"}},
-		{UserID: "u", Project: loom.Project{ID: "p2", Name: "lib", Root: "/srv/lib"}},
-		{UserID: "u"},
-		{UserID: "other", Project: loom.Project{ID: "p3", Name: "x", Root: "/x"}},
-	} {
-		s.ID, s.Key = loom.NewID(), "cli:k"+string(rune('a'+i))
-		if err := st.Append(ctx, s, &loom.Message{Role: loom.RoleUser, Parts: []loom.Part{{Type: loom.PartText, Text: "hi"}}}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := st.RecordedRoots(ctx, "u")
-	if err != nil {
-		t.Fatal(err)
-	}
-	slices.SortFunc(got, func(a, b loom.RecordedRoot) int { return len(b.Root) - len(a.Root) })
-	want := []loom.RecordedRoot{{Root: "/home/a/app", ProjectID: "p1", ProjectName: "app", Sessions: 2}, {Root: "/srv/lib", ProjectID: "p2", ProjectName: "lib", Sessions: 1}}
-	if !slices.Equal(got, want) {
-		t.Errorf("RecordedRoots = %+v, want %+v", got, want)
-	}
+	storetest.RecordedRoots(t, st)
 }

@@ -63,6 +63,23 @@ func (w *work) write(rel, content string) {
 	clitest.MustWrite(w.t, filepath.Join(w.dir, rel), content)
 }
 
+// commit commits all that is in the work tree with message msg.
+func (w *work) commit(msg string) {
+	w.t.Helper()
+	w.git("add", "-A")
+	w.git("commit", "-qm", msg)
+}
+
+// tokensOverStart commits a README, then the agent's tokenizer
+// (parser) in parse/tokens.go over it.
+func (w *work) tokensOverStart() {
+	w.t.Helper()
+	w.write("README.md", "# parse\n")
+	w.commit("start")
+	w.agentWrites("Write a tokenizer for the parser.", "parse/tokens.go", parser)
+	w.commit("tokens")
+}
+
 // agentWrites stores a turn whose reply writes rel with content (with
 // reasoning and a reply after it), and writes the file.
 func (w *work) agentWrites(prompt, rel, content string) {
@@ -110,12 +127,7 @@ const parser = "package parse\n\n// Tokens splits a line.\nfunc Tokens(s string)
 // model; FILE:LINE prints the conversation around the edit.
 func TestBlameCommand(t *testing.T) {
 	w := newWork(t)
-	w.write("README.md", "# parse\n")
-	w.git("add", "-A")
-	w.git("commit", "-qm", "start")
-	w.agentWrites("Write a tokenizer for the parser.", "parse/tokens.go", parser)
-	w.git("add", "-A")
-	w.git("commit", "-qm", "tokens")
+	w.tokensOverStart()
 	w.write("parse/tokens.go", parser+"\n// Human wrote this note.\n")
 
 	var res blame.Result
@@ -200,8 +212,7 @@ func TestBlameTraceRoundTrip(t *testing.T) {
 	w := newWork(t)
 	w.agentWrites("Write a tokenizer for the parser.", "parse/tokens.go", parser)
 	w.write("parse/tokens.go", strings.Replace(parser, "strings.Fields(s)", "strings.Fields(s) // split", 1)+"var human = 1\n")
-	w.git("add", "-A")
-	w.git("commit", "-qm", "tokens")
+	w.commit("tokens")
 	before := w.must("blame", "--json", "parse/tokens.go")
 	records := filepath.Join(w.fx.Home, "records.jsonl")
 	w.must("blame", "trace", "export", "-o", records)
@@ -238,8 +249,7 @@ func TestBlameBadInput(t *testing.T) {
 	w := newWork(t)
 	w.write("notes.txt", "one\n")
 	w.write("logo.png", "\x89PNG\x00\x00\x01binary")
-	w.git("add", "-A")
-	w.git("commit", "-qm", "start")
+	w.commit("start")
 	outside := filepath.Join(w.fx.Home, "loose.txt")
 	clitest.MustWrite(t, outside, "loose\n")
 	// A file over the size loom blame takes unless told.
@@ -290,8 +300,7 @@ func TestBlameBadInput(t *testing.T) {
 func TestBlameMCP(t *testing.T) {
 	w := newWork(t)
 	w.agentWrites("Write a tokenizer for the parser.", "parse/tokens.go", parser)
-	w.git("add", "-A")
-	w.git("commit", "-qm", "tokens")
+	w.commit("tokens")
 	cs := clitest.ConnectStdio(t, w.fx)
 	file := filepath.Join(w.dir, "parse/tokens.go")
 	c := clitest.MustCall(t, cs, "blame", map[string]any{"path": file, "lines": "5"})
@@ -323,8 +332,7 @@ func TestBlameMCP(t *testing.T) {
 func TestBlamePR(t *testing.T) {
 	w := newWork(t)
 	w.write("README.md", "# parser\n")
-	w.git("add", "-A")
-	w.git("commit", "-qm", "start")
+	w.commit("start")
 	upstream := filepath.Join(w.fx.Home, "upstream.git")
 	w.git("clone", "-q", "--bare", w.dir, upstream)
 	w.git("remote", "add", "origin", upstream)
@@ -332,8 +340,7 @@ func TestBlamePR(t *testing.T) {
 	w.git("checkout", "-q", "-b", "feature", "--track", "origin/main")
 	w.agentWrites("Write a tokenizer for the parser.", "tokens.go", "package parser\n\n// Tokens splits a line.\nfunc Tokens(s string) []string {\n\treturn strings.Fields(s)\n}\n")
 	w.write("README.md", "# parser\n\nHuman notes.\n")
-	w.git("add", "-A")
-	w.git("commit", "-qm", "tokens")
+	w.commit("tokens")
 
 	r := w.run("blame", "pr", "--json")
 	var pr blame.PR
@@ -373,12 +380,7 @@ func TestBlamePR(t *testing.T) {
 // and in its agent's and model's alike, so that they agree.
 func TestBlameSummaryMixed(t *testing.T) {
 	w := newWork(t)
-	w.write("README.md", "# parse\n")
-	w.git("add", "-A")
-	w.git("commit", "-qm", "start")
-	w.agentWrites("Write a tokenizer for the parser.", "parse/tokens.go", parser)
-	w.git("add", "-A")
-	w.git("commit", "-qm", "tokens")
+	w.tokensOverStart()
 	// A human changes one of the agent's lines: mixed.
 	w.write("parse/tokens.go", strings.Replace(parser, "// Tokens splits a line.", "// Tokens splits a line into its words.", 1))
 	out := w.must("blame", "summary")

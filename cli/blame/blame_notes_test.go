@@ -16,14 +16,12 @@ import (
 func tokensCommitted(t *testing.T, more map[string]string) *work {
 	w := newWork(t)
 	w.write("README.md", "# parser\n")
-	w.git("add", "-A")
-	w.git("commit", "-qm", "start")
+	w.commit("start")
 	w.agentWrites("Write a tokenizer for the parser.", "tokens.go", parser)
 	for rel, content := range more {
 		w.write(rel, content)
 	}
-	w.git("add", "-A")
-	w.git("commit", "-qm", "tokens")
+	w.commit("tokens")
 	return w
 }
 

@@ -42,8 +42,7 @@ func TestBlamePRShare(t *testing.T) {
 
 	w := newWork(t)
 	w.write("README.md", "# parser\n")
-	w.git("add", "-A")
-	w.git("commit", "-qm", "start")
+	w.commit("start")
 	// The session holds a secret before the turn that writes the file.
 	sec := secretstest.New(3).Secret("github-token")
 	if err := w.st.Append(context.Background(), w.ses, &loom.Message{Role: loom.RoleUser, CreatedAt: clitest.Base,
@@ -51,8 +50,7 @@ func TestBlamePRShare(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.agentWrites("Write a tokenizer for the parser.", "tokens.go", "package parser\n\n// Tokens splits a line.\nfunc Tokens(s string) []string {\n\treturn strings.Fields(s)\n}\n")
-	w.git("add", "-A")
-	w.git("commit", "-qm", "tokens")
+	w.commit("tokens")
 	env := map[string]string{"LOOM_SHARE_HUB": srv.Base, "LOOM_SHARE_TOKEN": shareTok}
 	run := func(args ...string) clitest.Result {
 		// The hub takes expiries after its own clock.

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -325,10 +326,10 @@ func scoreTruePositives(t *testing.T, d *secrets.Detector, cases []Case, reportN
 		}
 	}
 	t.Logf("true positives redacted: %d of %d placements (%.2f%%); %d cases left out (what they must find is not in their text as it is)", all.ok, all.n, all.pct(), left)
-	for _, k := range sortedKeys(bySource) {
+	for _, k := range slices.Sorted(maps.Keys(bySource)) {
 		t.Logf("  %-12s %5d of %5d (%.1f%%)", k, bySource[k].ok, bySource[k].n, bySource[k].pct())
 	}
-	for _, k := range sortedKeys(byCarrier) {
+	for _, k := range slices.Sorted(maps.Keys(byCarrier)) {
 		t.Logf("  %-14s %5d of %5d (%.1f%%)", k, byCarrier[k].ok, byCarrier[k].n, byCarrier[k].pct())
 	}
 	writeReport(t, reportName, missedRules, report)
@@ -529,15 +530,6 @@ func fake(v string) bool {
 	return false
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 // writeReport writes what was missed or flagged, by rule, to
 // $ANCHORS_OUT (default the test's temporary directory's parent, so it
 // survives the test) for a person to read.
@@ -649,7 +641,7 @@ func TestAnchorsDoc(t *testing.T) {
 			why = append(why, fmt.Sprintf("%d not found (`ANCHORS_PROBE=%s/%s` prints them)", rest, source, id))
 		}
 		var rules []string
-		for _, r := range sortedKeys(cv.by) {
+		for _, r := range slices.Sorted(maps.Keys(cv.by)) {
 			rules = append(rules, "`"+r+"`")
 		}
 		found := strings.Join(rules, ", ")

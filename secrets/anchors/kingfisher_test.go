@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -145,7 +146,7 @@ const kingfisherFloor = 86.0
 // placements of cases.
 func logTools(t *testing.T, cases []Case, tp bool) map[string]tally {
 	tools := toolTally(t, cases, tp)
-	for _, tool := range sortedKeys(tools) {
+	for _, tool := range slices.Sorted(maps.Keys(tools)) {
 		n := tools[tool]
 		t.Logf("  %-12s %5d of %5d on the same placements (%.2f%%)", tool, n.ok, n.n, n.pct())
 	}
@@ -320,7 +321,7 @@ func TestKingfisherTools(t *testing.T) {
 	}
 	var out strings.Builder
 	out.WriteString("# tool case-id carrier: the placements where the tool found every value of a true positive, or flagged a negative case\n")
-	for _, tool := range sortedKeys(found) {
+	for _, tool := range slices.Sorted(maps.Keys(found)) {
 		for _, c := range loadKingfisher(t) {
 			for _, car := range carriers {
 				vs, ok := found[tool][caseID(c)+"."+car.name+".txt"]
