@@ -171,12 +171,3 @@ func asNobody(t *testing.T, role, db, session string) *exec.Cmd {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	return cmd
 }
-
-func must(t *testing.T, errs ...error) {
-	t.Helper()
-	for _, err := range errs {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-}
