@@ -195,17 +195,7 @@ func (s *Store) VectorHits(ctx context.Context, q loom.SearchQuery, ids []int64,
 		return nil, fmt.Errorf("search: %w", err)
 	}
 	hits, bodies := sqlstore.VectorOrder(ids, scores, byBody, q.Limit)
-	if len(hits) == 0 {
-		return nil, nil
-	}
-	snippets, err := s.snippets(ctx, bodies, q)
-	if err != nil {
-		return nil, err
-	}
-	for i := range hits {
-		hits[i].Snippet = snippets[bodies[i]]
-	}
-	return hits, nil
+	return s.withSnippets(ctx, hits, bodies, q)
 }
 
 // VectorStatus implements loom.VectorStore.
