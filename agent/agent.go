@@ -259,17 +259,7 @@ func (l *Loop) run(ctx context.Context, s *loom.Session, emit func(Event)) (*Res
 // the child session it will run in, and a step-finish part with the
 // call's tokens and cost.
 func (l *Loop) assistantMessage(resp *loom.ModelResponse) *loom.Message {
-	u := resp.Usage
-	if u.APICalls == 0 {
-		u.APICalls = 1
-	}
-	model := resp.Model
-	if model == "" {
-		model = l.Model
-	}
-	if cost, ok := pricing.Cost(l.Provider.Name(), model, u); ok {
-		u.CostUSD = cost
-	}
+	u, model := l.callUsage(resp)
 	now := l.now()
 	parts := []loom.Part{{Type: loom.PartStepStart}}
 	for _, p := range resp.Parts {
@@ -292,6 +282,25 @@ func (l *Loop) assistantMessage(resp *loom.ModelResponse) *loom.Message {
 	step := u
 	parts = append(parts, loom.Part{Type: loom.PartStepFinish, Usage: &step})
 	return &loom.Message{Role: loom.RoleAssistant, Parts: parts, Model: model, Provider: l.Provider.Name(), Usage: u, CompletedAt: &now}
+}
+
+// callUsage is what the model call that answered resp used, and the
+// model that answered: one API call when the provider counted none,
+// priced from the price table when the model is in it, and l.Model when
+// the response names no model.
+func (l *Loop) callUsage(resp *loom.ModelResponse) (loom.Usage, string) {
+	u := resp.Usage
+	if u.APICalls == 0 {
+		u.APICalls = 1
+	}
+	model := resp.Model
+	if model == "" {
+		model = l.Model
+	}
+	if cost, ok := pricing.Cost(l.Provider.Name(), model, u); ok {
+		u.CostUSD = cost
+	}
+	return u, model
 }
 
 // runTool runs the tool part at index i of msg, storing it as running and

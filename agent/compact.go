@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/pricing"
 )
 
 const compactPrompt = `Summarise the conversation so far so that it can be continued from the summary alone: the user's goals, decisions made, facts learned, files and names involved, tool results that still matter, and open questions or next steps. Be complete but concise. Do not call any tool; answer with the summary only.`
@@ -101,18 +100,8 @@ func (l *Loop) compact(ctx context.Context, s *loom.Session, history []*loom.Mes
 	if strings.TrimSpace(text.String()) == "" {
 		return nil, fmt.Errorf("compaction: the model returned no summary")
 	}
-	u := resp.Usage
+	u, model := l.callUsage(resp)
 	u.Compactions = 1
-	if u.APICalls == 0 {
-		u.APICalls = 1
-	}
-	model := resp.Model
-	if model == "" {
-		model = l.Model
-	}
-	if cost, ok := pricing.Cost(l.Provider.Name(), model, u); ok {
-		u.CostUSD = cost
-	}
 	now := l.now()
 	sum := &loom.Message{Role: loom.RoleSummary, Parts: []loom.Part{{Type: loom.PartText, Text: strings.TrimSpace(text.String())}},
 		Model: model, Provider: l.Provider.Name(), Usage: u, CompletedAt: &now}

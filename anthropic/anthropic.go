@@ -61,10 +61,7 @@ var _ loom.Provider = (*Provider)(nil)
 
 // Provider is a loom.Provider for the Anthropic Messages API.
 type Provider struct {
-	url        string
-	header     http.Header
-	client     *http.Client
-	maxRetries int
+	endpoint modelcall.Endpoint
 }
 
 // APIVersion is the anthropic-version every request names.
@@ -84,12 +81,13 @@ func New(cfg Config) *Provider {
 	if cfg.APIKey != "" {
 		h.Set("X-Api-Key", cfg.APIKey)
 	}
-	return &Provider{
-		url:        strings.TrimRight(base, "/") + "/v1/messages",
-		header:     h,
-		client:     cfg.HTTPClient,
-		maxRetries: modelcall.Retries(cfg.MaxRetries, DefaultMaxRetries),
-	}
+	return &Provider{endpoint: modelcall.Endpoint{
+		URL:           strings.TrimRight(base, "/") + "/v1/messages",
+		Header:        h,
+		Client:        cfg.HTTPClient,
+		MaxRetries:    modelcall.Retries(cfg.MaxRetries, DefaultMaxRetries),
+		AnyRetryAfter: true,
+	}}
 }
 
 // Name returns "anthropic".
@@ -103,19 +101,9 @@ func (p *Provider) Stream(ctx context.Context, req *loom.ModelRequest, onEvent f
 	if err != nil {
 		return nil, err
 	}
-	body, err := json.Marshal(params)
+	res, err := p.endpoint.Send(ctx, "anthropic", params, onEvent, wrapError)
 	if err != nil {
-		return nil, modelcall.Failed("anthropic", err.Error(), err)
-	}
-	res, err := modelcall.Post(ctx, modelcall.Request{
-		Client: p.client, URL: p.url, Header: p.header, Body: body,
-		MaxRetries: p.maxRetries, AnyRetryAfter: true, OnEvent: onEvent,
-	})
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, wrapError(err)
+		return nil, err
 	}
 	defer res.Body.Close()
 

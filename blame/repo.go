@@ -180,15 +180,12 @@ func (b *Blamer) Commits(ctx context.Context, g Git, spec string) ([]Commit, err
 		if err != nil {
 			return nil, err
 		}
+		results, err := b.blameAll(ctx, g, files, rev)
+		if err != nil {
+			return nil, err
+		}
 		ss := map[string]*Sessions{}
-		for _, f := range files {
-			res, err := b.Blame(ctx, g, f, rev)
-			if err != nil {
-				if loom.ErrorCode(err) == loom.EINVALID {
-					continue // a binary file
-				}
-				return nil, err
-			}
+		for _, res := range results {
 			for i := range res.Lines {
 				l := &res.Lines[i]
 				if l.Commit != rev {
@@ -196,7 +193,7 @@ func (b *Blamer) Commits(ctx context.Context, g Git, spec string) ([]Commit, err
 				}
 				c.Lines.Add(l.Kind)
 				if l.SessionID != "" {
-					addSession(ss, f, l)
+					addSession(ss, res.Path, l)
 				}
 			}
 		}

@@ -54,10 +54,7 @@ var _ loom.Provider = (*Provider)(nil)
 
 // Provider is a loom.Provider for OpenAI-compatible Chat Completions.
 type Provider struct {
-	url        string
-	header     http.Header
-	client     *http.Client
-	maxRetries int
+	endpoint modelcall.Endpoint
 }
 
 // Error is the error of a call the service answered with a failure
@@ -74,12 +71,12 @@ func New(cfg Config) *Provider {
 	if cfg.APIKey != "" {
 		h.Set("Authorization", "Bearer "+cfg.APIKey)
 	}
-	return &Provider{
-		url:        strings.TrimRight(base, "/") + "/chat/completions",
-		header:     h,
-		client:     cfg.HTTPClient,
-		maxRetries: modelcall.Retries(cfg.MaxRetries, DefaultMaxRetries),
-	}
+	return &Provider{endpoint: modelcall.Endpoint{
+		URL:        strings.TrimRight(base, "/") + "/chat/completions",
+		Header:     h,
+		Client:     cfg.HTTPClient,
+		MaxRetries: modelcall.Retries(cfg.MaxRetries, DefaultMaxRetries),
+	}}
 }
 
 // Name returns "openai".
@@ -93,19 +90,9 @@ func (p *Provider) Stream(ctx context.Context, req *loom.ModelRequest, onEvent f
 	if err != nil {
 		return nil, err
 	}
-	body, err := json.Marshal(params)
+	res, err := p.endpoint.Send(ctx, "openai", params, onEvent, wrapError)
 	if err != nil {
-		return nil, modelcall.Failed("openai", err.Error(), err)
-	}
-	res, err := modelcall.Post(ctx, modelcall.Request{
-		Client: p.client, URL: p.url, Header: p.header, Body: body,
-		MaxRetries: p.maxRetries, OnEvent: onEvent,
-	})
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, wrapError(err)
+		return nil, err
 	}
 	defer res.Body.Close()
 

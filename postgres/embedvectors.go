@@ -9,6 +9,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/query"
+	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 	"github.com/loomhq/loom/snippet"
 )
 
@@ -119,28 +120,7 @@ func (s *Store) PutVectors(ctx context.Context, model string, upTo int64, vecs [
 
 // Vectors implements loom.VectorStore.
 func (s *Store) Vectors(ctx context.Context, fn func(loom.Vector) error) (string, error) {
-	var model string
-	if err := s.pool.QueryRow(ctx, `SELECT model FROM vector_state`).Scan(&model); err != nil {
-		return "", fmt.Errorf("vectors: %w", err)
-	}
-	rows, err := s.pool.Query(ctx, `SELECT body_id, vec FROM vectors`)
-	if err != nil {
-		return "", fmt.Errorf("vectors: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var v loom.Vector
-		if err := rows.Scan(&v.ID, &v.Data); err != nil {
-			return "", fmt.Errorf("vectors: %w", err)
-		}
-		if err := fn(v); err != nil {
-			return "", err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return "", fmt.Errorf("vectors: %w", err)
-	}
-	return model, nil
+	return rowscan.Vectors(ctx, s.pool.QueryRow(ctx, `SELECT model FROM vector_state`), rowsOf{s.pool}, fn)
 }
 
 // VectorHits implements loom.VectorStore.

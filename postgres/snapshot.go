@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/sqlstore"
 )
 
 // ReadSessions implements loom.Store in one read-only REPEATABLE READ
@@ -26,20 +27,7 @@ func (s *Store) ReadSessions(ctx context.Context, ids []string, q loom.MessageQu
 	}
 	// Nothing to keep: a read-only transaction ends by rolling back.
 	defer tx.Rollback(context.WithoutCancel(ctx))
-	out := make([]*loom.SessionData, 0, len(ids))
-	for _, id := range ids {
-		x, err := s.sessionTx(ctx, tx, id, "")
-		if loom.ErrorCode(err) == loom.ENOTFOUND {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		msgs, err := messagesOf(ctx, tx, x.ID, q)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, &loom.SessionData{Session: x, Messages: msgs})
-	}
-	return out, nil
+	return sqlstore.ReadSessions(ids,
+		func(id string) (*loom.Session, error) { return s.sessionTx(ctx, tx, id, "") },
+		func(id string) ([]*loom.Message, error) { return messagesOf(ctx, tx, id, q) })
 }

@@ -111,6 +111,18 @@ func (s *Server) apiFallback(mux *http.ServeMux, w http.ResponseWriter, r *http.
 	s.writeError(w, r, codedError(loom.ENOTFOUND, "no such endpoint: %s", r.URL.Path))
 }
 
+// pathSession is the user's session that the request's path names
+// ({id}); when there is none it answers the request with the error and
+// returns nil.
+func (s *Server) pathSession(w http.ResponseWriter, r *http.Request) *loom.Session {
+	x, err := s.session(r.Context(), userOf(r), r.PathValue("id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return nil
+	}
+	return x
+}
+
 // session finds the session ref names for user: an exact id (trashed
 // sessions included), else a unique id prefix, key or title among the
 // user's live sessions. Another user's session is not found, whatever
@@ -208,18 +220,16 @@ func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
-	x, err := s.session(r.Context(), userOf(r), r.PathValue("id"))
-	if err != nil {
-		s.writeError(w, r, err)
+	x := s.pathSession(w, r)
+	if x == nil {
 		return
 	}
 	writeJSON(w, http.StatusOK, x)
 }
 
 func (s *Server) patchSession(w http.ResponseWriter, r *http.Request) {
-	x, err := s.session(r.Context(), userOf(r), r.PathValue("id"))
-	if err != nil {
-		s.writeError(w, r, err)
+	x := s.pathSession(w, r)
+	if x == nil {
 		return
 	}
 	var in struct {
@@ -232,6 +242,7 @@ func (s *Server) patchSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	u := loom.SessionUpdate{Title: in.Title, Description: in.Description, Archived: in.Archived}
+	var err error
 	if in.Title == nil && in.Description == nil && in.Archived == nil {
 		err = loom.Errorf(loom.EINVALID, "nothing to change: give title, description or archived")
 	} else {
@@ -256,9 +267,8 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, q.err)
 		return
 	}
-	x, err := s.session(r.Context(), userOf(r), r.PathValue("id"))
-	if err != nil {
-		s.writeError(w, r, err)
+	x := s.pathSession(w, r)
+	if x == nil {
 		return
 	}
 	// A session another process is writing answers 409 with its holder,
@@ -289,9 +299,8 @@ func (s *Server) listMessages(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, q.err)
 		return
 	}
-	x, err := s.session(r.Context(), userOf(r), r.PathValue("id"))
-	if err != nil {
-		s.writeError(w, r, err)
+	x := s.pathSession(w, r)
+	if x == nil {
 		return
 	}
 	msgs, err := s.st.Messages(r.Context(), x.ID, mq)
@@ -329,9 +338,8 @@ func (s *Server) rewind(ctx context.Context, user string, x *loom.Session, turn 
 }
 
 func (s *Server) rewindSession(w http.ResponseWriter, r *http.Request) {
-	x, err := s.session(r.Context(), userOf(r), r.PathValue("id"))
-	if err != nil {
-		s.writeError(w, r, err)
+	x := s.pathSession(w, r)
+	if x == nil {
 		return
 	}
 	var in struct {
@@ -355,9 +363,8 @@ func (s *Server) rewindSession(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) forkSession(w http.ResponseWriter, r *http.Request) {
-	x, err := s.session(r.Context(), userOf(r), r.PathValue("id"))
-	if err != nil {
-		s.writeError(w, r, err)
+	x := s.pathSession(w, r)
+	if x == nil {
 		return
 	}
 	var in struct {

@@ -270,17 +270,7 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 	for _, i := range kept {
 		keptHits, keptBodies = append(keptHits, hits[i]), append(keptBodies, bodies[i])
 	}
-	if len(keptHits) == 0 {
-		return nil, nil
-	}
-	snippets, err := s.snippets(ctx, keptBodies, q)
-	if err != nil {
-		return nil, err
-	}
-	for i := range keptHits {
-		keptHits[i].Snippet = snippets[keptBodies[i]]
-	}
-	return keptHits, nil
+	return s.withSnippets(ctx, keptHits, keptBodies, q)
 }
 
 // rankBroad ranks a query with more than RankDepth matches; newest are
@@ -558,6 +548,23 @@ func (s *Store) newest(ctx context.Context, query string, args ...any) ([]int64,
 		ids = append(ids, id)
 	}
 	return ids, nil
+}
+
+// withSnippets gives each of hits, whose message's body is the same
+// place of bodies, its snippet (snippets), and returns them; no hits
+// read nothing and return nil.
+func (s *Store) withSnippets(ctx context.Context, hits []loom.SearchHit, bodies []int64, q loom.SearchQuery) ([]loom.SearchHit, error) {
+	if len(hits) == 0 {
+		return nil, nil
+	}
+	snippets, err := s.snippets(ctx, bodies, q)
+	if err != nil {
+		return nil, err
+	}
+	for i := range hits {
+		hits[i].Snippet = snippets[bodies[i]]
+	}
+	return hits, nil
 }
 
 // snippets cuts the returned messages' text around the query's words,

@@ -138,28 +138,7 @@ func (s *Store) PutVectors(ctx context.Context, model string, upTo int64, vecs [
 
 // Vectors implements loom.VectorStore.
 func (s *Store) Vectors(ctx context.Context, fn func(loom.Vector) error) (string, error) {
-	var model string
-	if err := (reads{s}).QueryRowContext(ctx, `SELECT model FROM vector_state`).Scan(&model); err != nil {
-		return "", fmt.Errorf("vectors: %w", err)
-	}
-	rows, err := s.reader.QueryContext(ctx, `SELECT body_id, vec FROM vectors`)
-	if err != nil {
-		return "", fmt.Errorf("vectors: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var v loom.Vector
-		if err := rows.Scan(&v.ID, &v.Data); err != nil {
-			return "", fmt.Errorf("vectors: %w", err)
-		}
-		if err := fn(v); err != nil {
-			return "", err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return "", fmt.Errorf("vectors: %w", err)
-	}
-	return model, nil
+	return rowscan.Vectors(ctx, reads{s}.QueryRowContext(ctx, `SELECT model FROM vector_state`), rowsOf{s.reader}, fn)
 }
 
 // VectorHits implements loom.VectorStore.
@@ -195,17 +174,7 @@ func (s *Store) VectorHits(ctx context.Context, q loom.SearchQuery, ids []int64,
 		return nil, fmt.Errorf("search: %w", err)
 	}
 	hits, bodies := sqlstore.VectorOrder(ids, scores, byBody, q.Limit)
-	if len(hits) == 0 {
-		return nil, nil
-	}
-	snippets, err := s.snippets(ctx, bodies, q)
-	if err != nil {
-		return nil, err
-	}
-	for i := range hits {
-		hits[i].Snippet = snippets[bodies[i]]
-	}
-	return hits, nil
+	return s.withSnippets(ctx, hits, bodies, q)
 }
 
 // VectorStatus implements loom.VectorStore.

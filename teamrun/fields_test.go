@@ -22,12 +22,7 @@ import (
 func TestApplySetsTeamAndMember(t *testing.T) {
 	ctx := context.Background()
 	_, v, st, _ := publishClient(t)
-	ts, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "team.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ts.Close()
-	st.Team = ts
+	ts := openTeamStore(t, &st)
 	v.Past["bob-fp"] = &team.Member{Name: "bob"}
 	alice, bob := &team.Header{Author: v.Me.Fingerprint()}, &team.Header{Author: "bob-fp"}
 	sid := ids(7)

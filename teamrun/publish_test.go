@@ -67,6 +67,19 @@ func publishClient(t testing.TB) (*Client, *Verified, Stores, *sent) {
 	return e, v, Stores{Own: own, User: "alice", Detector: secrets.Default()}, out
 }
 
+// openTeamStore opens the store where st keeps its teammates' sessions,
+// as a member's machine does, closed when the test ends.
+func openTeamStore(t testing.TB, st *Stores) *sqlite.Store {
+	t.Helper()
+	ts, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "team.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ts.Close() })
+	st.Team = ts
+	return ts
+}
+
 // session makes a session of n messages in the shared project.
 func sessionData(id string, n int) *loom.SessionData {
 	at := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
@@ -209,12 +222,7 @@ func BenchmarkPublishUnchanged(b *testing.B) {
 func TestApplyReplaceKeepsSubagents(t *testing.T) {
 	ctx := context.Background()
 	_, v, st, _ := publishClient(t)
-	ts, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "team.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ts.Close()
-	st.Team = ts
+	ts := openTeamStore(t, &st)
 	sid := ids(2)
 	parent, child := sessionData(sid[0], 6), sessionData(sid[1], 2)
 	child.Session.Kind, child.Session.ParentID = loom.KindSubagent, sid[0]

@@ -269,19 +269,7 @@ func hubLoadMain(ctx context.Context, out io.Writer, dir, bin, pg string, sh hub
 			}
 		}
 	}
-	stopSampling := make(chan struct{})
-	go func() {
-		t := time.NewTicker(500 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-stopSampling:
-				return
-			case <-t.C:
-				sample()
-			}
-		}
-	}()
+	stopSampling := every(500*time.Millisecond, sample)
 	cpu0 := cpuTicks(procs[0].pid) + cpuTicks(procs[1].pid)
 	var deadTicks int64
 	killed, restarted := false, false
@@ -343,7 +331,7 @@ func hubLoadMain(ctx context.Context, out io.Writer, dir, bin, pg string, sh hub
 	}
 	roundsTime := time.Since(roundsStart)
 	sample()
-	close(stopSampling)
+	stopSampling()
 	cpu1 := cpuTicks(procs[0].pid) + cpuTicks(procs[1].pid) + deadTicks
 
 	// A last pull by every machine, then the counts.

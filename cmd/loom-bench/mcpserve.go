@@ -101,19 +101,7 @@ func mcpServeMain(ctx context.Context, out io.Writer, dir, bin string, clients i
 	sample()
 	runCtx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
-	stopSampling := make(chan struct{})
-	go func() {
-		t := time.NewTicker(time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-stopSampling:
-				return
-			case <-t.C:
-				sample()
-			}
-		}
-	}()
+	stopSampling := every(time.Second, sample)
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2 * clients}}
 	fmt.Fprintf(os.Stderr, "mcp-serve: %d clients for %s (server pid %d)\n", clients, d, pid)
 	t0 := time.Now()
@@ -128,7 +116,7 @@ func mcpServeMain(ctx context.Context, out io.Writer, dir, bin string, clients i
 	}
 	wg.Wait()
 	f.elapsed = time.Since(t0)
-	close(stopSampling)
+	stopSampling()
 	sample()
 	time.Sleep(5 * time.Second)
 	sample()
@@ -313,4 +301,24 @@ func (f *mcpServeFigures) print(out io.Writer) {
 	if e, ok := f.firstErr.Load().(string); ok {
 		fmt.Fprintf(out, "First error: %s\n", e)
 	}
+}
+
+// every calls f every d, in a goroutine of its own, until the function
+// it returns is called: how the process benchmarks sample a server's
+// memory while they load it.
+func every(d time.Duration, f func()) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(d)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				f()
+			}
+		}
+	}()
+	return func() { close(done) }
 }

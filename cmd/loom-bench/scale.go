@@ -186,6 +186,21 @@ func scaleBuilt(messages, projects, vocab int) string {
 	return fmt.Sprintf("%d filler messages, %d projects, %d words\n", messages, projects, vocab)
 }
 
+// keepBuilt builds the opened store st with build, then writes want to
+// mark, so that the next run finds the store whole and reuses it; st is
+// closed when either fails.
+func keepBuilt(st loom.Engine, mark, want string, build func() (string, error)) (loom.Engine, string, error) {
+	note, err := build()
+	if err == nil {
+		err = os.WriteFile(mark, []byte(want), 0o644)
+	}
+	if err != nil {
+		st.Close()
+		return nil, "", err
+	}
+	return st, note, nil
+}
+
 func openScaleSQLite(ctx context.Context, o scaleOptions, files string, pl *planted, vocab []string) (loom.Engine, string, error) {
 	mark := o.store + ".built"
 	want := scaleBuilt(o.messages, o.projects, len(vocab))
@@ -199,15 +214,9 @@ func openScaleSQLite(ctx context.Context, o scaleOptions, files string, pl *plan
 	if err != nil {
 		return nil, "", err
 	}
-	note, err := buildScale(ctx, st, "SQLite", files, pl, vocab, o.messages, o.projects, func() error { return st.MergeIndex(ctx) })
-	if err == nil {
-		err = os.WriteFile(mark, []byte(want), 0o644)
-	}
-	if err != nil {
-		st.Close()
-		return nil, "", err
-	}
-	return st, note, nil
+	return keepBuilt(st, mark, want, func() (string, error) {
+		return buildScale(ctx, st, "SQLite", files, pl, vocab, o.messages, o.projects, func() error { return st.MergeIndex(ctx) })
+	})
 }
 
 // openScalePostgres opens the store in o.pgSchema, building it there
@@ -237,15 +246,9 @@ func openScalePostgres(ctx context.Context, o scaleOptions, files string, pl *pl
 	if err != nil {
 		return nil, "", err
 	}
-	note, err := buildScale(ctx, st, "PostgreSQL", files, pl, vocab, o.pgMessages, o.projects, func() error { return nil })
-	if err == nil {
-		err = os.WriteFile(mark, []byte(want), 0o644)
-	}
-	if err != nil {
-		st.Close()
-		return nil, "", err
-	}
-	return st, note, nil
+	return keepBuilt(st, mark, want, func() (string, error) {
+		return buildScale(ctx, st, "PostgreSQL", files, pl, vocab, o.pgMessages, o.projects, func() error { return nil })
+	})
 }
 
 // buildScale imports the planted conversations through loom's importer,

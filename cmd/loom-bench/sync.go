@@ -47,18 +47,12 @@ func syncMain(ctx context.Context, out io.Writer, dir string, messages, runs int
 	if err != nil {
 		return err
 	}
-	hubStore, err := open("hub.db")
+	h, err := startHub(ctx, filepath.Join(work, "hub.db"))
 	if err != nil {
 		return err
 	}
-	defer hubStore.Close()
-	ts := httptest.NewServer(server.New(server.Config{Store: hubStore, Tokens: hubStore}))
-	defer ts.Close()
-	_, secret, err := hubStore.CreateToken(ctx, "bench", "bench", 0)
-	if err != nil {
-		return err
-	}
-	c := &hub.Client{URL: ts.URL, Token: secret}
+	defer h.Close()
+	c := &hub.Client{URL: h.URL, Token: h.token}
 	key, err := envelope.NewKey()
 	if err != nil {
 		return err
@@ -174,4 +168,32 @@ func fillForSync(ctx context.Context, st *sqlite.Store, messages int) error {
 		}
 	}
 	return nil
+}
+
+// benchHub is a hub for the sync benchmarks: loom serve's handler over an
+// SQLite store on a real loopback listener, and a token for it.
+type benchHub struct {
+	*httptest.Server
+	store *sqlite.Store
+	token string
+}
+
+// startHub opens the hub's store at path, serves it and makes a token.
+func startHub(ctx context.Context, path string) (*benchHub, error) {
+	st, err := sqlite.Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	h := &benchHub{Server: httptest.NewServer(server.New(server.Config{Store: st, Tokens: st})), store: st}
+	if _, h.token, err = st.CreateToken(ctx, "bench", "bench", 0); err != nil {
+		h.Close()
+		return nil, err
+	}
+	return h, nil
+}
+
+// Close stops the hub and closes its store.
+func (h *benchHub) Close() {
+	h.Server.Close()
+	h.store.Close()
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,7 +12,6 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/server"
 	"github.com/loomhq/loom/sqlite"
 )
 
@@ -41,17 +39,11 @@ func syncCLIMain(ctx context.Context, out io.Writer, dir, bin string, messages, 
 			return fmt.Errorf("build loom: %w", err)
 		}
 	}
-	hubStore, err := sqlite.Open(ctx, filepath.Join(work, "hub.db"))
+	h, err := startHub(ctx, filepath.Join(work, "hub.db"))
 	if err != nil {
 		return err
 	}
-	defer hubStore.Close()
-	ts := httptest.NewServer(server.New(server.Config{Store: hubStore, Tokens: hubStore}))
-	defer ts.Close()
-	_, secret, err := hubStore.CreateToken(ctx, "bench", "bench", 0)
-	if err != nil {
-		return err
-	}
+	defer h.Close()
 	type machine struct{ home, db string }
 	m := func(name string) machine {
 		return machine{home: filepath.Join(work, name), db: filepath.Join(work, name, "sessions.db")}
@@ -60,7 +52,7 @@ func syncCLIMain(ctx context.Context, out io.Writer, dir, bin string, messages, 
 	run := func(x machine, stdin string, args ...string) (string, error) {
 		cmd := exec.CommandContext(ctx, bin, args...)
 		cmd.Env = append(os.Environ(), "LOOM_HOME="+x.home, "LOOM_DB="+x.db, "LOOM_USER=bench",
-			"LOOM_SYNC_HUB="+ts.URL, "LOOM_SYNC_TOKEN="+secret)
+			"LOOM_SYNC_HUB="+h.URL, "LOOM_SYNC_TOKEN="+h.token)
 		cmd.Stdin = strings.NewReader(stdin)
 		o, err := cmd.Output()
 		if err != nil {

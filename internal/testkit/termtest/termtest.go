@@ -196,13 +196,9 @@ func (p *Term) WaitFor(t testing.TB, want string) {
 // that starts slowly, or waits on a model.
 func (p *Term) WaitForWithin(t testing.TB, want string, d time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for !strings.Contains(p.Output(), want) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %q; the terminal shows:\n%s", want, p.Output())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitUntil(t, d, func() bool { return strings.Contains(p.Output(), want) }, func() {
+		t.Fatalf("timed out waiting for %q; the terminal shows:\n%s", want, p.Output())
+	})
 }
 
 // WaitForScreen waits up to d until the screen shows want: for a
@@ -210,13 +206,9 @@ func (p *Term) WaitForWithin(t testing.TB, want string, d time.Duration) {
 // spaces, whose Output runs words together.
 func (p *Term) WaitForScreen(t testing.TB, want string, d time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for !strings.Contains(p.Screen(), want) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %q on the screen, which shows:\n%s", want, p.Screen())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitUntil(t, d, func() bool { return strings.Contains(p.Screen(), want) }, func() {
+		t.Fatalf("timed out waiting for %q on the screen, which shows:\n%s", want, p.Screen())
+	})
 }
 
 // WaitOffScreen waits up to d until the screen no longer shows gone:
@@ -224,13 +216,9 @@ func (p *Term) WaitForScreen(t testing.TB, want string, d time.Duration) {
 // with what was typed.
 func (p *Term) WaitOffScreen(t testing.TB, gone string, d time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for strings.Contains(p.Screen(), gone) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %q to leave the screen, which shows:\n%s", gone, p.Screen())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitUntil(t, d, func() bool { return !strings.Contains(p.Screen(), gone) }, func() {
+		t.Fatalf("timed out waiting for %q to leave the screen, which shows:\n%s", gone, p.Screen())
+	})
 }
 
 // WaitPrompt waits until the screen's last line is prompt alone: the
@@ -239,14 +227,24 @@ func (p *Term) WaitOffScreen(t testing.TB, gone string, d time.Duration) {
 // newline.
 func (p *Term) WaitPrompt(t testing.TB, prompt string) {
 	t.Helper()
-	deadline := time.Now().Add(Timeout)
-	for {
+	waitUntil(t, Timeout, func() bool {
 		lines := strings.Split(strings.TrimRight(p.Screen(), " \n"), "\n")
-		if strings.TrimSpace(lines[len(lines)-1]) == prompt {
-			return
-		}
+		return strings.TrimSpace(lines[len(lines)-1]) == prompt
+	}, func() {
+		t.Fatalf("no empty prompt %q; the terminal shows:\n%s", prompt, p.Screen())
+	})
+}
+
+// waitUntil checks done every 20 ms until it holds, and calls fail (which
+// ends the test) once d has passed without it: the one loop of every
+// wait on what the terminal shows.
+func waitUntil(t testing.TB, d time.Duration, done func() bool, fail func()) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !done() {
 		if time.Now().After(deadline) {
-			t.Fatalf("no empty prompt %q; the terminal shows:\n%s", prompt, p.Screen())
+			fail()
+			return
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
