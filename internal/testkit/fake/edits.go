@@ -38,13 +38,13 @@ func (fk *EditStore) ProjectRoots(ctx context.Context, userID, projectID string)
 
 // EditVersioner is a fake loom.EditVersioner.
 type EditVersioner struct {
-	EditVersionFn func(ctx context.Context) (string, error)
+	EditVersionFn func(ctx context.Context) (version string, err error)
 }
 
 var _ loom.EditVersioner = (*EditVersioner)(nil)
 
 // EditVersion calls EditVersionFn.
-func (fk *EditVersioner) EditVersion(ctx context.Context) (string, error) {
+func (fk *EditVersioner) EditVersion(ctx context.Context) (version string, err error) {
 	return call(fk.EditVersionFn, "EditVersioner.EditVersion")(ctx)
 }
 
