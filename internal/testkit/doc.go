@@ -3,7 +3,7 @@
 // runs (storetest, synctest), the real agent programs installed for tests
 // (agentclitest), a pseudo-terminal (termtest), fakes of the file system
 // and of git (fsfault, gittest), one small fake per service of package
-// loom (fake), a buffer safe to read while written
-// (syncio) and the search evaluation (searcheval). No file of the program
-// imports them (TestOnlyTestsImportTheKit).
+// loom (fake), a buffer safe to read while written (syncio) and the
+// search evaluation (searcheval). No file of the program imports them
+// (TestOnlyTestsImportTheKit).
 package testkit
