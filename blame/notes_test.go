@@ -7,9 +7,25 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/testkit/fake"
 	"github.com/loomhq/loom/internal/testkit/gittest"
-	"github.com/loomhq/loom/sqlite"
 )
+
+// blamerOfNoSession blames with the edit index of a store that holds no
+// session (a clone's, on a machine where none of its sessions ran): its
+// lines can be credited only from the notes the repository carries.
+func blamerOfNoSession() *Blamer {
+	edits := &fake.EditStore{
+		UnindexedEditsFn: func(context.Context, int) ([]loom.EditSource, error) { return nil, nil },
+		EditsFn:          func(context.Context, loom.EditQuery) ([]loom.FileEdit, error) { return nil, nil },
+		ProjectRootsFn:   func(context.Context, string, string) ([]string, error) { return nil, nil },
+	}
+	roots := &fake.RootLister{RecordedRootsFn: func(context.Context, string) ([]loom.RecordedRoot, error) { return nil, nil }}
+	// An empty index's version, as a store's own.
+	versions := &fake.EditVersioner{EditVersionFn: func(context.Context) (string, error) { return "0", nil }}
+	return &Blamer{Store: edits, Roots: roots, Versions: versions, UserID: "local"}
+}
 
 // TestNotesRoundTrip: loom's attributions written as git notes of the
 // Git AI standard, pushed with the repository, are read back by a clone
@@ -41,12 +57,7 @@ func TestNotesRoundTrip(t *testing.T) {
 	clone := filepath.Join(t.TempDir(), "clone")
 	gittest.Git(t, filepath.Dir(clone), time.Time{}, "clone", "-q", r.dir, clone)
 	gittest.Git(t, clone, time.Time{}, "fetch", "-q", "origin", NotesRef+":"+NotesRef)
-	empty, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "empty.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer empty.Close()
-	got, err := (&Blamer{Store: empty, Roots: empty, Versions: empty, UserID: "local"}).File(context.Background(), filepath.Join(clone, "calc.go"), "")
+	got, err := blamerOfNoSession().File(context.Background(), filepath.Join(clone, "calc.go"), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,12 +127,7 @@ src/lib.rs
 	cmd := "notes --ref=" + NotesRef + " add -m"
 	args := append(strings.Fields(cmd), log, "HEAD")
 	r.git(args...)
-	empty, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "empty.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer empty.Close()
-	b := &Blamer{Store: empty, Roots: empty, Versions: empty, UserID: "local"}
+	b := blamerOfNoSession()
 	res, err := b.File(context.Background(), filepath.Join(r.dir, "src/main.rs"), "")
 	if err != nil {
 		t.Fatal(err)

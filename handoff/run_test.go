@@ -3,14 +3,13 @@ package handoff_test
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/handoff"
+	"github.com/loomhq/loom/internal/testkit/fake"
 	"github.com/loomhq/loom/secrets"
-	"github.com/loomhq/loom/sqlite"
 )
 
 // kept is a writer that keeps what it is handed.
@@ -28,18 +27,20 @@ func (k *kept) Handoff(_ context.Context, h *handoff.Handoff) (*handoff.Handed, 
 // where the title and the replies repeat it, before the writer sees it.
 func TestRunRedactsRepeatsInTheTitle(t *testing.T) {
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "loom.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
 	const token = "Xq7RtY5wPk3Nf8XdQA1sLm29"
-	s := &loom.Session{ID: loom.NewID(), Key: "cli:handoff", UserID: "u", Title: "call staging with " + token, Cwd: t.TempDir()}
-	if err := st.Append(ctx, s,
-		&loom.Message{Role: loom.RoleUser, Parts: []loom.Part{{Type: loom.PartText, Text: "curl -H 'Authorization: Bearer " + token + "' https://staging.example.com"}}},
-		&loom.Message{Role: loom.RoleAssistant, Parts: []loom.Part{{Type: loom.PartText, Text: "I used " + token + " for the call."}}},
-	); err != nil {
-		t.Fatal(err)
+	s := &loom.Session{ID: loom.NewID(), Key: "cli:handoff", UserID: "u", Title: "call staging with " + token, Cwd: t.TempDir(), TurnCount: 1}
+	msgs := []*loom.Message{
+		{SessionID: s.ID, Seq: 1, Turn: 1, Role: loom.RoleUser, Parts: []loom.Part{{Type: loom.PartText, Text: "curl -H 'Authorization: Bearer " + token + "' https://staging.example.com"}}},
+		{SessionID: s.ID, Seq: 2, Turn: 1, Role: loom.RoleAssistant, Parts: []loom.Part{{Type: loom.PartText, Text: "I used " + token + " for the call."}}},
+	}
+	// The store: the session with its messages, as one read, and no
+	// service of its own (the gate asks).
+	st := &fake.Reader{
+		ReadSessionsFn: func(context.Context, []string, loom.MessageQuery) ([]*loom.SessionData, error) {
+			c := *s
+			return []*loom.SessionData{{Session: &c, Messages: msgs}}, nil
+		},
+		ReadsFn: func() loom.Reads { return loom.Reads{} },
 	}
 	w := &kept{}
 	rep, err := handoff.Run(ctx, st, s, w, handoff.Options{Redact: secrets.Default()})

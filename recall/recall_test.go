@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/testkit/fake"
 	"github.com/loomhq/loom/recall"
 	"github.com/loomhq/loom/secrets"
 	"github.com/loomhq/loom/sqlite"
@@ -170,13 +171,6 @@ func (s slowReads) Messages(ctx context.Context, id string, q loom.MessageQuery)
 	return nil, ctx.Err()
 }
 
-// slowSearch is a store whose search runs out of time before any hit.
-type slowSearch struct{ loom.Engine }
-
-func (slowSearch) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHit, error) {
-	return nil, loom.ErrSearchTime
-}
-
 // A recall that runs out of time gives the turns it found, shorter
 // (their hits' snippets) when there was no time to read them, and says
 // it is partial; never other turns. One whose search found nothing in
@@ -206,7 +200,13 @@ func TestRecallOutOfTime(t *testing.T) {
 	if !strings.Contains(res.Text(), "pool") {
 		t.Fatalf("recall out of time: %s", res.Text())
 	}
-	res, err = recall.Recall(ctx, slowSearch{st}, recall.Options{Prompt: "postgres pool", UserID: "alice", ProjectID: "api"})
+	// A search that runs out of time before any hit, on an index with
+	// no size to rank within.
+	slowSearch := &fake.Reader{
+		ReadsFn:  func() loom.Reads { return loom.Reads{} },
+		SearchFn: func(context.Context, loom.SearchQuery) ([]loom.SearchHit, error) { return nil, loom.ErrSearchTime },
+	}
+	res, err = recall.Recall(ctx, slowSearch, recall.Options{Prompt: "postgres pool", UserID: "alice", ProjectID: "api"})
 	if err != nil || !res.Partial || len(res.Turns) != 0 {
 		t.Fatalf("recall whose search ran out of time = %+v, %v, want nothing, partial", res, err)
 	}

@@ -84,10 +84,10 @@ func TestBoundsAtTheEndsOfTime(t *testing.T) {
 	// Messages on the first and the last days RFC 3339 writes: every
 	// period they fall in, cut in any zone, is written as JSON (a row
 	// that ends in year 10000 in its zone ends at loom.MaxTime).
-	ends := slices{
+	ends := slices(
 		slice("0000-01-01T00:05:00Z", "0000-01-01T00:05:00Z", "cli", "openai", "gpt-5", loom.Usage{InputTokens: 1}),
 		slice("9999-12-31T23:50:00Z", "9999-12-31T23:59:59Z", "cli", "openai", "gpt-5", loom.Usage{InputTokens: 2}),
-	}
+	)
 	for _, by := range []string{report.Day, report.Week, report.Month, report.Block} {
 		for _, loc := range []*time.Location{time.UTC, kiritimati, west} {
 			rep, err := report.Build(context.Background(), ends, report.Options{By: by, Location: loc, Now: now})
@@ -120,11 +120,11 @@ func FuzzRequest(f *testing.F) {
 			f.Add(c[0], c[1], uint8(i), uint8(i))
 		}
 	}
-	ends := slices{
+	ends := slices(
 		slice("0000-01-01T00:05:00Z", "0000-01-01T00:05:00Z", "cli", "openai", "gpt-5", loom.Usage{InputTokens: 1}),
 		slice("2026-03-01T22:10:00Z", "2026-03-01T22:14:00Z", "cli", "openai", "gpt-5", loom.Usage{InputTokens: 1}),
 		slice("9999-12-31T23:50:00Z", "9999-12-31T23:59:59Z", "cli", "openai", "gpt-5", loom.Usage{InputTokens: 2}),
-	}
+	)
 	now := at("2026-03-10T00:00:00Z")
 	f.Fuzz(func(t *testing.T, since, until string, zone, period uint8) {
 		req := report.Request{Since: since, Until: until, TZ: zones[int(zone)%len(zones)], By: periods[int(period)%len(periods)]}

@@ -7,26 +7,29 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/testkit/fake"
 	"github.com/loomhq/loom/pricing"
 	"github.com/loomhq/loom/report"
 )
 
-type slices []loom.UsageSlice
-
-func (s slices) UsageSlices(context.Context, loom.UsageSliceFilter) ([]loom.UsageSlice, error) {
-	return s, nil
-}
-
-// Usage names the sessions of the slices: each is titled "title of "
+// slices is a store that holds s: it reads all of them whatever the
+// filter, and its usage names their sessions, each titled "title of "
 // and its id.
-func (s slices) Usage(_ context.Context, f loom.UsageFilter) (*loom.UsageReport, error) {
-	u := &loom.UsageReport{}
-	for _, x := range s {
-		if x.SessionID != "" && (f.SessionID == "" || f.SessionID == x.SessionID) {
-			u.BySession = append(u.BySession, loom.UsageRow{Key: x.SessionID, Name: "title of " + x.SessionID})
-		}
+func slices(s ...loom.UsageSlice) *fake.Reader {
+	return &fake.Reader{
+		UsageSlicesFn: func(context.Context, loom.UsageSliceFilter) ([]loom.UsageSlice, error) {
+			return s, nil
+		},
+		UsageFn: func(_ context.Context, f loom.UsageFilter) (*loom.UsageReport, error) {
+			u := &loom.UsageReport{}
+			for _, x := range s {
+				if x.SessionID != "" && (f.SessionID == "" || f.SessionID == x.SessionID) {
+					u.BySession = append(u.BySession, loom.UsageRow{Key: x.SessionID, Name: "title of " + x.SessionID})
+				}
+			}
+			return u, nil
+		},
 	}
-	return u, nil
 }
 
 func at(s string) time.Time {
@@ -43,7 +46,7 @@ func slice(first, last, surface, provider, model string, u loom.Usage) loom.Usag
 		ProjectID: "p1", ProjectName: "api", Provider: provider, Model: model, Messages: 1, Usage: u}
 }
 
-var store = slices{
+var stored = []loom.UsageSlice{
 	// Sonnet 4.5: 1M input = $3, 100k output = $1.50.
 	slice("2026-03-01T22:10:00Z", "2026-03-01T22:14:00Z", "claude-code", "anthropic", "claude-sonnet-4-5", loom.Usage{InputTokens: 1_000_000, OutputTokens: 100_000}),
 	// gpt-5: 1M cache read = $0.125.
@@ -59,7 +62,7 @@ func build(t *testing.T, o report.Options) *report.Report {
 	if o.Location == nil {
 		o.Location = time.UTC
 	}
-	rep, err := report.Build(context.Background(), store, o)
+	rep, err := report.Build(context.Background(), slices(stored...), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +161,7 @@ func TestPricesAndBounds(t *testing.T) {
 	if len(rep.Total.Unpriced) != 0 || cost(rep.Total) != 5.625+0.52 {
 		t.Fatalf("with an added price: %+v", rep.Total)
 	}
-	if _, err := report.Build(context.Background(), store, report.Options{By: "year"}); err == nil {
+	if _, err := report.Build(context.Background(), slices(stored...), report.Options{By: "year"}); err == nil {
 		t.Fatal("by year accepted")
 	}
 	loc := time.FixedZone("E", 3600)
@@ -213,12 +216,12 @@ func TestBlockCellsOneValueEach(t *testing.T) {
 // A report by session names its sessions, read through the cache the
 // web pages and insights read usage through as well as directly.
 func TestSessionsTitled(t *testing.T) {
-	var named slices
-	for i, x := range store {
+	var named []loom.UsageSlice
+	for i, x := range stored {
 		x.SessionID = []string{"s1", "s2", "s1", "s3"}[i]
 		named = append(named, x)
 	}
-	for name, src := range map[string]report.Slicer{"store": named, "cached": report.Cached(named)} {
+	for name, src := range map[string]report.Slicer{"store": slices(named...), "cached": report.Cached(slices(named...))} {
 		rep, err := report.Build(context.Background(), src, report.Options{By: report.Session, Location: time.UTC})
 		if err != nil {
 			t.Fatal(err)

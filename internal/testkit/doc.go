@@ -2,7 +2,8 @@
 // the command tests' harness (clitest, cmdtest), the suites every engine
 // runs (storetest, synctest), the real agent programs installed for tests
 // (agentclitest), a pseudo-terminal (termtest), fakes of the file system
-// and of git (fsfault, gittest), a buffer safe to read while written
-// (syncio) and the search evaluation (searcheval). No file of the program
-// imports them (TestOnlyTestsImportTheKit).
+// and of git (fsfault, gittest), one small fake per service of package
+// loom (fake), a buffer safe to read while written (syncio) and the
+// search evaluation (searcheval). No file of the program imports them
+// (TestOnlyTestsImportTheKit).
 package testkit
