@@ -373,11 +373,9 @@ func TestSampleAccounting(t *testing.T) {
 				if s.Kind == loom.KindFork {
 					continue
 				}
-				for _, m := range s.Messages {
-					for _, p := range m.Parts {
-						if p.Type == loom.PartTool && p.EndedAt != nil {
-							answered++
-						}
+				for _, p := range importertest.Parts(s, loom.PartTool) {
+					if p.EndedAt != nil {
+						answered++
 					}
 				}
 			}

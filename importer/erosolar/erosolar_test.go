@@ -40,11 +40,9 @@ func TestRead(t *testing.T) {
 	if tl.Tools[loom.ToolCompleted] != 1 || importertest.Roles(s) != "system user assistant user assistant assistant" {
 		t.Errorf("roles %s, %+v", importertest.Roles(s), tl)
 	}
-	for _, m := range s.Messages {
-		for _, p := range m.Parts {
-			if p.Type == loom.PartTool && (p.Name != "read_file" || string(p.Input) != `{"path":"notes.txt"}` || !strings.Contains(string(p.Output), `1\talpha`)) {
-				t.Errorf("call %s %s output %s", p.Name, p.Input, p.Output)
-			}
+	for _, p := range importertest.Parts(s, loom.PartTool) {
+		if p.Name != "read_file" || string(p.Input) != `{"path":"notes.txt"}` || !strings.Contains(string(p.Output), `1\talpha`) {
+			t.Errorf("call %s %s output %s", p.Name, p.Input, p.Output)
 		}
 	}
 	if u := importertest.SumUsage(s); u != (loom.Usage{}) {

@@ -82,11 +82,9 @@ func check(t testing.TB, res *importer.Result) {
 
 func tool(t *testing.T, s *importer.Session, callID string) loom.Part {
 	t.Helper()
-	for _, m := range s.Messages {
-		for _, p := range m.Parts {
-			if p.Type == loom.PartTool && p.CallID == callID {
-				return p
-			}
+	for _, p := range importertest.Parts(s, loom.PartTool) {
+		if p.CallID == callID {
+			return p
 		}
 	}
 	t.Fatalf("%s: no tool call %s", s.SourceID, callID)

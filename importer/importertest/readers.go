@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
 )
 
@@ -100,4 +101,46 @@ func RefusesFile(t testing.TB, f importer.Format, name, data, want string) {
 	if _, err := f.Read(context.Background(), importer.Bundle{Files: []string{path}}); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("%s of %q read: %v, want an error that says %q", name, data, err, want)
 	}
+}
+
+// ReadClean is ReadAllValid, the test failing at once unless the result
+// holds n sessions and no problems.
+func ReadClean(t testing.TB, f importer.Format, root string, n int) *importer.Result {
+	t.Helper()
+	res := ReadAllValid(t, f, root)
+	if len(res.Sessions) != n || len(res.Problems) != 0 {
+		t.Fatalf("%d sessions, want %d; problems %v", len(res.Sessions), n, res.Problems)
+	}
+	return res
+}
+
+// CheckRoles checks that the roles of s's messages (Roles) are want.
+func CheckRoles(t testing.TB, s *importer.Session, want string) {
+	t.Helper()
+	if got := Roles(s); got != want {
+		t.Errorf("session %s: roles %q, want %q", s.SourceID, got, want)
+	}
+}
+
+// Parts is the parts of s's messages of type typ, in order.
+func Parts(s *importer.Session, typ string) []loom.Part {
+	var out []loom.Part
+	for _, m := range s.Messages {
+		for _, p := range m.Parts {
+			if p.Type == typ {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// Calls is s's tool parts in order, each told as its name, status,
+// input and output, separated by spaces.
+func Calls(s *importer.Session) []string {
+	var out []string
+	for _, p := range Parts(s, loom.PartTool) {
+		out = append(out, p.Name+" "+p.Status+" "+string(p.Input)+" "+string(p.Output))
+	}
+	return out
 }

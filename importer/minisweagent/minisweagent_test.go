@@ -30,17 +30,12 @@ var (
 // usage with the cached tokens apart from the prompt that counts them;
 // the exit is no message.
 func TestRead(t *testing.T) {
-	res := importertest.ReadAllValid(t, Format{}, real)
-	if len(res.Sessions) != 1 || len(res.Problems) != 0 {
-		t.Fatalf("%d sessions, problems %v", len(res.Sessions), res.Problems)
-	}
+	res := importertest.ReadClean(t, Format{}, real, 1)
 	s := res.Sessions[0]
 	if !strings.HasPrefix(s.SourceID, "last_mini_run-") {
 		t.Errorf("id %q", s.SourceID)
 	}
-	if got := importertest.Roles(s); got != "system user assistant assistant assistant" {
-		t.Errorf("roles %s", got)
-	}
+	importertest.CheckRoles(t, s, "system user assistant assistant assistant")
 	if u := importertest.Texts(s, loom.RoleUser); len(u) != 1 || !strings.HasPrefix(u[0], "Please solve this issue: How many lines does notes.txt have?") {
 		t.Errorf("prompts %q", u)
 	}
@@ -50,15 +45,11 @@ func TestRead(t *testing.T) {
 		t.Errorf("calls %+v: two completed, the submitting one ends the run unanswered", tl.Tools)
 	}
 	var outputs []string
-	for _, m := range s.Messages {
-		for _, p := range m.Parts {
-			if p.Type == loom.PartTool {
-				if p.Name != "bash" || !json.Valid(p.Input) {
-					t.Errorf("call %s input %s", p.Name, p.Input)
-				}
-				outputs = append(outputs, string(p.Output))
-			}
+	for _, p := range importertest.Parts(s, loom.PartTool) {
+		if p.Name != "bash" || !json.Valid(p.Input) {
+			t.Errorf("call %s input %s", p.Name, p.Input)
 		}
+		outputs = append(outputs, string(p.Output))
 	}
 	if !slices.Equal(outputs, []string{`"{\n  \"returncode\": 0,\n  \"output\": \"notes.txt\\n\"\n}"`, `"{\n  \"returncode\": 0,\n  \"output\": \"alpha\\nbeta\\n\"\n}"`, ""}) {
 		t.Errorf("outputs %q", outputs)

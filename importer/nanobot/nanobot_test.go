@@ -35,11 +35,9 @@ func TestRead(t *testing.T) {
 	if tl.Tools[loom.ToolCompleted] != 1 || importertest.Roles(s) != "user assistant user assistant assistant" {
 		t.Errorf("roles %s, %+v", importertest.Roles(s), tl)
 	}
-	for _, m := range s.Messages {
-		for _, p := range m.Parts {
-			if p.Type == loom.PartTool && (p.Name != "read_file" || string(p.Output) != `"alpha\nbeta\n"`) {
-				t.Errorf("call %s output %s", p.Name, p.Output)
-			}
+	for _, p := range importertest.Parts(s, loom.PartTool) {
+		if p.Name != "read_file" || string(p.Output) != `"alpha\nbeta\n"` {
+			t.Errorf("call %s output %s", p.Name, p.Output)
 		}
 	}
 	if !s.UpdatedAt.After(s.CreatedAt) {

@@ -50,11 +50,9 @@ func TestRead(t *testing.T) {
 	if tl.Tools[loom.ToolCompleted] != 1 {
 		t.Errorf("%+v, want one completed call", tl)
 	}
-	for _, m := range s.Messages {
-		for _, p := range m.Parts {
-			if p.Type == loom.PartTool && (p.Name != "shell" || !strings.Contains(string(p.Output), `alpha\\nbeta`)) {
-				t.Errorf("call %s output %s", p.Name, p.Output)
-			}
+	for _, p := range importertest.Parts(s, loom.PartTool) {
+		if p.Name != "shell" || !strings.Contains(string(p.Output), `alpha\\nbeta`) {
+			t.Errorf("call %s output %s", p.Name, p.Output)
 		}
 	}
 	at := func(s string) time.Time { tm, _ := time.Parse(time.RFC3339Nano, s); return tm }

@@ -27,29 +27,14 @@ var (
 // The system role's prompt, both prompts as typed, the replies as sgpt
 // stored them, and the function call completed with its output.
 func TestRead(t *testing.T) {
-	res := importertest.ReadAllValid(t, Format{}, real)
-	if len(res.Sessions) != 1 || len(res.Problems) != 0 {
-		t.Fatalf("%d sessions, problems %v", len(res.Sessions), res.Problems)
-	}
+	res := importertest.ReadClean(t, Format{}, real, 1)
 	s := importertest.Session(t, res, "notes")
-	if got := importertest.Roles(s); got != "system user assistant assistant user assistant" {
-		t.Errorf("roles %s", got)
-	}
-	if u := importertest.Texts(s, loom.RoleUser); !slices.Equal(u, []string{"What is in notes.txt?", "How many lines is that?"}) {
-		t.Errorf("prompts %q", u)
-	}
+	importertest.CheckRoles(t, s, "system user assistant assistant user assistant")
+	importertest.CheckTexts(t, s, loom.RoleUser, "What is in notes.txt?", "How many lines is that?")
 	if got := importertest.Texts(s, loom.RoleAssistant); len(got) != 2 || !strings.HasSuffix(got[0], "buy milk and call Ann.") || got[1] != "Two lines." {
 		t.Errorf("replies %q", got)
 	}
-	var calls []string
-	for _, m := range s.Messages {
-		for _, p := range m.Parts {
-			if p.Type == loom.PartTool {
-				calls = append(calls, p.Name+" "+string(p.Status)+" "+string(p.Input)+" "+string(p.Output))
-			}
-		}
-	}
-	if !slices.Equal(calls, []string{`execute_shell_command completed {"shell_command":"cat notes.txt"} "Exit code: 0, Output:\nbuy milk\ncall Ann\n"`}) {
+	if calls := importertest.Calls(s); !slices.Equal(calls, []string{`execute_shell_command completed {"shell_command":"cat notes.txt"} "Exit code: 0, Output:\nbuy milk\ncall Ann\n"`}) {
 		t.Errorf("calls %q", calls)
 	}
 	fi, err := os.Stat(file)
