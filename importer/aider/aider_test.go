@@ -1,7 +1,6 @@
 package aider
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -210,25 +209,11 @@ func TestNotAHistory(t *testing.T) {
 }
 
 func TestBundles(t *testing.T) {
-	root := t.TempDir()
-	for _, p := range []string{"api/" + HistoryFile, "web/sub/" + HistoryFile, "web/node_modules/x/" + HistoryFile, "api/.git/" + HistoryFile, "api/other.md"} {
-		p = filepath.Join(root, p)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		os.WriteFile(p, []byte("x"), 0o644)
-	}
-	bs, err := Format{}.Bundles(context.Background(), root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, b := range bs {
-		rel, _ := filepath.Rel(root, b.Name())
-		got = append(got, rel)
-	}
-	if strings.Join(got, ",") != "api/"+HistoryFile+",web/sub/"+HistoryFile {
+	got := importertest.BundleNames(t, Format{}, "api/"+HistoryFile, "web/sub/"+HistoryFile, "web/node_modules/x/"+HistoryFile, "api/.git/"+HistoryFile, "api/other.md")
+	if got != "api/"+HistoryFile+",web/sub/"+HistoryFile {
 		t.Errorf("bundles %v", got)
 	}
-	if (Format{}).Roots(os.Getenv, root) != nil {
+	if (Format{}).Roots(os.Getenv, t.TempDir()) != nil {
 		t.Error("Aider has no default location")
 	}
 }

@@ -2,7 +2,6 @@ package chatgpttui
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -29,19 +28,7 @@ func TestImportAndFollow(t *testing.T) {
 	path := filepath.Join(root, file)
 	before := importertest.ReadAll(t, Format{}, root)
 	edit := func(f func(cs []any) []any) {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var doc map[string]any
-		if err := json.Unmarshal(data, &doc); err != nil {
-			t.Fatal(err)
-		}
-		doc["conversations"] = f(doc["conversations"].([]any))
-		data, _ = json.MarshalIndent(doc, "", "  ")
-		if err := os.WriteFile(path, data, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		importertest.EditJSON(t, path, func(doc map[string]any) { doc["conversations"] = f(doc["conversations"].([]any)) })
 	}
 	importertest.Follows(t, Format{}, root, func() {
 		edit(func(cs []any) []any {

@@ -2,7 +2,6 @@ package mcphost
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -32,21 +31,9 @@ func TestImportAndFollow(t *testing.T) {
 	root := importertest.CopyDir(t, real)
 	path := filepath.Join(root, "work", "hello.json")
 	importertest.Follows(t, Format{}, root, func() {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var doc map[string]any
-		if err := json.Unmarshal(data, &doc); err != nil {
-			t.Fatal(err)
-		}
-		doc["messages"] = append(doc["messages"].([]any),
+		importertest.AppendToList(t, path, "messages",
 			map[string]any{"id": "msg_a1", "role": "user", "content": "Thanks", "timestamp": "2026-11-27T20:40:00Z"},
 			map[string]any{"id": "msg_a2", "role": "assistant", "content": "You are welcome.", "timestamp": "2026-11-27T20:40:01Z"})
-		data, _ = json.MarshalIndent(doc, "", "  ")
-		if err := os.WriteFile(path, data, 0o600); err != nil {
-			t.Fatal(err)
-		}
 	}, 2)
 }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/importertest"
 )
 
 // fuzzSep separates the records of a fuzzed storage tree: the session,
@@ -122,7 +123,7 @@ func FuzzRead(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		check(t, res)
+		importertest.Check(t, res)
 	})
 }
 
@@ -156,22 +157,7 @@ func readBundles(t *testing.T, bs []importer.Bundle) {
 			t.Fatalf("reading %s did not end", b.Name())
 		}
 		if res != nil {
-			check(t, res)
-		}
-	}
-}
-
-// check checks that what a read returned is valid for loom.
-func check(t *testing.T, res *importer.Result) {
-	t.Helper()
-	for _, s := range res.Sessions {
-		if s.SourceID == "" {
-			t.Errorf("session without an id")
-		}
-		for _, m := range s.Messages {
-			if err := m.Validate(); err != nil {
-				t.Errorf("message %s: %v", m.ID, err)
-			}
+			importertest.Check(t, res)
 		}
 	}
 }

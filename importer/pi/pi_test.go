@@ -23,28 +23,8 @@ func readFile(t *testing.T, path string) *importer.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkValid(t, res)
+	importertest.CheckComplete(t, res)
 	return res
-}
-
-// checkValid checks what every result must be, whatever its file held:
-// what every reader's must (importertest.CheckValid), no session without
-// messages, and every tool part completed or failed.
-func checkValid(t *testing.T, res *importer.Result) {
-	t.Helper()
-	importertest.CheckValid(t, res)
-	for _, s := range res.Sessions {
-		if len(s.Messages) == 0 {
-			t.Errorf("session %s has no messages", s.SourceID)
-		}
-		for _, m := range s.Messages {
-			for _, p := range m.Parts {
-				if p.Type == loom.PartTool && p.Status != loom.ToolCompleted && p.Status != loom.ToolError {
-					t.Errorf("tool part %s is %q", p.ID, p.Status)
-				}
-			}
-		}
-	}
 }
 
 // Files pi 0.73.1 wrote (TestImportRealPi in package cli): a session
