@@ -29,14 +29,6 @@ func readString(t *testing.T, text string) *importer.Result {
 	return readFile(t, path)
 }
 
-func roles(s *importer.Session) string {
-	var out []string
-	for _, m := range s.Messages {
-		out = append(out, m.Role)
-	}
-	return strings.Join(out, " ")
-}
-
 func TestReadHistory(t *testing.T) {
 	res := readFile(t, sample)
 	if len(res.Sessions) != 2 {
@@ -46,7 +38,7 @@ func TestReadHistory(t *testing.T) {
 		t.Errorf("skipped %v, problems %v", res.Skipped, res.Problems)
 	}
 	a, b := res.Sessions[0], res.Sessions[1]
-	if got, want := roles(a), "system system system user assistant system"; got != want {
+	if got, want := importertest.Roles(a), "system system system user assistant system"; got != want {
 		t.Errorf("first run: roles %q, want %q", got, want)
 	}
 	if a.Version != "0.31.1" || a.Model != "gpt-4-1106-preview" {
@@ -79,7 +71,7 @@ func TestReadHistory(t *testing.T) {
 		t.Errorf("output %q", got)
 	}
 
-	if got, want := roles(b), "system user assistant system user assistant system"; got != want {
+	if got, want := importertest.Roles(b), "system user assistant system user assistant system"; got != want {
 		t.Errorf("second run: roles %q, want %q", got, want)
 	}
 	if b.Version != "0.76.2" || b.Model != "anthropic/claude-3-7-sonnet-20250219" {
@@ -146,12 +138,12 @@ func TestUnmarkedLines(t *testing.T) {
 		t.Fatalf("%d sessions", len(res.Sessions))
 	}
 	s := res.Sessions[0]
-	if got, want := roles(s), "system user assistant system user"; got != want {
+	if got, want := importertest.Roles(s), "system user assistant system user"; got != want {
 		t.Errorf("roles %q, want %q", got, want)
 	}
 	// The rest of a multi-line output is Aider's, not a reply.
 	res = readString(t, "# aider chat started at 2025-01-01 10:00:00\n\n> /usr/bin/aider --message fix the tests\nand the linter  \n> Aider v0.80.0  \n\n#### hi  \n\nhello\n\n")
-	if got, want := roles(res.Sessions[0]), "system user assistant"; got != want || !strings.Contains(res.Sessions[0].Messages[0].Text(), "and the linter\nAider v0.80.0") {
+	if got, want := importertest.Roles(res.Sessions[0]), "system user assistant"; got != want || !strings.Contains(res.Sessions[0].Messages[0].Text(), "and the linter\nAider v0.80.0") {
 		t.Errorf("roles %q, want %q; %q", got, want, res.Sessions[0].Messages[0].Text())
 	}
 	// Aider logs the answer a group of questions got as if typed.
@@ -166,7 +158,7 @@ func TestUnmarkedLines(t *testing.T) {
 func TestReasoning(t *testing.T) {
 	res := readString(t, "# aider chat started at 2025-01-01 10:00:00\n\n> Aider v0.80.0  \n\n#### why?  \n\n<thinking-content-7bbeb8e1441453ad999a0bbba8a46d4b>\n\nOkay\n\n> litellm.APIConnectionError: stream ended  \n> Retrying in 0.2 seconds...  \n\n<thinking-content-7bbeb8e1441453ad999a0bbba8a46d4b>\n\nLet me think.\n\n</thinking-content-7bbeb8e1441453ad999a0bbba8a46d4b>\n\nBecause.\n\n")
 	s := res.Sessions[0]
-	if got := roles(s); got != "system user assistant system assistant" {
+	if got := importertest.Roles(s); got != "system user assistant system assistant" {
 		t.Fatalf("roles %q", got)
 	}
 	cut, whole := s.Messages[2], s.Messages[4]
@@ -189,7 +181,7 @@ func TestCostOnItsOwnLine(t *testing.T) {
 	// quoted.
 	res = readString(t, "# aider chat started at 2025-01-01 10:00:00\n\n> Aider v0.80.0  \n\n#### hi  \n\nhello\n\n> Tokens: 2k sent, 10 received.\nCost: $0.01 message, $0.01 session.  \n")
 	s := res.Sessions[0]
-	if got := roles(s); got != "system user assistant system" || s.Messages[2].Usage.CostUSD != 0.01 {
+	if got := importertest.Roles(s); got != "system user assistant system" || s.Messages[2].Usage.CostUSD != 0.01 {
 		t.Errorf("roles %q, usage %+v", got, s.Messages[2].Usage)
 	}
 }

@@ -76,10 +76,7 @@ func TestReadNotConversations(t *testing.T) {
 // `--from list` counts each conversation of the one file, as the import
 // makes them sessions.
 func TestCountSessions(t *testing.T) {
-	bs, err := Format{}.Bundles(context.Background(), real)
-	if err != nil || len(bs) != 1 {
-		t.Fatalf("%d bundles, %v", len(bs), err)
-	}
+	bs := []importer.Bundle{importertest.OneBundle(t, Format{}, real)}
 	if n, err := importer.CountSessions(context.Background(), Format{}, bs); n != 2 || err != nil {
 		t.Errorf("counted %d, %v; want 2", n, err)
 	}

@@ -154,12 +154,9 @@ func TestFileBundleFollowsLinks(t *testing.T) {
 	// A session file given as the root brings its sub-agents, from a
 	// linked subagents directory, a linked file among them.
 	root := linkedTree(t)
-	bs, err := New().Bundles(context.Background(), filepath.Join(root, "-home-me-a", linkS1+".jsonl"))
-	if err != nil || len(bs) != 1 {
-		t.Fatalf("Bundles(session file) = %v, %v", bs, err)
-	}
+	b := importertest.OneBundle(t, New(), filepath.Join(root, "-home-me-a", linkS1+".jsonl"))
 	var names []string
-	for _, f := range bs[0].Files {
+	for _, f := range b.Files {
 		names = append(names, filepath.Base(f))
 	}
 	if want := []string{linkS1 + ".jsonl", "agent-x1.jsonl", "agent-x2.jsonl"}; !slices.Equal(names, want) {
@@ -184,18 +181,15 @@ func TestLinkedSessionFileAsRoot(t *testing.T) {
 	root := filepath.Join(home, "picked", linkS1+".jsonl")
 	importertest.Symlink(t, target, root)
 
-	bs, err := New().Bundles(context.Background(), root)
-	if err != nil || len(bs) != 1 {
-		t.Fatalf("Bundles(linked session file) = %v, %v", bs, err)
-	}
+	b := importertest.OneBundle(t, New(), root)
 	real, err := filepath.EvalSymlinks(subs) // the temporary directory may be reached by a link
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{root, filepath.Join(real, "agent-x1.jsonl")}; !slices.Equal(bs[0].Files, want) {
-		t.Fatalf("files:\n got %q\nwant %q", bs[0].Files, want)
+	if want := []string{root, filepath.Join(real, "agent-x1.jsonl")}; !slices.Equal(b.Files, want) {
+		t.Fatalf("files:\n got %q\nwant %q", b.Files, want)
 	}
-	res := readFiles(t, bs[0].Files...)
+	res := readFiles(t, b.Files...)
 	if ids := sessionIDs(res); !slices.Equal(ids, []string{linkS1, linkS1 + "/agent-x1"}) {
 		t.Errorf("sessions %v", ids)
 	}

@@ -1,7 +1,6 @@
 package crush
 
 import (
-	"context"
 	"database/sql"
 	"os"
 	"path/filepath"
@@ -136,14 +135,7 @@ func addRows(t testing.TB, db *sql.DB, version int, rows []row, from int) {
 
 func read(t testing.TB, root string) *importer.Result {
 	t.Helper()
-	bs, err := Format{}.Bundles(context.Background(), root)
-	if err != nil || len(bs) != 1 {
-		t.Fatalf("bundles of %s: %v %v", root, bs, err)
-	}
-	res, err := Format{}.Read(context.Background(), bs[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := importertest.ReadOne(t, Format{}, root)
 	importertest.CheckValidOf(t, Tool, res)
 	return res
 }

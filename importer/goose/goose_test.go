@@ -163,14 +163,7 @@ func orDefault(md string) string {
 
 func read(t testing.TB, path string) *importer.Result {
 	t.Helper()
-	bs, err := Format{}.Bundles(context.Background(), path)
-	if err != nil || len(bs) != 1 {
-		t.Fatalf("bundles of %s: %v %v", path, bs, err)
-	}
-	res, err := Format{}.Read(context.Background(), bs[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := importertest.ReadOne(t, Format{}, path)
 	importertest.Check(t, res)
 	return res
 }

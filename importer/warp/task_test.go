@@ -115,11 +115,7 @@ func TestReadTasks(t *testing.T) {
 func TestCountSessionsIsWhatIsImported(t *testing.T) {
 	dir := t.TempDir()
 	writeTasks(t, dir)
-	bs, err := Format{}.Bundles(context.Background(), dir)
-	if err != nil || len(bs) != 1 {
-		t.Fatalf("bundles %v, %v", bs, err)
-	}
-	n, err := Format{}.CountSessions(context.Background(), bs[0])
+	n, err := Format{}.CountSessions(context.Background(), importertest.OneBundle(t, Format{}, dir))
 	if err != nil {
 		t.Fatal(err)
 	}
