@@ -121,6 +121,23 @@ func newHome(t *testing.T, segment int64) *home {
 	return &home{dir: dir, db: filepath.Join(dir, "loom.db"), file: filepath.Join(dir, "projects", "p", sid+".jsonl"), segment: segment}
 }
 
+// bigSession is a home (segments of 256 KiB) whose session file is
+// generated to size bytes, with the turns written and the file's
+// information; the test is skipped under -short.
+func bigSession(t *testing.T, size int64) (*home, int, os.FileInfo) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("writes and imports a file of tens of megabytes")
+	}
+	h := newHome(t, 256<<10)
+	turns := generate(t, h.file, size, 1)
+	fi, err := os.Stat(h.file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h, turns, fi
+}
+
 func (h *home) cmd(t *testing.T, args ...string) *exec.Cmd {
 	cmd := exec.Command(clitest.LoomBinary(t), args...)
 	cmd.Dir = h.dir
@@ -360,15 +377,7 @@ func (r *running) wait(t *testing.T) string {
 // segment written, and keeps the file's original whole. A copy of the
 // store (its file copied elsewhere) reimports from its originals.
 func TestBigImportKilled(t *testing.T) {
-	if testing.Short() {
-		t.Skip("writes and imports a file of tens of megabytes")
-	}
-	h := newHome(t, 256<<10)
-	turns := generate(t, h.file, 16<<20, 1)
-	fi, err := os.Stat(h.file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h, turns, fi := bigSession(t, 16<<20)
 	st := h.open(t) // the store exists before the import starts
 	imp := h.start(t, "session", "import", "--from", "claude-code", h.file)
 	// Kill it once it has written a part of the file, and not all.
@@ -451,15 +460,7 @@ func TestBigMeasure(t *testing.T) {
 // file's source lock for its whole reading, so the second waits and
 // then reads on from where the first's record ends.
 func TestBigImportTwiceAtOnce(t *testing.T) {
-	if testing.Short() {
-		t.Skip("writes and imports a file of tens of megabytes")
-	}
-	h := newHome(t, 256<<10)
-	turns := generate(t, h.file, 12<<20, 1)
-	fi, err := os.Stat(h.file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h, turns, fi := bigSession(t, 12<<20)
 	st := h.open(t) // the store exists before the imports start
 	defer st.Close()
 	first := h.start(t, "session", "import", "--from", "claude-code", h.file)

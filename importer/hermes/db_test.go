@@ -73,10 +73,9 @@ func TestReadState(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(home, "sessions", filepath.Base(file)), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res := importertest.ReadSessions(t, Format{}, home, 4)
-	s := importertest.Session(t, res, "20261101_090000_aa11bb22")
-	if got := importertest.Roles(s); got != "user assistant assistant user assistant assistant" || s.Title != "Disk usage" || s.Cwd != "/home/u/app" {
-		t.Fatalf("session %s %q %q", got, s.Title, s.Cwd)
+	res, s := importertest.ReadSession(t, Format{}, home, 4, "20261101_090000_aa11bb22", "user assistant assistant user assistant assistant")
+	if s.Title != "Disk usage" || s.Cwd != "/home/u/app" {
+		t.Fatalf("session %q %q", s.Title, s.Cwd)
 	}
 	if p := s.Messages[1].Parts; p[0].Type != loom.PartReasoning || p[1].Name != "terminal" || p[1].Status != loom.ToolCompleted {
 		t.Errorf("reply %+v", p)

@@ -144,3 +144,16 @@ func Calls(s *importer.Session) []string {
 	}
 	return out
 }
+
+// ReadSession is ReadSessions (n sessions) and the session of source
+// id id among them, whose messages' roles (Roles) must be roles: the
+// test fails at once otherwise.
+func ReadSession(t testing.TB, f importer.Format, root string, n int, id, roles string) (*importer.Result, *importer.Session) {
+	t.Helper()
+	res := ReadSessions(t, f, root, n)
+	s := Session(t, res, id)
+	if got := Roles(s); got != roles {
+		t.Fatalf("session %s: roles %q, want %q", id, got, roles)
+	}
+	return res, s
+}

@@ -27,12 +27,8 @@ var projects = filepath.Join("testdata", "projects")
 // no messages; the working directory is the one the context names; the
 // query cache beside the session is no session.
 func TestReadWhatReasonixWrote(t *testing.T) {
-	res := importertest.ReadSessions(t, Format{}, projects, 1)
-	s := importertest.Session(t, res, "7bcce35e75a60c987f8f5364e932a339")
-	want := "user assistant user assistant assistant user assistant assistant user assistant summary assistant"
-	if got := importertest.Roles(s); got != want {
-		t.Fatalf("roles %s, want %s", got, want)
-	}
+	res, s := importertest.ReadSession(t, Format{}, projects, 1, "7bcce35e75a60c987f8f5364e932a339",
+		"user assistant user assistant assistant user assistant assistant user assistant summary assistant")
 	if s.Cwd != "/tmp/agents71b/rh/work" || s.Model != "gpt-fake" || s.Provider != "fake" {
 		t.Errorf("cwd %q model %q provider %q", s.Cwd, s.Model, s.Provider)
 	}
