@@ -60,10 +60,8 @@ func TestReadConversationsV2(t *testing.T) {
 		"/home/u/infra", "q-conv-1", conversationJSON, 1777712400000, 1777712405000,
 		"/home/u/infra", "q-conv-2", second, 1777716000000, 1777716009000)
 	db.Close()
-	res := importertest.ReadAllValid(t, Format{}, dir)
-	if len(res.Sessions) != 2 {
-		t.Fatalf("%d sessions, want both of conversations_v2", len(res.Sessions))
-	}
+	// Both conversations of conversations_v2 are sessions.
+	res := importertest.ReadSessions(t, Format{}, dir, 2)
 	s := importertest.Session(t, res, "q-conv-2")
 	if s.Messages[0].Parts[0].Text != "Which stack is largest?" {
 		t.Errorf("second conversation %+v", s.Messages[0].Parts)

@@ -237,7 +237,7 @@ func TestMalformedAndUnknownLines(t *testing.T) {
 	}
 	checkSkipped(t, res, map[string]int{"unknown:mystery": 1, "attachment:hook_additional_context": 1, "unknown:block:hologram": 1, "user:empty": 1})
 	if len(res.Sessions) != 1 {
-		t.Fatalf("sessions = %v", sessionIDs(res))
+		t.Fatalf("sessions = %v", importertest.SourceIDs(res.Sessions))
 	}
 	s := res.Sessions[0]
 	if got := roles(s); !slices.Equal(got, []string{"user:u1", "assistant:a1", "user:u2", "user:u3", "assistant:a2"}) {
@@ -262,7 +262,7 @@ func TestCompactionWithoutBoundary(t *testing.T) {
 	res := readFiles(t, path)
 	checkNoProblems(t, res)
 	if len(res.Sessions) != 1 {
-		t.Fatalf("sessions = %v", sessionIDs(res))
+		t.Fatalf("sessions = %v", importertest.SourceIDs(res.Sessions))
 	}
 	s := res.Sessions[0]
 	if got := roles(s); !slices.Equal(got, []string{"user:u1", "assistant:a1", "summary:cs", "user:u2", "assistant:a2"}) {
@@ -282,7 +282,7 @@ func TestFileWithoutSession(t *testing.T) {
 	res := readFiles(t, path)
 	checkNoProblems(t, res)
 	if len(res.Sessions) != 0 {
-		t.Errorf("sessions = %v", sessionIDs(res))
+		t.Errorf("sessions = %v", importertest.SourceIDs(res.Sessions))
 	}
 	checkSkipped(t, res, map[string]int{"summary": 1, "file-history-snapshot": 1, "queue-operation": 1})
 }
@@ -389,7 +389,7 @@ func TestHostileSessionIDIsNotAPath(t *testing.T) {
 	)
 	res := readFiles(t, path)
 	checkNoProblems(t, res)
-	ids := sessionIDs(res)
+	ids := importertest.SourceIDs(res.Sessions)
 	if len(ids) != 1 || strings.ContainsAny(ids[0], "/\\\x1b\x07") || strings.Contains(ids[0], "../") {
 		t.Fatalf("source ids %q", ids)
 	}

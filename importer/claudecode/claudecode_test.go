@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
@@ -155,23 +154,6 @@ func agentAfter(t *testing.T, s *importer.Session, callID string) loom.Part {
 	}
 	t.Fatalf("call %s has no agent part after it", callID)
 	return loom.Part{}
-}
-
-func ts(t *testing.T, s string) time.Time {
-	t.Helper()
-	v, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
-
-func sessionIDs(res *importer.Result) []string {
-	var ids []string
-	for _, s := range res.Sessions {
-		ids = append(ids, s.SourceID)
-	}
-	return ids
 }
 
 func output(p loom.Part) string { return loom.JSONText(p.Output) }

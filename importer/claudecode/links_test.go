@@ -145,7 +145,7 @@ func TestBundlesFollowLinks(t *testing.T) {
 		t.Fatalf("bundles:\n got %q\nwant %q", got, want)
 	}
 	res := readFiles(t, bs[0].Files...)
-	if ids := sessionIDs(res); !slices.Equal(ids, []string{linkS1, linkS1 + "/agent-x1", linkS1 + "/agent-x2"}) {
+	if ids := importertest.SourceIDs(res.Sessions); !slices.Equal(ids, []string{linkS1, linkS1 + "/agent-x1", linkS1 + "/agent-x2"}) {
 		t.Errorf("sessions %v", ids)
 	}
 }
@@ -190,7 +190,7 @@ func TestLinkedSessionFileAsRoot(t *testing.T) {
 		t.Fatalf("files:\n got %q\nwant %q", b.Files, want)
 	}
 	res := readFiles(t, b.Files...)
-	if ids := sessionIDs(res); !slices.Equal(ids, []string{linkS1, linkS1 + "/agent-x1"}) {
+	if ids := importertest.SourceIDs(res.Sessions); !slices.Equal(ids, []string{linkS1, linkS1 + "/agent-x1"}) {
 		t.Errorf("sessions %v", ids)
 	}
 }

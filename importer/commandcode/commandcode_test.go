@@ -27,10 +27,8 @@ var (
 // message of its result is no message), and each reply's usage with
 // the cached tokens apart from the input that counts them.
 func TestRead(t *testing.T) {
-	res := importertest.ReadAllValid(t, Format{}, real)
-	if len(res.Sessions) != 2 {
-		t.Fatalf("%d sessions, want 2 (the sidecar files are not sessions)", len(res.Sessions))
-	}
+	// Two sessions: the sidecar files are not sessions.
+	res := importertest.ReadSessions(t, Format{}, real, 2)
 	s := importertest.Session(t, res, work)
 	importertest.CheckTexts(t, s, loom.RoleUser, "Say hello in one line.", "One more on the greeting?")
 	importertest.CheckTexts(t, s, loom.RoleAssistant, "Hello there.", "Continued and answering.")

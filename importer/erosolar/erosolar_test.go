@@ -26,10 +26,8 @@ var (
 // the tool message's content, the session's title, folder, provider
 // and model; the index is no session.
 func TestRead(t *testing.T) {
-	res := importertest.ReadAllValid(t, Format{}, real)
-	if len(res.Sessions) != 1 {
-		t.Fatalf("%d sessions, want 1 (index.json is an index)", len(res.Sessions))
-	}
+	// One session: index.json beside it is an index.
+	res := importertest.ReadSessions(t, Format{}, real, 1)
 	s := importertest.Session(t, res, id)
 	importertest.CheckTexts(t, s, loom.RoleUser, "Say hello in one line.", "What is in notes.txt?")
 	importertest.CheckTexts(t, s, loom.RoleAssistant, "Hello there.", "It says alpha and beta.")

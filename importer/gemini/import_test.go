@@ -399,7 +399,7 @@ func TestResumeKeepsTimes(t *testing.T) {
 	}
 	for i, w := range want {
 		m := s.Messages[i]
-		if m.ID != w.id || m.Role != w.role || !m.CreatedAt.Equal(ts(t, w.at)) {
+		if m.ID != w.id || m.Role != w.role || !m.CreatedAt.Equal(importertest.Time(t, w.at)) {
 			t.Errorf("message %d: %s %s %s, want %s %s %s", i, m.ID, m.Role, m.CreatedAt.Format(time.RFC3339Nano), w.id, w.role, w.at)
 		}
 	}
@@ -414,10 +414,10 @@ func TestResumeKeepsTimes(t *testing.T) {
 		t.Errorf("first reply parts %+v", g1.Parts)
 	}
 	if p := tool(t, s, "read_file_1780389015880_0"); p.Status != loom.ToolCompleted || !strings.HasPrefix(output(p), "package main") ||
-		!p.EndedAt.Equal(ts(t, "2026-06-02T08:30:15.997Z")) {
+		!p.EndedAt.Equal(importertest.Time(t, "2026-06-02T08:30:15.997Z")) {
 		t.Errorf("read_file %+v", p)
 	}
-	if !s.CreatedAt.Equal(ts(t, "2026-06-02T08:30:02.318Z")) || !s.UpdatedAt.Equal(ts(t, "2026-06-03T09:12:19.036Z")) {
+	if !s.CreatedAt.Equal(importertest.Time(t, "2026-06-02T08:30:02.318Z")) || !s.UpdatedAt.Equal(importertest.Time(t, "2026-06-03T09:12:19.036Z")) {
 		t.Errorf("session times %v %v", s.CreatedAt, s.UpdatedAt)
 	}
 
@@ -433,7 +433,7 @@ func TestResumeKeepsTimes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(msgs) != 6 || !msgs[1].CreatedAt.Equal(ts(t, "2026-06-02T08:30:11.204Z")) {
+	if len(msgs) != 6 || !msgs[1].CreatedAt.Equal(importertest.Time(t, "2026-06-02T08:30:11.204Z")) {
 		t.Errorf("stored: %d messages, first prompt at %v", len(msgs), msgs[1].CreatedAt)
 	}
 }
@@ -525,7 +525,7 @@ func TestResumeAndCompressionWrittenAgain(t *testing.T) {
 	if p := tool(t, s, "read_file_1795686083530_0"); p.Status != loom.ToolCompleted || !strings.HasPrefix(output(p), "Ship the importer") {
 		t.Errorf("read_file %+v", p)
 	}
-	if m := importertest.Message(t, s, "9c4d5e6f-7a8b-4c93-9d4e-5f6a7b8c9da3"); !m.CreatedAt.Equal(ts(t, "2026-11-20T09:41:20.118Z")) {
+	if m := importertest.Message(t, s, "9c4d5e6f-7a8b-4c93-9d4e-5f6a7b8c9da3"); !m.CreatedAt.Equal(importertest.Time(t, "2026-11-20T09:41:20.118Z")) {
 		t.Errorf("prompt in flight at %v, want its first time", m.CreatedAt)
 	}
 	if m := importertest.Message(t, s, "be6f7a8b-9cad-4eb5-9f6a-7b8c9daebfc5"); m.Role != loom.RoleSummary || m.Usage.Compactions != 1 {

@@ -157,3 +157,23 @@ func ReadSession(t testing.TB, f importer.Format, root string, n int, id, roles 
 	}
 	return res, s
 }
+
+// Time is the time s says in RFC 3339 (with fractions of a second if
+// any); the test fails when it says none.
+func Time(t testing.TB, s string) time.Time {
+	t.Helper()
+	v, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// SourceIDs is the source ids of ss, in order.
+func SourceIDs(ss []*importer.Session) []string {
+	var ids []string
+	for _, s := range ss {
+		ids = append(ids, s.SourceID)
+	}
+	return ids
+}

@@ -22,10 +22,7 @@ var fixture = filepath.Join("testdata", "sessions")
 // and in order, each call with its result (an error status an error),
 // the metadata's title, directory, times and model.
 func TestRead(t *testing.T) {
-	res := importertest.ReadAllValid(t, Format{}, fixture)
-	if len(res.Sessions) != 2 {
-		t.Fatalf("sessions %d", len(res.Sessions))
-	}
+	res := importertest.ReadSessions(t, Format{}, fixture, 2)
 	s := importertest.Session(t, res, cliID)
 	if got := importertest.Roles(s); got != "user assistant assistant" {
 		t.Errorf("roles %q", got)

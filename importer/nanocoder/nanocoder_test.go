@@ -29,10 +29,8 @@ var (
 // the read completed by the tool message's content, the session's
 // title, folder, provider and model; the index is no session.
 func TestRead(t *testing.T) {
-	res := importertest.ReadAllValid(t, Format{}, real)
-	if len(res.Sessions) != 2 {
-		t.Fatalf("%d sessions, want 2 (sessions.json is an index)", len(res.Sessions))
-	}
+	// Two sessions: sessions.json beside them is an index.
+	res := importertest.ReadSessions(t, Format{}, real, 2)
 	s := importertest.Session(t, res, work)
 	importertest.CheckTexts(t, s, loom.RoleUser, "Say hello in one line.")
 	importertest.CheckTexts(t, s, loom.RoleAssistant, "Hello there.")

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/importertest"
 )
 
 // schemaV12 is opencode.db's first schema, as opencode 1.2 creates it
@@ -194,7 +195,7 @@ func TestDBMalformed(t *testing.T) {
 	want["empty-user-message"]++
 	equal(t, "skipped", a.skipped, want)
 	// A cycle of parents keeps its sessions, after the others.
-	equal(t, "sessions", ids(a.sessions), []string{archID, mainID, childID, "ses_loop1", "ses_loop2"})
+	equal(t, "sessions", importertest.SourceIDs(a.sessions), []string{archID, mainID, childID, "ses_loop1", "ses_loop2"})
 	equal(t, "child roles", roles(a.session(t, childID)), map[string]int{"assistant": 1})
 }
 

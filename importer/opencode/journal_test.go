@@ -98,7 +98,7 @@ func TestDBUncommitted(t *testing.T) {
 		{"hot journal", crashed, "hot journal"},
 	} {
 		res, err := readDBFile(tc.path)
-		if res != nil && slices.Contains(ids(res.Sessions), uncommittedID) {
+		if res != nil && slices.Contains(importertest.SourceIDs(res.Sessions), uncommittedID) {
 			t.Errorf("%s: read the uncommitted session", tc.name)
 		}
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.path) {
@@ -119,7 +119,7 @@ func TestDBUncommitted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := ids(res.Sessions); slices.Contains(got, uncommittedID) || !slices.Contains(got, mainID) || len(got) != 3 {
+	if got := importertest.SourceIDs(res.Sessions); slices.Contains(got, uncommittedID) || !slices.Contains(got, mainID) || len(got) != 3 {
 		t.Errorf("after the rollback: sessions %v", got)
 	}
 }

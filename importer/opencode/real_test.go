@@ -8,6 +8,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/importertest"
 )
 
 // realDB is a database opencode 1.18.33 wrote, run offline against a
@@ -27,7 +28,7 @@ func TestReadReal(t *testing.T) {
 	if len(a.problems) != 0 || len(a.skipped) != 0 {
 		t.Errorf("problems %v, skipped %v", a.problems, a.skipped)
 	}
-	equal(t, "sessions", ids(a.sessions), []string{"ses_dee9c12e1ffefP7ZPH46qGM3L0", "ses_dee9b107effejw69JuIMldppzc",
+	equal(t, "sessions", importertest.SourceIDs(a.sessions), []string{"ses_dee9c12e1ffefP7ZPH46qGM3L0", "ses_dee9b107effejw69JuIMldppzc",
 		"ses_dee973d01ffehwXRnXBoiPYurF", "ses_dee96b80cffebKjj7P9VAwCobd"})
 
 	plain := a.session(t, "ses_dee9c12e1ffefP7ZPH46qGM3L0")

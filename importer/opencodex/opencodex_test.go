@@ -39,10 +39,8 @@ func TestRead(t *testing.T) {
 	if err != nil || len(bs) != 1 || len(bs[0].Files) != 3 {
 		t.Fatalf("bundles %v, %v; want the directory's 3 files as one", bs, err)
 	}
-	res := importertest.ReadAllValid(t, Format{}, real)
-	if len(res.Sessions) != 2 {
-		t.Fatalf("%d sessions, want 2 (two files of one conversation, one of another)", len(res.Sessions))
-	}
+	// Two sessions: two files of one conversation, one of another.
+	res := importertest.ReadSessions(t, Format{}, real, 2)
 	s := importertest.Session(t, res, first)
 	importertest.CheckTexts(t, s, loom.RoleUser, "What is in notes.txt?", "Say hello in one line.")
 	importertest.CheckTexts(t, s, loom.RoleAssistant, "It says alpha and beta.", "Hello there.")
