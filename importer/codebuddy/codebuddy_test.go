@@ -41,11 +41,8 @@ func TestRead(t *testing.T) {
 }
 
 func TestImportAndFollow(t *testing.T) {
-	importertest.ImportsOnce(t, Format{}, projects, 2, 5)
-	root := importertest.CopyDir(t, projects)
-	importertest.Follows(t, Format{}, root, func() {
-		importertest.AppendLines(t, filepath.Join(root, "home-u-web", "cb-1.jsonl"), `{"id":"i7","type":"message","role":"user","content":"Thanks","timestamp":1772000020000}`)
-	}, 1)
+	importertest.ImportsAndFollows(t, Format{}, projects, 2, 5, filepath.Join("home-u-web", "cb-1.jsonl"),
+		`{"id":"i7","type":"message","role":"user","content":"Thanks","timestamp":1772000020000}`)
 	importertest.Malformed(t, Format{}, file, "s.jsonl")
 }
 

@@ -72,12 +72,8 @@ func TestReadBranch(t *testing.T) {
 }
 
 func TestImportAndFollow(t *testing.T) {
-	importertest.ImportsOnce(t, Format{}, real, 2, 7)
-	root := importertest.CopyDir(t, real)
-	importertest.Follows(t, Format{}, root, func() {
-		importertest.AppendLines(t, filepath.Join(root, "home-u-work", work+".jsonl"),
-			`{"type":"message","id":"f1","parentId":"378e3a7a","timestamp":"2026-11-27T14:42:20.000Z","message":{"role":"user","content":[{"type":"text","text":"Thanks"}],"meta":{"source":"user"}}}`)
-	}, 1)
+	importertest.ImportsAndFollows(t, Format{}, real, 2, 7, filepath.Join("home-u-work", work+".jsonl"),
+		`{"type":"message","id":"f1","parentId":"378e3a7a","timestamp":"2026-11-27T14:42:20.000Z","message":{"role":"user","content":[{"type":"text","text":"Thanks"}],"meta":{"source":"user"}}}`)
 	importertest.Malformed(t, Format{}, file, "p/"+work+".jsonl")
 }
 

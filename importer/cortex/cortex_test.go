@@ -33,10 +33,6 @@ func TestRead(t *testing.T) {
 }
 
 func TestImportAndFollow(t *testing.T) {
-	importertest.ImportsOnce(t, Format{}, conversations, 2, 5)
-	root := importertest.CopyDir(t, conversations)
-	importertest.Follows(t, Format{}, root, func() {
-		importertest.AppendLines(t, filepath.Join(root, filepath.Base(split[:len(split)-len(".json")])+historySuffix),
-			`{"role": "user", "id": "u2", "content": [{"type": "text", "text": "And their row counts?"}]}`)
-	}, 1)
+	importertest.ImportsAndFollows(t, Format{}, conversations, 2, 5, filepath.Base(split[:len(split)-len(".json")])+historySuffix,
+		`{"role": "user", "id": "u2", "content": [{"type": "text", "text": "And their row counts?"}]}`)
 }

@@ -98,11 +98,7 @@ func TestReadSubagentAndCompaction(t *testing.T) {
 }
 
 func TestImportAndFollow(t *testing.T) {
-	importertest.ImportsOnce(t, Format{}, real, 4, 21)
-	root := importertest.CopyDir(t, real)
-	importertest.Follows(t, Format{}, root, func() {
-		importertest.AppendLines(t, filepath.Join(root, "%2Fhome%2Fu%2Fwork", work, historyFile),
-			`{"type":"user","content":[{"type":"text","text":"<user_query>\nThanks\n</user_query>"}],"prompt_index":2}`)
-	}, 1)
+	importertest.ImportsAndFollows(t, Format{}, real, 4, 21, filepath.Join("%2Fhome%2Fu%2Fwork", work, historyFile),
+		`{"type":"user","content":[{"type":"text","text":"<user_query>\nThanks\n</user_query>"}],"prompt_index":2}`)
 	importertest.Malformed(t, Format{}, history, "s/"+historyFile)
 }

@@ -30,10 +30,7 @@ func TestRead(t *testing.T) {
 }
 
 func TestImportAndFollow(t *testing.T) {
-	importertest.ImportsOnce(t, Format{}, sessions, 1, 3)
-	root := importertest.CopyDir(t, sessions)
-	importertest.Follows(t, Format{}, root, func() {
-		importertest.AppendLines(t, filepath.Join(root, filepath.Base(file)), `{"role":"user","content":"Thanks","timestamp":"2026-04-03T15:37:00"}`)
-	}, 1)
+	importertest.ImportsAndFollows(t, Format{}, sessions, 1, 3, filepath.Base(file),
+		`{"role":"user","content":"Thanks","timestamp":"2026-04-03T15:37:00"}`)
 	importertest.Malformed(t, Format{}, file, "s.jsonl")
 }

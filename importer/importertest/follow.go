@@ -167,3 +167,15 @@ func BundlesUnder(t testing.TB, f importer.Format, root string) []string {
 	}
 	return got
 }
+
+// ImportsAndFollows checks what every reader of files a tool appends
+// to must do: ImportsOnce of fixtures (sessions and messages), then, on
+// a copy of fixtures (CopyDir), that Follows sees lines appended
+// (AppendLines) to the file rel (relative to fixtures), each line a
+// message more.
+func ImportsAndFollows(t testing.TB, f importer.Format, fixtures string, sessions, messages int, rel string, lines ...string) {
+	t.Helper()
+	ImportsOnce(t, f, fixtures, sessions, messages)
+	root := CopyDir(t, fixtures)
+	Follows(t, f, root, func() { AppendLines(t, filepath.Join(root, rel), lines...) }, len(lines))
+}

@@ -38,13 +38,8 @@ func TestRead(t *testing.T) {
 // Imported once, a second import adds nothing; --watch follows a turn
 // omp appends; a broken line is a problem with its file and line.
 func TestImportAndFollow(t *testing.T) {
-	importertest.ImportsOnce(t, Format{}, sessions, 2, 5)
-	root := importertest.CopyDir(t, sessions)
-	file := filepath.Join(root, "--home-u-proj--", filepath.Base(mainFile))
-	importertest.Follows(t, Format{}, root, func() {
-		importertest.AppendLines(t, file,
-			`{"type":"message","id":"u2","parentId":"a2","timestamp":"2026-03-01T10:01:00.000Z","message":{"role":"user","content":"Thanks"}}`)
-	}, 1)
+	importertest.ImportsAndFollows(t, Format{}, sessions, 2, 5, filepath.Join("--home-u-proj--", filepath.Base(mainFile)),
+		`{"type":"message","id":"u2","parentId":"a2","timestamp":"2026-03-01T10:01:00.000Z","message":{"role":"user","content":"Thanks"}}`)
 	importertest.Malformed(t, Format{}, mainFile, "s.jsonl")
 }
 

@@ -37,11 +37,8 @@ func TestRead(t *testing.T) {
 }
 
 func TestImportAndFollow(t *testing.T) {
-	importertest.ImportsOnce(t, Format{}, logs, 2, 10)
-	root := importertest.CopyDir(t, logs)
-	importertest.Follows(t, Format{}, root, func() {
-		importertest.AppendLines(t, filepath.Join(root, filepath.Base(dir), messagesFile), `{"role":"user","content":"Thanks."}`)
-	}, 1)
+	importertest.ImportsAndFollows(t, Format{}, logs, 2, 10, filepath.Join(filepath.Base(dir), messagesFile),
+		`{"role":"user","content":"Thanks."}`)
 	importertest.Malformed(t, Format{}, messages, "session_x/messages.jsonl")
 }
 

@@ -37,11 +37,7 @@ func TestRead(t *testing.T) {
 }
 
 func TestImportAndFollow(t *testing.T) {
-	importertest.ImportsOnce(t, Format{}, sessions, 2, 6)
-	root := importertest.CopyDir(t, sessions)
-	importertest.Follows(t, Format{}, root, func() {
-		importertest.AppendLines(t, filepath.Join(root, filepath.Base(mainFile)),
-			`{"role":"user","createdAt":"2026-09-14T10:02:00.000Z","content":[{"type":"text","text":"Fix it."}]}`)
-	}, 1)
+	importertest.ImportsAndFollows(t, Format{}, sessions, 2, 6, filepath.Base(mainFile),
+		`{"role":"user","createdAt":"2026-09-14T10:02:00.000Z","content":[{"type":"text","text":"Fix it."}]}`)
 	importertest.Malformed(t, Format{}, mainFile, "s/x.jsonl")
 }
