@@ -67,11 +67,6 @@ func TestAutosaveNotRead(t *testing.T) {
 // Saving again writes the whole document again: a turn more is read as
 // two messages more, the earlier ones unchanged.
 func TestImportAndFollow(t *testing.T) {
-	importertest.ImportsOnce(t, Format{}, real, 1, 6)
-	root := importertest.CopyDir(t, real)
-	path := filepath.Join(root, id+".json")
-	importertest.Follows(t, Format{}, root, func() {
-		importertest.AppendToList(t, path, "messages",
-			map[string]any{"role": "user", "content": "Thanks"}, map[string]any{"role": "assistant", "content": "You are welcome."})
-	}, 2)
+	importertest.ImportsAndFollowsList(t, Format{}, real, 1, 6, id+".json", "messages",
+		map[string]any{"role": "user", "content": "Thanks"}, map[string]any{"role": "assistant", "content": "You are welcome."})
 }

@@ -179,3 +179,14 @@ func ImportsAndFollows(t testing.TB, f importer.Format, fixtures string, session
 	root := CopyDir(t, fixtures)
 	Follows(t, f, root, func() { AppendLines(t, filepath.Join(root, rel), lines...) }, len(lines))
 }
+
+// ImportsAndFollowsList is ImportsAndFollows for a tool that keeps a
+// session as one JSON document: the items are appended to the list
+// under key of the document rel (AppendToList), each item a message
+// more.
+func ImportsAndFollowsList(t testing.TB, f importer.Format, fixtures string, sessions, messages int, rel, key string, items ...any) {
+	t.Helper()
+	ImportsOnce(t, f, fixtures, sessions, messages)
+	root := CopyDir(t, fixtures)
+	Follows(t, f, root, func() { AppendToList(t, filepath.Join(root, rel), key, items...) }, len(items))
+}

@@ -27,14 +27,9 @@ func TestRead(t *testing.T) { checkRead(t, real) }
 // MCPHost writes the document again after each message: a turn more is
 // two messages more, the earlier ones unchanged.
 func TestImportAndFollow(t *testing.T) {
-	importertest.ImportsOnce(t, Format{}, real, 2, 7)
-	root := importertest.CopyDir(t, real)
-	path := filepath.Join(root, "work", "hello.json")
-	importertest.Follows(t, Format{}, root, func() {
-		importertest.AppendToList(t, path, "messages",
-			map[string]any{"id": "msg_a1", "role": "user", "content": "Thanks", "timestamp": "2026-11-27T20:40:00Z"},
-			map[string]any{"id": "msg_a2", "role": "assistant", "content": "You are welcome.", "timestamp": "2026-11-27T20:40:01Z"})
-	}, 2)
+	importertest.ImportsAndFollowsList(t, Format{}, real, 2, 7, filepath.Join("work", "hello.json"), "messages",
+		map[string]any{"id": "msg_a1", "role": "user", "content": "Thanks", "timestamp": "2026-11-27T20:40:00Z"},
+		map[string]any{"id": "msg_a2", "role": "assistant", "content": "You are welcome.", "timestamp": "2026-11-27T20:40:01Z"})
 }
 
 // A document that is not JSON (cut off as it was written) is one

@@ -55,13 +55,8 @@ func TestRead(t *testing.T) {
 // Nanocoder rewrites the document after each turn: a turn more is read
 // as two messages more, the earlier ones unchanged.
 func TestImportAndFollow(t *testing.T) {
-	importertest.ImportsOnce(t, Format{}, real, 2, 5)
-	root := importertest.CopyDir(t, real)
-	path := filepath.Join(root, work+".json")
-	importertest.Follows(t, Format{}, root, func() {
-		importertest.AppendToList(t, path, "messages",
-			map[string]any{"role": "user", "content": "Thanks"}, map[string]any{"role": "assistant", "content": "You are welcome."})
-	}, 2)
+	importertest.ImportsAndFollowsList(t, Format{}, real, 2, 5, work+".json", "messages",
+		map[string]any{"role": "user", "content": "Thanks"}, map[string]any{"role": "assistant", "content": "You are welcome."})
 }
 
 // A document that is not JSON (cut off as it was written) is one
