@@ -89,10 +89,7 @@ func TestImportedIDsGrowingFile(t *testing.T) {
 	if err := os.CopyFS(whole, os.DirFS(dir)); err != nil {
 		t.Fatal(err)
 	}
-	raw, err := os.ReadFile(filepath.Join(whole, sid+".jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := importertest.ReadBytes(t, filepath.Join(whole, sid+".jsonl"))
 	lines := bytes.SplitAfter(raw, []byte("\n"))
 	short := t.TempDir()
 	if err := os.CopyFS(short, os.DirFS(dir)); err != nil {

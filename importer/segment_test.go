@@ -88,10 +88,7 @@ func bundleOf(t *testing.T, src, main string) string {
 	dir := t.TempDir()
 
 	copyFile := func(a, b string) {
-		data, err := os.ReadFile(a)
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := importertest.ReadBytes(t, a)
 		if err := os.MkdirAll(filepath.Dir(b), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -279,10 +276,7 @@ func TestSegmentedImportInterrupted(t *testing.T) {
 func TestSegmentedImportReportsEveryMessage(t *testing.T) {
 	withSegments(t, 64<<10)
 	path := bundleOf(t, "claude-code/spotter", "258c7280-ae70-4798-800f-63464d01a85d.jsonl")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, path)
 	lines := splitLines(data)
 	st := importertest.Store(t)
 	check := func(what string, tr *importer.ToolReport) {

@@ -58,10 +58,7 @@ var badInputs = []struct {
 
 func read(t *testing.T, path string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, path)
 	return data
 }
 

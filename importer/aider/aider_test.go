@@ -105,10 +105,7 @@ func TestReadHistory(t *testing.T) {
 // A file read while Aider writes it, and read again once it grew, gives
 // the messages it had the same ids.
 func TestGrownFileKeepsIDs(t *testing.T) {
-	whole, err := os.ReadFile(sample)
-	if err != nil {
-		t.Fatal(err)
-	}
+	whole := importertest.ReadBytes(t, sample)
 	dir := t.TempDir()
 	path := filepath.Join(dir, HistoryFile)
 	cut := strings.Index(string(whole), "> Applied edit to greet.py  \n> Commit")

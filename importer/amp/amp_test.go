@@ -55,10 +55,7 @@ func TestRead(t *testing.T) {
 // new messages; an import after that adds nothing; --watch follows it.
 func TestImportTwice(t *testing.T) {
 	dir := t.TempDir()
-	data, err := os.ReadFile(filepath.Join(fixture, threadID+".json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, filepath.Join(fixture, threadID+".json"))
 	file := filepath.Join(dir, threadID+".json")
 	cut := strings.Index(string(data), `    {"role": "assistant", "messageId": 3`)
 	short := string(data[:cut-2]) + "\n  ]\n}\n"

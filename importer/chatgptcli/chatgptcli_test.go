@@ -35,10 +35,7 @@ func TestImportAndFollow(t *testing.T) {
 	root := importertest.CopyDir(t, real)
 	path := filepath.Join(root, "work.json")
 	edit := func(f func([]any) []any) {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := importertest.ReadBytes(t, path)
 		var doc []any
 		if err := json.Unmarshal(data, &doc); err != nil {
 			t.Fatal(err)
@@ -68,10 +65,7 @@ func TestImportAndFollow(t *testing.T) {
 // A document that is not JSON (cut off as it was written) is one
 // problem naming the file, and no session.
 func TestReadCut(t *testing.T) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, file)
 	path := filepath.Join(t.TempDir(), "work.json")
 	if err := os.WriteFile(path, data[:len(data)/2], 0o600); err != nil {
 		t.Fatal(err)

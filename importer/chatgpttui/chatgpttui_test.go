@@ -57,10 +57,7 @@ func TestImportAndFollow(t *testing.T) {
 // A document that is not JSON (cut off as it was written), or JSON
 // without conversations, is one problem naming the file.
 func TestReadNotConversations(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(real, file))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, filepath.Join(real, file))
 	for _, bad := range [][]byte{data[:len(data)/2], []byte(`{"api_key": "x"}`)} {
 		path := filepath.Join(t.TempDir(), file)
 		if err := os.WriteFile(path, bad, 0o600); err != nil {

@@ -98,10 +98,7 @@ func TestImportTwice(t *testing.T) {
 // FuzzRead reads arbitrary bytes as conversations.json: it must not
 // panic, must end soon, and what it returns must be valid.
 func FuzzRead(f *testing.F) {
-	data, err := os.ReadFile(sample)
-	if err != nil {
-		f.Fatal(err)
-	}
+	data := importertest.ReadBytes(f, sample)
 	f.Add(data)
 	for _, s := range []string{
 		"", "[]", `[{"uuid":"a","chat_messages":[{"sender":"assistant","content":[{"type":"tool_result","content":5}]}]}]`,

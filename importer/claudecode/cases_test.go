@@ -411,10 +411,7 @@ func TestReadingsStoppedAtAnyLine(t *testing.T) {
 	)
 	compacted := filepath.Join("testdata", "6b1e9d3a-4c2f-4e8b-9a7d-0f3c5e2b8a14.jsonl")
 	for _, path := range []string{cmds, compacted} {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := importertest.ReadBytes(t, path)
 		whole := map[string]*loom.Message{}
 		for _, m := range readFiles(t, path).Sessions[0].Messages {
 			whole[m.ID] = m

@@ -3,7 +3,6 @@ package claudecode
 import (
 	"encoding/json"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -390,10 +389,7 @@ func TestSampleAccounting(t *testing.T) {
 // carry tool results.
 func countLines(t *testing.T, path string) (map[string]int, int) {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, path)
 	types, results := map[string]int{}, 0
 	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 		var v struct {

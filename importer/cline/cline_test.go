@@ -147,10 +147,7 @@ func TestStaleCompaction(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(fixture, compactID, compactID)
 	for _, suffix := range []string{messagesSuffix, ".json", compactionSuffix} {
-		data, err := os.ReadFile(src + suffix)
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := importertest.ReadBytes(t, src+suffix)
 		if suffix == compactionSuffix {
 			data = []byte(strings.Replace(string(data), "id:msg_hjKpkw8W", "id:msg_other", 1))
 		}

@@ -161,10 +161,7 @@ func TestWatchFollowsTask(t *testing.T) {
 	src := filepath.Join("testdata", "cline", "tasks", clineTask)
 	var api []json.RawMessage
 	for _, n := range []string{apiFile, uiFile, metadataFile} {
-		data, err := os.ReadFile(filepath.Join(src, n))
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := importertest.ReadBytes(t, filepath.Join(src, n))
 		if n == apiFile {
 			if err := json.Unmarshal(data, &api); err != nil {
 				t.Fatal(err)

@@ -98,10 +98,7 @@ func TestBundles(t *testing.T) {
 func compress(t *testing.T, data []byte) []byte { return importertest.Zstd(t, data) }
 
 func TestZstd(t *testing.T) {
-	data, err := os.ReadFile("testdata/newer.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, "testdata/newer.jsonl")
 	path := filepath.Join(t.TempDir(), "rollout-newer.jsonl.zst")
 	if err := os.WriteFile(path, compress(t, data), 0o644); err != nil {
 		t.Fatal(err)
@@ -144,10 +141,7 @@ func TestZstd(t *testing.T) {
 }
 
 func TestBundlesFollowLinks(t *testing.T) {
-	data, err := os.ReadFile(childRollout)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, childRollout)
 	// ~/.codex/sessions is a link to a directory on another disk; there a
 	// day's directory is a link to a directory that is also under the
 	// root (walked once), a rollout is a link to a file, and a link leads

@@ -428,10 +428,7 @@ func TestStableIDs(t *testing.T) {
 }
 
 func stableIDs(t *testing.T, file string) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, file)
 	full := readFile(t, file).Sessions[0]
 	ids := map[string]bool{}
 	for _, m := range full.Messages {

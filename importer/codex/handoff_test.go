@@ -9,6 +9,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/handoff"
+	"github.com/loomhq/loom/importer/importertest"
 )
 
 // TestHandoffCodexTools: a handed-off rollout calls only the tools the
@@ -66,10 +67,7 @@ func TestHandoffCodexTools(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			data, err := os.ReadFile(out.Path)
-			if err != nil {
-				t.Fatal(err)
-			}
+			data := importertest.ReadBytes(t, out.Path)
 			for _, want := range append(c.want, `"output":"Process exited with code 0\nOutput:\nok"`, "[Tool call update_plan", "[Tool call apply_patch") {
 				if !strings.Contains(string(data), want) {
 					t.Errorf("the rollout lacks %s:\n%s", want, data)

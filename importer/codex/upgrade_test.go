@@ -57,10 +57,7 @@ const (
 // keeps the reply it had. Both when the copy was imported before the
 // turn after the compaction and after it.
 func TestCompactionImportedBeforeTheFix(t *testing.T) {
-	raw, err := os.ReadFile(compactedRollout)
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := importertest.ReadBytes(t, compactedRollout)
 	lines := strings.SplitAfter(string(raw), "\n")
 	lines = lines[:len(lines)-1] // after the last newline
 	for _, c := range []struct {

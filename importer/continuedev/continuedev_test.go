@@ -107,10 +107,7 @@ func TestImportGrows(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(filepath.Join(fixture, guiID+".json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, filepath.Join(fixture, guiID+".json"))
 	file := filepath.Join(dir, guiID+".json")
 	// The session as Continue saves it after its third and after its
 	// fourth history item.

@@ -117,10 +117,7 @@ func TestImportAndFollowLog(t *testing.T) {
 
 	dir := filepath.Join(t.TempDir(), "chatSessions")
 	os.MkdirAll(dir, 0o755)
-	data, err := os.ReadFile(filepath.Join(user, "workspaceStorage", "d4e5f6", "chatSessions", logID+".jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, filepath.Join(user, "workspaceStorage", "d4e5f6", "chatSessions", logID+".jsonl"))
 	data = data[:bytes.Index(data, []byte("not json"))]
 	file := filepath.Join(dir, logID+".jsonl")
 	if err := os.WriteFile(file, data, 0o644); err != nil {

@@ -24,10 +24,7 @@ func FuzzRead(f *testing.F) {
 		filepath.Join(projects, "home-u-app", transcriptsDir, mainID, mainID+".jsonl"),
 		filepath.Join(projects, "home-u-app", transcriptsDir, textID+".txt"),
 	} {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
+		data := importertest.ReadBytes(f, name)
 		if filepath.Ext(name) == ".txt" {
 			data = append([]byte("t"), data...)
 		}

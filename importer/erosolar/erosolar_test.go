@@ -52,10 +52,7 @@ func TestRead(t *testing.T) {
 // Erosolar lists with no session, is not read.
 func TestAutosaveNotRead(t *testing.T) {
 	root := importertest.CopyDir(t, real)
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, file)
 	if err := os.WriteFile(filepath.Join(root, "erosolar-code-autosave.json"), data, 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -28,10 +28,7 @@ var realRecording = filepath.Join("..", "..", "testdata", "agent-sessions", "gem
 // writes (indented by two spaces), to file. It returns the file's size.
 func writeDocument(t *testing.T, file string, reps int) int64 {
 	t.Helper()
-	raw, err := os.ReadFile(realRecording)
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := importertest.ReadBytes(t, realRecording)
 	var hdr map[string]any
 	var order []string
 	msgs := map[string]map[string]any{}

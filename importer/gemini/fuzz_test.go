@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/importertest"
 )
 
 // FuzzRead reads arbitrary bytes as a recording in each of the places a
@@ -24,10 +25,7 @@ func FuzzRead(f *testing.F) {
 		filepath.Join("testdata", "tmp", "example", "chats", "session-2026-09-05T09-00-0a1b2c3d.jsonl"),
 	}
 	for i, s := range seeds {
-		b, err := os.ReadFile(s)
-		if err != nil {
-			f.Fatal(err)
-		}
+		b := importertest.ReadBytes(f, s)
 		f.Add(b, uint8(i%3))
 	}
 	for _, s := range []string{

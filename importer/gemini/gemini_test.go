@@ -325,10 +325,7 @@ func TestCancelledReadIsAnError(t *testing.T) {
 // A JSONL recording named .json (as a file renamed by hand) is read as
 // lines.
 func TestJSONLNamedJSON(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("testdata", "snapshot.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := importertest.ReadBytes(t, filepath.Join("testdata", "snapshot.jsonl"))
 	file := filepath.Join(t.TempDir(), "session-x.json")
 	if err := os.WriteFile(file, raw, 0o600); err != nil {
 		t.Fatal(err)

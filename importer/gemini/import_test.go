@@ -42,10 +42,7 @@ func copyTree(t testing.TB, src, dst string) {
 
 func copyFile(t testing.TB, src, dst string) {
 	t.Helper()
-	raw, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := importertest.ReadBytes(t, src)
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/importertest"
 )
 
 // oneDocument is a one-document recording, as Gemini CLI writes it whole.
@@ -62,10 +63,7 @@ func readAside(ctx context.Context, file string) <-chan error {
 // and empty, or written half) is waited for: once the write ends, the
 // read returns the whole recording, as a read of the finished file does.
 func TestReadCaughtWriting(t *testing.T) {
-	whole, err := os.ReadFile(oneDocument)
-	if err != nil {
-		t.Fatal(err)
-	}
+	whole := importertest.ReadBytes(t, oneDocument)
 	want := read(t, oneDocument)
 	end := len(bytes.TrimRight(whole, "\n"))
 	for name, written := range map[string]int{"empty": 0, "half written": end / 2, "all but its last brace": end - 1} {

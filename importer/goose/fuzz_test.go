@@ -30,10 +30,7 @@ func FuzzRead(f *testing.F) {
 	for i := 0; i < len(seed); i += 3 {
 		f.Add(bytes.Join(seed[i:min(i+4, len(seed))], []byte{0}))
 	}
-	data, err := os.ReadFile(filepath.Join("testdata", "20250301_101500.jsonl"))
-	if err != nil {
-		f.Fatal(err)
-	}
+	data := importertest.ReadBytes(f, filepath.Join("testdata", "20250301_101500.jsonl"))
 	f.Add(append([]byte("j"), data...))
 	f.Add([]byte("a\t[{\"type\":\"toolRequest\",\"id\":\"\",\"toolCall\":{\"status\":\"success\",\"value\":{\"name\":\"x\",\"arguments\":[1]}}}]\x00u{\"userVisible\":false}\t[{\"type\":\"toolResponse\",\"id\":\"a/0\",\"toolResult\":{\"status\":\"success\",\"value\":\"x\"}}]"))
 

@@ -360,10 +360,7 @@ func TestReadJSONL(t *testing.T) {
 // one without reads its JSONL files.
 func TestBundles(t *testing.T) {
 	dir := t.TempDir()
-	data, err := os.ReadFile(filepath.Join("testdata", "20250301_101500.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, filepath.Join("testdata", "20250301_101500.jsonl"))
 	if err := os.WriteFile(filepath.Join(dir, "20250301_101500.jsonl"), data, 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -82,10 +82,7 @@ func TestImportAndFollow(t *testing.T) {
 	}
 	dir := filepath.Join(t.TempDir(), flat)
 	os.MkdirAll(dir, 0o755)
-	data, err := os.ReadFile(filepath.Join(logs, flat, logFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, filepath.Join(logs, flat, logFile))
 	file := filepath.Join(dir, logFile)
 	os.WriteFile(file, data, 0o644)
 	importertest.Follows(t, Format{}, filepath.Dir(dir), func() {

@@ -63,10 +63,7 @@ func writeState(t *testing.T, home string) string {
 func TestReadState(t *testing.T) {
 	home := t.TempDir()
 	writeState(t, home)
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, file)
 	if err := os.MkdirAll(filepath.Join(home, "sessions"), 0o755); err != nil {
 		t.Fatal(err)
 	}

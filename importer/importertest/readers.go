@@ -177,3 +177,14 @@ func SourceIDs(ss []*importer.Session) []string {
 	}
 	return ids
 }
+
+// ReadBytes is the content of the file at path; the test fails when it
+// cannot be read.
+func ReadBytes(t testing.TB, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}

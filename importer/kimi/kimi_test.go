@@ -74,10 +74,7 @@ func TestImportAndFollow(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), hash, sessionID)
 	os.MkdirAll(dir, 0o755)
 	for _, n := range []string{contextFile, wireFile} {
-		data, err := os.ReadFile(filepath.Join(sessions, hash, sessionID, n))
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := importertest.ReadBytes(t, filepath.Join(sessions, hash, sessionID, n))
 		// Less the broken line the fixture ends with.
 		data = bytes.TrimSuffix(data, []byte("{broken\n"))
 		os.WriteFile(filepath.Join(dir, n), data, 0o644)

@@ -59,10 +59,7 @@ func TestRead(t *testing.T) {
 // messages, followed by --watch; an import after adds nothing.
 func TestImportTwice(t *testing.T) {
 	dir := t.TempDir()
-	data, err := os.ReadFile(filepath.Join(fixture, "cli", cliID+".jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, filepath.Join(fixture, "cli", cliID+".jsonl"))
 	lines := bytes.Split(bytes.TrimSpace(data), []byte("\n"))
 	file := filepath.Join(dir, cliID+".jsonl")
 	if err := os.WriteFile(file, joinLines(lines[:3]), 0o644); err != nil {

@@ -36,10 +36,7 @@ func TestImportAndFollow(t *testing.T) {
 // problem naming the file; a JSON document that is not MCPHost's (a
 // folder of sessions may hold other JSON files) is skipped, no problem.
 func TestReadNotASession(t *testing.T) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, file)
 	dir := t.TempDir()
 	cut, other := filepath.Join(dir, "cut.json"), filepath.Join(dir, "package.json")
 	if err := os.WriteFile(cut, data[:len(data)/2], 0o600); err != nil {

@@ -66,10 +66,7 @@ func TestRead(t *testing.T) {
 // first n messages: mini rewrites the whole file after every step.
 func prefix(t *testing.T, path string, n int) {
 	t.Helper()
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, file)
 	var doc map[string]json.RawMessage
 	var msgs []json.RawMessage
 	if json.Unmarshal(data, &doc) != nil || json.Unmarshal(doc["messages"], &msgs) != nil {
@@ -90,10 +87,7 @@ func TestImportAndFollow(t *testing.T) {
 	path := filepath.Join(root, "last_mini_run.traj.json")
 	prefix(t, path, 5)
 	importertest.Follows(t, Format{}, root, func() {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := importertest.ReadBytes(t, file)
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -103,10 +97,7 @@ func TestImportAndFollow(t *testing.T) {
 // A file cut short (mini killed while writing) is one problem naming
 // it, and the import goes on.
 func TestReadCut(t *testing.T) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, file)
 	path := filepath.Join(t.TempDir(), "run.traj.json")
 	if err := os.WriteFile(path, data[:len(data)/2], 0o644); err != nil {
 		t.Fatal(err)

@@ -59,10 +59,7 @@ func TestImportAndFollow(t *testing.T) {
 	importertest.ImportsOnce(t, Format{}, real, 2, 7)
 	root := importertest.CopyDir(t, real)
 	path := filepath.Join(root, "cli_default.jsonl")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, path)
 	lines := strings.SplitAfter(strings.TrimSuffix(string(data), "\n"), "\n")
 	importertest.Follows(t, Format{}, root, func() {
 		more := string(data) + `{"content":"Thanks","role":"user"}` + "\n" + `{"content":"You are welcome.","role":"assistant"}` + "\n"

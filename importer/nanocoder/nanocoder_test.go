@@ -62,10 +62,7 @@ func TestImportAndFollow(t *testing.T) {
 // A document that is not JSON (cut off as it was written) is one
 // problem naming the file, and no session.
 func TestReadCut(t *testing.T) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, file)
 	path := filepath.Join(t.TempDir(), work+".json")
 	if err := os.WriteFile(path, data[:len(data)/2], 0o600); err != nil {
 		t.Fatal(err)

@@ -136,10 +136,7 @@ func base(f string) string { return strings.TrimSuffix(filepath.Base(f), ".json"
 
 func readJSON(t testing.TB, f string, v any) {
 	t.Helper()
-	data, err := os.ReadFile(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, f)
 	if err := json.Unmarshal(data, v); err != nil {
 		t.Fatalf("%s: %v", f, err)
 	}
@@ -214,16 +211,10 @@ func TestNotOpencodeDB(t *testing.T) {
 func TestDBReadOnly(t *testing.T) {
 	dir := t.TempDir()
 	path := buildDB(t, dir, schemaV12)
-	before, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	before := importertest.ReadBytes(t, path)
 	stat, _ := os.Stat(path)
 	readRoot(t, dir)
-	after, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	after := importertest.ReadBytes(t, path)
 	if !bytes.Equal(before, after) {
 		t.Error("reading changed the database")
 	}

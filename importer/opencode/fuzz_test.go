@@ -42,10 +42,7 @@ func FuzzRead(f *testing.F) {
 	// minimizing takes time in proportion to the input's size.
 	storage := filepath.Join(fixture, storageDir)
 	record := func(name string) []byte {
-		data, err := os.ReadFile(filepath.Join(storage, filepath.FromSlash(name)))
-		if err != nil {
-			f.Fatal(err)
-		}
+		data := importertest.ReadBytes(f, filepath.Join(storage, filepath.FromSlash(name)))
 		var b bytes.Buffer
 		if err := json.Compact(&b, data); err != nil {
 			f.Fatal(name, err)
@@ -166,10 +163,7 @@ func readBundles(t *testing.T, bs []importer.Bundle) {
 // pages cut off. Reading may fail, but must not panic or hang, and what
 // it returns must be valid.
 func TestCorruptDB(t *testing.T) {
-	good, err := os.ReadFile(buildDB(t, t.TempDir(), schemaV12))
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := importertest.ReadBytes(t, buildDB(t, t.TempDir(), schemaV12))
 	r := rand.New(rand.NewPCG(7, 11))
 	for i := range 300 {
 		data := slices.Clone(good)

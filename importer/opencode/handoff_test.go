@@ -14,6 +14,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/handoff"
 	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/importertest"
 )
 
 // handoffHome is a home whose opencode data directory holds the
@@ -21,10 +22,7 @@ import (
 // it has run; it returns the home and the database's path.
 func handoffHome(t *testing.T) (string, string) {
 	t.Helper()
-	data, err := os.ReadFile("testdata/real-1.18.33.db")
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, "testdata/real-1.18.33.db")
 	home := t.TempDir()
 	path := filepath.Join(home, ".local", "share", "opencode", "opencode.db")
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {

@@ -78,10 +78,7 @@ func TestDBUncommitted(t *testing.T) {
 	// A dead writer: the database and its hot journal as it left them.
 	crashed := filepath.Join(t.TempDir(), opencodeApp.db)
 	for _, suffix := range []string{"", "-journal"} {
-		raw, err := os.ReadFile(path + suffix)
-		if err != nil {
-			t.Fatal(err)
-		}
+		raw := importertest.ReadBytes(t, path+suffix)
 		if err := os.WriteFile(crashed+suffix, raw, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -165,10 +162,7 @@ func TestImportWhileWritten(t *testing.T) {
 // SQLite's header is not taken for a database; one with it is SQLite's
 // error.
 func TestDamagedDB(t *testing.T) {
-	good, err := os.ReadFile(buildDB(t, t.TempDir(), schemaV12))
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := importertest.ReadBytes(t, buildDB(t, t.TempDir(), schemaV12))
 	const page = 4096
 	zeroed := func(from, to int) []byte {
 		d := slices.Clone(good)

@@ -395,10 +395,7 @@ func TestDataDirWithBoth(t *testing.T) {
 }
 
 func TestSkipKeysDocumented(t *testing.T) {
-	doc, err := os.ReadFile("doc.go")
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := importertest.ReadBytes(t, "doc.go")
 	for _, k := range slices.Sorted(maps.Keys(wantSkipped)) {
 		k = strings.TrimPrefix(k, "unknown:")
 		if k == "hologram" {

@@ -74,10 +74,7 @@ func TestReadReal(t *testing.T) {
 func TestReadKilo(t *testing.T) {
 	equal(t, "roots", Kilo.Roots(func(string) string { return "" }, "/home/u"), []string{filepath.FromSlash("/home/u/.local/share/kilo")})
 	dir := t.TempDir()
-	data, err := os.ReadFile(realDB)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, realDB)
 	if err := os.WriteFile(filepath.Join(dir, kiloApp.db), data, 0o644); err != nil {
 		t.Fatal(err)
 	}

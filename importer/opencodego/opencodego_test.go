@@ -31,10 +31,7 @@ func TestImportsOnce(t *testing.T) {
 // is a database named whatever its name.
 func TestBundles(t *testing.T) {
 	root := importertest.CopyDir(t, real)
-	data, err := os.ReadFile(filepath.Join(real, "work", dataDir, dbName))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, filepath.Join(real, "work", dataDir, dbName))
 	sst := filepath.Join(root, "share", "opencode", dbName)
 	if err := os.MkdirAll(filepath.Dir(sst), 0o755); err != nil {
 		t.Fatal(err)

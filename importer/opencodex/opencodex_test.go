@@ -85,10 +85,7 @@ func write(t *testing.T, path, id, at string, items []any) {
 // items is the items of path.
 func items(t *testing.T, path string) []any {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, path)
 	var doc struct{ Items []any }
 	if err := json.Unmarshal(data, &doc); err != nil {
 		t.Fatal(err)
@@ -151,10 +148,7 @@ func TestConversationsApart(t *testing.T) {
 func TestReadCut(t *testing.T) {
 	root := importertest.CopyDir(t, real)
 	path := filepath.Join(root, "rollout-2026-11-27-"+greeting+".json")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, path)
 	if err := os.WriteFile(path, data[:len(data)/2], 0o600); err != nil {
 		t.Fatal(err)
 	}

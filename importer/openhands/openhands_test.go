@@ -75,10 +75,7 @@ func TestImportAndFollow(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), convDir)
 	os.MkdirAll(filepath.Join(dir, eventsDir), 0o755)
 	copyFile := func(rel string) {
-		data, err := os.ReadFile(filepath.Join(src, rel))
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := importertest.ReadBytes(t, filepath.Join(src, rel))
 		os.WriteFile(filepath.Join(dir, rel), data, 0o644)
 	}
 	copyFile(stateFile)

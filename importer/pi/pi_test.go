@@ -173,10 +173,7 @@ func TestRoots(t *testing.T) {
 func TestBundlesAndImport(t *testing.T) {
 	root := t.TempDir()
 	for i, f := range []string{"real-0.73.1-continued.jsonl", "real-0.73.1-tool.jsonl", "tree.jsonl"} {
-		b, err := os.ReadFile(filepath.Join("testdata", f))
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := importertest.ReadBytes(t, filepath.Join("testdata", f))
 		os.MkdirAll(filepath.Join(root, "--p"+string(rune('a'+i))+"--"), 0o755)
 		os.WriteFile(filepath.Join(root, "--p"+string(rune('a'+i))+"--", f), b, 0o644)
 	}
@@ -204,10 +201,7 @@ func TestBundlesAndImport(t *testing.T) {
 // result not yet) grows in place: the next import completes the call
 // and adds the rest, with no fork and nothing twice.
 func TestImportGrowsInPlace(t *testing.T) {
-	data, err := os.ReadFile("testdata/real-0.73.1-tool.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, "testdata/real-0.73.1-tool.jsonl")
 	lines := strings.SplitAfter(strings.TrimSpace(string(data)), "\n")
 	file := filepath.Join(t.TempDir(), "--w--", "s.jsonl")
 	os.MkdirAll(filepath.Dir(file), 0o755)

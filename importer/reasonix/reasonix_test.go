@@ -66,10 +66,7 @@ func TestImportAndFollow(t *testing.T) {
 // copyLog is the testdata log at dir/events.frames cut to n bytes.
 func copyLog(t *testing.T, n int) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(projects, "-tmp-agents71b-rh-work", "sessions-v4", "7bcce35e75a60c987f8f5364e932a339", "events.frames"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, filepath.Join(projects, "-tmp-agents71b-rh-work", "sessions-v4", "7bcce35e75a60c987f8f5364e932a339", "events.frames"))
 	if n < 0 || n > len(data) {
 		n = len(data)
 	}
@@ -90,10 +87,7 @@ func copyLog(t *testing.T, n int) string {
 // is no Reasonix log is an error, and garbage after the frames one
 // problem.
 func TestCutLogAndOthers(t *testing.T) {
-	data, err := os.ReadFile(copyLog(t, -1))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, copyLog(t, -1))
 	read := func(n int) *importer.Result {
 		t.Helper()
 		res, err := Format{}.Read(context.Background(), importer.Bundle{Files: []string{copyLog(t, n)}})

@@ -67,10 +67,7 @@ func TestRoots(t *testing.T) {
 // A chat is followed as sgpt rewrites its file after each reply.
 func TestImportAndFollow(t *testing.T) {
 	importertest.ImportsOnce(t, Format{}, real, 1, 6)
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, file)
 	root := t.TempDir()
 	path := filepath.Join(root, "notes")
 	// The file as sgpt left it after the first prompt's reply.

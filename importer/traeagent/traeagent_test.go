@@ -51,10 +51,7 @@ func TestRead(t *testing.T) {
 func TestImportAndFollow(t *testing.T) {
 	importertest.ImportsOnce(t, Format{}, real, 1, 4)
 	importertest.ImportsOnce(t, Format{}, file, 1, 4)
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, file)
 	root := t.TempDir()
 	path := filepath.Join(root, "trajectories", filepath.Base(file))
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

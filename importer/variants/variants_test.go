@@ -114,10 +114,7 @@ func TestMiMoCodeReadsOpencodesDatabase(t *testing.T) {
 	if len(roots) != 1 || roots[0] != filepath.Join(home, ".local", "share", "mimocode") {
 		t.Fatalf("roots %v", roots)
 	}
-	data, err := os.ReadFile(filepath.Join("..", "opencode", "testdata", "real-1.18.33.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, filepath.Join("..", "opencode", "testdata", "real-1.18.33.db"))
 	if err := os.MkdirAll(roots[0], 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -147,10 +144,7 @@ func TestNanoCodeReadsItsDatabase(t *testing.T) {
 	if len(roots) != 1 || roots[0] != filepath.Join(home, ".local", "share", "nanocode") {
 		t.Fatalf("roots %v", roots)
 	}
-	data, err := os.ReadFile(filepath.Join("testdata", "real-nanocode-1.2.28.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, filepath.Join("testdata", "real-nanocode-1.2.28.db"))
 	if err := os.MkdirAll(roots[0], 0o755); err != nil {
 		t.Fatal(err)
 	}

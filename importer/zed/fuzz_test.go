@@ -22,10 +22,7 @@ func FuzzRead(f *testing.F) {
 		f.Add(j)
 	}
 	for _, name := range []string{"Retry backoff - 1.zed.json", "Crates.zed.json"} {
-		data, err := os.ReadFile(filepath.Join("testdata", "conversations", name))
-		if err != nil {
-			f.Fatal(err)
-		}
+		data := importertest.ReadBytes(f, filepath.Join("testdata", "conversations", name))
 		f.Add(append([]byte("c"), data...))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
