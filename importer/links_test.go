@@ -28,9 +28,7 @@ func TestSubagentInAnotherFileIsLinked(t *testing.T) {
 		os.MkdirAll(dir, 0o755)
 		install := func(name string) {
 			b := importertest.ReadBytes(t, filepath.Join("codex", "testdata", name))
-			if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			importertest.WriteFile(t, filepath.Join(dir, name), b, 0o644)
 		}
 		run := func() {
 			im := &importer.Importer{Store: fx.st, UserID: "alice"}

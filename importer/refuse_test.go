@@ -26,9 +26,7 @@ func TestImportRefusesWhatIsNotAFile(t *testing.T) {
 	fifo := filepath.Join(dir, "x.jsonl")
 	fsfault.Fifo(t, fifo)
 	raw := importertest.ReadBytes(t, "../testdata/agent-sessions/claude-code/spotter/short.jsonl")
-	if err := os.WriteFile(filepath.Join(dir, "good.jsonl"), raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, filepath.Join(dir, "good.jsonl"), raw, 0o644)
 	fx := newFixture(t)
 	for _, tc := range []struct {
 		roots []string

@@ -92,9 +92,7 @@ func bundleOf(t *testing.T, src, main string) string {
 		if err := os.MkdirAll(filepath.Dir(b), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(b, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		importertest.WriteFile(t, b, data, 0o644)
 	}
 	copyFile(filepath.Join(from, main), filepath.Join(dir, main))
 	subs := filepath.Join(from, trimExt(main))
@@ -299,12 +297,8 @@ func TestSegmentedImportReportsEveryMessage(t *testing.T) {
 			t.Errorf("%s: %d sessions changed, reported %d new and %d grown", what, len(tr.Changes), tr.SessionsNew, tr.SessionsGrown)
 		}
 	}
-	if err := os.WriteFile(path, joinLines(lines[:len(lines)/4]), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, path, joinLines(lines[:len(lines)/4]), 0o644)
 	check("the first quarter, new", importertest.Import(t, st, claudecode.New(), path))
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, path, data, 0o644)
 	check("the rest appended", importertest.Import(t, st, claudecode.New(), path))
 }

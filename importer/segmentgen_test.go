@@ -108,9 +108,7 @@ func writeSession(t *testing.T, path string, data []byte) {
 		}
 		data = enc.EncodeAll(data, nil)
 	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, path, data, 0o644)
 }
 
 // readSession is what the session file path holds, expanded when it is

@@ -64,9 +64,7 @@ func read(t *testing.T, path string) []byte {
 
 func write(t *testing.T, path string, data []byte) {
 	t.Helper()
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, path, data, 0o644)
 }
 
 // sample is a copy of the reader's testdata/ (its regular files and

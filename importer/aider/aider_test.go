@@ -23,9 +23,7 @@ func readFile(t *testing.T, path string) *importer.Result {
 func readString(t *testing.T, text string) *importer.Result {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), HistoryFile)
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, path, []byte(text), 0o644)
 	return readFile(t, path)
 }
 

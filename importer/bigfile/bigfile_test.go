@@ -19,6 +19,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/importertest"
 	"github.com/loomhq/loom/internal/testkit/clitest"
 	"github.com/loomhq/loom/sqlite"
 )
@@ -402,9 +403,7 @@ func TestBigImportKilled(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(cp.db+ext, data, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		importertest.WriteFile(t, cp.db+ext, data, 0o600)
 	}
 	if err := os.Remove(h.file); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/importer/importertest"
 )
 
 // agentKey is the sub-agent's session that generateAgent writes.
@@ -46,9 +47,7 @@ func generateAgent(t testing.TB, path string, size int64, first int) int {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(path, []byte(session), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		importertest.WriteFile(t, path, []byte(session), 0o644)
 	}
 	return appendTurns(t, agentFile(path), size, first, func(n int) []string {
 		var lines []string

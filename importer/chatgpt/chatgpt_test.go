@@ -178,14 +178,10 @@ func TestWatchFollowsNewerExport(t *testing.T) {
 	b, _ = json.Marshal(clean)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "conversations.json")
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, path, b, 0o644)
 	importertest.Follows(t, Format, dir, func() {
 		tmp := filepath.Join(dir, ".conversations.json.part")
-		if err := os.WriteFile(tmp, grown(t, b), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		importertest.WriteFile(t, tmp, grown(t, b), 0o644)
 		if err := os.Rename(tmp, path); err != nil {
 			t.Fatal(err)
 		}

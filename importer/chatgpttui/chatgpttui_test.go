@@ -2,7 +2,6 @@ package chatgpttui
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -60,9 +59,7 @@ func TestReadNotConversations(t *testing.T) {
 	data := importertest.ReadBytes(t, filepath.Join(real, file))
 	for _, bad := range [][]byte{data[:len(data)/2], []byte(`{"api_key": "x"}`)} {
 		path := filepath.Join(t.TempDir(), file)
-		if err := os.WriteFile(path, bad, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		importertest.WriteFile(t, path, bad, 0o600)
 		res, err := Format{}.Read(context.Background(), importer.Bundle{Files: []string{path}})
 		if err != nil || len(res.Sessions) != 0 || len(res.Problems) != 1 || res.Problems[0].File != path {
 			t.Errorf("sessions %d, problems %v, %v", len(res.Sessions), res.Problems, err)

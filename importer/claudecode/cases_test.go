@@ -45,9 +45,7 @@ func writeLines(t *testing.T, path string, lines ...any) string {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, path, []byte(b.String()), 0o644)
 	return path
 }
 
@@ -419,9 +417,7 @@ func TestReadingsStoppedAtAnyLine(t *testing.T) {
 		lines := strings.SplitAfter(string(data), "\n")
 		for n := 1; n < len(lines); n++ {
 			cut := filepath.Join(t.TempDir(), filepath.Base(path))
-			if err := os.WriteFile(cut, []byte(strings.Join(lines[:n], "")), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			importertest.WriteFile(t, cut, []byte(strings.Join(lines[:n], "")), 0o644)
 			res := readFiles(t, cut)
 			if len(res.Sessions) == 0 {
 				continue

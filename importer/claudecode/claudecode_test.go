@@ -249,9 +249,7 @@ func TestBundlesLayout(t *testing.T) {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(p, []byte("{}\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		importertest.WriteFile(t, p, []byte("{}\n"), 0o644)
 	}
 	write("-home-a/s1.jsonl")
 	write("-home-a/s1/subagents/agent-x.jsonl")

@@ -2,7 +2,6 @@ package cline
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -151,9 +150,7 @@ func TestStaleCompaction(t *testing.T) {
 		if suffix == compactionSuffix {
 			data = []byte(strings.Replace(string(data), "id:msg_hjKpkw8W", "id:msg_other", 1))
 		}
-		if err := os.WriteFile(filepath.Join(dir, compactID+suffix), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		importertest.WriteFile(t, filepath.Join(dir, compactID+suffix), data, 0o644)
 	}
 	res := importertest.ReadAll(t, Format{}, dir)
 	if s := importertest.Session(t, res, compactID); importertest.Roles(s) != "user assistant user assistant" || res.Skipped["compaction:stale"] != 1 {
@@ -169,9 +166,7 @@ func TestMalformed(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, data string) string {
 		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		importertest.WriteFile(t, path, []byte(data), 0o644)
 		return path
 	}
 	bad := write("b.messages.json", "{not json")

@@ -171,9 +171,7 @@ func TestWatchFollowsTask(t *testing.T) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, n), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		importertest.WriteFile(t, filepath.Join(dir, n), data, 0o644)
 	}
 	importertest.Follows(t, Cline, filepath.Dir(dir), func() {
 		data, _ := json.Marshal(api[:8])

@@ -43,9 +43,7 @@ func writeFiles(t *testing.T, root string, data []byte, rels ...string) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		importertest.WriteFile(t, path, data, 0o644)
 	}
 }
 
@@ -100,9 +98,7 @@ func compress(t *testing.T, data []byte) []byte { return importertest.Zstd(t, da
 func TestZstd(t *testing.T) {
 	data := importertest.ReadBytes(t, "testdata/newer.jsonl")
 	path := filepath.Join(t.TempDir(), "rollout-newer.jsonl.zst")
-	if err := os.WriteFile(path, compress(t, data), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, path, compress(t, data), 0o644)
 	got := readFile(t, path)
 	want := readFile(t, "testdata/newer.jsonl")
 	gs, ws := got.Sessions[0], want.Sessions[0]
@@ -132,9 +128,7 @@ func TestZstd(t *testing.T) {
 
 	// A file that is not zstd at all.
 	bad := filepath.Join(t.TempDir(), "rollout-bad.jsonl.zst")
-	if err := os.WriteFile(bad, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, bad, data, 0o644)
 	if _, err := (Format{}).Read(context.Background(), importer.Bundle{Files: []string{bad}}); err == nil {
 		t.Error("plain text read as zstd without error")
 	}

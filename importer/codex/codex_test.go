@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"maps"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -33,9 +32,7 @@ func readFile(t *testing.T, path string) *importer.Result {
 func readString(t *testing.T, text string) *importer.Result {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "rollout-2025-11-04T17-52-48-019a5000-0000-7000-8000-0000000000f1.jsonl")
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, path, []byte(text), 0o644)
 	return readFile(t, path)
 }
 
@@ -410,9 +407,7 @@ not json at all
 func writeTemp(t *testing.T, s string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "rollout-x.jsonl")
-	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, path, []byte(s), 0o644)
 	return path
 }
 

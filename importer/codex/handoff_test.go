@@ -45,9 +45,7 @@ func TestHandoffCodexTools(t *testing.T) {
 			if err := os.MkdirAll(home+"/.codex", 0o700); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(home+"/.codex/config.toml", []byte(c.config+"\n"), 0o600); err != nil {
-				t.Fatal(err)
-			}
+			importertest.WriteFile(t, home+"/.codex/config.toml", []byte(c.config+"\n"), 0o600)
 			h := &handoff.Handoff{
 				Session: &loom.Session{ID: "s", Source: &loom.Source{Tool: Tool}},
 				Dir:     home, Home: home,

@@ -2,7 +2,6 @@ package codex
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -79,9 +78,7 @@ func TestCompactionImportedBeforeTheFix(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			file := filepath.Join(t.TempDir(), filepath.Base(compactedRollout))
 			write := func(lines []string) {
-				if err := os.WriteFile(file, []byte(strings.Join(lines, "")), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				importertest.WriteFile(t, file, []byte(strings.Join(lines, "")), 0o644)
 			}
 			write(lines[:c.first])
 			st := importertest.Store(t)

@@ -119,9 +119,7 @@ func TestImportGrows(t *testing.T) {
 	save := func(n int) {
 		doc["history"] = history[:n]
 		b, _ := json.MarshalIndent(doc, "", "  ")
-		if err := os.WriteFile(file, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		importertest.WriteFile(t, file, b, 0o644)
 	}
 	save(3)
 	st := importertest.Store(t)

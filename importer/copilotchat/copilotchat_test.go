@@ -120,9 +120,7 @@ func TestImportAndFollowLog(t *testing.T) {
 	data := importertest.ReadBytes(t, filepath.Join(user, "workspaceStorage", "d4e5f6", "chatSessions", logID+".jsonl"))
 	data = data[:bytes.Index(data, []byte("not json"))]
 	file := filepath.Join(dir, logID+".jsonl")
-	if err := os.WriteFile(file, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, file, data, 0o644)
 	importertest.Follows(t, Format{}, dir, func() {
 		importertest.AppendLines(t, file, `{"kind":2,"k":["requests"],"v":[{"requestId":"request_b","message":{"text":"and a test"},"response":[{"value":"Added health_test.go."}],"timestamp":1762100210000}]}`)
 	}, 2)

@@ -299,9 +299,7 @@ func TestRoots(t *testing.T) {
 	}
 	a, b := filepath.Join(home, "src", "a"), filepath.Join(home, "src", "b")
 	list := `{"projects":[{"path":"` + filepath.ToSlash(a) + `","data_dir":"` + filepath.ToSlash(filepath.Join(a, ".crush")) + `","last_accessed":"2025-11-20T10:00:00Z"},{"path":"` + filepath.ToSlash(b) + `","data_dir":"data"}]}`
-	if err := os.WriteFile(filepath.Join(global, "projects.json"), []byte(list), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, filepath.Join(global, "projects.json"), []byte(list), 0o644)
 	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 	want := []string{filepath.Join(a, ".crush"), filepath.Join(b, "data")}
 	if got := (Format{}).Roots(env(nil), home); !slices.Equal(got, want) {

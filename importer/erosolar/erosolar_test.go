@@ -1,7 +1,6 @@
 package erosolar
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -53,9 +52,7 @@ func TestRead(t *testing.T) {
 func TestAutosaveNotRead(t *testing.T) {
 	root := importertest.CopyDir(t, real)
 	data := importertest.ReadBytes(t, file)
-	if err := os.WriteFile(filepath.Join(root, "erosolar-code-autosave.json"), data, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, filepath.Join(root, "erosolar-code-autosave.json"), data, 0o600)
 	if res := importertest.ReadAll(t, Format{}, root); len(res.Sessions) != 1 {
 		t.Errorf("%d sessions, want 1", len(res.Sessions))
 	}

@@ -196,9 +196,7 @@ func TestOneDocumentInSegments(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(project, "chats"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(project, markerName), []byte("/home/dev/p\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, filepath.Join(project, markerName), []byte("/home/dev/p\n"), 0o644)
 	file := filepath.Join(project, "chats", "session-big.json")
 	size1 := writeDocument(t, file, 1)
 	if size := writeDocument(t, file, int(2*importer.SegmentSize()/size1)+2); size <= 2*importer.SegmentSize() {

@@ -1,7 +1,6 @@
 package gemini
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -190,9 +189,7 @@ func TestRewindBudget(t *testing.T) {
 		b.WriteString(`{"$rewindTo":"r` + strconv.Itoa(i) + `"}` + "\n")
 	}
 	file := filepath.Join(t.TempDir(), "many.jsonl")
-	if err := os.WriteFile(file, []byte(b.String()), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, file, []byte(b.String()), 0o600)
 	res := read(t, file)
 	total := 0
 	for _, s := range res.Sessions {

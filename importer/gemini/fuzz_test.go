@@ -59,9 +59,7 @@ func FuzzRead(f *testing.F) {
 		if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(file, data, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		importertest.WriteFile(t, file, data, 0o600)
 		// Written a while ago: a one-document recording that does not
 		// parse is not waited for as one Gemini CLI is still writing.
 		if err := os.Chtimes(file, old, old); err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -327,9 +326,7 @@ func TestCancelledReadIsAnError(t *testing.T) {
 func TestJSONLNamedJSON(t *testing.T) {
 	raw := importertest.ReadBytes(t, filepath.Join("testdata", "snapshot.jsonl"))
 	file := filepath.Join(t.TempDir(), "session-x.json")
-	if err := os.WriteFile(file, raw, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, file, raw, 0o600)
 	a, b := read(t, file), read(t, filepath.Join("testdata", "snapshot.jsonl"))
 	a.Sessions[0].Path, b.Sessions[0].Path = "", ""
 	if !reflect.DeepEqual(a, b) {
@@ -428,17 +425,13 @@ func TestReadErrors(t *testing.T) {
 		t.Error("missing file: no error")
 	}
 	empty := filepath.Join(dir, "session-empty.jsonl")
-	if err := os.WriteFile(empty, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, empty, nil, 0o600)
 	if res := read(t, empty); len(res.Sessions) != 0 {
 		t.Errorf("empty file: %d sessions", len(res.Sessions))
 	}
 	// A header and nothing yet: no session until a message comes.
 	header := filepath.Join(dir, "session-new.jsonl")
-	if err := os.WriteFile(header, []byte(`{"sessionId":"new","projectHash":"h","startTime":"2026-01-01T00:00:00Z"}`+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, header, []byte(`{"sessionId":"new","projectHash":"h","startTime":"2026-01-01T00:00:00Z"}`+"\n"), 0o600)
 	if res := read(t, header); len(res.Sessions) != 0 || res.Skipped["empty-session"] != 1 {
 		t.Errorf("header only: %d sessions, skipped %v", len(res.Sessions), res.Skipped)
 	}

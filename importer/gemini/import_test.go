@@ -46,9 +46,7 @@ func copyFile(t testing.TB, src, dst string) {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(dst, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, dst, raw, 0o644)
 	fi, err := os.Stat(src)
 	if err != nil {
 		t.Fatal(err)
@@ -82,9 +80,7 @@ func geminiHome(t testing.TB) string {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		importertest.WriteFile(t, p, []byte(body), 0o644)
 	}
 	return home
 }
@@ -474,9 +470,7 @@ func writeJSON(t testing.TB, file string, v any) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(file, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, file, raw, 0o644)
 }
 
 // Gemini CLI 0.61 after a resume writes each reply again from the

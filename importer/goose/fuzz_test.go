@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -37,9 +36,7 @@ func FuzzRead(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 0 && data[0] == 'j' {
 			path := filepath.Join(t.TempDir(), "s.jsonl")
-			if err := os.WriteFile(path, data[1:], 0o644); err != nil {
-				t.Fatal(err)
-			}
+			importertest.WriteFile(t, path, data[1:], 0o644)
 			done := make(chan *importer.Result, 1)
 			go func() {
 				res, _ := Format{}.Read(context.Background(), importer.Bundle{Files: []string{path}})

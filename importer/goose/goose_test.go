@@ -361,9 +361,7 @@ func TestReadJSONL(t *testing.T) {
 func TestBundles(t *testing.T) {
 	dir := t.TempDir()
 	data := importertest.ReadBytes(t, filepath.Join("testdata", "20250301_101500.jsonl"))
-	if err := os.WriteFile(filepath.Join(dir, "20250301_101500.jsonl"), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, filepath.Join(dir, "20250301_101500.jsonl"), data, 0o644)
 	bs, err := Format{}.Bundles(context.Background(), dir)
 	if err != nil || len(bs) != 1 || !strings.HasSuffix(bs[0].Name(), ".jsonl") {
 		t.Fatalf("bundles %v %v", bs, err)

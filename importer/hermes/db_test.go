@@ -67,9 +67,7 @@ func TestReadState(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(home, "sessions"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(home, "sessions", filepath.Base(file)), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, filepath.Join(home, "sessions", filepath.Base(file)), data, 0o644)
 	res, s := importertest.ReadSession(t, Format{}, home, 4, "20261101_090000_aa11bb22", "user assistant assistant user assistant assistant")
 	if s.Title != "Disk usage" || s.Cwd != "/home/u/app" {
 		t.Fatalf("session %q %q", s.Title, s.Cwd)

@@ -188,3 +188,12 @@ func ReadBytes(t testing.TB, path string) []byte {
 	}
 	return data
 }
+
+// WriteFile writes data to the file at path with perm (os.WriteFile);
+// the test fails when it cannot.
+func WriteFile(t testing.TB, path string, data []byte, perm os.FileMode) {
+	t.Helper()
+	if err := os.WriteFile(path, data, perm); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -2,7 +2,6 @@ package kiro
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -16,9 +15,7 @@ func FuzzRead(f *testing.F) {
 	importertest.SeedFiles(f, filepath.Join(fixture, "cli", cliID+".jsonl"), filepath.Join(fixture, "5f2a9c", newID, "messages.jsonl"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		path := filepath.Join(t.TempDir(), "s.jsonl")
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		importertest.WriteFile(t, path, data, 0o644)
 		res, err := Format{}.Read(context.Background(), importer.Bundle{Files: []string{path}})
 		if err == nil {
 			importertest.CheckValidOf(t, Tool, res)

@@ -62,9 +62,7 @@ func TestImportTwice(t *testing.T) {
 	data := importertest.ReadBytes(t, filepath.Join(fixture, "cli", cliID+".jsonl"))
 	lines := bytes.Split(bytes.TrimSpace(data), []byte("\n"))
 	file := filepath.Join(dir, cliID+".jsonl")
-	if err := os.WriteFile(file, joinLines(lines[:3]), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, file, joinLines(lines[:3]), 0o644)
 	st := importertest.Store(t)
 	w := importertest.ImportThenWatch(t, st, Format{}, dir)
 	f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)

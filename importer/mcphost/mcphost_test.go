@@ -2,7 +2,6 @@ package mcphost
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -39,12 +38,8 @@ func TestReadNotASession(t *testing.T) {
 	data := importertest.ReadBytes(t, file)
 	dir := t.TempDir()
 	cut, other := filepath.Join(dir, "cut.json"), filepath.Join(dir, "package.json")
-	if err := os.WriteFile(cut, data[:len(data)/2], 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(other, []byte(`{"name": "x", "version": "1.0.0"}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, cut, data[:len(data)/2], 0o600)
+	importertest.WriteFile(t, other, []byte(`{"name": "x", "version": "1.0.0"}`), 0o600)
 	res, err := Format{}.Read(context.Background(), importer.Bundle{Files: []string{cut}})
 	if err != nil || len(res.Sessions) != 0 || len(res.Problems) != 1 || res.Problems[0].File != cut {
 		t.Errorf("cut: sessions %d, problems %v, %v", len(res.Sessions), res.Problems, err)

@@ -2,7 +2,6 @@ package minisweagent
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -74,9 +73,7 @@ func prefix(t *testing.T, path string, n int) {
 	}
 	doc["messages"], _ = json.Marshal(msgs[:n])
 	out, _ := json.MarshalIndent(doc, "", "  ")
-	if err := os.WriteFile(path, out, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, path, out, 0o644)
 }
 
 // A run is followed as mini rewrites its file after each step; the
@@ -88,9 +85,7 @@ func TestImportAndFollow(t *testing.T) {
 	prefix(t, path, 5)
 	importertest.Follows(t, Format{}, root, func() {
 		data := importertest.ReadBytes(t, file)
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		importertest.WriteFile(t, path, data, 0o644)
 	}, 1)
 }
 
@@ -99,9 +94,7 @@ func TestImportAndFollow(t *testing.T) {
 func TestReadCut(t *testing.T) {
 	data := importertest.ReadBytes(t, file)
 	path := filepath.Join(t.TempDir(), "run.traj.json")
-	if err := os.WriteFile(path, data[:len(data)/2], 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, path, data[:len(data)/2], 0o644)
 	res := importertest.ReadFile(t, Format{}, path)
 	if len(res.Problems) != 1 || res.Problems[0].File != path || len(res.Sessions) != 0 {
 		t.Errorf("problems %v, %d sessions", res.Problems, len(res.Sessions))

@@ -1,7 +1,6 @@
 package nanobot
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -63,18 +62,14 @@ func TestImportAndFollow(t *testing.T) {
 	lines := strings.SplitAfter(strings.TrimSuffix(string(data), "\n"), "\n")
 	importertest.Follows(t, Format{}, root, func() {
 		more := string(data) + `{"content":"Thanks","role":"user"}` + "\n" + `{"content":"You are welcome.","role":"assistant"}` + "\n"
-		if err := os.WriteFile(path, []byte(more), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		importertest.WriteFile(t, path, []byte(more), 0o600)
 	}, 2)
 	// Trimmed to the metadata line and its last turn (the read and its
 	// reply), as nanobot leaves a conversation past its memory window.
 	st := importertest.Store(t)
 	importertest.Import(t, st, Format{}, root)
 	trimmed := lines[0] + strings.Join(lines[3:], "") + "\n"
-	if err := os.WriteFile(path, []byte(trimmed), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, path, []byte(trimmed), 0o600)
 	if rep := importertest.Import(t, st, Format{}, root); rep.SessionsNew != 1 || rep.MessagesAdded != 3 || len(rep.Problems) != 0 {
 		t.Errorf("after the trim: %+v", rep)
 	}

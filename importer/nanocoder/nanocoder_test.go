@@ -2,7 +2,6 @@ package nanocoder
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -64,9 +63,7 @@ func TestImportAndFollow(t *testing.T) {
 func TestReadCut(t *testing.T) {
 	data := importertest.ReadBytes(t, file)
 	path := filepath.Join(t.TempDir(), work+".json")
-	if err := os.WriteFile(path, data[:len(data)/2], 0o600); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, path, data[:len(data)/2], 0o600)
 	res, err := Format{}.Read(context.Background(), importer.Bundle{Files: []string{path}})
 	if err != nil || len(res.Sessions) != 0 || len(res.Problems) != 1 || res.Problems[0].File != path {
 		t.Errorf("sessions %d, problems %v, %v", len(res.Sessions), res.Problems, err)

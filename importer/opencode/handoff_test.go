@@ -28,9 +28,7 @@ func handoffHome(t *testing.T) (string, string) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, path, data, 0o600)
 	return home, path
 }
 
@@ -139,9 +137,7 @@ func TestHandoffOpencodeRows(t *testing.T) {
 	if _, err := db.Exec("INSERT INTO project (id, worktree, time_created, time_updated, sandboxes) VALUES ('0123abc', ?, 1, 1, '[]')", dir); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, ".git", "opencode"), []byte("0123abc\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, filepath.Join(dir, ".git", "opencode"), []byte("0123abc\n"), 0o600)
 	out, err = Format{}.Handoff(context.Background(), handoffOf(home, filepath.Join(dir, "pkg"), at))
 	if err != nil {
 		t.Fatal(err)

@@ -79,9 +79,7 @@ func TestDBUncommitted(t *testing.T) {
 	crashed := filepath.Join(t.TempDir(), opencodeApp.db)
 	for _, suffix := range []string{"", "-journal"} {
 		raw := importertest.ReadBytes(t, path+suffix)
-		if err := os.WriteFile(crashed+suffix, raw, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		importertest.WriteFile(t, crashed+suffix, raw, 0o644)
 	}
 	before := map[string][]byte{}
 	for _, f := range []string{crashed, crashed + "-journal"} {
@@ -185,9 +183,7 @@ func TestDamagedDB(t *testing.T) {
 		{"schema damaged", zeroed(100, page), false},
 	} {
 		path := filepath.Join(t.TempDir(), opencodeApp.db)
-		if err := os.WriteFile(path, tc.data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		importertest.WriteFile(t, path, tc.data, 0o644)
 		res, err := readDBFile(path)
 		if err == nil {
 			t.Errorf("%s: no error, %d sessions", tc.name, len(res.Sessions))

@@ -1,7 +1,6 @@
 package opencode
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -75,9 +74,7 @@ func TestReadKilo(t *testing.T) {
 	equal(t, "roots", Kilo.Roots(func(string) string { return "" }, "/home/u"), []string{filepath.FromSlash("/home/u/.local/share/kilo")})
 	dir := t.TempDir()
 	data := importertest.ReadBytes(t, realDB)
-	if err := os.WriteFile(filepath.Join(dir, kiloApp.db), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, filepath.Join(dir, kiloApp.db), data, 0o644)
 	bs, err := Kilo.Bundles(t.Context(), dir)
 	if err != nil || len(bs) != 1 {
 		t.Fatalf("bundles %v, %v", bs, err)

@@ -36,9 +36,7 @@ func TestBundles(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(sst), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(sst, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, sst, data, 0o644)
 	ctx := context.Background()
 	for _, c := range []struct {
 		root string

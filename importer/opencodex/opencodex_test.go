@@ -3,7 +3,6 @@ package opencodex
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -77,9 +76,7 @@ func write(t *testing.T, path, id, at string, items []any) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, path, data, 0o600)
 }
 
 // items is the items of path.
@@ -149,9 +146,7 @@ func TestReadCut(t *testing.T) {
 	root := importertest.CopyDir(t, real)
 	path := filepath.Join(root, "rollout-2026-11-27-"+greeting+".json")
 	data := importertest.ReadBytes(t, path)
-	if err := os.WriteFile(path, data[:len(data)/2], 0o600); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, path, data[:len(data)/2], 0o600)
 	bs, err := Format{}.Bundles(context.Background(), root)
 	if err != nil || len(bs) != 1 {
 		t.Fatalf("bundles %v, %v", bs, err)

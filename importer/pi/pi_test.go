@@ -206,17 +206,13 @@ func TestImportGrowsInPlace(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "--w--", "s.jsonl")
 	os.MkdirAll(filepath.Dir(file), 0o755)
 	// Up to the reply that calls read.
-	if err := os.WriteFile(file, []byte(strings.Join(lines[:5], "")), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, file, []byte(strings.Join(lines[:5], "")), 0o644)
 	st := importertest.Store(t)
 	first := importertest.Import(t, st, Format{}, file)
 	if first.SessionsNew != 1 || first.MessagesAdded != 2 {
 		t.Fatalf("first import %+v", first)
 	}
-	if err := os.WriteFile(file, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, file, data, 0o644)
 	later := time.Now().Add(time.Hour)
 	os.Chtimes(file, later, later)
 	second := importertest.Import(t, st, Format{}, file)

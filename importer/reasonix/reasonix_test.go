@@ -75,9 +75,7 @@ func copyLog(t *testing.T, n int) string {
 		t.Fatal(err)
 	}
 	p := filepath.Join(dir, "events.frames")
-	if err := os.WriteFile(p, data[:n], 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, p, data[:n], 0o644)
 	return p
 }
 

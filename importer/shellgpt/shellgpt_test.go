@@ -75,15 +75,11 @@ func TestImportAndFollow(t *testing.T) {
 	if cut < 0 {
 		t.Fatal("testdata has no second prompt")
 	}
-	if err := os.WriteFile(path, append(data[:cut:cut], ']'), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, path, append(data[:cut:cut], ']'), 0o644)
 	old := time.Now().Add(-time.Hour)
 	os.Chtimes(path, old, old)
 	importertest.Follows(t, Format{}, root, func() {
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		importertest.WriteFile(t, path, data, 0o644)
 	}, 2)
 }
 

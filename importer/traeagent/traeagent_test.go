@@ -63,12 +63,8 @@ func TestImportAndFollow(t *testing.T) {
 	if cut < 0 {
 		t.Fatal("testdata has no second interaction")
 	}
-	if err := os.WriteFile(path, []byte(first[:cut]+"    }\n  ],\n  \"agent_steps\": []\n}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, path, []byte(first[:cut]+"    }\n  ],\n  \"agent_steps\": []\n}\n"), 0o644)
 	importertest.Follows(t, Format{}, root, func() {
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		importertest.WriteFile(t, path, data, 0o644)
 	}, 1)
 }

@@ -118,9 +118,7 @@ func TestMiMoCodeReadsOpencodesDatabase(t *testing.T) {
 	if err := os.MkdirAll(roots[0], 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(roots[0], "mimocode.db"), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, filepath.Join(roots[0], "mimocode.db"), data, 0o644)
 	st := importertest.Store(t)
 	rep := importertest.Import(t, st, MiMoCode, roots[0])
 	if rep.SessionsNew == 0 || rep.MessagesAdded == 0 || len(rep.Problems) != 0 {
@@ -148,9 +146,7 @@ func TestNanoCodeReadsItsDatabase(t *testing.T) {
 	if err := os.MkdirAll(roots[0], 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(roots[0], "opencode-dev.db"), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, filepath.Join(roots[0], "opencode-dev.db"), data, 0o644)
 	st := importertest.Store(t)
 	rep := importertest.Import(t, st, NanoCode, roots[0])
 	if rep.SessionsNew != 1 || rep.MessagesAdded != 2 || len(rep.Problems) != 0 {

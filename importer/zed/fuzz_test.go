@@ -2,7 +2,6 @@ package zed
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -28,9 +27,7 @@ func FuzzRead(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 0 && data[0] == 'c' {
 			path := filepath.Join(t.TempDir(), "t"+contextsSuffix)
-			if err := os.WriteFile(path, data[1:], 0o644); err != nil {
-				t.Fatal(err)
-			}
+			importertest.WriteFile(t, path, data[1:], 0o644)
 			if res, err := readContext(path); err == nil {
 				importertest.CheckValidOf(t, Tool, res)
 			}
