@@ -89,9 +89,7 @@ func bundleOf(t *testing.T, src, main string) string {
 
 	copyFile := func(a, b string) {
 		data := importertest.ReadBytes(t, a)
-		if err := os.MkdirAll(filepath.Dir(b), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		importertest.MkdirAll(t, filepath.Dir(b))
 		importertest.WriteFile(t, b, data, 0o644)
 	}
 	copyFile(filepath.Join(from, main), filepath.Join(dir, main))

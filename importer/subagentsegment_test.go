@@ -231,9 +231,7 @@ func TestBigSubagentFile(t *testing.T) {
 // recording is a bundle of its own.
 func geminiAgentFile(t *testing.T, seed, dir string) string {
 	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	importertest.MkdirAll(t, dir)
 	data := importertest.ReadBytes(t, seed)
 	writeSession(t, filepath.Join(dir, filepath.Base(seed)), data)
 	subs := filepath.Join(filepath.Dir(seed), geminiAgentDir)

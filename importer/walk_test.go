@@ -21,9 +21,7 @@ func TestWalkDirFollowsLinks(t *testing.T) {
 	base := t.TempDir()
 	real := filepath.Join(base, "real")
 	for _, d := range []string{"real/projects/a", "elsewhere/b", "files"} {
-		if err := os.MkdirAll(filepath.Join(base, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		importertest.MkdirAll(t, filepath.Join(base, d))
 	}
 	for _, f := range []string{"real/projects/a/1.jsonl", "elsewhere/b/2.jsonl", "files/3.jsonl"} {
 		importertest.WriteFile(t, filepath.Join(base, f), []byte("{}\n"), 0o644)

@@ -43,9 +43,7 @@ var badInputs = []struct {
 		if err := os.Remove(path); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.MkdirAll(filepath.Join(path, "inside"), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		importertest.MkdirAll(t, filepath.Join(path, "inside"))
 	}},
 	{"no read permission", true, false, func(t *testing.T, path string) {
 		// Root reads any file: the import then runs as nobody
@@ -135,9 +133,7 @@ func layOut(t *testing.T, tool, dir string) string {
 	l := layouts[tool]
 	for _, m := range l.move {
 		to := filepath.Join(dir, m[1])
-		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		importertest.MkdirAll(t, filepath.Dir(to))
 		if err := os.Rename(filepath.Join(dir, m[0]), to); err != nil {
 			t.Fatal(err)
 		}

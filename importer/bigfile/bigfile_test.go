@@ -84,9 +84,7 @@ func generate(t testing.TB, path string, size int64, first int) int {
 // turn's number.
 func appendTurns(t testing.TB, path string, size int64, first int, turn func(n int) []string) int {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	importertest.MkdirAll(t, filepath.Dir(path))
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		t.Fatal(err)

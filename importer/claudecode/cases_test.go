@@ -42,9 +42,7 @@ func writeLines(t *testing.T, path string, lines ...any) string {
 		}
 		b.WriteByte('\n')
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	importertest.MkdirAll(t, filepath.Dir(path))
 	importertest.WriteFile(t, path, []byte(b.String()), 0o644)
 	return path
 }

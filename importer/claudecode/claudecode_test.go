@@ -3,7 +3,6 @@ package claudecode
 import (
 	"context"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -246,9 +245,7 @@ func TestBundlesLayout(t *testing.T) {
 	root := t.TempDir()
 	write := func(rel string) {
 		p := filepath.Join(root, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		importertest.MkdirAll(t, filepath.Dir(p))
 		importertest.WriteFile(t, p, []byte("{}\n"), 0o644)
 	}
 	write("-home-a/s1.jsonl")

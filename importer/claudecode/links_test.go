@@ -2,7 +2,6 @@ package claudecode
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -174,9 +173,7 @@ func TestLinkedSessionFileAsRoot(t *testing.T) {
 	subs := filepath.Join(disk, "-home-me-a", linkS1, "subagents")
 	writeLines(t, filepath.Join(subs, "agent-x1.jsonl"), with(user("x1", "", 0, "look"), "isSidechain", true))
 	writeLines(t, filepath.Join(subs, "notes.txt"), with(user("x2", "", 0, "not a transcript"), "isSidechain", true))
-	if err := os.MkdirAll(filepath.Join(subs, "agent-dir.jsonl"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	importertest.MkdirAll(t, filepath.Join(subs, "agent-dir.jsonl"))
 	importertest.Symlink(t, filepath.Join(subs, "gone.jsonl"), filepath.Join(subs, "agent-gone.jsonl"))
 	root := filepath.Join(home, "picked", linkS1+".jsonl")
 	importertest.Symlink(t, target, root)

@@ -168,9 +168,7 @@ func TestWatchFollowsTask(t *testing.T) {
 			}
 			data, _ = json.Marshal(api[:6])
 		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
+		importertest.MkdirAll(t, dir)
 		importertest.WriteFile(t, filepath.Join(dir, n), data, 0o644)
 	}
 	importertest.Follows(t, Cline, filepath.Dir(dir), func() {

@@ -2,7 +2,6 @@ package codex
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -40,9 +39,7 @@ func writeFiles(t *testing.T, root string, data []byte, rels ...string) {
 	t.Helper()
 	for _, rel := range rels {
 		path := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		importertest.MkdirAll(t, filepath.Dir(path))
 		importertest.WriteFile(t, path, data, 0o644)
 	}
 }

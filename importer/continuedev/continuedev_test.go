@@ -3,7 +3,6 @@ package continuedev
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -104,9 +103,7 @@ func TestReadCLISession(t *testing.T) {
 // what is new, and a third adds nothing.
 func TestImportGrows(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "sessions")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	importertest.MkdirAll(t, dir)
 	data := importertest.ReadBytes(t, filepath.Join(fixture, guiID+".json"))
 	file := filepath.Join(dir, guiID+".json")
 	// The session as Continue saves it after its third and after its

@@ -294,9 +294,7 @@ func TestReadOnly(t *testing.T) {
 func TestRoots(t *testing.T) {
 	home := t.TempDir()
 	global := filepath.Join(home, ".local", "share", "crush")
-	if err := os.MkdirAll(global, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	importertest.MkdirAll(t, global)
 	a, b := filepath.Join(home, "src", "a"), filepath.Join(home, "src", "b")
 	list := `{"projects":[{"path":"` + filepath.ToSlash(a) + `","data_dir":"` + filepath.ToSlash(filepath.Join(a, ".crush")) + `","last_accessed":"2025-11-20T10:00:00Z"},{"path":"` + filepath.ToSlash(b) + `","data_dir":"data"}]}`
 	importertest.WriteFile(t, filepath.Join(global, "projects.json"), []byte(list), 0o644)

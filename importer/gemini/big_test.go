@@ -193,9 +193,7 @@ func TestOneDocumentInSegments(t *testing.T) {
 	// In its project's chats directory, whose marker names the root
 	// the recording does not.
 	project := filepath.Join(t.TempDir(), "tmp", "p")
-	if err := os.MkdirAll(filepath.Join(project, "chats"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	importertest.MkdirAll(t, filepath.Join(project, "chats"))
 	importertest.WriteFile(t, filepath.Join(project, markerName), []byte("/home/dev/p\n"), 0o644)
 	file := filepath.Join(project, "chats", "session-big.json")
 	size1 := writeDocument(t, file, 1)

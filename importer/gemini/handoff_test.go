@@ -20,9 +20,7 @@ func TestProjectSlug(t *testing.T) {
 	write := func(rel, data string) {
 		t.Helper()
 		p := filepath.Join(gdir, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		importertest.MkdirAll(t, filepath.Dir(p))
 		importertest.WriteFile(t, p, []byte(data), 0o600)
 	}
 	write("projects.json", `{"projects": {"/src/known": "known-one", "/src/stolen": "api"}}`)

@@ -43,9 +43,7 @@ func copyTree(t testing.TB, src, dst string) {
 func copyFile(t testing.TB, src, dst string) {
 	t.Helper()
 	raw := importertest.ReadBytes(t, src)
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	importertest.MkdirAll(t, filepath.Dir(dst))
 	importertest.WriteFile(t, dst, raw, 0o644)
 	fi, err := os.Stat(src)
 	if err != nil {
@@ -77,9 +75,7 @@ func geminiHome(t testing.TB) string {
 		"history/vibecodingtracker/.project_root": "/home/dev/code/VibeCodingTracker\n",
 	} {
 		p := filepath.Join(dot, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		importertest.MkdirAll(t, filepath.Dir(p))
 		importertest.WriteFile(t, p, []byte(body), 0o644)
 	}
 	return home

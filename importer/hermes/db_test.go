@@ -1,7 +1,6 @@
 package hermes
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -64,9 +63,7 @@ func TestReadState(t *testing.T) {
 	home := t.TempDir()
 	writeState(t, home)
 	data := importertest.ReadBytes(t, file)
-	if err := os.MkdirAll(filepath.Join(home, "sessions"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	importertest.MkdirAll(t, filepath.Join(home, "sessions"))
 	importertest.WriteFile(t, filepath.Join(home, "sessions", filepath.Base(file)), data, 0o644)
 	res, s := importertest.ReadSession(t, Format{}, home, 4, "20261101_090000_aa11bb22", "user assistant assistant user assistant assistant")
 	if s.Title != "Disk usage" || s.Cwd != "/home/u/app" {

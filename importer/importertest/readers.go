@@ -197,3 +197,12 @@ func WriteFile(t testing.TB, path string, data []byte, perm os.FileMode) {
 		t.Fatal(err)
 	}
 }
+
+// MkdirAll makes the directory dir and those above it, open to all to
+// read (0o755); the test fails when it cannot.
+func MkdirAll(t testing.TB, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}

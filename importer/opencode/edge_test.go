@@ -19,9 +19,7 @@ func writeTree(t testing.TB, files map[string]string) string {
 	dir := t.TempDir()
 	for name, body := range files {
 		p := filepath.Join(dir, storageDir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		importertest.MkdirAll(t, filepath.Dir(p))
 		importertest.WriteFile(t, p, []byte(body), 0o644)
 	}
 	return dir

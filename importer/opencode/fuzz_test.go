@@ -126,9 +126,7 @@ func FuzzRead(f *testing.F) {
 
 func write(t *testing.T, path string, data []byte) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	importertest.MkdirAll(t, filepath.Dir(path))
 	importertest.WriteFile(t, path, data, 0o644)
 }
 

@@ -71,9 +71,7 @@ func copyLog(t *testing.T, n int) string {
 		n = len(data)
 	}
 	dir := filepath.Join(t.TempDir(), "p", "sessions-v4", "abc")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	importertest.MkdirAll(t, dir)
 	p := filepath.Join(dir, "events.frames")
 	importertest.WriteFile(t, p, data[:n], 0o644)
 	return p

@@ -98,9 +98,7 @@ func TestParentOfChatCache(t *testing.T) {
 func TestDirectoryInChatCache(t *testing.T) {
 	root := importertest.CopyDir(t, real)
 	dir := filepath.Join(root, "old")
-	if err := os.MkdirAll(filepath.Join(dir, "inside"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	importertest.MkdirAll(t, filepath.Join(dir, "inside"))
 	rep := importertest.Import(t, importertest.Store(t), Format{}, root)
 	if rep.SessionsNew != 1 || rep.FilesFailed != 1 || len(rep.Problems) != 1 || rep.Problems[0].File != dir {
 		t.Errorf("%d sessions, %d files failed, problems %v; want 1, 1 and one line for %s", rep.SessionsNew, rep.FilesFailed, rep.Problems, dir)

@@ -1,7 +1,6 @@
 package traeagent
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -54,9 +53,7 @@ func TestImportAndFollow(t *testing.T) {
 	data := importertest.ReadBytes(t, file)
 	root := t.TempDir()
 	path := filepath.Join(root, "trajectories", filepath.Base(file))
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	importertest.MkdirAll(t, filepath.Dir(path))
 	// The file as the recorder left it after the first call.
 	first := string(data)
 	cut := strings.Index(first, "    },\n    {\n      \"timestamp\"")

@@ -115,9 +115,7 @@ func TestMiMoCodeReadsOpencodesDatabase(t *testing.T) {
 		t.Fatalf("roots %v", roots)
 	}
 	data := importertest.ReadBytes(t, filepath.Join("..", "opencode", "testdata", "real-1.18.33.db"))
-	if err := os.MkdirAll(roots[0], 0o755); err != nil {
-		t.Fatal(err)
-	}
+	importertest.MkdirAll(t, roots[0])
 	importertest.WriteFile(t, filepath.Join(roots[0], "mimocode.db"), data, 0o644)
 	st := importertest.Store(t)
 	rep := importertest.Import(t, st, MiMoCode, roots[0])
@@ -143,9 +141,7 @@ func TestNanoCodeReadsItsDatabase(t *testing.T) {
 		t.Fatalf("roots %v", roots)
 	}
 	data := importertest.ReadBytes(t, filepath.Join("testdata", "real-nanocode-1.2.28.db"))
-	if err := os.MkdirAll(roots[0], 0o755); err != nil {
-		t.Fatal(err)
-	}
+	importertest.MkdirAll(t, roots[0])
 	importertest.WriteFile(t, filepath.Join(roots[0], "opencode-dev.db"), data, 0o644)
 	st := importertest.Store(t)
 	rep := importertest.Import(t, st, NanoCode, roots[0])
