@@ -25,8 +25,7 @@ func TestRead(t *testing.T) {
 	importertest.Exec(t, db, `CREATE TABLE conversations (key TEXT PRIMARY KEY, value TEXT)`)
 	importertest.Exec(t, db, `INSERT INTO conversations VALUES (?, ?), (?, ?)`, "/home/u/infra", conversationJSON, "/home/u/broken", "{not json")
 	db.Close()
-	res := importertest.ReadAllValid(t, Format{}, dir)
-	s := importertest.Session(t, res, "q-conv-1")
+	res, s := importertest.ReadValidFor(t, Format{}, dir, "q-conv-1")
 	if importertest.Roles(s) != "user assistant summary" || s.Cwd != "/home/u/infra" || s.Model != "claude-sonnet-4" {
 		t.Fatalf("session %s %q", importertest.Roles(s), s.Cwd)
 	}

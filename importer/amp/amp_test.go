@@ -20,8 +20,7 @@ var fixture = filepath.Join("testdata", "threads")
 // call once and in order, each call with its result (an error run is an
 // error), each reply's usage and model.
 func TestRead(t *testing.T) {
-	res := importertest.ReadAllValid(t, Format{}, fixture)
-	s := importertest.Session(t, res, threadID)
+	res, s := importertest.ReadValidFor(t, Format{}, fixture, threadID)
 	if got := importertest.Roles(s); got != "user assistant assistant" {
 		t.Fatalf("roles %q", got)
 	}

@@ -27,8 +27,7 @@ const (
 // details left out but read for the working directory; each request's
 // usage on its reply.
 func TestReadCline(t *testing.T) {
-	res := importertest.ReadAll(t, Cline, filepath.Join("testdata", "cline"))
-	s := importertest.Session(t, res, clineTask)
+	res, s := importertest.ReadAllFor(t, Cline, filepath.Join("testdata", "cline"), clineTask)
 	if s.Cwd != "/home/u/proj" || s.Model != "claude-sonnet-4-5" || s.Provider != "anthropic" || s.Title != "" || s.Kind != loom.KindMain {
 		t.Errorf("session %+v", s)
 	}
@@ -76,8 +75,7 @@ func TestReadCline(t *testing.T) {
 // Cline before native tool calls: the calls are in the reply's text and
 // their results in the next prompt's, which are kept as they were sent.
 func TestReadClineBeforeToolCalls(t *testing.T) {
-	res := importertest.ReadAll(t, Cline, filepath.Join("testdata", "cline"))
-	s := importertest.Session(t, res, legacyTask)
+	_, s := importertest.ReadAllFor(t, Cline, filepath.Join("testdata", "cline"), legacyTask)
 	if got := importertest.Roles(s); got != "user assistant user assistant" || s.Cwd != "/home/u/old" {
 		t.Errorf("roles %q, cwd %q", got, s.Cwd)
 	}

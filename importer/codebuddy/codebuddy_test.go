@@ -19,8 +19,7 @@ var (
 // call completed by its result with the usage of its model call; the
 // sub-agent's transcript is a sub-agent of the session.
 func TestRead(t *testing.T) {
-	res := importertest.ReadAllValid(t, Format{}, projects)
-	s := importertest.Session(t, res, "cb-1")
+	res, s := importertest.ReadValidFor(t, Format{}, projects, "cb-1")
 	if importertest.Roles(s) != "user assistant assistant" || s.Cwd != "/home/u/web" {
 		t.Fatalf("session %s %q", importertest.Roles(s), s.Cwd)
 	}

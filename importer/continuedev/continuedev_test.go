@@ -23,8 +23,7 @@ var fixture = filepath.Join("testdata", "sessions")
 // items, a thinking message, the single toolCallState of older versions,
 // reasoning on a reply.
 func TestReadExtensionSession(t *testing.T) {
-	res := importertest.ReadAll(t, Format{}, fixture)
-	s := importertest.Session(t, res, guiID)
+	res, s := importertest.ReadAllFor(t, Format{}, fixture, guiID)
 	if s.Title != "Explain the retry loop" || s.Cwd != filepath.FromSlash("/home/u/proj") || s.Model != "Claude 3.7 Sonnet" {
 		t.Errorf("session %+v", s)
 	}
@@ -59,8 +58,7 @@ func TestReadExtensionSession(t *testing.T) {
 // messages after the call's states, a compaction's summary, a call still
 // running.
 func TestReadCLISession(t *testing.T) {
-	res := importertest.ReadAll(t, Format{}, fixture)
-	s := importertest.Session(t, res, cliID)
+	res, s := importertest.ReadAllFor(t, Format{}, fixture, cliID)
 	if s.Title != "" || s.Cwd != "/home/u/cli-proj" {
 		t.Errorf("session %+v: the default title is none", s)
 	}

@@ -39,8 +39,7 @@ func usage(s *importer.Session) loom.Usage { return importertest.SumUsage(s) }
 // prompt is what was typed, without Grok's <user_query> tags; each
 // turn's usage, calls included, is that of the turn's prompt.
 func TestReadPrompts(t *testing.T) {
-	res := importertest.ReadAllValid(t, Format{}, real)
-	s := importertest.Session(t, res, work)
+	res, s := importertest.ReadValidFor(t, Format{}, real, work)
 	if got := prompts(s); !slices.Equal(got, []string{"Say hello in one line.", "One more on the greeting?"}) {
 		t.Errorf("prompts %q", got)
 	}

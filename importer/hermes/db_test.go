@@ -139,8 +139,7 @@ func TestInPlaceCompactionShownOnce(t *testing.T) {
 		('20261102_080000_ab12cd34', 'user', 'And the directories?', 1793606410, 0, 1, 0, X'03'),
 		('20261102_080000_ab12cd34', 'assistant', 'There are 3.', 1793606411, 0, 1, 0, X'04')`)
 	db.Close()
-	res := importertest.ReadAllValid(t, Format{}, home)
-	s := importertest.Session(t, res, "20261102_080000_ab12cd34")
+	_, s := importertest.ReadValidFor(t, Format{}, home, "20261102_080000_ab12cd34")
 	if got := importertest.Roles(s); got != "user assistant summary user assistant" {
 		t.Errorf("roles %s, want the kept tail once", got)
 	}

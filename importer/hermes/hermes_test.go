@@ -16,8 +16,7 @@ var (
 // A Hermes transcript: its metadata names the model; reasoning, a call
 // completed by its tool message, each message at its own time.
 func TestRead(t *testing.T) {
-	res := importertest.ReadAllValid(t, Format{}, sessions)
-	s := importertest.Session(t, res, "20260403_153620_5a3e2ff1")
+	_, s := importertest.ReadValidFor(t, Format{}, sessions, "20260403_153620_5a3e2ff1")
 	if importertest.Roles(s) != "user assistant assistant" || s.Model != "hermes-4-70b" {
 		t.Fatalf("session %s %q", importertest.Roles(s), s.Model)
 	}

@@ -206,3 +206,19 @@ func MkdirAll(t testing.TB, dir string) {
 		t.Fatal(err)
 	}
 }
+
+// ReadAllFor is ReadAll of root and the session of source id id in it
+// (Session).
+func ReadAllFor(t testing.TB, f importer.Format, root, id string) (*importer.Result, *importer.Session) {
+	t.Helper()
+	res := ReadAll(t, f, root)
+	return res, Session(t, res, id)
+}
+
+// ReadValidFor is ReadAllValid of root and the session of source id id
+// in it (Session).
+func ReadValidFor(t testing.TB, f importer.Format, root, id string) (*importer.Result, *importer.Session) {
+	t.Helper()
+	res := ReadAllValid(t, f, root)
+	return res, Session(t, res, id)
+}

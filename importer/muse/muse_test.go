@@ -17,8 +17,7 @@ var (
 // result completing its call, the workspace root; telemetry skipped;
 // the sub-agent's log a sub-agent of the session.
 func TestRead(t *testing.T) {
-	res := importertest.ReadAllValid(t, Format{}, sessions)
-	s := importertest.Session(t, res, "ms-1")
+	res, s := importertest.ReadValidFor(t, Format{}, sessions, "ms-1")
 	if importertest.Roles(s) != "user assistant" || s.Cwd != "/home/u/app" {
 		t.Fatalf("session %s %q", importertest.Roles(s), s.Cwd)
 	}

@@ -18,8 +18,7 @@ var (
 // completed, omp's model_usage entry skipped; the sub-agent's transcript
 // beside it is a sub-agent of it.
 func TestRead(t *testing.T) {
-	res := importertest.ReadAllValid(t, Format{}, sessions)
-	s := importertest.Session(t, res, "omp-main")
+	res, s := importertest.ReadValidFor(t, Format{}, sessions, "omp-main")
 	if s.Title != "Count the Go files" || s.Cwd != "/home/u/proj" || importertest.Roles(s) != "user assistant assistant" {
 		t.Errorf("session %q %q %s", s.Title, s.Cwd, importertest.Roles(s))
 	}
