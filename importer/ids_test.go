@@ -89,26 +89,19 @@ func TestImportedIDsGrowingFile(t *testing.T) {
 	if err := os.CopyFS(whole, os.DirFS(dir)); err != nil {
 		t.Fatal(err)
 	}
-	raw, err := os.ReadFile(filepath.Join(whole, sid+".jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := importertest.ReadBytes(t, filepath.Join(whole, sid+".jsonl"))
 	lines := bytes.SplitAfter(raw, []byte("\n"))
 	short := t.TempDir()
 	if err := os.CopyFS(short, os.DirFS(dir)); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(short, sid+".jsonl"), bytes.Join(lines[:len(lines)/2], nil), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, filepath.Join(short, sid+".jsonl"), bytes.Join(lines[:len(lines)/2], nil), 0o644)
 
 	a, b := importertest.Store(t), importertest.Store(t)
 	importertest.Import(t, a, claudecode.Format{}, whole)
 	importertest.Import(t, b, claudecode.Format{}, short)
 	// The whole file at the shorter copy's place, as a tool writes on.
-	if err := os.WriteFile(filepath.Join(short, sid+".jsonl"), raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, filepath.Join(short, sid+".jsonl"), raw, 0o644)
 	if tr := importertest.Import(t, b, claudecode.Format{}, short); tr.SessionsGrown == 0 {
 		t.Fatalf("the grown file added nothing: %+v", tr)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/importer/codex"
+	"github.com/loomhq/loom/importer/importertest"
 )
 
 // A sub-agent whose transcript is a file of its own (every Codex
@@ -26,13 +27,8 @@ func TestSubagentInAnotherFileIsLinked(t *testing.T) {
 		dir := filepath.Join(fx.dir, "sessions", "2026", "07", "20")
 		os.MkdirAll(dir, 0o755)
 		install := func(name string) {
-			b, err := os.ReadFile(filepath.Join("codex", "testdata", name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			b := importertest.ReadBytes(t, filepath.Join("codex", "testdata", name))
+			importertest.WriteFile(t, filepath.Join(dir, name), b, 0o644)
 		}
 		run := func() {
 			im := &importer.Importer{Store: fx.st, UserID: "alice"}

@@ -20,6 +20,7 @@ import (
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/importer/claudecode"
 	"github.com/loomhq/loom/importer/codex"
+	"github.com/loomhq/loom/importer/importertest"
 	"github.com/loomhq/loom/importer/opencode"
 	"github.com/loomhq/loom/postgres"
 	"github.com/loomhq/loom/sqlite"
@@ -311,9 +312,7 @@ func raceTime(i, k int) string {
 func claudeGrowing(t *testing.T, dir string) (string, func(int)) {
 	const sid = "6b1e9d3a-4c2f-4e8b-9a7d-0f3c5e2b8a14"
 	root := filepath.Join(dir, "projects", "-work-race")
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	importertest.MkdirAll(t, root)
 	file := filepath.Join(root, sid+".jsonl")
 	parent := "null"
 	return root, func(i int) {
@@ -331,9 +330,7 @@ func claudeGrowing(t *testing.T, dir string) (string, func(int)) {
 func codexGrowing(t *testing.T, dir string) (string, func(int)) {
 	const id = "019f7ecd-c978-7a41-9c3e-5b1f0d2e8a47"
 	root := filepath.Join(dir, "sessions", "2026", "05", "18")
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	importertest.MkdirAll(t, root)
 	file := filepath.Join(root, "rollout-2026-05-18T14-00-00-"+id+".jsonl")
 	appendLines(t, file, `{"timestamp":"`+raceTime(0, 0)+`","type":"session_meta","payload":{"id":"`+id+`","timestamp":"`+raceTime(0, 0)+`","cwd":"/work/race","originator":"codex-tui","cli_version":"0.146.0","source":"cli","model_provider":"openai"}}`)
 	return filepath.Join(dir, "sessions"), func(i int) {
@@ -348,9 +345,7 @@ func codexGrowing(t *testing.T, dir string) (string, func(int)) {
 // as opencode writes them.
 func opencodeGrowing(t *testing.T, dir string) (string, func(int)) {
 	root := filepath.Join(dir, "opencode")
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	importertest.MkdirAll(t, root)
 	db, err := sql.Open("sqlite", "file:"+filepath.Join(root, "opencode.db")+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)")
 	if err != nil {
 		t.Fatal(err)

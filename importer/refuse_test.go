@@ -13,6 +13,7 @@ import (
 	"github.com/loomhq/loom/importer/aider"
 	"github.com/loomhq/loom/importer/claudecode"
 	"github.com/loomhq/loom/importer/gemini"
+	"github.com/loomhq/loom/importer/importertest"
 	"github.com/loomhq/loom/internal/testkit/fsfault"
 )
 
@@ -24,13 +25,8 @@ func TestImportRefusesWhatIsNotAFile(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "x.jsonl")
 	fsfault.Fifo(t, fifo)
-	raw, err := os.ReadFile("../testdata/agent-sessions/claude-code/spotter/short.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "good.jsonl"), raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	raw := importertest.ReadBytes(t, "../testdata/agent-sessions/claude-code/spotter/short.jsonl")
+	importertest.WriteFile(t, filepath.Join(dir, "good.jsonl"), raw, 0o644)
 	fx := newFixture(t)
 	for _, tc := range []struct {
 		roots []string

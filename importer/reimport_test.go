@@ -196,9 +196,7 @@ func TestReimportRepairsAfterTheFileIsGone(t *testing.T) {
 			if err != nil {
 				t.Skip("no real session files here")
 			}
-			if err := os.WriteFile(path, data, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			importertest.WriteFile(t, path, data, 0o644)
 			fixed := claudecode.New()
 			st := importertest.Store(t)
 			importertest.Import(t, st, older{fixed, drop}, path)
@@ -232,9 +230,7 @@ func TestReimportRepairsAfterTheFileIsGone(t *testing.T) {
 			}
 
 			// A fresh import of the file by the fixed reader.
-			if err := os.WriteFile(path, data, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			importertest.WriteFile(t, path, data, 0o644)
 			fresh := importertest.Store(t)
 			importertest.Import(t, fresh, fixed, path)
 			got := imported(t, st, fixed.Tool())
@@ -396,9 +392,7 @@ func TestOriginalsIncremental(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "tool_heavy.jsonl")
 	write := func(b []byte) {
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		importertest.WriteFile(t, path, b, 0o644)
 	}
 	first := joinLines(lines[:half])
 	write(first)
@@ -540,9 +534,7 @@ func TestCaptureBeforeReplyEqualsFreshImport(t *testing.T) {
 			lines := splitLines(data)
 			path := filepath.Join(t.TempDir(), filepath.Base(c.file))
 			write := func(b []byte) {
-				if err := os.WriteFile(path, b, 0o644); err != nil {
-					t.Fatal(err)
-				}
+				importertest.WriteFile(t, path, b, 0o644)
 			}
 			fresh := importertest.Store(t)
 			write(data)

@@ -88,16 +88,9 @@ func bundleOf(t *testing.T, src, main string) string {
 	dir := t.TempDir()
 
 	copyFile := func(a, b string) {
-		data, err := os.ReadFile(a)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.MkdirAll(filepath.Dir(b), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(b, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		data := importertest.ReadBytes(t, a)
+		importertest.MkdirAll(t, filepath.Dir(b))
+		importertest.WriteFile(t, b, data, 0o644)
 	}
 	copyFile(filepath.Join(from, main), filepath.Join(dir, main))
 	subs := filepath.Join(from, trimExt(main))
@@ -279,10 +272,7 @@ func TestSegmentedImportInterrupted(t *testing.T) {
 func TestSegmentedImportReportsEveryMessage(t *testing.T) {
 	withSegments(t, 64<<10)
 	path := bundleOf(t, "claude-code/spotter", "258c7280-ae70-4798-800f-63464d01a85d.jsonl")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, path)
 	lines := splitLines(data)
 	st := importertest.Store(t)
 	check := func(what string, tr *importer.ToolReport) {
@@ -305,12 +295,8 @@ func TestSegmentedImportReportsEveryMessage(t *testing.T) {
 			t.Errorf("%s: %d sessions changed, reported %d new and %d grown", what, len(tr.Changes), tr.SessionsNew, tr.SessionsGrown)
 		}
 	}
-	if err := os.WriteFile(path, joinLines(lines[:len(lines)/4]), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, path, joinLines(lines[:len(lines)/4]), 0o644)
 	check("the first quarter, new", importertest.Import(t, st, claudecode.New(), path))
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, path, data, 0o644)
 	check("the rest appended", importertest.Import(t, st, claudecode.New(), path))
 }

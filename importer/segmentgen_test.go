@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/loomhq/loom/importer/importertest"
 )
 
 // genSize is the size of the files written from real ones.
@@ -28,10 +30,7 @@ var ids = regexp.MustCompile(`"(id|parentId|toolCallId)":"([^"]*)"`)
 // last id of the copy before.
 func repeatTurns(t *testing.T, seed, path string, head int, chain func(line []byte, prev string) []byte) string {
 	t.Helper()
-	data, err := os.ReadFile(seed)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, seed)
 	lines := bytes.Split(bytes.TrimRight(data, "\n"), []byte("\n"))
 	if len(lines) <= head {
 		t.Fatalf("%s: %d lines, want more than %d", seed, len(lines), head)
@@ -92,10 +91,7 @@ func piFile(t *testing.T, seed, dir string) string {
 // codexZstFile is the real Codex rollout compressed, as Codex keeps
 // rollouts it has compressed (rollout-….jsonl.zst).
 func codexZstFile(t *testing.T, seed, dir string) string {
-	data, err := os.ReadFile(seed)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, seed)
 	path := filepath.Join(dir, "rollout-2025-09-19T09-02-12-01996135-afde-7911-97f0-d863511eca56.jsonl.zst")
 	writeSession(t, path, data)
 	return path
@@ -112,9 +108,7 @@ func writeSession(t *testing.T, path string, data []byte) {
 		}
 		data = enc.EncodeAll(data, nil)
 	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, path, data, 0o644)
 }
 
 // readSession is what the session file path holds, expanded when it is

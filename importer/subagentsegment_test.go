@@ -40,18 +40,13 @@ var claudeIDs = regexp.MustCompile(`"(uuid|parentUuid|id|tool_use_id|requestId|t
 func claudeAgentFile(t *testing.T, seed, dir string) string {
 	t.Helper()
 	main := filepath.Join(dir, filepath.Base(seed))
-	data, err := os.ReadFile(seed)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, seed)
 	writeSession(t, main, data)
 	if err := os.Rename(copyTree(t, trimExt(seed)), trimExt(main)); err != nil {
 		t.Fatal(err)
 	}
 	agent := filepath.Join(trimExt(main), "subagents", spotterAgent)
-	if data, err = os.ReadFile(agent); err != nil {
-		t.Fatal(err)
-	}
+	data = importertest.ReadBytes(t, agent)
 	lines := bytes.Split(bytes.TrimRight(data, "\n"), []byte("\n"))
 	if len(lines) < 3 {
 		t.Fatalf("%s: %d lines", agent, len(lines))
@@ -236,13 +231,8 @@ func TestBigSubagentFile(t *testing.T) {
 // recording is a bundle of its own.
 func geminiAgentFile(t *testing.T, seed, dir string) string {
 	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(seed)
-	if err != nil {
-		t.Fatal(err)
-	}
+	importertest.MkdirAll(t, dir)
+	data := importertest.ReadBytes(t, seed)
 	writeSession(t, filepath.Join(dir, filepath.Base(seed)), data)
 	subs := filepath.Join(filepath.Dir(seed), geminiAgentDir)
 	if err := os.Rename(copyTree(t, subs), filepath.Join(dir, geminiAgentDir)); err != nil {

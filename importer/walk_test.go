@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/importertest"
 )
 
 // WalkDir follows symbolic links as a user expects of a dotfile
@@ -20,14 +21,10 @@ func TestWalkDirFollowsLinks(t *testing.T) {
 	base := t.TempDir()
 	real := filepath.Join(base, "real")
 	for _, d := range []string{"real/projects/a", "elsewhere/b", "files"} {
-		if err := os.MkdirAll(filepath.Join(base, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		importertest.MkdirAll(t, filepath.Join(base, d))
 	}
 	for _, f := range []string{"real/projects/a/1.jsonl", "elsewhere/b/2.jsonl", "files/3.jsonl"} {
-		if err := os.WriteFile(filepath.Join(base, f), []byte("{}\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		importertest.WriteFile(t, filepath.Join(base, f), []byte("{}\n"), 0o644)
 	}
 	links := map[string]string{
 		"real/projects/b":         filepath.Join(base, "elsewhere/b"),

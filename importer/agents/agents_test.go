@@ -15,6 +15,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/importertest"
 )
 
 // The list of agents loom reads (`loom session import --from list`,
@@ -96,10 +97,7 @@ var backticked = regexp.MustCompile("`([a-z0-9-]+)`")
 
 func glance(t *testing.T) []row {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "import.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, filepath.Join("..", "..", "docs", "import.md"))
 	_, rest, ok := strings.Cut(string(data), "## Every agent at a glance")
 	if !ok {
 		t.Fatal("docs/import.md has no \"Every agent at a glance\"")
@@ -177,10 +175,7 @@ func TestEveryAgentHasItsRow(t *testing.T) {
 	t.Logf("%d agents, %d rows", len(registered), len(rows))
 	// And the count the README and docs/import.md give is this one.
 	for _, doc := range []string{filepath.Join("..", "..", "README.md"), filepath.Join("..", "..", "docs", "import.md")} {
-		data, err := os.ReadFile(doc)
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := importertest.ReadBytes(t, doc)
 		if want := strconv.Itoa(len(registered)) + " agents"; !strings.Contains(strings.Join(strings.Fields(string(data)), " "), want) {
 			t.Errorf("%s does not say %q", doc, want)
 		}

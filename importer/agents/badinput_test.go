@@ -43,9 +43,7 @@ var badInputs = []struct {
 		if err := os.Remove(path); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.MkdirAll(filepath.Join(path, "inside"), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		importertest.MkdirAll(t, filepath.Join(path, "inside"))
 	}},
 	{"no read permission", true, false, func(t *testing.T, path string) {
 		// Root reads any file: the import then runs as nobody
@@ -58,18 +56,13 @@ var badInputs = []struct {
 
 func read(t *testing.T, path string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, path)
 	return data
 }
 
 func write(t *testing.T, path string, data []byte) {
 	t.Helper()
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, path, data, 0o644)
 }
 
 // sample is a copy of the reader's testdata/ (its regular files and
@@ -140,9 +133,7 @@ func layOut(t *testing.T, tool, dir string) string {
 	l := layouts[tool]
 	for _, m := range l.move {
 		to := filepath.Join(dir, m[1])
-		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		importertest.MkdirAll(t, filepath.Dir(to))
 		if err := os.Rename(filepath.Join(dir, m[0]), to); err != nil {
 			t.Fatal(err)
 		}

@@ -1,7 +1,6 @@
 package aider
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,18 +23,8 @@ func readFile(t *testing.T, path string) *importer.Result {
 func readString(t *testing.T, text string) *importer.Result {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), HistoryFile)
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, path, []byte(text), 0o644)
 	return readFile(t, path)
-}
-
-func roles(s *importer.Session) string {
-	var out []string
-	for _, m := range s.Messages {
-		out = append(out, m.Role)
-	}
-	return strings.Join(out, " ")
 }
 
 func TestReadHistory(t *testing.T) {
@@ -47,7 +36,7 @@ func TestReadHistory(t *testing.T) {
 		t.Errorf("skipped %v, problems %v", res.Skipped, res.Problems)
 	}
 	a, b := res.Sessions[0], res.Sessions[1]
-	if got, want := roles(a), "system system system user assistant system"; got != want {
+	if got, want := importertest.Roles(a), "system system system user assistant system"; got != want {
 		t.Errorf("first run: roles %q, want %q", got, want)
 	}
 	if a.Version != "0.31.1" || a.Model != "gpt-4-1106-preview" {
@@ -80,7 +69,7 @@ func TestReadHistory(t *testing.T) {
 		t.Errorf("output %q", got)
 	}
 
-	if got, want := roles(b), "system user assistant system user assistant system"; got != want {
+	if got, want := importertest.Roles(b), "system user assistant system user assistant system"; got != want {
 		t.Errorf("second run: roles %q, want %q", got, want)
 	}
 	if b.Version != "0.76.2" || b.Model != "anthropic/claude-3-7-sonnet-20250219" {
@@ -114,10 +103,7 @@ func TestReadHistory(t *testing.T) {
 // A file read while Aider writes it, and read again once it grew, gives
 // the messages it had the same ids.
 func TestGrownFileKeepsIDs(t *testing.T) {
-	whole, err := os.ReadFile(sample)
-	if err != nil {
-		t.Fatal(err)
-	}
+	whole := importertest.ReadBytes(t, sample)
 	dir := t.TempDir()
 	path := filepath.Join(dir, HistoryFile)
 	cut := strings.Index(string(whole), "> Applied edit to greet.py  \n> Commit")
@@ -147,12 +133,12 @@ func TestUnmarkedLines(t *testing.T) {
 		t.Fatalf("%d sessions", len(res.Sessions))
 	}
 	s := res.Sessions[0]
-	if got, want := roles(s), "system user assistant system user"; got != want {
+	if got, want := importertest.Roles(s), "system user assistant system user"; got != want {
 		t.Errorf("roles %q, want %q", got, want)
 	}
 	// The rest of a multi-line output is Aider's, not a reply.
 	res = readString(t, "# aider chat started at 2025-01-01 10:00:00\n\n> /usr/bin/aider --message fix the tests\nand the linter  \n> Aider v0.80.0  \n\n#### hi  \n\nhello\n\n")
-	if got, want := roles(res.Sessions[0]), "system user assistant"; got != want || !strings.Contains(res.Sessions[0].Messages[0].Text(), "and the linter\nAider v0.80.0") {
+	if got, want := importertest.Roles(res.Sessions[0]), "system user assistant"; got != want || !strings.Contains(res.Sessions[0].Messages[0].Text(), "and the linter\nAider v0.80.0") {
 		t.Errorf("roles %q, want %q; %q", got, want, res.Sessions[0].Messages[0].Text())
 	}
 	// Aider logs the answer a group of questions got as if typed.
@@ -167,7 +153,7 @@ func TestUnmarkedLines(t *testing.T) {
 func TestReasoning(t *testing.T) {
 	res := readString(t, "# aider chat started at 2025-01-01 10:00:00\n\n> Aider v0.80.0  \n\n#### why?  \n\n<thinking-content-7bbeb8e1441453ad999a0bbba8a46d4b>\n\nOkay\n\n> litellm.APIConnectionError: stream ended  \n> Retrying in 0.2 seconds...  \n\n<thinking-content-7bbeb8e1441453ad999a0bbba8a46d4b>\n\nLet me think.\n\n</thinking-content-7bbeb8e1441453ad999a0bbba8a46d4b>\n\nBecause.\n\n")
 	s := res.Sessions[0]
-	if got := roles(s); got != "system user assistant system assistant" {
+	if got := importertest.Roles(s); got != "system user assistant system assistant" {
 		t.Fatalf("roles %q", got)
 	}
 	cut, whole := s.Messages[2], s.Messages[4]
@@ -190,7 +176,7 @@ func TestCostOnItsOwnLine(t *testing.T) {
 	// quoted.
 	res = readString(t, "# aider chat started at 2025-01-01 10:00:00\n\n> Aider v0.80.0  \n\n#### hi  \n\nhello\n\n> Tokens: 2k sent, 10 received.\nCost: $0.01 message, $0.01 session.  \n")
 	s := res.Sessions[0]
-	if got := roles(s); got != "system user assistant system" || s.Messages[2].Usage.CostUSD != 0.01 {
+	if got := importertest.Roles(s); got != "system user assistant system" || s.Messages[2].Usage.CostUSD != 0.01 {
 		t.Errorf("roles %q, usage %+v", got, s.Messages[2].Usage)
 	}
 }
@@ -210,25 +196,11 @@ func TestNotAHistory(t *testing.T) {
 }
 
 func TestBundles(t *testing.T) {
-	root := t.TempDir()
-	for _, p := range []string{"api/" + HistoryFile, "web/sub/" + HistoryFile, "web/node_modules/x/" + HistoryFile, "api/.git/" + HistoryFile, "api/other.md"} {
-		p = filepath.Join(root, p)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		os.WriteFile(p, []byte("x"), 0o644)
-	}
-	bs, err := Format{}.Bundles(context.Background(), root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, b := range bs {
-		rel, _ := filepath.Rel(root, b.Name())
-		got = append(got, rel)
-	}
-	if strings.Join(got, ",") != "api/"+HistoryFile+",web/sub/"+HistoryFile {
+	got := importertest.BundleNames(t, Format{}, "api/"+HistoryFile, "web/sub/"+HistoryFile, "web/node_modules/x/"+HistoryFile, "api/.git/"+HistoryFile, "api/other.md")
+	if got != "api/"+HistoryFile+",web/sub/"+HistoryFile {
 		t.Errorf("bundles %v", got)
 	}
-	if (Format{}).Roots(os.Getenv, root) != nil {
+	if (Format{}).Roots(os.Getenv, t.TempDir()) != nil {
 		t.Error("Aider has no default location")
 	}
 }

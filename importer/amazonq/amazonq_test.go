@@ -25,8 +25,7 @@ func TestRead(t *testing.T) {
 	importertest.Exec(t, db, `CREATE TABLE conversations (key TEXT PRIMARY KEY, value TEXT)`)
 	importertest.Exec(t, db, `INSERT INTO conversations VALUES (?, ?), (?, ?)`, "/home/u/infra", conversationJSON, "/home/u/broken", "{not json")
 	db.Close()
-	res := importertest.ReadAllValid(t, Format{}, dir)
-	s := importertest.Session(t, res, "q-conv-1")
+	res, s := importertest.ReadValidFor(t, Format{}, dir, "q-conv-1")
 	if importertest.Roles(s) != "user assistant summary" || s.Cwd != "/home/u/infra" || s.Model != "claude-sonnet-4" {
 		t.Fatalf("session %s %q", importertest.Roles(s), s.Cwd)
 	}
@@ -60,10 +59,8 @@ func TestReadConversationsV2(t *testing.T) {
 		"/home/u/infra", "q-conv-1", conversationJSON, 1777712400000, 1777712405000,
 		"/home/u/infra", "q-conv-2", second, 1777716000000, 1777716009000)
 	db.Close()
-	res := importertest.ReadAllValid(t, Format{}, dir)
-	if len(res.Sessions) != 2 {
-		t.Fatalf("%d sessions, want both of conversations_v2", len(res.Sessions))
-	}
+	// Both conversations of conversations_v2 are sessions.
+	res := importertest.ReadSessions(t, Format{}, dir, 2)
 	s := importertest.Session(t, res, "q-conv-2")
 	if s.Messages[0].Parts[0].Text != "Which stack is largest?" {
 		t.Errorf("second conversation %+v", s.Messages[0].Parts)

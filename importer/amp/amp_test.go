@@ -20,8 +20,7 @@ var fixture = filepath.Join("testdata", "threads")
 // call once and in order, each call with its result (an error run is an
 // error), each reply's usage and model.
 func TestRead(t *testing.T) {
-	res := importertest.ReadAllValid(t, Format{}, fixture)
-	s := importertest.Session(t, res, threadID)
+	res, s := importertest.ReadValidFor(t, Format{}, fixture, threadID)
 	if got := importertest.Roles(s); got != "user assistant assistant" {
 		t.Fatalf("roles %q", got)
 	}
@@ -55,22 +54,15 @@ func TestRead(t *testing.T) {
 // new messages; an import after that adds nothing; --watch follows it.
 func TestImportTwice(t *testing.T) {
 	dir := t.TempDir()
-	data, err := os.ReadFile(filepath.Join(fixture, threadID+".json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, filepath.Join(fixture, threadID+".json"))
 	file := filepath.Join(dir, threadID+".json")
 	cut := strings.Index(string(data), `    {"role": "assistant", "messageId": 3`)
 	short := string(data[:cut-2]) + "\n  ]\n}\n"
-	if err := os.WriteFile(file, []byte(short), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, file, []byte(short), 0o644)
 	st := importertest.Store(t)
 	w := importertest.ImportThenWatch(t, st, Format{}, dir)
 	tmp := file + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, tmp, data, 0o644)
 	if err := os.Rename(tmp, file); err != nil {
 		t.Fatal(err)
 	}
@@ -86,16 +78,12 @@ func TestImportTwice(t *testing.T) {
 func TestBadInput(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "T-bad.json")
-	if err := os.WriteFile(bad, []byte(`{"messages": 5`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, bad, []byte(`{"messages": 5`), 0o644)
 	if _, err := (Format{}).Read(t.Context(), bundle(bad)); err == nil || !strings.Contains(err.Error(), "T-bad.json") {
 		t.Errorf("err %v", err)
 	}
 	odd := filepath.Join(dir, "T-odd.json")
-	if err := os.WriteFile(odd, []byte(`{"id":"T-odd","messages":[{"role":"assistant","content":[5,{"type":""},{"type":"tool_use"},{"type":"text","text":"kept"}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"T-odd:0/2","content":[{"type":"text","text":"ok"}]}]}]}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, odd, []byte(`{"id":"T-odd","messages":[{"role":"assistant","content":[5,{"type":""},{"type":"tool_use"},{"type":"text","text":"kept"}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"T-odd:0/2","content":[{"type":"text","text":"ok"}]}]}]}`), 0o644)
 	res := importertest.ReadFile(t, Format{}, odd)
 	s := importertest.Session(t, res, "T-odd")
 	if len(res.Problems) != 2 || s.Messages[0].Parts[0].Status != loom.ToolCompleted || s.Messages[0].Text() != "kept" {

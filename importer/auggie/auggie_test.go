@@ -14,8 +14,7 @@ var sessions = filepath.Join("testdata", "sessions")
 // the next exchange, whose result completes the call, as one reply of
 // two model calls; the workspace folder and the title.
 func TestRead(t *testing.T) {
-	res := importertest.ReadAllValid(t, Format{}, sessions)
-	s := importertest.Session(t, res, "aug-1")
+	_, s := importertest.ReadValidFor(t, Format{}, sessions, "aug-1")
 	if importertest.Roles(s) != "user assistant" || s.Cwd != "/home/u/docs" || s.Title != "Fix the typo" {
 		t.Fatalf("session %s %q %q", importertest.Roles(s), s.Cwd, s.Title)
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/importertest"
 	"github.com/loomhq/loom/internal/testkit/clitest"
 	"github.com/loomhq/loom/sqlite"
 )
@@ -83,9 +84,7 @@ func generate(t testing.TB, path string, size int64, first int) int {
 // turn's number.
 func appendTurns(t testing.TB, path string, size int64, first int, turn func(n int) []string) int {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	importertest.MkdirAll(t, filepath.Dir(path))
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		t.Fatal(err)
@@ -119,6 +118,23 @@ type home struct {
 func newHome(t *testing.T, segment int64) *home {
 	dir := t.TempDir()
 	return &home{dir: dir, db: filepath.Join(dir, "loom.db"), file: filepath.Join(dir, "projects", "p", sid+".jsonl"), segment: segment}
+}
+
+// bigSession is a home (segments of 256 KiB) whose session file is
+// generated to size bytes, with the turns written and the file's
+// information; the test is skipped under -short.
+func bigSession(t *testing.T, size int64) (*home, int, os.FileInfo) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("writes and imports a file of tens of megabytes")
+	}
+	h := newHome(t, 256<<10)
+	turns := generate(t, h.file, size, 1)
+	fi, err := os.Stat(h.file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h, turns, fi
 }
 
 func (h *home) cmd(t *testing.T, args ...string) *exec.Cmd {
@@ -360,15 +376,7 @@ func (r *running) wait(t *testing.T) string {
 // segment written, and keeps the file's original whole. A copy of the
 // store (its file copied elsewhere) reimports from its originals.
 func TestBigImportKilled(t *testing.T) {
-	if testing.Short() {
-		t.Skip("writes and imports a file of tens of megabytes")
-	}
-	h := newHome(t, 256<<10)
-	turns := generate(t, h.file, 16<<20, 1)
-	fi, err := os.Stat(h.file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h, turns, fi := bigSession(t, 16<<20)
 	st := h.open(t) // the store exists before the import starts
 	imp := h.start(t, "session", "import", "--from", "claude-code", h.file)
 	// Kill it once it has written a part of the file, and not all.
@@ -393,9 +401,7 @@ func TestBigImportKilled(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(cp.db+ext, data, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		importertest.WriteFile(t, cp.db+ext, data, 0o600)
 	}
 	if err := os.Remove(h.file); err != nil {
 		t.Fatal(err)
@@ -451,15 +457,7 @@ func TestBigMeasure(t *testing.T) {
 // file's source lock for its whole reading, so the second waits and
 // then reads on from where the first's record ends.
 func TestBigImportTwiceAtOnce(t *testing.T) {
-	if testing.Short() {
-		t.Skip("writes and imports a file of tens of megabytes")
-	}
-	h := newHome(t, 256<<10)
-	turns := generate(t, h.file, 12<<20, 1)
-	fi, err := os.Stat(h.file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h, turns, fi := bigSession(t, 12<<20)
 	st := h.open(t) // the store exists before the imports start
 	defer st.Close()
 	first := h.start(t, "session", "import", "--from", "claude-code", h.file)

@@ -3,7 +3,6 @@ package bigfile_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/importer/importertest"
 )
 
 // agentKey is the sub-agent's session that generateAgent writes.
@@ -43,12 +43,8 @@ func generateAgent(t testing.TB, path string, size int64, first int) int {
 			head("m2", "m1", 1, false) + `"type":"user","message":{"role":"user","content":[{"tool_use_id":"toolu_task","type":"tool_result","content":"surveyed"}]},"toolUseResult":{"agentId":"big","status":"completed"}}`,
 			head("m3", "m2", 2, false) + `"type":"assistant","message":{"model":"claude-opus-4-6","id":"msg_m3","type":"message","role":"assistant","content":[{"type":"text","text":"surveyed"}],"usage":{"input_tokens":3,"output_tokens":9}}}`,
 		}, "\n") + "\n"
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(session), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		importertest.MkdirAll(t, filepath.Dir(path))
+		importertest.WriteFile(t, path, []byte(session), 0o644)
 	}
 	return appendTurns(t, agentFile(path), size, first, func(n int) []string {
 		var lines []string

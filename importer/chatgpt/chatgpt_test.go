@@ -22,14 +22,6 @@ func readFile(t *testing.T, path string) *importer.Result {
 	return importertest.ReadFile(t, Format, path)
 }
 
-func roles(s *importer.Session) string {
-	var out []string
-	for _, m := range s.Messages {
-		out = append(out, m.Role)
-	}
-	return strings.Join(out, " ")
-}
-
 func TestReadExport(t *testing.T) {
 	res := readFile(t, sample)
 	if len(res.Problems) != 1 || !strings.Contains(res.Problems[0].Reason, "conversation 4") {
@@ -43,7 +35,7 @@ func TestReadExport(t *testing.T) {
 		}
 	}
 	main := importertest.Session(t, res, "6650a1b2-0000-4000-8000-000000000001")
-	if got := roles(main); got != "user assistant user assistant" {
+	if got := importertest.Roles(main); got != "user assistant user assistant" {
 		t.Fatalf("main path: %s", got)
 	}
 	if main.Title != "Regex that fails" || main.Model != "o3" || !main.CreatedAt.Equal(time.Unix(1717000000, 500000000)) {
@@ -72,16 +64,16 @@ func TestReadExport(t *testing.T) {
 	}
 
 	edit := importertest.Session(t, res, main.SourceID+"@u1old")
-	if edit.Kind != loom.KindFork || edit.ParentSourceID != main.SourceID || edit.ForkTurn != 0 || roles(edit) != "user assistant" {
-		t.Errorf("edited prompt's branch: %+v %s", edit, roles(edit))
+	if edit.Kind != loom.KindFork || edit.ParentSourceID != main.SourceID || edit.ForkTurn != 0 || importertest.Roles(edit) != "user assistant" {
+		t.Errorf("edited prompt's branch: %+v %s", edit, importertest.Roles(edit))
 	}
 	regen := importertest.Session(t, res, main.SourceID+"@a4old")
-	if regen.ForkTurn != 1 || roles(regen) != "user assistant user assistant" || regen.Messages[3].Text() != "regexp.MustCompile(`a+`) (first try)" {
-		t.Errorf("regenerated reply's branch: turn %d, %s", regen.ForkTurn, roles(regen))
+	if regen.ForkTurn != 1 || importertest.Roles(regen) != "user assistant user assistant" || regen.Messages[3].Text() != "regexp.MustCompile(`a+`) (first try)" {
+		t.Errorf("regenerated reply's branch: turn %d, %s", regen.ForkTurn, importertest.Roles(regen))
 	}
 
 	old := importertest.Session(t, res, "old-conv-2")
-	if got := roles(old); got != "user assistant" {
+	if got := importertest.Roles(old); got != "user assistant" {
 		t.Fatalf("older export: %s", got)
 	}
 	c = importertest.TallyOf(old)
@@ -186,14 +178,10 @@ func TestWatchFollowsNewerExport(t *testing.T) {
 	b, _ = json.Marshal(clean)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "conversations.json")
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, path, b, 0o644)
 	importertest.Follows(t, Format, dir, func() {
 		tmp := filepath.Join(dir, ".conversations.json.part")
-		if err := os.WriteFile(tmp, grown(t, b), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		importertest.WriteFile(t, tmp, grown(t, b), 0o644)
 		if err := os.Rename(tmp, path); err != nil {
 			t.Fatal(err)
 		}

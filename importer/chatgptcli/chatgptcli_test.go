@@ -3,7 +3,6 @@ package chatgptcli
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -35,18 +34,13 @@ func TestImportAndFollow(t *testing.T) {
 	root := importertest.CopyDir(t, real)
 	path := filepath.Join(root, "work.json")
 	edit := func(f func([]any) []any) {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := importertest.ReadBytes(t, path)
 		var doc []any
 		if err := json.Unmarshal(data, &doc); err != nil {
 			t.Fatal(err)
 		}
 		data, _ = json.Marshal(f(doc))
-		if err := os.WriteFile(path, data, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		importertest.WriteFile(t, path, data, 0o600)
 	}
 	importertest.Follows(t, Format{}, root, func() {
 		edit(func(doc []any) []any {
@@ -68,14 +62,9 @@ func TestImportAndFollow(t *testing.T) {
 // A document that is not JSON (cut off as it was written) is one
 // problem naming the file, and no session.
 func TestReadCut(t *testing.T) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, file)
 	path := filepath.Join(t.TempDir(), "work.json")
-	if err := os.WriteFile(path, data[:len(data)/2], 0o600); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, path, data[:len(data)/2], 0o600)
 	res, err := Format{}.Read(context.Background(), importer.Bundle{Files: []string{path}})
 	if err != nil || len(res.Sessions) != 0 || len(res.Problems) != 1 || res.Problems[0].File != path {
 		t.Errorf("sessions %d, problems %v, %v", len(res.Sessions), res.Problems, err)

@@ -25,17 +25,10 @@ var (
 // The prompts as typed and the replies as the API returned them, with
 // the model; each file a session at the time its name gives.
 func TestRead(t *testing.T) {
-	res := importertest.ReadAllValid(t, Format{}, real)
-	if len(res.Sessions) != 2 || len(res.Problems) != 0 {
-		t.Fatalf("%d sessions, problems %v", len(res.Sessions), res.Problems)
-	}
+	res := importertest.ReadClean(t, Format{}, real, 2)
 	s := importertest.Session(t, res, second)
-	if got := importertest.Roles(s); got != "user assistant user assistant" {
-		t.Errorf("roles %s", got)
-	}
-	if u := importertest.Texts(s, loom.RoleUser); !slices.Equal(u, []string{"What is in notes.txt? It is my to-do list.\n", "It has two lines.\n"}) {
-		t.Errorf("prompts %q", u)
-	}
+	importertest.CheckRoles(t, s, "user assistant user assistant")
+	importertest.CheckTexts(t, s, loom.RoleUser, "What is in notes.txt? It is my to-do list.\n", "It has two lines.\n")
 	if got := importertest.Texts(s, loom.RoleAssistant); len(got) != 2 || got[1] != "Then it has two tasks." {
 		t.Errorf("replies %q", got)
 	}

@@ -2,8 +2,6 @@ package chatgpttui
 
 import (
 	"context"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -29,19 +27,7 @@ func TestImportAndFollow(t *testing.T) {
 	path := filepath.Join(root, file)
 	before := importertest.ReadAll(t, Format{}, root)
 	edit := func(f func(cs []any) []any) {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var doc map[string]any
-		if err := json.Unmarshal(data, &doc); err != nil {
-			t.Fatal(err)
-		}
-		doc["conversations"] = f(doc["conversations"].([]any))
-		data, _ = json.MarshalIndent(doc, "", "  ")
-		if err := os.WriteFile(path, data, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		importertest.EditJSON(t, path, func(doc map[string]any) { doc["conversations"] = f(doc["conversations"].([]any)) })
 	}
 	importertest.Follows(t, Format{}, root, func() {
 		edit(func(cs []any) []any {
@@ -70,15 +56,10 @@ func TestImportAndFollow(t *testing.T) {
 // A document that is not JSON (cut off as it was written), or JSON
 // without conversations, is one problem naming the file.
 func TestReadNotConversations(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(real, file))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, filepath.Join(real, file))
 	for _, bad := range [][]byte{data[:len(data)/2], []byte(`{"api_key": "x"}`)} {
 		path := filepath.Join(t.TempDir(), file)
-		if err := os.WriteFile(path, bad, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		importertest.WriteFile(t, path, bad, 0o600)
 		res, err := Format{}.Read(context.Background(), importer.Bundle{Files: []string{path}})
 		if err != nil || len(res.Sessions) != 0 || len(res.Problems) != 1 || res.Problems[0].File != path {
 			t.Errorf("sessions %d, problems %v, %v", len(res.Sessions), res.Problems, err)
@@ -89,10 +70,7 @@ func TestReadNotConversations(t *testing.T) {
 // `--from list` counts each conversation of the one file, as the import
 // makes them sessions.
 func TestCountSessions(t *testing.T) {
-	bs, err := Format{}.Bundles(context.Background(), real)
-	if err != nil || len(bs) != 1 {
-		t.Fatalf("%d bundles, %v", len(bs), err)
-	}
+	bs := []importer.Bundle{importertest.OneBundle(t, Format{}, real)}
 	if n, err := importer.CountSessions(context.Background(), Format{}, bs); n != 2 || err != nil {
 		t.Errorf("counted %d, %v; want 2", n, err)
 	}

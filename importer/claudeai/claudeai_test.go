@@ -98,10 +98,7 @@ func TestImportTwice(t *testing.T) {
 // FuzzRead reads arbitrary bytes as conversations.json: it must not
 // panic, must end soon, and what it returns must be valid.
 func FuzzRead(f *testing.F) {
-	data, err := os.ReadFile(sample)
-	if err != nil {
-		f.Fatal(err)
-	}
+	data := importertest.ReadBytes(f, sample)
 	f.Add(data)
 	for _, s := range []string{
 		"", "[]", `[{"uuid":"a","chat_messages":[{"sender":"assistant","content":[{"type":"tool_result","content":5}]}]}]`,
@@ -141,9 +138,7 @@ func TestWatchFollowsNewerExport(t *testing.T) {
 	b, _ = json.Marshal(convs)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "conversations.json")
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, path, b, 0o644)
 	msgs := convs[0]["chat_messages"].([]any)
 	convs[0]["chat_messages"] = append(msgs, map[string]any{
 		"uuid": "m5", "parent_message_uuid": "m4", "sender": "human", "text": "And in June?",
@@ -157,9 +152,7 @@ func TestWatchFollowsNewerExport(t *testing.T) {
 	}
 	importertest.Follows(t, Format, dir, func() {
 		tmp := filepath.Join(dir, ".conversations.json.part")
-		if err := os.WriteFile(tmp, newer, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		importertest.WriteFile(t, tmp, newer, 0o644)
 		if err := os.Rename(tmp, path); err != nil {
 			t.Fatal(err)
 		}

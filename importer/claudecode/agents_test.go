@@ -8,6 +8,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/importertest"
 )
 
 func TestSubagentLinkedByProgress(t *testing.T) {
@@ -32,7 +33,7 @@ func TestSubagentLinkedByProgress(t *testing.T) {
 	checkNoProblems(t, res)
 	checkSkipped(t, res, map[string]int{"progress": 1})
 	subID := caseSID + "/agent-abc123"
-	if got := sessionIDs(res); !slices.Equal(got, []string{caseSID, subID}) {
+	if got := importertest.SourceIDs(res.Sessions); !slices.Equal(got, []string{caseSID, subID}) {
 		t.Fatalf("sessions = %v", got)
 	}
 	s := res.Sessions[0]
@@ -65,7 +66,7 @@ func TestSidechainLinkedByTime(t *testing.T) {
 	)
 	res := readFiles(t, path)
 	checkNoProblems(t, res)
-	if got := sessionIDs(res); !slices.Equal(got, []string{caseSID, caseSID + "/sidechain-s1", caseSID + "/sidechain-s3"}) {
+	if got := importertest.SourceIDs(res.Sessions); !slices.Equal(got, []string{caseSID, caseSID + "/sidechain-s1", caseSID + "/sidechain-s3"}) {
 		t.Fatalf("sessions = %v", got)
 	}
 	s := res.Sessions[0]

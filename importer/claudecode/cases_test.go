@@ -42,12 +42,8 @@ func writeLines(t *testing.T, path string, lines ...any) string {
 		}
 		b.WriteByte('\n')
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.MkdirAll(t, filepath.Dir(path))
+	importertest.WriteFile(t, path, []byte(b.String()), 0o644)
 	return path
 }
 
@@ -237,7 +233,7 @@ func TestMalformedAndUnknownLines(t *testing.T) {
 	}
 	checkSkipped(t, res, map[string]int{"unknown:mystery": 1, "attachment:hook_additional_context": 1, "unknown:block:hologram": 1, "user:empty": 1})
 	if len(res.Sessions) != 1 {
-		t.Fatalf("sessions = %v", sessionIDs(res))
+		t.Fatalf("sessions = %v", importertest.SourceIDs(res.Sessions))
 	}
 	s := res.Sessions[0]
 	if got := roles(s); !slices.Equal(got, []string{"user:u1", "assistant:a1", "user:u2", "user:u3", "assistant:a2"}) {
@@ -262,7 +258,7 @@ func TestCompactionWithoutBoundary(t *testing.T) {
 	res := readFiles(t, path)
 	checkNoProblems(t, res)
 	if len(res.Sessions) != 1 {
-		t.Fatalf("sessions = %v", sessionIDs(res))
+		t.Fatalf("sessions = %v", importertest.SourceIDs(res.Sessions))
 	}
 	s := res.Sessions[0]
 	if got := roles(s); !slices.Equal(got, []string{"user:u1", "assistant:a1", "summary:cs", "user:u2", "assistant:a2"}) {
@@ -282,7 +278,7 @@ func TestFileWithoutSession(t *testing.T) {
 	res := readFiles(t, path)
 	checkNoProblems(t, res)
 	if len(res.Sessions) != 0 {
-		t.Errorf("sessions = %v", sessionIDs(res))
+		t.Errorf("sessions = %v", importertest.SourceIDs(res.Sessions))
 	}
 	checkSkipped(t, res, map[string]int{"summary": 1, "file-history-snapshot": 1, "queue-operation": 1})
 }
@@ -389,7 +385,7 @@ func TestHostileSessionIDIsNotAPath(t *testing.T) {
 	)
 	res := readFiles(t, path)
 	checkNoProblems(t, res)
-	ids := sessionIDs(res)
+	ids := importertest.SourceIDs(res.Sessions)
 	if len(ids) != 1 || strings.ContainsAny(ids[0], "/\\\x1b\x07") || strings.Contains(ids[0], "../") {
 		t.Fatalf("source ids %q", ids)
 	}
@@ -411,10 +407,7 @@ func TestReadingsStoppedAtAnyLine(t *testing.T) {
 	)
 	compacted := filepath.Join("testdata", "6b1e9d3a-4c2f-4e8b-9a7d-0f3c5e2b8a14.jsonl")
 	for _, path := range []string{cmds, compacted} {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := importertest.ReadBytes(t, path)
 		whole := map[string]*loom.Message{}
 		for _, m := range readFiles(t, path).Sessions[0].Messages {
 			whole[m.ID] = m
@@ -422,9 +415,7 @@ func TestReadingsStoppedAtAnyLine(t *testing.T) {
 		lines := strings.SplitAfter(string(data), "\n")
 		for n := 1; n < len(lines); n++ {
 			cut := filepath.Join(t.TempDir(), filepath.Base(path))
-			if err := os.WriteFile(cut, []byte(strings.Join(lines[:n], "")), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			importertest.WriteFile(t, cut, []byte(strings.Join(lines[:n], "")), 0o644)
 			res := readFiles(t, cut)
 			if len(res.Sessions) == 0 {
 				continue

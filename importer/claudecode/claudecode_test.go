@@ -3,12 +3,10 @@ package claudecode
 import (
 	"context"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
@@ -157,23 +155,6 @@ func agentAfter(t *testing.T, s *importer.Session, callID string) loom.Part {
 	return loom.Part{}
 }
 
-func ts(t *testing.T, s string) time.Time {
-	t.Helper()
-	v, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
-
-func sessionIDs(res *importer.Result) []string {
-	var ids []string
-	for _, s := range res.Sessions {
-		ids = append(ids, s.SourceID)
-	}
-	return ids
-}
-
 func output(p loom.Part) string { return loom.JSONText(p.Output) }
 
 func TestRoots(t *testing.T) {
@@ -264,12 +245,8 @@ func TestBundlesLayout(t *testing.T) {
 	root := t.TempDir()
 	write := func(rel string) {
 		p := filepath.Join(root, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte("{}\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		importertest.MkdirAll(t, filepath.Dir(p))
+		importertest.WriteFile(t, p, []byte("{}\n"), 0o644)
 	}
 	write("-home-a/s1.jsonl")
 	write("-home-a/s1/subagents/agent-x.jsonl")

@@ -2,12 +2,12 @@ package claudecode
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/importer/importertest"
 )
 
 // TestCwdOfEachCall: a session whose shell moved (cd sub) keeps the
@@ -25,9 +25,7 @@ func TestCwdOfEachCall(t *testing.T) {
 		`{"type":"user","uuid":"r3","parentUuid":"a3","sessionId":"s","cwd":"/p/sub","timestamp":"2026-03-01T10:00:06Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t3","content":""}]}}`,
 	}
 	path := filepath.Join(t.TempDir(), "s.jsonl")
-	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, path, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
 	res := read(t, path)
 	s := res.Sessions[0]
 	if s.Cwd != "/p" {

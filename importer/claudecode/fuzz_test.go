@@ -7,13 +7,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
 	"time"
 
 	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/importertest"
 )
 
 // FuzzRead reads arbitrary bytes as a session file and as a sub-agent's
@@ -24,10 +24,7 @@ func FuzzRead(f *testing.F) {
 	subs, _ := filepath.Glob(filepath.Join(samples, "*", "*", "subagents", "*.jsonl"))
 	own, _ := filepath.Glob(filepath.Join("testdata", "*.jsonl"))
 	for _, p := range append(append(files, subs...), own...) {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
+		data := importertest.ReadBytes(f, p)
 		// Small seeds: the fuzzer mutates large inputs slowly.
 		f.Add(head(data, 16<<10), false)
 		f.Add(head(data, 16<<10), true)

@@ -3,13 +3,13 @@ package claudecode
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/handoff"
+	"github.com/loomhq/loom/importer/importertest"
 )
 
 // TestProjectSlug: the directory names Claude Code 2.1.330 gives working
@@ -87,9 +87,6 @@ func TestHandoffReadPathsAbsolute(t *testing.T) {
 // readLines is the lines of the file at path.
 func readLines(t *testing.T, path string) []string {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := importertest.ReadBytes(t, path)
 	return strings.Split(strings.TrimSpace(string(b)), "\n")
 }

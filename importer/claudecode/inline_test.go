@@ -21,7 +21,7 @@ func TestInlineSubagentFromProgress(t *testing.T) {
 
 	res := readFiles(t, main, filepath.Join(dir, spotterID, "subagents", "agent-acompact-fffbd0.jsonl"))
 	checkNoProblems(t, res)
-	if got := sessionIDs(res); !slices.Contains(got, agentID) {
+	if got := importertest.SourceIDs(res.Sessions); !slices.Contains(got, agentID) {
 		t.Fatalf("sessions = %v, want the inline sub-agent %s", got, agentID)
 	}
 	sub := importertest.Session(t, res, agentID)

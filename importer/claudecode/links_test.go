@@ -2,7 +2,6 @@ package claudecode
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -145,7 +144,7 @@ func TestBundlesFollowLinks(t *testing.T) {
 		t.Fatalf("bundles:\n got %q\nwant %q", got, want)
 	}
 	res := readFiles(t, bs[0].Files...)
-	if ids := sessionIDs(res); !slices.Equal(ids, []string{linkS1, linkS1 + "/agent-x1", linkS1 + "/agent-x2"}) {
+	if ids := importertest.SourceIDs(res.Sessions); !slices.Equal(ids, []string{linkS1, linkS1 + "/agent-x1", linkS1 + "/agent-x2"}) {
 		t.Errorf("sessions %v", ids)
 	}
 }
@@ -154,12 +153,9 @@ func TestFileBundleFollowsLinks(t *testing.T) {
 	// A session file given as the root brings its sub-agents, from a
 	// linked subagents directory, a linked file among them.
 	root := linkedTree(t)
-	bs, err := New().Bundles(context.Background(), filepath.Join(root, "-home-me-a", linkS1+".jsonl"))
-	if err != nil || len(bs) != 1 {
-		t.Fatalf("Bundles(session file) = %v, %v", bs, err)
-	}
+	b := importertest.OneBundle(t, New(), filepath.Join(root, "-home-me-a", linkS1+".jsonl"))
 	var names []string
-	for _, f := range bs[0].Files {
+	for _, f := range b.Files {
 		names = append(names, filepath.Base(f))
 	}
 	if want := []string{linkS1 + ".jsonl", "agent-x1.jsonl", "agent-x2.jsonl"}; !slices.Equal(names, want) {
@@ -177,26 +173,21 @@ func TestLinkedSessionFileAsRoot(t *testing.T) {
 	subs := filepath.Join(disk, "-home-me-a", linkS1, "subagents")
 	writeLines(t, filepath.Join(subs, "agent-x1.jsonl"), with(user("x1", "", 0, "look"), "isSidechain", true))
 	writeLines(t, filepath.Join(subs, "notes.txt"), with(user("x2", "", 0, "not a transcript"), "isSidechain", true))
-	if err := os.MkdirAll(filepath.Join(subs, "agent-dir.jsonl"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	importertest.MkdirAll(t, filepath.Join(subs, "agent-dir.jsonl"))
 	importertest.Symlink(t, filepath.Join(subs, "gone.jsonl"), filepath.Join(subs, "agent-gone.jsonl"))
 	root := filepath.Join(home, "picked", linkS1+".jsonl")
 	importertest.Symlink(t, target, root)
 
-	bs, err := New().Bundles(context.Background(), root)
-	if err != nil || len(bs) != 1 {
-		t.Fatalf("Bundles(linked session file) = %v, %v", bs, err)
-	}
+	b := importertest.OneBundle(t, New(), root)
 	real, err := filepath.EvalSymlinks(subs) // the temporary directory may be reached by a link
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{root, filepath.Join(real, "agent-x1.jsonl")}; !slices.Equal(bs[0].Files, want) {
-		t.Fatalf("files:\n got %q\nwant %q", bs[0].Files, want)
+	if want := []string{root, filepath.Join(real, "agent-x1.jsonl")}; !slices.Equal(b.Files, want) {
+		t.Fatalf("files:\n got %q\nwant %q", b.Files, want)
 	}
-	res := readFiles(t, bs[0].Files...)
-	if ids := sessionIDs(res); !slices.Equal(ids, []string{linkS1, linkS1 + "/agent-x1"}) {
+	res := readFiles(t, b.Files...)
+	if ids := importertest.SourceIDs(res.Sessions); !slices.Equal(ids, []string{linkS1, linkS1 + "/agent-x1"}) {
 		t.Errorf("sessions %v", ids)
 	}
 }

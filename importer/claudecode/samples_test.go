@@ -3,7 +3,6 @@ package claudecode
 import (
 	"encoding/json"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -26,7 +25,7 @@ func TestSpotterSession(t *testing.T) {
 		"system:stop_hook_summary": 3, "system:turn_duration": 1, "text:blank": 9,
 	})
 	agentID, compactID := spotterID+"/agent-a881341", spotterID+"/agent-acompact-fffbd0"
-	if got := sessionIDs(res); !slices.Equal(got, []string{spotterID, agentID, compactID}) {
+	if got := importertest.SourceIDs(res.Sessions); !slices.Equal(got, []string{spotterID, agentID, compactID}) {
 		t.Fatalf("sessions = %v", got)
 	}
 
@@ -44,7 +43,7 @@ func TestSpotterSession(t *testing.T) {
 		s.GitBranch != "spotter-gqc" || s.Version != "2.1.39" || s.Model != "claude-opus-4-6" || s.Provider != "anthropic" {
 		t.Errorf("session = %+v", *s)
 	}
-	if !s.CreatedAt.Equal(ts(t, "2026-02-11T20:36:45.618Z")) || !s.UpdatedAt.Equal(ts(t, "2026-02-11T21:46:25.781Z")) {
+	if !s.CreatedAt.Equal(importertest.Time(t, "2026-02-11T20:36:45.618Z")) || !s.UpdatedAt.Equal(importertest.Time(t, "2026-02-11T21:46:25.781Z")) {
 		t.Errorf("session times %v..%v", s.CreatedAt, s.UpdatedAt)
 	}
 	first := s.Messages[0]
@@ -69,7 +68,7 @@ func TestSpotterSession(t *testing.T) {
 	if m.Usage != wantUsage || m.Model != "claude-opus-4-6" || m.Provider != "anthropic" {
 		t.Errorf("reply usage %+v model %q provider %q", m.Usage, m.Model, m.Provider)
 	}
-	if !m.CreatedAt.Equal(ts(t, "2026-02-11T21:28:31.998Z")) || m.CompletedAt == nil || !m.CompletedAt.Equal(ts(t, "2026-02-11T21:28:34.322Z")) {
+	if !m.CreatedAt.Equal(importertest.Time(t, "2026-02-11T21:28:31.998Z")) || m.CompletedAt == nil || !m.CompletedAt.Equal(importertest.Time(t, "2026-02-11T21:28:34.322Z")) {
 		t.Errorf("reply times %v %v", m.CreatedAt, m.CompletedAt)
 	}
 	if !strings.HasPrefix(m.Parts[0].Text, "The warnings are expected") || !strings.Contains(string(m.Parts[0].Metadata), `"signature"`) {
@@ -83,8 +82,8 @@ func TestSpotterSession(t *testing.T) {
 	tm, task := toolPart(t, s, "toolu_01VmaERAwhb19LGUwu9GenaK")
 	if tm.ID != "05d592a1-80bf-4e98-aad3-354e87a7ab08" || task.Name != "Task" || task.Status != loom.ToolCompleted ||
 		!strings.HasPrefix(output(task), "Based on the official Claude Code hooks documentation") ||
-		task.StartedAt == nil || !task.StartedAt.Equal(ts(t, "2026-02-11T21:24:19.360Z")) ||
-		task.EndedAt == nil || !task.EndedAt.Equal(ts(t, "2026-02-11T21:24:52.220Z")) ||
+		task.StartedAt == nil || !task.StartedAt.Equal(importertest.Time(t, "2026-02-11T21:24:19.360Z")) ||
+		task.EndedAt == nil || !task.EndedAt.Equal(importertest.Time(t, "2026-02-11T21:24:52.220Z")) ||
 		!strings.Contains(string(task.Metadata), `"agentId":"a881341"`) {
 		t.Errorf("Task part %s: %+v", tm.ID, task)
 	}
@@ -145,7 +144,7 @@ func TestShort(t *testing.T) {
 	checkNoProblems(t, res)
 	checkSkipped(t, res, map[string]int{"progress": 3, "file-history-snapshot": 1, "text:blank": 1})
 	if len(res.Sessions) != 1 {
-		t.Fatalf("sessions = %v", sessionIDs(res))
+		t.Fatalf("sessions = %v", importertest.SourceIDs(res.Sessions))
 	}
 	s := res.Sessions[0]
 	// The file's name is not a session id: the lines' sessionId is.
@@ -186,7 +185,7 @@ func TestToolHeavy(t *testing.T) {
 	checkNoProblems(t, res)
 	checkSkipped(t, res, map[string]int{"progress": 10, "file-history-snapshot": 3, "queue-operation": 2, "text:blank": 1})
 	if len(res.Sessions) != 1 {
-		t.Fatalf("sessions = %v", sessionIDs(res))
+		t.Fatalf("sessions = %v", importertest.SourceIDs(res.Sessions))
 	}
 	s := res.Sessions[0]
 	checkTally(t, s, tally{
@@ -210,7 +209,7 @@ func TestToolHeavy(t *testing.T) {
 	// Two parallel calls, their results answering in another order.
 	m := importertest.Message(t, s, "61045c3d-2ffd-4c10-925c-c82d72e55ebb")
 	if len(m.Parts) != 3 || m.Parts[1].Name != "WebSearch" || m.Parts[2].Name != "Glob" ||
-		!m.Parts[1].EndedAt.Equal(ts(t, "2026-02-10T22:59:33.333Z")) || !m.Parts[2].EndedAt.Equal(ts(t, "2026-02-10T22:59:27.386Z")) {
+		!m.Parts[1].EndedAt.Equal(importertest.Time(t, "2026-02-10T22:59:33.333Z")) || !m.Parts[2].EndedAt.Equal(importertest.Time(t, "2026-02-10T22:59:27.386Z")) {
 		t.Errorf("parallel calls %+v", m.Parts)
 	}
 }
@@ -222,7 +221,7 @@ func TestViewerSessions(t *testing.T) {
 	checkNoProblems(t, res)
 	checkSkipped(t, res, map[string]int{})
 	if len(res.Sessions) != 1 {
-		t.Fatalf("sessions = %v", sessionIDs(res))
+		t.Fatalf("sessions = %v", importertest.SourceIDs(res.Sessions))
 	}
 	s := res.Sessions[0]
 	checkTally(t, s, tally{Roles: map[string]int{"user": 1, "system": 1, "assistant": 7}, Tools: map[string]int{"completed": 11, "error": 1}})
@@ -249,7 +248,7 @@ func TestViewerSessions(t *testing.T) {
 	checkNoProblems(t, res)
 	checkSkipped(t, res, map[string]int{})
 	side1, side2 := c037ID+"/sidechain-6340ddef-f656-4b72-a065-82390f637678", c037ID+"/sidechain-83e2917c-8940-4df6-a5a5-f2514f0d08c5"
-	if got := sessionIDs(res); !slices.Equal(got, []string{c037ID, side1, side2}) {
+	if got := importertest.SourceIDs(res.Sessions); !slices.Equal(got, []string{c037ID, side1, side2}) {
 		t.Fatalf("sessions = %v", got)
 	}
 	s = importertest.Session(t, res, c037ID)
@@ -295,7 +294,7 @@ func TestViewerSessions(t *testing.T) {
 		{"toolu_01EPom7jESzNbU8coiKjzVGS", "f4ab2bf6-d642-431a-85cb-66691f24c404", tally{Tools: map[string]int{"completed": 42, "error": 10}, Roles: map[string]int{"assistant": 53}}, "Create main page integration"},
 	}
 	if len(res.Sessions) != 1+len(subs) {
-		t.Errorf("sessions = %v", sessionIDs(res))
+		t.Errorf("sessions = %v", importertest.SourceIDs(res.Sessions))
 	}
 	for _, c := range subs {
 		id := fe5eID + "/sidechain-" + c.root
@@ -317,7 +316,7 @@ func TestViewerAgentFiles(t *testing.T) {
 		checkNoProblems(t, res)
 		checkSkipped(t, res, map[string]int{})
 		if len(res.Sessions) != 1 {
-			t.Fatalf("sessions = %v", sessionIDs(res))
+			t.Fatalf("sessions = %v", importertest.SourceIDs(res.Sessions))
 		}
 		s := res.Sessions[0]
 		if s.SourceID != c037ID+"/"+name || s.Kind != loom.KindSubagent || s.ParentSourceID != c037ID || s.Version != "2.0.28" {
@@ -373,11 +372,9 @@ func TestSampleAccounting(t *testing.T) {
 				if s.Kind == loom.KindFork {
 					continue
 				}
-				for _, m := range s.Messages {
-					for _, p := range m.Parts {
-						if p.Type == loom.PartTool && p.EndedAt != nil {
-							answered++
-						}
+				for _, p := range importertest.Parts(s, loom.PartTool) {
+					if p.EndedAt != nil {
+						answered++
 					}
 				}
 			}
@@ -392,10 +389,7 @@ func TestSampleAccounting(t *testing.T) {
 // carry tool results.
 func countLines(t *testing.T, path string) (map[string]int, int) {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, path)
 	types, results := map[string]int{}, 0
 	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 		var v struct {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/importer/importertest"
 )
 
 func TestEditedPromptMakesAFork(t *testing.T) {
@@ -28,7 +29,7 @@ func TestEditedPromptMakesAFork(t *testing.T) {
 	res := readFiles(t, path)
 	checkNoProblems(t, res)
 	checkSkipped(t, res, map[string]int{"summary": 1})
-	if got := sessionIDs(res); !slices.Equal(got, []string{caseSID, caseSID + "@u2"}) {
+	if got := importertest.SourceIDs(res.Sessions); !slices.Equal(got, []string{caseSID, caseSID + "@u2"}) {
 		t.Fatalf("sessions = %v", got)
 	}
 	main, fork := res.Sessions[0], res.Sessions[1]
@@ -71,7 +72,7 @@ func TestRegeneratedRepliesMakeForks(t *testing.T) {
 	checkSkipped(t, res, map[string]int{"custom-title": 1, "ai-title": 1})
 	// Both abandoned branches leave the main chain at a1; each is named
 	// by the first message no other branch shares.
-	if got := sessionIDs(res); !slices.Equal(got, []string{caseSID, caseSID + "@u2", caseSID + "@u2b"}) {
+	if got := importertest.SourceIDs(res.Sessions); !slices.Equal(got, []string{caseSID, caseSID + "@u2", caseSID + "@u2b"}) {
 		t.Fatalf("sessions = %v", got)
 	}
 	if got := roles(res.Sessions[0]); !slices.Equal(got, []string{"user:u1", "assistant:a1r"}) || res.Sessions[0].Title != "My name" {
@@ -101,7 +102,7 @@ func TestParallelToolResultsAreNotBranches(t *testing.T) {
 	checkNoProblems(t, res)
 	checkSkipped(t, res, map[string]int{"progress": 1, "system:turn_duration": 1})
 	if len(res.Sessions) != 1 {
-		t.Fatalf("sessions = %v", sessionIDs(res))
+		t.Fatalf("sessions = %v", importertest.SourceIDs(res.Sessions))
 	}
 	s := res.Sessions[0]
 	if got := roles(s); !slices.Equal(got, []string{"user:u1", "assistant:a1", "assistant:a3"}) {
@@ -126,7 +127,7 @@ func TestParentCycle(t *testing.T) {
 		t.Errorf("problems %v", res.Problems)
 	}
 	if len(res.Sessions) != 1 || len(res.Sessions[0].Messages) != 3 {
-		t.Errorf("sessions %v", sessionIDs(res))
+		t.Errorf("sessions %v", importertest.SourceIDs(res.Sessions))
 	}
 }
 

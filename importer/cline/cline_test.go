@@ -2,7 +2,6 @@ package cline
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -147,16 +146,11 @@ func TestStaleCompaction(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(fixture, compactID, compactID)
 	for _, suffix := range []string{messagesSuffix, ".json", compactionSuffix} {
-		data, err := os.ReadFile(src + suffix)
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := importertest.ReadBytes(t, src+suffix)
 		if suffix == compactionSuffix {
 			data = []byte(strings.Replace(string(data), "id:msg_hjKpkw8W", "id:msg_other", 1))
 		}
-		if err := os.WriteFile(filepath.Join(dir, compactID+suffix), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		importertest.WriteFile(t, filepath.Join(dir, compactID+suffix), data, 0o644)
 	}
 	res := importertest.ReadAll(t, Format{}, dir)
 	if s := importertest.Session(t, res, compactID); importertest.Roles(s) != "user assistant user assistant" || res.Skipped["compaction:stale"] != 1 {
@@ -172,9 +166,7 @@ func TestMalformed(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, data string) string {
 		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		importertest.WriteFile(t, path, []byte(data), 0o644)
 		return path
 	}
 	bad := write("b.messages.json", "{not json")

@@ -19,10 +19,7 @@ func (fileInfo) ModTime() time.Time { return time.Unix(1762000000, 0) }
 // importer.MaxDocument), so their reading from disk is not fuzzed.
 func FuzzRead(f *testing.F) {
 	read := func(id, suffix string) []byte {
-		data, err := os.ReadFile(filepath.Join(fixture, id, id+suffix))
-		if err != nil {
-			f.Fatal(err)
-		}
+		data := importertest.ReadBytes(f, filepath.Join(fixture, id, id+suffix))
 		return data
 	}
 	rec, compaction := read(compactID, ".json"), read(compactID, compactionSuffix)

@@ -27,8 +27,7 @@ const (
 // details left out but read for the working directory; each request's
 // usage on its reply.
 func TestReadCline(t *testing.T) {
-	res := importertest.ReadAll(t, Cline, filepath.Join("testdata", "cline"))
-	s := importertest.Session(t, res, clineTask)
+	res, s := importertest.ReadAllFor(t, Cline, filepath.Join("testdata", "cline"), clineTask)
 	if s.Cwd != "/home/u/proj" || s.Model != "claude-sonnet-4-5" || s.Provider != "anthropic" || s.Title != "" || s.Kind != loom.KindMain {
 		t.Errorf("session %+v", s)
 	}
@@ -76,8 +75,7 @@ func TestReadCline(t *testing.T) {
 // Cline before native tool calls: the calls are in the reply's text and
 // their results in the next prompt's, which are kept as they were sent.
 func TestReadClineBeforeToolCalls(t *testing.T) {
-	res := importertest.ReadAll(t, Cline, filepath.Join("testdata", "cline"))
-	s := importertest.Session(t, res, legacyTask)
+	_, s := importertest.ReadAllFor(t, Cline, filepath.Join("testdata", "cline"), legacyTask)
 	if got := importertest.Roles(s); got != "user assistant user assistant" || s.Cwd != "/home/u/old" {
 		t.Errorf("roles %q, cwd %q", got, s.Cwd)
 	}
@@ -161,22 +159,15 @@ func TestWatchFollowsTask(t *testing.T) {
 	src := filepath.Join("testdata", "cline", "tasks", clineTask)
 	var api []json.RawMessage
 	for _, n := range []string{apiFile, uiFile, metadataFile} {
-		data, err := os.ReadFile(filepath.Join(src, n))
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := importertest.ReadBytes(t, filepath.Join(src, n))
 		if n == apiFile {
 			if err := json.Unmarshal(data, &api); err != nil {
 				t.Fatal(err)
 			}
 			data, _ = json.Marshal(api[:6])
 		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, n), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		importertest.MkdirAll(t, dir)
+		importertest.WriteFile(t, filepath.Join(dir, n), data, 0o644)
 	}
 	importertest.Follows(t, Cline, filepath.Dir(dir), func() {
 		data, _ := json.Marshal(api[:8])

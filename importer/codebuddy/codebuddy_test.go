@@ -19,8 +19,7 @@ var (
 // call completed by its result with the usage of its model call; the
 // sub-agent's transcript is a sub-agent of the session.
 func TestRead(t *testing.T) {
-	res := importertest.ReadAllValid(t, Format{}, projects)
-	s := importertest.Session(t, res, "cb-1")
+	res, s := importertest.ReadValidFor(t, Format{}, projects, "cb-1")
 	if importertest.Roles(s) != "user assistant assistant" || s.Cwd != "/home/u/web" {
 		t.Fatalf("session %s %q", importertest.Roles(s), s.Cwd)
 	}
@@ -41,11 +40,8 @@ func TestRead(t *testing.T) {
 }
 
 func TestImportAndFollow(t *testing.T) {
-	importertest.ImportsOnce(t, Format{}, projects, 2, 5)
-	root := importertest.CopyDir(t, projects)
-	importertest.Follows(t, Format{}, root, func() {
-		importertest.AppendLines(t, filepath.Join(root, "home-u-web", "cb-1.jsonl"), `{"id":"i7","type":"message","role":"user","content":"Thanks","timestamp":1772000020000}`)
-	}, 1)
+	importertest.ImportsAndFollows(t, Format{}, projects, 2, 5, filepath.Join("home-u-web", "cb-1.jsonl"),
+		`{"id":"i7","type":"message","role":"user","content":"Thanks","timestamp":1772000020000}`)
 	importertest.Malformed(t, Format{}, file, "s.jsonl")
 }
 

@@ -19,11 +19,8 @@ var projects = filepath.Join("testdata", "projects")
 // text: a session linked from the reply) and text; an error message,
 // which is no message; a second prompt and a reply of plain content.
 func TestRead(t *testing.T) {
-	res := importertest.ReadSessions(t, Format{}, projects, 2)
-	s := importertest.Session(t, res, "2026-03-04T10-15-30.123Z")
-	if got := importertest.Roles(s); got != "user assistant user assistant" {
-		t.Fatalf("roles %s", got)
-	}
+	res, s := importertest.ReadSession(t, Format{}, projects, 2, "2026-03-04T10-15-30.123Z",
+		"user assistant user assistant")
 	if want := time.Date(2026, 3, 4, 10, 15, 30, 123e6, time.UTC); !s.CreatedAt.Equal(want) {
 		t.Errorf("created %v, want %v", s.CreatedAt, want)
 	}

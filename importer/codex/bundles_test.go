@@ -2,7 +2,6 @@ package codex
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -40,12 +39,8 @@ func writeFiles(t *testing.T, root string, data []byte, rels ...string) {
 	t.Helper()
 	for _, rel := range rels {
 		path := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		importertest.MkdirAll(t, filepath.Dir(path))
+		importertest.WriteFile(t, path, data, 0o644)
 	}
 }
 
@@ -98,14 +93,9 @@ func TestBundles(t *testing.T) {
 func compress(t *testing.T, data []byte) []byte { return importertest.Zstd(t, data) }
 
 func TestZstd(t *testing.T) {
-	data, err := os.ReadFile("testdata/newer.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, "testdata/newer.jsonl")
 	path := filepath.Join(t.TempDir(), "rollout-newer.jsonl.zst")
-	if err := os.WriteFile(path, compress(t, data), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, path, compress(t, data), 0o644)
 	got := readFile(t, path)
 	want := readFile(t, "testdata/newer.jsonl")
 	gs, ws := got.Sessions[0], want.Sessions[0]
@@ -135,19 +125,14 @@ func TestZstd(t *testing.T) {
 
 	// A file that is not zstd at all.
 	bad := filepath.Join(t.TempDir(), "rollout-bad.jsonl.zst")
-	if err := os.WriteFile(bad, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, bad, data, 0o644)
 	if _, err := (Format{}).Read(context.Background(), importer.Bundle{Files: []string{bad}}); err == nil {
 		t.Error("plain text read as zstd without error")
 	}
 }
 
 func TestBundlesFollowLinks(t *testing.T) {
-	data, err := os.ReadFile(childRollout)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, childRollout)
 	// ~/.codex/sessions is a link to a directory on another disk; there a
 	// day's directory is a link to a directory that is also under the
 	// root (walked once), a rollout is a link to a file, and a link leads

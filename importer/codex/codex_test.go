@@ -4,13 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"maps"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
@@ -34,9 +32,7 @@ func readFile(t *testing.T, path string) *importer.Result {
 func readString(t *testing.T, text string) *importer.Result {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "rollout-2025-11-04T17-52-48-019a5000-0000-7000-8000-0000000000f1.jsonl")
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, path, []byte(text), 0o644)
 	return readFile(t, path)
 }
 
@@ -92,15 +88,6 @@ func tool(t *testing.T, s *importer.Session, callID string) (*loom.Message, loom
 	}
 	t.Fatalf("no tool part %s", callID)
 	return nil, loom.Part{}
-}
-
-func at(t *testing.T, s string) time.Time {
-	t.Helper()
-	v, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
 }
 
 func sameJSON(t *testing.T, got json.RawMessage, want string) {
@@ -160,7 +147,7 @@ func TestSample(t *testing.T) {
 		s.Model != "aide-gpt-5" || s.Provider != "" {
 		t.Errorf("cwd %q branch %q version %q model %q provider %q", s.Cwd, s.GitBranch, s.Version, s.Model, s.Provider)
 	}
-	if !s.CreatedAt.Equal(at(t, "2025-09-19T09:02:12.446Z")) || !s.UpdatedAt.Equal(at(t, "2025-09-19T09:09:32.000Z")) {
+	if !s.CreatedAt.Equal(importertest.Time(t, "2025-09-19T09:02:12.446Z")) || !s.UpdatedAt.Equal(importertest.Time(t, "2025-09-19T09:09:32.000Z")) {
 		t.Errorf("created %v updated %v", s.CreatedAt, s.UpdatedAt)
 	}
 	if !strings.HasSuffix(s.Path, "vibecodingtracker-codex.jsonl") {
@@ -177,7 +164,7 @@ func TestSample(t *testing.T) {
 	}
 	user := find(t, s, sid+":3")
 	if user.Role != loom.RoleUser || !strings.HasPrefix(user.Text(), "幫我檢查一下 go.mod 裡面 為何 go版本是 1.24?") ||
-		!strings.HasSuffix(user.Text(), "最後幫我把 TODO.md 刪除") || !user.CreatedAt.Equal(at(t, "2025-09-19T09:02:12.677Z")) {
+		!strings.HasSuffix(user.Text(), "最後幫我把 TODO.md 刪除") || !user.CreatedAt.Equal(importertest.Time(t, "2025-09-19T09:02:12.677Z")) {
 		t.Errorf("user message %s %q at %v", user.Role, user.Text(), user.CreatedAt)
 	}
 
@@ -205,7 +192,7 @@ func TestSample(t *testing.T) {
 	m, ls := tool(t, s, "call_pEqHamKTEvL6ofrtlsNEi8dt")
 	if m.ID != sid+":16" || ls.Name != "shell" || ls.Status != loom.ToolCompleted ||
 		!strings.HasPrefix(text(t, ls.Output), "total 124\ndrwxrwxr-x 11 ds906659") ||
-		!ls.StartedAt.Equal(at(t, "2025-09-19T09:02:37.804Z")) || !ls.EndedAt.Equal(at(t, "2025-09-19T09:02:37.804Z")) {
+		!ls.StartedAt.Equal(importertest.Time(t, "2025-09-19T09:02:37.804Z")) || !ls.EndedAt.Equal(importertest.Time(t, "2025-09-19T09:02:37.804Z")) {
 		t.Errorf("ls -la in %s: %+v", m.ID, ls)
 	}
 	sameJSON(t, ls.Input, `{"command":["bash","-lc","ls -la"]}`)
@@ -219,12 +206,12 @@ func TestSample(t *testing.T) {
 	last := s.Messages[len(s.Messages)-1]
 	m, exec := tool(t, s, "call_exec_patch_cell01")
 	if m != last || exec.Name != "exec" || text(t, exec.Output) != "Script completed" ||
-		!exec.StartedAt.Equal(at(t, "2025-09-19T09:09:30.000Z")) || !exec.EndedAt.Equal(at(t, "2025-09-19T09:09:30.500Z")) {
+		!exec.StartedAt.Equal(importertest.Time(t, "2025-09-19T09:09:30.000Z")) || !exec.EndedAt.Equal(importertest.Time(t, "2025-09-19T09:09:30.500Z")) {
 		t.Errorf("custom tool call %+v in %s", exec, m.ID)
 	}
 	sameJSON(t, exec.Input, `{"input":"await tools.apply_patch(patchText);"}`)
 	if last.ID != sid+":106" || !strings.HasPrefix(last.Text(), "Here’s what I changed and what I found.") ||
-		!last.CreatedAt.Equal(at(t, "2025-09-19T09:09:18.355Z")) || !last.CompletedAt.Equal(at(t, "2025-09-19T09:09:30.500Z")) {
+		!last.CreatedAt.Equal(importertest.Time(t, "2025-09-19T09:09:18.355Z")) || !last.CompletedAt.Equal(importertest.Time(t, "2025-09-19T09:09:30.500Z")) {
 		t.Errorf("last message %s %.40q %v–%v", last.ID, last.Text(), last.CreatedAt, last.CompletedAt)
 	}
 }
@@ -258,7 +245,7 @@ func TestNewer(t *testing.T) {
 		s.Model != "gpt-5.1-codex-max" || s.Provider != "openai" {
 		t.Errorf("session %+v", s)
 	}
-	if !s.CreatedAt.Equal(at(t, "2025-11-03T10:52:29.488Z")) || !s.UpdatedAt.Equal(at(t, "2025-11-03T10:53:36Z")) {
+	if !s.CreatedAt.Equal(importertest.Time(t, "2025-11-03T10:52:29.488Z")) || !s.UpdatedAt.Equal(importertest.Time(t, "2025-11-03T10:53:36Z")) {
 		t.Errorf("created %v updated %v", s.CreatedAt, s.UpdatedAt)
 	}
 	var roles []string
@@ -314,7 +301,7 @@ func TestNewer(t *testing.T) {
 	sameJSON(t, a.Input, `{"cmd":"go test ./...","workdir":"/home/dev/proj"}`)
 	_, b := tool(t, s, "call_B")
 	if b.Status != loom.ToolCompleted || text(t, b.Output) != "Success. Updated the following files:\nM x_test.go\n" ||
-		!b.StartedAt.Equal(at(t, "2025-11-03T10:52:35.100Z")) || !b.EndedAt.Equal(at(t, "2025-11-03T10:52:35.201Z")) {
+		!b.StartedAt.Equal(importertest.Time(t, "2025-11-03T10:52:35.100Z")) || !b.EndedAt.Equal(importertest.Time(t, "2025-11-03T10:52:35.201Z")) {
 		t.Errorf("patch %+v", b)
 	}
 	sameJSON(t, b.Metadata, `{"exit_code":0,"duration_seconds":0}`)
@@ -339,7 +326,7 @@ func TestNewer(t *testing.T) {
 		t.Errorf("spawn %+v agent %+v", e, agent)
 	}
 	_, f := tool(t, s, "call_F")
-	if f.Status != loom.ToolError || f.Error != loom.Interrupted || !f.EndedAt.Equal(at(t, "2025-11-03T10:53:25Z")) {
+	if f.Status != loom.ToolError || f.Error != loom.Interrupted || !f.EndedAt.Equal(importertest.Time(t, "2025-11-03T10:53:25Z")) {
 		t.Errorf("aborted call %+v", f)
 	}
 	_, g := tool(t, s, "call_G")
@@ -348,7 +335,7 @@ func TestNewer(t *testing.T) {
 	}
 	sum := find(t, s, sid+":45")
 	if sum.Role != loom.RoleSummary || sum.Text() != "Summary: the failing test was fixed; the rerun was interrupted." ||
-		sum.Usage.Compactions != 1 || !sum.CreatedAt.Equal(at(t, "2025-11-03T10:53:30Z")) {
+		sum.Usage.Compactions != 1 || !sum.CreatedAt.Equal(importertest.Time(t, "2025-11-03T10:53:30Z")) {
 		t.Errorf("summary %+v", sum)
 	}
 	for _, p := range res.Problems {
@@ -364,7 +351,7 @@ func TestLegacy(t *testing.T) {
 		map[string]int{"record_type:state": 2}, nil)
 	s := res.Sessions[0]
 	const sid = "5973b6c0-94b8-487b-a530-2aeb6098ae0e"
-	if s.SourceID != sid || s.GitBranch != "main" || !s.CreatedAt.Equal(at(t, "2025-05-07T17:24:21.123Z")) {
+	if s.SourceID != sid || s.GitBranch != "main" || !s.CreatedAt.Equal(importertest.Time(t, "2025-05-07T17:24:21.123Z")) {
 		t.Errorf("session %s branch %s created %v", s.SourceID, s.GitBranch, s.CreatedAt)
 	}
 	if m := s.Messages[0]; m.ID != sid+":1" || m.Role != loom.RoleSystem || m.Text() != "Be brief." {
@@ -420,9 +407,7 @@ not json at all
 func writeTemp(t *testing.T, s string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "rollout-x.jsonl")
-	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, path, []byte(s), 0o644)
 	return path
 }
 
@@ -438,10 +423,7 @@ func TestStableIDs(t *testing.T) {
 }
 
 func stableIDs(t *testing.T, file string) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, file)
 	full := readFile(t, file).Sessions[0]
 	ids := map[string]bool{}
 	for _, m := range full.Messages {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/handoff"
+	"github.com/loomhq/loom/importer/importertest"
 )
 
 // TestHandoffCodexTools: a handed-off rollout calls only the tools the
@@ -44,9 +45,7 @@ func TestHandoffCodexTools(t *testing.T) {
 			if err := os.MkdirAll(home+"/.codex", 0o700); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(home+"/.codex/config.toml", []byte(c.config+"\n"), 0o600); err != nil {
-				t.Fatal(err)
-			}
+			importertest.WriteFile(t, home+"/.codex/config.toml", []byte(c.config+"\n"), 0o600)
 			h := &handoff.Handoff{
 				Session: &loom.Session{ID: "s", Source: &loom.Source{Tool: Tool}},
 				Dir:     home, Home: home,
@@ -66,10 +65,7 @@ func TestHandoffCodexTools(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			data, err := os.ReadFile(out.Path)
-			if err != nil {
-				t.Fatal(err)
-			}
+			data := importertest.ReadBytes(t, out.Path)
 			for _, want := range append(c.want, `"output":"Process exited with code 0\nOutput:\nok"`, "[Tool call update_plan", "[Tool call apply_patch") {
 				if !strings.Contains(string(data), want) {
 					t.Errorf("the rollout lacks %s:\n%s", want, data)

@@ -2,7 +2,6 @@ package codex
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -57,10 +56,7 @@ const (
 // keeps the reply it had. Both when the copy was imported before the
 // turn after the compaction and after it.
 func TestCompactionImportedBeforeTheFix(t *testing.T) {
-	raw, err := os.ReadFile(compactedRollout)
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := importertest.ReadBytes(t, compactedRollout)
 	lines := strings.SplitAfter(string(raw), "\n")
 	lines = lines[:len(lines)-1] // after the last newline
 	for _, c := range []struct {
@@ -82,9 +78,7 @@ func TestCompactionImportedBeforeTheFix(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			file := filepath.Join(t.TempDir(), filepath.Base(compactedRollout))
 			write := func(lines []string) {
-				if err := os.WriteFile(file, []byte(strings.Join(lines, "")), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				importertest.WriteFile(t, file, []byte(strings.Join(lines, "")), 0o644)
 			}
 			write(lines[:c.first])
 			st := importertest.Store(t)

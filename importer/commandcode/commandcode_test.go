@@ -27,10 +27,8 @@ var (
 // message of its result is no message), and each reply's usage with
 // the cached tokens apart from the input that counts them.
 func TestRead(t *testing.T) {
-	res := importertest.ReadAllValid(t, Format{}, real)
-	if len(res.Sessions) != 2 {
-		t.Fatalf("%d sessions, want 2 (the sidecar files are not sessions)", len(res.Sessions))
-	}
+	// Two sessions: the sidecar files are not sessions.
+	res := importertest.ReadSessions(t, Format{}, real, 2)
 	s := importertest.Session(t, res, work)
 	importertest.CheckTexts(t, s, loom.RoleUser, "Say hello in one line.", "One more on the greeting?")
 	importertest.CheckTexts(t, s, loom.RoleAssistant, "Hello there.", "Continued and answering.")
@@ -45,11 +43,9 @@ func TestRead(t *testing.T) {
 	if tl.Reasoning != 2 || tl.Tools[loom.ToolCompleted] != 1 || importertest.Roles(s) != "user assistant assistant" {
 		t.Errorf("roles %s, %+v", importertest.Roles(s), tl)
 	}
-	for _, m := range s.Messages {
-		for _, p := range m.Parts {
-			if p.Type == loom.PartTool && (p.Name != "read_file" || !slices.Contains([]string{`"Read 1/1 file, 2 lines\n1: alpha\n2: beta"`}, string(p.Output))) {
-				t.Errorf("call %s output %s", p.Name, p.Output)
-			}
+	for _, p := range importertest.Parts(s, loom.PartTool) {
+		if p.Name != "read_file" || !slices.Contains([]string{`"Read 1/1 file, 2 lines\n1: alpha\n2: beta"`}, string(p.Output)) {
+			t.Errorf("call %s output %s", p.Name, p.Output)
 		}
 	}
 	if u := importertest.SumUsage(s); u.InputTokens != 1000+1400 || u.CacheReadTokens != 300 || u.OutputTokens != 49 || u.APICalls != 2 {
@@ -76,12 +72,8 @@ func TestReadBranch(t *testing.T) {
 }
 
 func TestImportAndFollow(t *testing.T) {
-	importertest.ImportsOnce(t, Format{}, real, 2, 7)
-	root := importertest.CopyDir(t, real)
-	importertest.Follows(t, Format{}, root, func() {
-		importertest.AppendLines(t, filepath.Join(root, "home-u-work", work+".jsonl"),
-			`{"type":"message","id":"f1","parentId":"378e3a7a","timestamp":"2026-11-27T14:42:20.000Z","message":{"role":"user","content":[{"type":"text","text":"Thanks"}],"meta":{"source":"user"}}}`)
-	}, 1)
+	importertest.ImportsAndFollows(t, Format{}, real, 2, 7, filepath.Join("home-u-work", work+".jsonl"),
+		`{"type":"message","id":"f1","parentId":"378e3a7a","timestamp":"2026-11-27T14:42:20.000Z","message":{"role":"user","content":[{"type":"text","text":"Thanks"}],"meta":{"source":"user"}}}`)
 	importertest.Malformed(t, Format{}, file, "p/"+work+".jsonl")
 }
 

@@ -3,7 +3,6 @@ package continuedev
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -24,8 +23,7 @@ var fixture = filepath.Join("testdata", "sessions")
 // items, a thinking message, the single toolCallState of older versions,
 // reasoning on a reply.
 func TestReadExtensionSession(t *testing.T) {
-	res := importertest.ReadAll(t, Format{}, fixture)
-	s := importertest.Session(t, res, guiID)
+	res, s := importertest.ReadAllFor(t, Format{}, fixture, guiID)
 	if s.Title != "Explain the retry loop" || s.Cwd != filepath.FromSlash("/home/u/proj") || s.Model != "Claude 3.7 Sonnet" {
 		t.Errorf("session %+v", s)
 	}
@@ -60,8 +58,7 @@ func TestReadExtensionSession(t *testing.T) {
 // messages after the call's states, a compaction's summary, a call still
 // running.
 func TestReadCLISession(t *testing.T) {
-	res := importertest.ReadAll(t, Format{}, fixture)
-	s := importertest.Session(t, res, cliID)
+	res, s := importertest.ReadAllFor(t, Format{}, fixture, cliID)
 	if s.Title != "" || s.Cwd != "/home/u/cli-proj" {
 		t.Errorf("session %+v: the default title is none", s)
 	}
@@ -104,13 +101,8 @@ func TestReadCLISession(t *testing.T) {
 // what is new, and a third adds nothing.
 func TestImportGrows(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "sessions")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(filepath.Join(fixture, guiID+".json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	importertest.MkdirAll(t, dir)
+	data := importertest.ReadBytes(t, filepath.Join(fixture, guiID+".json"))
 	file := filepath.Join(dir, guiID+".json")
 	// The session as Continue saves it after its third and after its
 	// fourth history item.
@@ -122,9 +114,7 @@ func TestImportGrows(t *testing.T) {
 	save := func(n int) {
 		doc["history"] = history[:n]
 		b, _ := json.MarshalIndent(doc, "", "  ")
-		if err := os.WriteFile(file, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		importertest.WriteFile(t, file, b, 0o644)
 	}
 	save(3)
 	st := importertest.Store(t)

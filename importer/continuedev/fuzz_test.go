@@ -1,7 +1,6 @@
 package continuedev
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -14,13 +13,7 @@ import (
 // The file is read whole (at most importer.MaxDocument), so its reading
 // from disk is not fuzzed.
 func FuzzRead(f *testing.F) {
-	for _, n := range []string{guiID, cliID} {
-		data, err := os.ReadFile(filepath.Join(fixture, n+".json"))
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
+	importertest.SeedFiles(f, filepath.Join(fixture, guiID+".json"), filepath.Join(fixture, cliID+".json"))
 	f.Add([]byte(`{"history":[{"message":{"role":"tool","toolCallId":"x","content":[{"type":"text","text":1}]}},{"message":{"role":"assistant","toolCalls":[{}]},"toolCallStates":[{"status":"done","parsedArgs":[1]}]}],"usage":{"promptTokens":-1e308}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res, err := parse("s.json", data, time.Time{}, time.Unix(1762000000, 0))

@@ -2,7 +2,6 @@ package copilot
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -143,9 +142,7 @@ not json
 {"type":"assistant.message","data":{"toolRequests":[{"toolCallId":"c2","name":"view","arguments":"x"}]},"id":"e5"}
 {"type":"future.event","data":{},"id":"e6"}
 `
-	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, path, []byte(data), 0o644)
 	res, err := Format{}.Read(context.Background(), importer.Bundle{Files: []string{path}})
 	if err != nil {
 		t.Fatal(err)

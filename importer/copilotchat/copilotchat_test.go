@@ -25,8 +25,7 @@ var user = filepath.Join("testdata", "User")
 // tool call with the arguments the model sent and the result Copilot
 // kept; a canceled call; the workspace's folder as working directory.
 func TestReadSession(t *testing.T) {
-	res := importertest.ReadAll(t, Format{}, filepath.Join(user, "workspaceStorage"))
-	s := importertest.Session(t, res, panelID)
+	res, s := importertest.ReadAllFor(t, Format{}, filepath.Join(user, "workspaceStorage"), panelID)
 	if s.Title != "Explain main.go" || s.Cwd != filepath.FromSlash("/home/u/web") || s.Model != "claude-sonnet-4" || s.Provider != "github-copilot" {
 		t.Errorf("session %+v", s)
 	}
@@ -72,8 +71,7 @@ func TestReadSession(t *testing.T) {
 // An empty window's session of an early version: no ids on requests,
 // no model, no folder.
 func TestReadEmptyWindowSession(t *testing.T) {
-	res := importertest.ReadAll(t, Format{}, filepath.Join(user, "globalStorage", emptyWindowDir))
-	s := importertest.Session(t, res, emptyID)
+	res, s := importertest.ReadAllFor(t, Format{}, filepath.Join(user, "globalStorage", emptyWindowDir), emptyID)
 	if got := importertest.Roles(s); got != "user assistant" || s.Cwd != "" || s.Messages[0].ID != "request-0" {
 		t.Errorf("roles %q, cwd %q, id %s", got, s.Cwd, s.Messages[0].ID)
 	}
@@ -86,8 +84,7 @@ func TestReadEmptyWindowSession(t *testing.T) {
 // no change, or that changes what is not there, is a problem, and the
 // rest is read.
 func TestReadLog(t *testing.T) {
-	res := importertest.ReadAll(t, Format{}, filepath.Join(user, "workspaceStorage", "d4e5f6"))
-	s := importertest.Session(t, res, logID)
+	res, s := importertest.ReadAllFor(t, Format{}, filepath.Join(user, "workspaceStorage", "d4e5f6"), logID)
 	if s.Title != "Health check" || s.Cwd != filepath.FromSlash("/home/u/api") || s.Model != "gpt-5" {
 		t.Errorf("session %+v", s)
 	}
@@ -117,15 +114,10 @@ func TestImportAndFollowLog(t *testing.T) {
 
 	dir := filepath.Join(t.TempDir(), "chatSessions")
 	os.MkdirAll(dir, 0o755)
-	data, err := os.ReadFile(filepath.Join(user, "workspaceStorage", "d4e5f6", "chatSessions", logID+".jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, filepath.Join(user, "workspaceStorage", "d4e5f6", "chatSessions", logID+".jsonl"))
 	data = data[:bytes.Index(data, []byte("not json"))]
 	file := filepath.Join(dir, logID+".jsonl")
-	if err := os.WriteFile(file, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, file, data, 0o644)
 	importertest.Follows(t, Format{}, dir, func() {
 		importertest.AppendLines(t, file, `{"kind":2,"k":["requests"],"v":[{"requestId":"request_b","message":{"text":"and a test"},"response":[{"value":"Added health_test.go."}],"timestamp":1762100210000}]}`)
 	}, 2)

@@ -3,7 +3,6 @@ package copilotchat
 import (
 	"bytes"
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -16,16 +15,9 @@ import (
 // as a log of changes (.jsonl). Reading must not panic, must end soon,
 // and whatever it returns must be valid loom messages.
 func FuzzRead(f *testing.F) {
-	for _, p := range []string{
+	importertest.SeedFiles(f,
 		filepath.Join(user, "workspaceStorage", "a1b2c3", "chatSessions", panelID+".json"),
-		filepath.Join(user, "workspaceStorage", "d4e5f6", "chatSessions", logID+".jsonl"),
-	} {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
+		filepath.Join(user, "workspaceStorage", "d4e5f6", "chatSessions", logID+".jsonl"))
 	f.Add([]byte(`{"kind":0,"v":{"requests":[{"response":[{"kind":"toolInvocation"}]}]}}` + "\n" + `{"kind":2,"k":["requests",0,"response"],"v":[1],"i":-3}` + "\n" + `{"kind":1,"k":[0,"a"],"v":2}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

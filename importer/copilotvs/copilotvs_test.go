@@ -19,11 +19,8 @@ var traces = filepath.Join("testdata", "traces")
 // usage, once; the agent's own span and a span of no conversation are
 // no messages.
 func TestRead(t *testing.T) {
-	res := importertest.ReadSessions(t, Format{}, traces, 2)
-	s := importertest.Session(t, res, "6f1a2b3c-4d5e-4f60-8a9b-0c1d2e3f4a5b")
-	if got := importertest.Roles(s); got != "user assistant assistant user assistant assistant assistant" {
-		t.Fatalf("roles %s", got)
-	}
+	res, s := importertest.ReadSession(t, Format{}, traces, 2, "6f1a2b3c-4d5e-4f60-8a9b-0c1d2e3f4a5b",
+		"user assistant assistant user assistant assistant assistant")
 	m := s.Messages
 	if m[0].Parts[0].Text != "Why does the build fail?" || m[3].Parts[0].Text != "Fix it and build." {
 		t.Errorf("prompts %+v %+v", m[0].Parts, m[3].Parts)

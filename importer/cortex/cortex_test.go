@@ -18,10 +18,9 @@ var (
 // result; a conversation whose history is in its .history.jsonl; the
 // backup beside them is no conversation.
 func TestRead(t *testing.T) {
-	res := importertest.ReadSessions(t, Format{}, conversations, 2)
-	s := importertest.Session(t, res, "4b7c9d1e-2f3a-4b5c-8d6e-7f8091a2b3c4")
-	if got := importertest.Roles(s); got != "system user assistant" || s.Title != "Top customers by revenue" || s.GitBranch != "main" {
-		t.Fatalf("session %s %q %q", got, s.Title, s.GitBranch)
+	res, s := importertest.ReadSession(t, Format{}, conversations, 2, "4b7c9d1e-2f3a-4b5c-8d6e-7f8091a2b3c4", "system user assistant")
+	if s.Title != "Top customers by revenue" || s.GitBranch != "main" {
+		t.Fatalf("session %q %q", s.Title, s.GitBranch)
 	}
 	p := s.Messages[2].Parts
 	if len(p) != 3 || p[1].Name != "snowflake_sql_execute" || p[1].Status != loom.ToolCompleted || p[2].Text != "ACME, Globex and Initech." {
@@ -34,10 +33,6 @@ func TestRead(t *testing.T) {
 }
 
 func TestImportAndFollow(t *testing.T) {
-	importertest.ImportsOnce(t, Format{}, conversations, 2, 5)
-	root := importertest.CopyDir(t, conversations)
-	importertest.Follows(t, Format{}, root, func() {
-		importertest.AppendLines(t, filepath.Join(root, filepath.Base(split[:len(split)-len(".json")])+historySuffix),
-			`{"role": "user", "id": "u2", "content": [{"type": "text", "text": "And their row counts?"}]}`)
-	}, 1)
+	importertest.ImportsAndFollows(t, Format{}, conversations, 2, 5, filepath.Base(split[:len(split)-len(".json")])+historySuffix,
+		`{"role": "user", "id": "u2", "content": [{"type": "text", "text": "And their row counts?"}]}`)
 }

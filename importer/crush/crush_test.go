@@ -1,7 +1,6 @@
 package crush
 
 import (
-	"context"
 	"database/sql"
 	"os"
 	"path/filepath"
@@ -136,14 +135,7 @@ func addRows(t testing.TB, db *sql.DB, version int, rows []row, from int) {
 
 func read(t testing.TB, root string) *importer.Result {
 	t.Helper()
-	bs, err := Format{}.Bundles(context.Background(), root)
-	if err != nil || len(bs) != 1 {
-		t.Fatalf("bundles of %s: %v %v", root, bs, err)
-	}
-	res, err := Format{}.Read(context.Background(), bs[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := importertest.ReadOne(t, Format{}, root)
 	importertest.CheckValidOf(t, Tool, res)
 	return res
 }
@@ -302,14 +294,10 @@ func TestReadOnly(t *testing.T) {
 func TestRoots(t *testing.T) {
 	home := t.TempDir()
 	global := filepath.Join(home, ".local", "share", "crush")
-	if err := os.MkdirAll(global, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	importertest.MkdirAll(t, global)
 	a, b := filepath.Join(home, "src", "a"), filepath.Join(home, "src", "b")
 	list := `{"projects":[{"path":"` + filepath.ToSlash(a) + `","data_dir":"` + filepath.ToSlash(filepath.Join(a, ".crush")) + `","last_accessed":"2025-11-20T10:00:00Z"},{"path":"` + filepath.ToSlash(b) + `","data_dir":"data"}]}`
-	if err := os.WriteFile(filepath.Join(global, "projects.json"), []byte(list), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, filepath.Join(global, "projects.json"), []byte(list), 0o644)
 	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 	want := []string{filepath.Join(a, ".crush"), filepath.Join(b, "data")}
 	if got := (Format{}).Roots(env(nil), home); !slices.Equal(got, want) {

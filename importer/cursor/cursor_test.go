@@ -131,9 +131,7 @@ func TestReadText(t *testing.T) {
 func TestProjectDir(t *testing.T) {
 	root := t.TempDir()
 	dir := filepath.Join(root, "src", "my-app.v2")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	importertest.MkdirAll(t, dir)
 	name := strings.NewReplacer(string(filepath.Separator), "-", ".", "-", ":", "-").Replace(strings.TrimPrefix(dir, string(filepath.Separator)))
 	if got := projectDir(name); got != dir {
 		t.Errorf("projectDir(%q) = %q, want %q", name, got, dir)
@@ -269,9 +267,7 @@ func TestImportTwice(t *testing.T) {
 func TestWatch(t *testing.T) {
 	home := t.TempDir()
 	dir := filepath.Join(home, "projects", "home-u-app", transcriptsDir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	importertest.MkdirAll(t, dir)
 	file := filepath.Join(dir, "w1.jsonl")
 	write := func(lines ...string) {
 		f, err := os.OpenFile(file, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
@@ -287,9 +283,7 @@ func TestWatch(t *testing.T) {
 	}
 	write(`{"role":"user","message":{"content":[{"type":"text","text":"hello"}]}}`, `{"role":"assistant","message":{"content":[{"type":"text","text":"hi"}]}}`)
 	global := filepath.Join(home, "globalStorage")
-	if err := os.MkdirAll(global, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	importertest.MkdirAll(t, global)
 	_, db := buildEditor(t, global, 4)
 	defer db.Close()
 	w := importertest.Watch(t, importertest.Store(t), Format{}, filepath.Join(home, "projects"), global)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -24,10 +23,7 @@ func FuzzRead(f *testing.F) {
 		filepath.Join(projects, "home-u-app", transcriptsDir, mainID, mainID+".jsonl"),
 		filepath.Join(projects, "home-u-app", transcriptsDir, textID+".txt"),
 	} {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
+		data := importertest.ReadBytes(f, name)
 		if filepath.Ext(name) == ".txt" {
 			data = append([]byte("t"), data...)
 		}
@@ -64,9 +60,7 @@ func FuzzRead(f *testing.F) {
 			name, data = "s.txt", data[1:]
 		}
 		path := filepath.Join(t.TempDir(), name)
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		importertest.WriteFile(t, path, data, 0o644)
 		res, err := Format{}.Read(context.Background(), importer.Bundle{Files: []string{path}})
 		if err == nil {
 			importertest.CheckValidOf(t, Tool, res)

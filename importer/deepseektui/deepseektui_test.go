@@ -14,10 +14,9 @@ var sessions = filepath.Join("testdata", "sessions")
 // message's result, the reply after it; the metadata's title and
 // workspace; latest.json beside is no session.
 func TestRead(t *testing.T) {
-	res := importertest.ReadSessions(t, Format{}, sessions, 1)
-	s := importertest.Session(t, res, "0f6c2b1e-7a44-4e0b-9a51-3d2e8c7b1f90")
-	if importertest.Roles(s) != "user assistant assistant" || s.Title != "Count the Rust files" || s.Cwd != "/home/u/crate" {
-		t.Fatalf("session %s %q %q", importertest.Roles(s), s.Title, s.Cwd)
+	_, s := importertest.ReadSession(t, Format{}, sessions, 1, "0f6c2b1e-7a44-4e0b-9a51-3d2e8c7b1f90", "user assistant assistant")
+	if s.Title != "Count the Rust files" || s.Cwd != "/home/u/crate" {
+		t.Fatalf("session %q %q", s.Title, s.Cwd)
 	}
 	p := s.Messages[1].Parts
 	if p[0].Type != loom.PartReasoning || p[1].Name != "run_shell" || p[1].Status != loom.ToolCompleted || string(p[1].Output) != `"src/main.rs\nsrc/lib.rs"` {

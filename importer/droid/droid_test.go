@@ -2,7 +2,6 @@ package droid
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -120,9 +119,7 @@ not json
 {"type":"message","id":"a2","message":{"role":"tool","content":[]}}
 {"type":"message","id":"a3","message":{"role":"assistant","content":5}}
 `
-	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, path, []byte(data), 0o644)
 	res := importertest.ReadFile(t, Format{}, path)
 	if len(res.Problems) != 3 || res.Problems[0].Line != 2 || res.Problems[1].Line != 5 || res.Problems[2].Line != 7 {
 		t.Errorf("problems %v", res.Problems)
@@ -135,9 +132,7 @@ not json
 		t.Errorf("session %+v", s)
 	}
 
-	if err := os.WriteFile(path, []byte(`{"type":"message"}`+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, path, []byte(`{"type":"message"}`+"\n"), 0o644)
 	if _, err := (Format{}).Read(context.Background(), importer.Bundle{Files: []string{path}}); err == nil || !strings.Contains(err.Error(), "not a droid session file") {
 		t.Errorf("no session_start: %v", err)
 	}

@@ -3,7 +3,6 @@ package droid
 import (
 	"bytes"
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -14,13 +13,8 @@ import (
 // FuzzRead reads arbitrary bytes as a droid session file. Reading must
 // not panic, and whatever it returns must be valid loom messages.
 func FuzzRead(f *testing.F) {
-	for _, path := range []string{"-tmp-npmb-dwork/" + plainID, "-tmp-npmb-dwork/" + readID, "-tmp-npmb-dwork/" + emptyID, "-tmp-npmb-dcompact/" + compactID} {
-		data, err := os.ReadFile(filepath.Join(fixture, filepath.FromSlash(path)+".jsonl"))
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
+	work, compact := filepath.Join(fixture, "-tmp-npmb-dwork"), filepath.Join(fixture, "-tmp-npmb-dcompact")
+	importertest.SeedFiles(f, filepath.Join(work, plainID+".jsonl"), filepath.Join(work, readID+".jsonl"), filepath.Join(work, emptyID+".jsonl"), filepath.Join(compact, compactID+".jsonl"))
 	f.Add([]byte(`{"type":"session_start","id":"s"}
 {"type":"message","id":"a","message":{"role":"assistant","content":[{"type":"tool_use","id":"c","name":"n","input":[}]}}
 {"type":"message","id":"a","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"c","is_error":true,"content":[{"type":"text","text":1}]}]}}`))

@@ -1,7 +1,6 @@
 package erosolar
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,10 +25,8 @@ var (
 // the tool message's content, the session's title, folder, provider
 // and model; the index is no session.
 func TestRead(t *testing.T) {
-	res := importertest.ReadAllValid(t, Format{}, real)
-	if len(res.Sessions) != 1 {
-		t.Fatalf("%d sessions, want 1 (index.json is an index)", len(res.Sessions))
-	}
+	// One session: index.json beside it is an index.
+	res := importertest.ReadSessions(t, Format{}, real, 1)
 	s := importertest.Session(t, res, id)
 	importertest.CheckTexts(t, s, loom.RoleUser, "Say hello in one line.", "What is in notes.txt?")
 	importertest.CheckTexts(t, s, loom.RoleAssistant, "Hello there.", "It says alpha and beta.")
@@ -40,11 +37,9 @@ func TestRead(t *testing.T) {
 	if tl.Tools[loom.ToolCompleted] != 1 || importertest.Roles(s) != "system user assistant user assistant assistant" {
 		t.Errorf("roles %s, %+v", importertest.Roles(s), tl)
 	}
-	for _, m := range s.Messages {
-		for _, p := range m.Parts {
-			if p.Type == loom.PartTool && (p.Name != "read_file" || string(p.Input) != `{"path":"notes.txt"}` || !strings.Contains(string(p.Output), `1\talpha`)) {
-				t.Errorf("call %s %s output %s", p.Name, p.Input, p.Output)
-			}
+	for _, p := range importertest.Parts(s, loom.PartTool) {
+		if p.Name != "read_file" || string(p.Input) != `{"path":"notes.txt"}` || !strings.Contains(string(p.Output), `1\talpha`) {
+			t.Errorf("call %s %s output %s", p.Name, p.Input, p.Output)
 		}
 	}
 	if u := importertest.SumUsage(s); u != (loom.Usage{}) {
@@ -56,13 +51,8 @@ func TestRead(t *testing.T) {
 // Erosolar lists with no session, is not read.
 func TestAutosaveNotRead(t *testing.T) {
 	root := importertest.CopyDir(t, real)
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "erosolar-code-autosave.json"), data, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, file)
+	importertest.WriteFile(t, filepath.Join(root, "erosolar-code-autosave.json"), data, 0o600)
 	if res := importertest.ReadAll(t, Format{}, root); len(res.Sessions) != 1 {
 		t.Errorf("%d sessions, want 1", len(res.Sessions))
 	}
@@ -71,11 +61,6 @@ func TestAutosaveNotRead(t *testing.T) {
 // Saving again writes the whole document again: a turn more is read as
 // two messages more, the earlier ones unchanged.
 func TestImportAndFollow(t *testing.T) {
-	importertest.ImportsOnce(t, Format{}, real, 1, 6)
-	root := importertest.CopyDir(t, real)
-	path := filepath.Join(root, id+".json")
-	importertest.Follows(t, Format{}, root, func() {
-		importertest.AppendToList(t, path, "messages",
-			map[string]any{"role": "user", "content": "Thanks"}, map[string]any{"role": "assistant", "content": "You are welcome."})
-	}, 2)
+	importertest.ImportsAndFollowsList(t, Format{}, real, 1, 6, id+".json", "messages",
+		map[string]any{"role": "user", "content": "Thanks"}, map[string]any{"role": "assistant", "content": "You are welcome."})
 }

@@ -2,7 +2,6 @@ package forge
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,10 +22,7 @@ const (
 // migrations make it, and one more whose context is not JSON.
 func forgeDB(t *testing.T) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", "contexts.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, filepath.Join("testdata", "contexts.json"))
 	var convs map[string]struct {
 		Title     *string         `json:"title"`
 		CreatedAt string          `json:"created_at"`

@@ -2,7 +2,6 @@ package forge
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -14,10 +13,7 @@ import (
 // FuzzRead reads arbitrary bytes as a conversation's context: no panic,
 // and whatever it returns is valid loom messages.
 func FuzzRead(f *testing.F) {
-	data, err := os.ReadFile(filepath.Join("testdata", "contexts.json"))
-	if err != nil {
-		f.Fatal(err)
-	}
+	data := importertest.ReadBytes(f, filepath.Join("testdata", "contexts.json"))
 	var convs map[string]struct {
 		Context json.RawMessage `json:"context"`
 	}

@@ -28,10 +28,7 @@ var realRecording = filepath.Join("..", "..", "testdata", "agent-sessions", "gem
 // writes (indented by two spaces), to file. It returns the file's size.
 func writeDocument(t *testing.T, file string, reps int) int64 {
 	t.Helper()
-	raw, err := os.ReadFile(realRecording)
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := importertest.ReadBytes(t, realRecording)
 	var hdr map[string]any
 	var order []string
 	msgs := map[string]map[string]any{}
@@ -196,12 +193,8 @@ func TestOneDocumentInSegments(t *testing.T) {
 	// In its project's chats directory, whose marker names the root
 	// the recording does not.
 	project := filepath.Join(t.TempDir(), "tmp", "p")
-	if err := os.MkdirAll(filepath.Join(project, "chats"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(project, markerName), []byte("/home/dev/p\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.MkdirAll(t, filepath.Join(project, "chats"))
+	importertest.WriteFile(t, filepath.Join(project, markerName), []byte("/home/dev/p\n"), 0o644)
 	file := filepath.Join(project, "chats", "session-big.json")
 	size1 := writeDocument(t, file, 1)
 	if size := writeDocument(t, file, int(2*importer.SegmentSize()/size1)+2); size <= 2*importer.SegmentSize() {

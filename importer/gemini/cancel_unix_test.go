@@ -5,7 +5,6 @@ package gemini
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/importertest"
 )
 
 // A named pipe is refused at once, never opened to wait for a writer nor
@@ -44,9 +44,7 @@ func TestCancelLargeDocument(t *testing.T) {
 	more := `{"id":"m","type":"user","content":"` + strings.Repeat("x", 4096) + `"},`
 	file := filepath.Join(t.TempDir(), "session-2026-01-01T00-00-aaaaaaaa.json")
 	body := head + strings.Repeat(more, (64<<20)/len(more)) + `{"id":"z","type":"user","content":"end"}]}`
-	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, file, []byte(body), 0o600)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {

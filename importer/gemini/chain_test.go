@@ -1,7 +1,6 @@
 package gemini
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -46,7 +45,7 @@ func TestRewindAndSubagent(t *testing.T) {
 	if s.Kind != loom.KindMain || s.Title != "Find the parser" || s.Cwd != "/Users/dev/code/example" || s.Model != "gemini-2.5-flash" {
 		t.Errorf("main: kind %q title %q cwd %q model %q", s.Kind, s.Title, s.Cwd, s.Model)
 	}
-	if !s.CreatedAt.Equal(ts(t, "2026-09-05T09:00:00Z")) || !s.UpdatedAt.Equal(ts(t, "2026-09-05T09:03:06Z")) {
+	if !s.CreatedAt.Equal(importertest.Time(t, "2026-09-05T09:00:00Z")) || !s.UpdatedAt.Equal(importertest.Time(t, "2026-09-05T09:03:06Z")) {
 		t.Errorf("main times %v %v", s.CreatedAt, s.UpdatedAt)
 	}
 	g1 := importertest.Message(t, s, "g1")
@@ -62,7 +61,7 @@ func TestRewindAndSubagent(t *testing.T) {
 	}
 	// Results the record lacked come from the next user record.
 	search := tool(t, s, "call-2")
-	if search.Status != loom.ToolCompleted || output(search) != "3 results" || !search.EndedAt.Equal(ts(t, "2026-09-05T09:01:06Z")) {
+	if search.Status != loom.ToolCompleted || output(search) != "3 results" || !search.EndedAt.Equal(importertest.Time(t, "2026-09-05T09:01:06Z")) {
 		t.Errorf("call-2 %+v", search)
 	}
 	shell := tool(t, s, "call-3")
@@ -82,7 +81,7 @@ func TestRewindAndSubagent(t *testing.T) {
 		Tools:  map[string]int{loom.ToolCompleted: 3, loom.ToolError: 1},
 		Agents: 1,
 	})
-	if !f.UpdatedAt.Equal(ts(t, "2026-09-05T09:02:20Z")) || f.Model != "gemini-2.5-pro" {
+	if !f.UpdatedAt.Equal(importertest.Time(t, "2026-09-05T09:02:20Z")) || f.Model != "gemini-2.5-pro" {
 		t.Errorf("fork updated %v model %q", f.UpdatedAt, f.Model)
 	}
 	g5 := importertest.Message(t, f, "g5")
@@ -103,10 +102,10 @@ func TestRewindAndSubagent(t *testing.T) {
 		Roles: map[string]int{loom.RoleUser: 1, loom.RoleAssistant: 2},
 		Tools: map[string]int{loom.ToolCompleted: 1},
 	})
-	if m := importertest.Message(t, a, "s1"); m.Text() != "Find the parser." || !m.CreatedAt.Equal(ts(t, "2026-09-05T09:02:04.6Z")) {
+	if m := importertest.Message(t, a, "s1"); m.Text() != "Find the parser." || !m.CreatedAt.Equal(importertest.Time(t, "2026-09-05T09:02:04.6Z")) {
 		t.Errorf("s1 %q %v", m.Text(), m.CreatedAt)
 	}
-	if !a.CreatedAt.Equal(ts(t, "2026-09-05T09:02:04.5Z")) || !a.UpdatedAt.Equal(ts(t, "2026-09-05T09:02:14Z")) {
+	if !a.CreatedAt.Equal(importertest.Time(t, "2026-09-05T09:02:04.5Z")) || !a.UpdatedAt.Equal(importertest.Time(t, "2026-09-05T09:02:14Z")) {
 		t.Errorf("sub-agent times %v %v", a.CreatedAt, a.UpdatedAt)
 	}
 }
@@ -145,13 +144,13 @@ func TestSnapshot(t *testing.T) {
 	// user record.
 	p := tool(t, s, "call-b")
 	if p.Status != loom.ToolCompleted || p.Name != "list_directory" || string(p.Input) != `{"dir_path":"."}` ||
-		output(p) != "a.go\nb.go" || !p.EndedAt.Equal(ts(t, "2026-10-01T12:02:04Z")) {
+		output(p) != "a.go\nb.go" || !p.EndedAt.Equal(importertest.Time(t, "2026-10-01T12:02:04Z")) {
 		t.Errorf("call-b %+v", p)
 	}
 	if m := importertest.Message(t, s, "a6"); m.Parts[0].Text != "Listing." || m.Parts[1].CallID != "call-b" {
 		t.Errorf("a6 parts %+v", m.Parts)
 	}
-	if s.Cwd != "/Users/dev/code/snap" || !s.UpdatedAt.Equal(ts(t, "2026-10-01T12:03:00Z")) {
+	if s.Cwd != "/Users/dev/code/snap" || !s.UpdatedAt.Equal(importertest.Time(t, "2026-10-01T12:03:00Z")) {
 		t.Errorf("cwd %q updated %v", s.Cwd, s.UpdatedAt)
 	}
 }
@@ -190,9 +189,7 @@ func TestRewindBudget(t *testing.T) {
 		b.WriteString(`{"$rewindTo":"r` + strconv.Itoa(i) + `"}` + "\n")
 	}
 	file := filepath.Join(t.TempDir(), "many.jsonl")
-	if err := os.WriteFile(file, []byte(b.String()), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, file, []byte(b.String()), 0o600)
 	res := read(t, file)
 	total := 0
 	for _, s := range res.Sessions {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/importertest"
 )
 
 // FuzzRead reads arbitrary bytes as a recording in each of the places a
@@ -24,10 +25,7 @@ func FuzzRead(f *testing.F) {
 		filepath.Join("testdata", "tmp", "example", "chats", "session-2026-09-05T09-00-0a1b2c3d.jsonl"),
 	}
 	for i, s := range seeds {
-		b, err := os.ReadFile(s)
-		if err != nil {
-			f.Fatal(err)
-		}
+		b := importertest.ReadBytes(f, s)
 		f.Add(b, uint8(i%3))
 	}
 	for _, s := range []string{
@@ -61,9 +59,7 @@ func FuzzRead(f *testing.F) {
 		if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(file, data, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		importertest.WriteFile(t, file, data, 0o600)
 		// Written a while ago: a one-document recording that does not
 		// parse is not waited for as one Gemini CLI is still writing.
 		if err := os.Chtimes(file, old, old); err != nil {

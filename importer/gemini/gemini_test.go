@@ -4,14 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
@@ -82,11 +80,9 @@ func check(t testing.TB, res *importer.Result) {
 
 func tool(t *testing.T, s *importer.Session, callID string) loom.Part {
 	t.Helper()
-	for _, m := range s.Messages {
-		for _, p := range m.Parts {
-			if p.Type == loom.PartTool && p.CallID == callID {
-				return p
-			}
+	for _, p := range importertest.Parts(s, loom.PartTool) {
+		if p.CallID == callID {
+			return p
 		}
 	}
 	t.Fatalf("%s: no tool call %s", s.SourceID, callID)
@@ -115,15 +111,6 @@ func ids(s *importer.Session) []string {
 		out = append(out, m.ID)
 	}
 	return out
-}
-
-func ts(t *testing.T, s string) time.Time {
-	t.Helper()
-	v, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
 }
 
 func output(p loom.Part) string {
@@ -175,7 +162,7 @@ func TestSample(t *testing.T) {
 	if s.Model != "gemini-3.1-pro-preview" || s.Provider != "google" {
 		t.Errorf("model %q provider %q", s.Model, s.Provider)
 	}
-	if !s.CreatedAt.Equal(ts(t, "2026-04-23T12:52:52.759Z")) || !s.UpdatedAt.Equal(ts(t, "2026-04-23T12:58:35.591Z")) {
+	if !s.CreatedAt.Equal(importertest.Time(t, "2026-04-23T12:52:52.759Z")) || !s.UpdatedAt.Equal(importertest.Time(t, "2026-04-23T12:58:35.591Z")) {
 		t.Errorf("created %v updated %v", s.CreatedAt, s.UpdatedAt)
 	}
 	if s.Path != sample {
@@ -183,7 +170,7 @@ func TestSample(t *testing.T) {
 	}
 
 	init := importertest.Message(t, s, "8828dd6a-d778-464f-8160-eb2e1604a122")
-	if init.Role != loom.RoleUser || init.Text() != "/init" || !init.CreatedAt.Equal(ts(t, "2026-04-23T12:53:05.283Z")) {
+	if init.Role != loom.RoleUser || init.Text() != "/init" || !init.CreatedAt.Equal(importertest.Time(t, "2026-04-23T12:53:05.283Z")) {
 		t.Errorf("/init: %s %q %v", init.Role, init.Text(), init.CreatedAt)
 	}
 	expansion := importertest.Message(t, s, "8828dd6a-d778-464f-8160-eb2e1604a122/content")
@@ -220,7 +207,7 @@ func TestSample(t *testing.T) {
 	if want := (loom.Usage{InputTokens: 29082 - 8156, OutputTokens: 89 + 642, ReasoningTokens: 642, CacheReadTokens: 8156, APICalls: 1}); second.Usage != want {
 		t.Errorf("second usage %+v, want %+v", second.Usage, want)
 	}
-	if c := first.CompletedAt; c == nil || !c.Equal(ts(t, "2026-04-23T12:53:11.257Z")) {
+	if c := first.CompletedAt; c == nil || !c.Equal(importertest.Time(t, "2026-04-23T12:53:11.257Z")) {
 		t.Errorf("first completed %v", c)
 	}
 
@@ -229,8 +216,8 @@ func TestSample(t *testing.T) {
 		!strings.HasPrefix(output(readme), `<div align="center" markdown="1">`) {
 		t.Errorf("read_file: %s %s %q %.40q", readme.Name, readme.Input, readme.Title, output(readme))
 	}
-	if readme.StartedAt == nil || !readme.StartedAt.Equal(ts(t, "2026-04-23T12:53:11.257Z")) ||
-		readme.EndedAt == nil || !readme.EndedAt.Equal(ts(t, "2026-04-23T12:53:11.357Z")) {
+	if readme.StartedAt == nil || !readme.StartedAt.Equal(importertest.Time(t, "2026-04-23T12:53:11.257Z")) ||
+		readme.EndedAt == nil || !readme.EndedAt.Equal(importertest.Time(t, "2026-04-23T12:53:11.357Z")) {
 		t.Errorf("read_file times %v %v", readme.StartedAt, readme.EndedAt)
 	}
 	write := tool(t, s, "4o2js0r9")
@@ -264,7 +251,7 @@ func TestOneDocument(t *testing.T) {
 		Roles: map[string]int{loom.RoleUser: 2, loom.RoleAssistant: 1, loom.RoleSystem: 2},
 		Tools: map[string]int{loom.ToolError: 1},
 	})
-	if m := importertest.Message(t, s, "l1"); m.Text() != "list the files" || !m.CreatedAt.Equal(ts(t, "2025-11-20T10:00:01Z")) {
+	if m := importertest.Message(t, s, "l1"); m.Text() != "list the files" || !m.CreatedAt.Equal(importertest.Time(t, "2025-11-20T10:00:01Z")) {
 		t.Errorf("l1 %q %v", m.Text(), m.CreatedAt)
 	}
 	l2 := importertest.Message(t, s, "l2")
@@ -272,13 +259,13 @@ func TestOneDocument(t *testing.T) {
 		t.Errorf("l2 parts %+v", l2.Parts)
 	}
 	p := tool(t, s, "list_directory-1")
-	if p.Error != "[Operation Cancelled] Reason: User cancelled" || p.Title != "Lists files" || !p.EndedAt.Equal(ts(t, "2025-11-20T10:00:09Z")) {
+	if p.Error != "[Operation Cancelled] Reason: User cancelled" || p.Title != "Lists files" || !p.EndedAt.Equal(importertest.Time(t, "2025-11-20T10:00:09Z")) {
 		t.Errorf("cancelled call %+v", p)
 	}
 	if m := importertest.Message(t, s, "l4"); m.Role != loom.RoleSystem || m.Text() != "[API Error: quota exceeded]" {
 		t.Errorf("l4 %s %q", m.Role, m.Text())
 	}
-	if !s.UpdatedAt.Equal(ts(t, "2025-11-20T10:05:00Z")) {
+	if !s.UpdatedAt.Equal(importertest.Time(t, "2025-11-20T10:05:00Z")) {
 		t.Errorf("updated %v", s.UpdatedAt)
 	}
 }
@@ -337,14 +324,9 @@ func TestCancelledReadIsAnError(t *testing.T) {
 // A JSONL recording named .json (as a file renamed by hand) is read as
 // lines.
 func TestJSONLNamedJSON(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("testdata", "snapshot.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := importertest.ReadBytes(t, filepath.Join("testdata", "snapshot.jsonl"))
 	file := filepath.Join(t.TempDir(), "session-x.json")
-	if err := os.WriteFile(file, raw, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, file, raw, 0o600)
 	a, b := read(t, file), read(t, filepath.Join("testdata", "snapshot.jsonl"))
 	a.Sessions[0].Path, b.Sessions[0].Path = "", ""
 	if !reflect.DeepEqual(a, b) {
@@ -361,7 +343,7 @@ func TestMigratedAndOrphan(t *testing.T) {
 	if got, want := ids(s), []string{"r1", "r2", "r3"}; !slices.Equal(got, want) {
 		t.Errorf("ids %v, want %v", got, want)
 	}
-	if s.Cwd != "/Users/dev/code/example" || !s.UpdatedAt.Equal(ts(t, "2026-09-06T10:00:00Z")) {
+	if s.Cwd != "/Users/dev/code/example" || !s.UpdatedAt.Equal(importertest.Time(t, "2026-09-06T10:00:00Z")) {
 		t.Errorf("cwd %q updated %v", s.Cwd, s.UpdatedAt)
 	}
 
@@ -406,7 +388,7 @@ func TestMalformed(t *testing.T) {
 	}
 	// A timestamp that does not parse takes the time of the message
 	// before.
-	if m := importertest.Message(t, s, "m4"); m.Text() != "ok" || !m.CreatedAt.Equal(ts(t, "2026-01-01T00:00:01Z")) {
+	if m := importertest.Message(t, s, "m4"); m.Text() != "ok" || !m.CreatedAt.Equal(importertest.Time(t, "2026-01-01T00:00:01Z")) {
 		t.Errorf("m4 %q %v", m.Text(), m.CreatedAt)
 	}
 }
@@ -443,17 +425,13 @@ func TestReadErrors(t *testing.T) {
 		t.Error("missing file: no error")
 	}
 	empty := filepath.Join(dir, "session-empty.jsonl")
-	if err := os.WriteFile(empty, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, empty, nil, 0o600)
 	if res := read(t, empty); len(res.Sessions) != 0 {
 		t.Errorf("empty file: %d sessions", len(res.Sessions))
 	}
 	// A header and nothing yet: no session until a message comes.
 	header := filepath.Join(dir, "session-new.jsonl")
-	if err := os.WriteFile(header, []byte(`{"sessionId":"new","projectHash":"h","startTime":"2026-01-01T00:00:00Z"}`+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, header, []byte(`{"sessionId":"new","projectHash":"h","startTime":"2026-01-01T00:00:00Z"}`+"\n"), 0o600)
 	if res := read(t, header); len(res.Sessions) != 0 || res.Skipped["empty-session"] != 1 {
 		t.Errorf("header only: %d sessions, skipped %v", len(res.Sessions), res.Skipped)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/handoff"
+	"github.com/loomhq/loom/importer/importertest"
 )
 
 // TestProjectSlug: a handoff finds the directory Gemini CLI's project
@@ -19,12 +20,8 @@ func TestProjectSlug(t *testing.T) {
 	write := func(rel, data string) {
 		t.Helper()
 		p := filepath.Join(gdir, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		importertest.MkdirAll(t, filepath.Dir(p))
+		importertest.WriteFile(t, p, []byte(data), 0o600)
 	}
 	write("projects.json", `{"projects": {"/src/known": "known-one", "/src/stolen": "api"}}`)
 	write("tmp/api/.project_root", "/other/api")
@@ -92,9 +89,7 @@ func TestHandoffSurvivesCleanup(t *testing.T) {
 	own := `{"sessionId":"` + out.SessionID + `","projectHash":"x","startTime":"2099-01-01T00:00:00.000Z","lastUpdated":"2099-01-01T00:00:00.000Z","kind":"main"}
 {"$set":{"messages":[{"id":"d04923d38bb0f6017037e74183378ef4","timestamp":"2099-01-01T00:00:00.001Z","type":"user","content":[{"text":"<session_context>\nThis is the Gemini CLI. We are setting up the context for our chat.\n</session_context>"}]}]}}
 `
-	if err := os.WriteFile(ownFile, []byte(own), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, ownFile, []byte(own), 0o600)
 	res := read(t, ownFile)
 	if len(res.Sessions) != 0 || res.Skipped["empty-session"] != 1 {
 		t.Errorf("the context-only recording: %d sessions, skipped %v", len(res.Sessions), res.Skipped)

@@ -42,16 +42,9 @@ func copyTree(t testing.TB, src, dst string) {
 
 func copyFile(t testing.TB, src, dst string) {
 	t.Helper()
-	raw, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(dst, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	raw := importertest.ReadBytes(t, src)
+	importertest.MkdirAll(t, filepath.Dir(dst))
+	importertest.WriteFile(t, dst, raw, 0o644)
 	fi, err := os.Stat(src)
 	if err != nil {
 		t.Fatal(err)
@@ -82,12 +75,8 @@ func geminiHome(t testing.TB) string {
 		"history/vibecodingtracker/.project_root": "/home/dev/code/VibeCodingTracker\n",
 	} {
 		p := filepath.Join(dot, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		importertest.MkdirAll(t, filepath.Dir(p))
+		importertest.WriteFile(t, p, []byte(body), 0o644)
 	}
 	return home
 }
@@ -399,7 +388,7 @@ func TestResumeKeepsTimes(t *testing.T) {
 	}
 	for i, w := range want {
 		m := s.Messages[i]
-		if m.ID != w.id || m.Role != w.role || !m.CreatedAt.Equal(ts(t, w.at)) {
+		if m.ID != w.id || m.Role != w.role || !m.CreatedAt.Equal(importertest.Time(t, w.at)) {
 			t.Errorf("message %d: %s %s %s, want %s %s %s", i, m.ID, m.Role, m.CreatedAt.Format(time.RFC3339Nano), w.id, w.role, w.at)
 		}
 	}
@@ -414,10 +403,10 @@ func TestResumeKeepsTimes(t *testing.T) {
 		t.Errorf("first reply parts %+v", g1.Parts)
 	}
 	if p := tool(t, s, "read_file_1780389015880_0"); p.Status != loom.ToolCompleted || !strings.HasPrefix(output(p), "package main") ||
-		!p.EndedAt.Equal(ts(t, "2026-06-02T08:30:15.997Z")) {
+		!p.EndedAt.Equal(importertest.Time(t, "2026-06-02T08:30:15.997Z")) {
 		t.Errorf("read_file %+v", p)
 	}
-	if !s.CreatedAt.Equal(ts(t, "2026-06-02T08:30:02.318Z")) || !s.UpdatedAt.Equal(ts(t, "2026-06-03T09:12:19.036Z")) {
+	if !s.CreatedAt.Equal(importertest.Time(t, "2026-06-02T08:30:02.318Z")) || !s.UpdatedAt.Equal(importertest.Time(t, "2026-06-03T09:12:19.036Z")) {
 		t.Errorf("session times %v %v", s.CreatedAt, s.UpdatedAt)
 	}
 
@@ -433,7 +422,7 @@ func TestResumeKeepsTimes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(msgs) != 6 || !msgs[1].CreatedAt.Equal(ts(t, "2026-06-02T08:30:11.204Z")) {
+	if len(msgs) != 6 || !msgs[1].CreatedAt.Equal(importertest.Time(t, "2026-06-02T08:30:11.204Z")) {
 		t.Errorf("stored: %d messages, first prompt at %v", len(msgs), msgs[1].CreatedAt)
 	}
 }
@@ -477,9 +466,7 @@ func writeJSON(t testing.TB, file string, v any) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(file, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, file, raw, 0o644)
 }
 
 // Gemini CLI 0.61 after a resume writes each reply again from the
@@ -525,7 +512,7 @@ func TestResumeAndCompressionWrittenAgain(t *testing.T) {
 	if p := tool(t, s, "read_file_1795686083530_0"); p.Status != loom.ToolCompleted || !strings.HasPrefix(output(p), "Ship the importer") {
 		t.Errorf("read_file %+v", p)
 	}
-	if m := importertest.Message(t, s, "9c4d5e6f-7a8b-4c93-9d4e-5f6a7b8c9da3"); !m.CreatedAt.Equal(ts(t, "2026-11-20T09:41:20.118Z")) {
+	if m := importertest.Message(t, s, "9c4d5e6f-7a8b-4c93-9d4e-5f6a7b8c9da3"); !m.CreatedAt.Equal(importertest.Time(t, "2026-11-20T09:41:20.118Z")) {
 		t.Errorf("prompt in flight at %v, want its first time", m.CreatedAt)
 	}
 	if m := importertest.Message(t, s, "be6f7a8b-9cad-4eb5-9f6a-7b8c9daebfc5"); m.Role != loom.RoleSummary || m.Usage.Compactions != 1 {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/importertest"
 )
 
 // oneDocument is a one-document recording, as Gemini CLI writes it whole.
@@ -21,9 +22,7 @@ var oneDocument = filepath.Join("testdata", "tmp", "604d4331967fb6b76ad7112ac899
 // that long is read once, whatever it holds.
 func writeOld(t *testing.T, file, body string) {
 	t.Helper()
-	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, file, []byte(body), 0o600)
 	old := time.Now().Add(-time.Hour)
 	if err := os.Chtimes(file, old, old); err != nil {
 		t.Fatal(err)
@@ -62,10 +61,7 @@ func readAside(ctx context.Context, file string) <-chan error {
 // and empty, or written half) is waited for: once the write ends, the
 // read returns the whole recording, as a read of the finished file does.
 func TestReadCaughtWriting(t *testing.T) {
-	whole, err := os.ReadFile(oneDocument)
-	if err != nil {
-		t.Fatal(err)
-	}
+	whole := importertest.ReadBytes(t, oneDocument)
 	want := read(t, oneDocument)
 	end := len(bytes.TrimRight(whole, "\n"))
 	for name, written := range map[string]int{"empty": 0, "half written": end / 2, "all but its last brace": end - 1} {
@@ -112,9 +108,7 @@ func TestReadCaughtWriting(t *testing.T) {
 func TestReadCaughtWritingCancel(t *testing.T) {
 	waits := onWait(t)
 	file := filepath.Join(t.TempDir(), "session-2026-01-01T00-00-aaaaaaaa.json")
-	if err := os.WriteFile(file, []byte(`{"sessionId": "s", "messages": [`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, file, []byte(`{"sessionId": "s", "messages": [`), 0o600)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := readAside(ctx, file)
 	select {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -30,19 +29,14 @@ func FuzzRead(f *testing.F) {
 	for i := 0; i < len(seed); i += 3 {
 		f.Add(bytes.Join(seed[i:min(i+4, len(seed))], []byte{0}))
 	}
-	data, err := os.ReadFile(filepath.Join("testdata", "20250301_101500.jsonl"))
-	if err != nil {
-		f.Fatal(err)
-	}
+	data := importertest.ReadBytes(f, filepath.Join("testdata", "20250301_101500.jsonl"))
 	f.Add(append([]byte("j"), data...))
 	f.Add([]byte("a\t[{\"type\":\"toolRequest\",\"id\":\"\",\"toolCall\":{\"status\":\"success\",\"value\":{\"name\":\"x\",\"arguments\":[1]}}}]\x00u{\"userVisible\":false}\t[{\"type\":\"toolResponse\",\"id\":\"a/0\",\"toolResult\":{\"status\":\"success\",\"value\":\"x\"}}]"))
 
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 0 && data[0] == 'j' {
 			path := filepath.Join(t.TempDir(), "s.jsonl")
-			if err := os.WriteFile(path, data[1:], 0o644); err != nil {
-				t.Fatal(err)
-			}
+			importertest.WriteFile(t, path, data[1:], 0o644)
 			done := make(chan *importer.Result, 1)
 			go func() {
 				res, _ := Format{}.Read(context.Background(), importer.Bundle{Files: []string{path}})

@@ -163,14 +163,7 @@ func orDefault(md string) string {
 
 func read(t testing.TB, path string) *importer.Result {
 	t.Helper()
-	bs, err := Format{}.Bundles(context.Background(), path)
-	if err != nil || len(bs) != 1 {
-		t.Fatalf("bundles of %s: %v %v", path, bs, err)
-	}
-	res, err := Format{}.Read(context.Background(), bs[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := importertest.ReadOne(t, Format{}, path)
 	importertest.Check(t, res)
 	return res
 }
@@ -367,13 +360,8 @@ func TestReadJSONL(t *testing.T) {
 // one without reads its JSONL files.
 func TestBundles(t *testing.T) {
 	dir := t.TempDir()
-	data, err := os.ReadFile(filepath.Join("testdata", "20250301_101500.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "20250301_101500.jsonl"), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, filepath.Join("testdata", "20250301_101500.jsonl"))
+	importertest.WriteFile(t, filepath.Join(dir, "20250301_101500.jsonl"), data, 0o644)
 	bs, err := Format{}.Bundles(context.Background(), dir)
 	if err != nil || len(bs) != 1 || !strings.HasSuffix(bs[0].Name(), ".jsonl") {
 		t.Fatalf("bundles %v %v", bs, err)

@@ -3,7 +3,6 @@ package gptme
 import (
 	"bytes"
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -14,13 +13,7 @@ import (
 // FuzzRead reads arbitrary bytes as a conversation log: it must not
 // panic, must end soon, and what it returns must be valid.
 func FuzzRead(f *testing.F) {
-	for _, n := range []string{hello, flat} {
-		data, err := os.ReadFile(filepath.Join(logs, n, logFile))
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
+	importertest.SeedFiles(f, filepath.Join(logs, hello, logFile), filepath.Join(logs, flat, logFile))
 	f.Add([]byte(`{"role":"assistant","content":"@a(b): {\"x\":1} @c(b): {}\n@d(b): {"}` + "\n" + `{"role":"system","call_id":"b","content":""}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -24,8 +24,7 @@ var logs = filepath.Join("testdata", "logs")
 // call id; the markdown format's output kept as the system message it
 // is; usage and model per reply.
 func TestReadConversation(t *testing.T) {
-	res := importertest.ReadAll(t, Format{}, logs)
-	s := importertest.Session(t, res, hello)
+	res, s := importertest.ReadAllFor(t, Format{}, logs, hello)
 	if s.Cwd != "/home/u/hello" || s.Model != "claude-sonnet-4-6" || s.Provider != "anthropic" {
 		t.Errorf("session %+v", s)
 	}
@@ -63,8 +62,7 @@ func TestReadConversation(t *testing.T) {
 
 // Before gptme nested usage, its tokens were at the metadata's top.
 func TestReadFlatUsage(t *testing.T) {
-	res := importertest.ReadAll(t, Format{}, filepath.Join(logs, flat))
-	s := importertest.Session(t, res, flat)
+	_, s := importertest.ReadAllFor(t, Format{}, filepath.Join(logs, flat), flat)
 	if u := s.Messages[1].Usage; u.InputTokens != 30 || u.OutputTokens != 1 || s.Messages[1].Model != "gpt-4o" || s.Messages[1].Provider != "openai" {
 		t.Errorf("reply %+v", s.Messages[1])
 	}
@@ -82,10 +80,7 @@ func TestImportAndFollow(t *testing.T) {
 	}
 	dir := filepath.Join(t.TempDir(), flat)
 	os.MkdirAll(dir, 0o755)
-	data, err := os.ReadFile(filepath.Join(logs, flat, logFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, filepath.Join(logs, flat, logFile))
 	file := filepath.Join(dir, logFile)
 	os.WriteFile(file, data, 0o644)
 	importertest.Follows(t, Format{}, filepath.Dir(dir), func() {

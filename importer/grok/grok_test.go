@@ -39,8 +39,7 @@ func usage(s *importer.Session) loom.Usage { return importertest.SumUsage(s) }
 // prompt is what was typed, without Grok's <user_query> tags; each
 // turn's usage, calls included, is that of the turn's prompt.
 func TestReadPrompts(t *testing.T) {
-	res := importertest.ReadAllValid(t, Format{}, real)
-	s := importertest.Session(t, res, work)
+	res, s := importertest.ReadValidFor(t, Format{}, real, work)
 	if got := prompts(s); !slices.Equal(got, []string{"Say hello in one line.", "One more on the greeting?"}) {
 		t.Errorf("prompts %q", got)
 	}
@@ -98,11 +97,7 @@ func TestReadSubagentAndCompaction(t *testing.T) {
 }
 
 func TestImportAndFollow(t *testing.T) {
-	importertest.ImportsOnce(t, Format{}, real, 4, 21)
-	root := importertest.CopyDir(t, real)
-	importertest.Follows(t, Format{}, root, func() {
-		importertest.AppendLines(t, filepath.Join(root, "%2Fhome%2Fu%2Fwork", work, historyFile),
-			`{"type":"user","content":[{"type":"text","text":"<user_query>\nThanks\n</user_query>"}],"prompt_index":2}`)
-	}, 1)
+	importertest.ImportsAndFollows(t, Format{}, real, 4, 21, filepath.Join("%2Fhome%2Fu%2Fwork", work, historyFile),
+		`{"type":"user","content":[{"type":"text","text":"<user_query>\nThanks\n</user_query>"}],"prompt_index":2}`)
 	importertest.Malformed(t, Format{}, history, "s/"+historyFile)
 }

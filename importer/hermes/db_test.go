@@ -1,7 +1,6 @@
 package hermes
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -63,20 +62,12 @@ func writeState(t *testing.T, home string) string {
 func TestReadState(t *testing.T) {
 	home := t.TempDir()
 	writeState(t, home)
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(home, "sessions"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(home, "sessions", filepath.Base(file)), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	res := importertest.ReadSessions(t, Format{}, home, 4)
-	s := importertest.Session(t, res, "20261101_090000_aa11bb22")
-	if got := importertest.Roles(s); got != "user assistant assistant user assistant assistant" || s.Title != "Disk usage" || s.Cwd != "/home/u/app" {
-		t.Fatalf("session %s %q %q", got, s.Title, s.Cwd)
+	data := importertest.ReadBytes(t, file)
+	importertest.MkdirAll(t, filepath.Join(home, "sessions"))
+	importertest.WriteFile(t, filepath.Join(home, "sessions", filepath.Base(file)), data, 0o644)
+	res, s := importertest.ReadSession(t, Format{}, home, 4, "20261101_090000_aa11bb22", "user assistant assistant user assistant assistant")
+	if s.Title != "Disk usage" || s.Cwd != "/home/u/app" {
+		t.Fatalf("session %q %q", s.Title, s.Cwd)
 	}
 	if p := s.Messages[1].Parts; p[0].Type != loom.PartReasoning || p[1].Name != "terminal" || p[1].Status != loom.ToolCompleted {
 		t.Errorf("reply %+v", p)
@@ -148,8 +139,7 @@ func TestInPlaceCompactionShownOnce(t *testing.T) {
 		('20261102_080000_ab12cd34', 'user', 'And the directories?', 1793606410, 0, 1, 0, X'03'),
 		('20261102_080000_ab12cd34', 'assistant', 'There are 3.', 1793606411, 0, 1, 0, X'04')`)
 	db.Close()
-	res := importertest.ReadAllValid(t, Format{}, home)
-	s := importertest.Session(t, res, "20261102_080000_ab12cd34")
+	_, s := importertest.ReadValidFor(t, Format{}, home, "20261102_080000_ab12cd34")
 	if got := importertest.Roles(s); got != "user assistant summary user assistant" {
 		t.Errorf("roles %s, want the kept tail once", got)
 	}

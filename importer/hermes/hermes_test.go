@@ -16,8 +16,7 @@ var (
 // A Hermes transcript: its metadata names the model; reasoning, a call
 // completed by its tool message, each message at its own time.
 func TestRead(t *testing.T) {
-	res := importertest.ReadAllValid(t, Format{}, sessions)
-	s := importertest.Session(t, res, "20260403_153620_5a3e2ff1")
+	_, s := importertest.ReadValidFor(t, Format{}, sessions, "20260403_153620_5a3e2ff1")
 	if importertest.Roles(s) != "user assistant assistant" || s.Model != "hermes-4-70b" {
 		t.Fatalf("session %s %q", importertest.Roles(s), s.Model)
 	}
@@ -30,10 +29,7 @@ func TestRead(t *testing.T) {
 }
 
 func TestImportAndFollow(t *testing.T) {
-	importertest.ImportsOnce(t, Format{}, sessions, 1, 3)
-	root := importertest.CopyDir(t, sessions)
-	importertest.Follows(t, Format{}, root, func() {
-		importertest.AppendLines(t, filepath.Join(root, filepath.Base(file)), `{"role":"user","content":"Thanks","timestamp":"2026-04-03T15:37:00"}`)
-	}, 1)
+	importertest.ImportsAndFollows(t, Format{}, sessions, 1, 3, filepath.Base(file),
+		`{"role":"user","content":"Thanks","timestamp":"2026-04-03T15:37:00"}`)
 	importertest.Malformed(t, Format{}, file, "s.jsonl")
 }

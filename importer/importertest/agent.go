@@ -66,14 +66,7 @@ func Malformed(t testing.TB, f importer.Format, src, rel string) {
 	if err := os.WriteFile(path, []byte(first+"\n{\"broken\": \n"+rest), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	bs, err := f.Bundles(context.Background(), path)
-	if err != nil || len(bs) != 1 {
-		t.Fatalf("bundles of %s: %v %v", path, bs, err)
-	}
-	res, err := f.Read(context.Background(), bs[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := ReadOne(t, f, path)
 	CheckValidOf(t, f.Tool(), res)
 	if len(res.Problems) != 1 || res.Problems[0].File != path || res.Problems[0].Line != 2 {
 		t.Errorf("problems %v, want the broken line 2 of %s", res.Problems, path)
@@ -81,6 +74,28 @@ func Malformed(t testing.TB, f importer.Format, src, rel string) {
 	if len(res.Sessions) == 0 || len(res.Sessions[0].Messages) == 0 {
 		t.Errorf("the rest of the file was not read: %+v", res.Sessions)
 	}
+}
+
+// OneBundle is the one bundle f finds at path (a file or a directory);
+// the test fails unless there is exactly one.
+func OneBundle(t testing.TB, f importer.Format, path string) importer.Bundle {
+	t.Helper()
+	bs, err := f.Bundles(context.Background(), path)
+	if err != nil || len(bs) != 1 {
+		t.Fatalf("bundles of %s: %v %v", path, bs, err)
+	}
+	return bs[0]
+}
+
+// ReadOne reads the one bundle f finds at path (OneBundle), the test
+// failing unless it reads. The result is the caller's to check.
+func ReadOne(t testing.TB, f importer.Format, path string) *importer.Result {
+	t.Helper()
+	res, err := f.Read(context.Background(), OneBundle(t, f, path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
 
 // FuzzFiles writes data as the files names (relative, slash-separated)

@@ -106,6 +106,17 @@ func AppendLines(t testing.TB, path string, lines ...string) {
 // keeps a session as one document saves it after a turn.
 func AppendToList(t testing.TB, path, key string, items ...any) {
 	t.Helper()
+	EditJSON(t, path, func(doc map[string]any) {
+		list, _ := doc[key].([]any)
+		doc[key] = append(list, items...)
+	})
+}
+
+// EditJSON reads the JSON object at path, lets edit change it, and
+// writes it again whole, indented, as a tool that keeps a session as
+// one document saves it.
+func EditJSON(t testing.TB, path string, edit func(doc map[string]any)) {
+	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -114,8 +125,7 @@ func AppendToList(t testing.TB, path, key string, items ...any) {
 	if err := json.Unmarshal(data, &doc); err != nil {
 		t.Fatal(err)
 	}
-	list, _ := doc[key].([]any)
-	doc[key] = append(list, items...)
+	edit(doc)
 	if data, err = json.MarshalIndent(doc, "", "  "); err != nil {
 		t.Fatal(err)
 	}
@@ -139,6 +149,13 @@ func BundleNames(t testing.TB, f importer.Format, files ...string) string {
 			t.Fatal(err)
 		}
 	}
+	return strings.Join(BundlesUnder(t, f, root), ",")
+}
+
+// BundlesUnder is the names of the bundles f finds under root, relative
+// to it and slash-separated, in the order f gives them.
+func BundlesUnder(t testing.TB, f importer.Format, root string) []string {
+	t.Helper()
 	bs, err := f.Bundles(context.Background(), root)
 	if err != nil {
 		t.Fatal(err)
@@ -148,5 +165,28 @@ func BundleNames(t testing.TB, f importer.Format, files ...string) string {
 		rel, _ := filepath.Rel(root, b.Name())
 		got = append(got, filepath.ToSlash(rel))
 	}
-	return strings.Join(got, ",")
+	return got
+}
+
+// ImportsAndFollows checks what every reader of files a tool appends
+// to must do: ImportsOnce of fixtures (sessions and messages), then, on
+// a copy of fixtures (CopyDir), that Follows sees lines appended
+// (AppendLines) to the file rel (relative to fixtures), each line a
+// message more.
+func ImportsAndFollows(t testing.TB, f importer.Format, fixtures string, sessions, messages int, rel string, lines ...string) {
+	t.Helper()
+	ImportsOnce(t, f, fixtures, sessions, messages)
+	root := CopyDir(t, fixtures)
+	Follows(t, f, root, func() { AppendLines(t, filepath.Join(root, rel), lines...) }, len(lines))
+}
+
+// ImportsAndFollowsList is ImportsAndFollows for a tool that keeps a
+// session as one JSON document: the items are appended to the list
+// under key of the document rel (AppendToList), each item a message
+// more.
+func ImportsAndFollowsList(t testing.TB, f importer.Format, fixtures string, sessions, messages int, rel, key string, items ...any) {
+	t.Helper()
+	ImportsOnce(t, f, fixtures, sessions, messages)
+	root := CopyDir(t, fixtures)
+	Follows(t, f, root, func() { AppendToList(t, filepath.Join(root, rel), key, items...) }, len(items))
 }

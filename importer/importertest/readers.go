@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
 )
 
@@ -100,4 +101,124 @@ func RefusesFile(t testing.TB, f importer.Format, name, data, want string) {
 	if _, err := f.Read(context.Background(), importer.Bundle{Files: []string{path}}); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("%s of %q read: %v, want an error that says %q", name, data, err, want)
 	}
+}
+
+// ReadClean is ReadAllValid, the test failing at once unless the result
+// holds n sessions and no problems.
+func ReadClean(t testing.TB, f importer.Format, root string, n int) *importer.Result {
+	t.Helper()
+	res := ReadAllValid(t, f, root)
+	if len(res.Sessions) != n || len(res.Problems) != 0 {
+		t.Fatalf("%d sessions, want %d; problems %v", len(res.Sessions), n, res.Problems)
+	}
+	return res
+}
+
+// CheckRoles checks that the roles of s's messages (Roles) are want.
+func CheckRoles(t testing.TB, s *importer.Session, want string) {
+	t.Helper()
+	if got := Roles(s); got != want {
+		t.Errorf("session %s: roles %q, want %q", s.SourceID, got, want)
+	}
+}
+
+// Parts is the parts of s's messages of type typ, in order.
+func Parts(s *importer.Session, typ string) []loom.Part {
+	var out []loom.Part
+	for _, m := range s.Messages {
+		for _, p := range m.Parts {
+			if p.Type == typ {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// Calls is s's tool parts in order, each told as its name, status,
+// input and output, separated by spaces.
+func Calls(s *importer.Session) []string {
+	var out []string
+	for _, p := range Parts(s, loom.PartTool) {
+		out = append(out, p.Name+" "+p.Status+" "+string(p.Input)+" "+string(p.Output))
+	}
+	return out
+}
+
+// ReadSession is ReadSessions (n sessions) and the session of source
+// id id among them, whose messages' roles (Roles) must be roles: the
+// test fails at once otherwise.
+func ReadSession(t testing.TB, f importer.Format, root string, n int, id, roles string) (*importer.Result, *importer.Session) {
+	t.Helper()
+	res := ReadSessions(t, f, root, n)
+	s := Session(t, res, id)
+	if got := Roles(s); got != roles {
+		t.Fatalf("session %s: roles %q, want %q", id, got, roles)
+	}
+	return res, s
+}
+
+// Time is the time s says in RFC 3339 (with fractions of a second if
+// any); the test fails when it says none.
+func Time(t testing.TB, s string) time.Time {
+	t.Helper()
+	v, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// SourceIDs is the source ids of ss, in order.
+func SourceIDs(ss []*importer.Session) []string {
+	var ids []string
+	for _, s := range ss {
+		ids = append(ids, s.SourceID)
+	}
+	return ids
+}
+
+// ReadBytes is the content of the file at path; the test fails when it
+// cannot be read.
+func ReadBytes(t testing.TB, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// WriteFile writes data to the file at path with perm (os.WriteFile);
+// the test fails when it cannot.
+func WriteFile(t testing.TB, path string, data []byte, perm os.FileMode) {
+	t.Helper()
+	if err := os.WriteFile(path, data, perm); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// MkdirAll makes the directory dir and those above it, open to all to
+// read (0o755); the test fails when it cannot.
+func MkdirAll(t testing.TB, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// ReadAllFor is ReadAll of root and the session of source id id in it
+// (Session).
+func ReadAllFor(t testing.TB, f importer.Format, root, id string) (*importer.Result, *importer.Session) {
+	t.Helper()
+	res := ReadAll(t, f, root)
+	return res, Session(t, res, id)
+}
+
+// ReadValidFor is ReadAllValid of root and the session of source id id
+// in it (Session).
+func ReadValidFor(t testing.TB, f importer.Format, root, id string) (*importer.Result, *importer.Session) {
+	t.Helper()
+	res := ReadAllValid(t, f, root)
+	return res, Session(t, res, id)
 }

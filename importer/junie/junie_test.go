@@ -16,8 +16,7 @@ var (
 // A Junie session: the prompt; the command's last state, the result
 // and the model call's usage as one reply; the index's task name.
 func TestRead(t *testing.T) {
-	res := importertest.ReadAllValid(t, Format{}, sessions)
-	s := importertest.Session(t, res, "session-260206-154351-1p1g")
+	_, s := importertest.ReadValidFor(t, Format{}, sessions, "session-260206-154351-1p1g")
 	if importertest.Roles(s) != "user assistant" || s.Title != "Run the unit tests" {
 		t.Fatalf("session %s %q", importertest.Roles(s), s.Title)
 	}

@@ -25,8 +25,7 @@ var sessions = filepath.Join("testdata", "sessions")
 // answers it; the wire log's times and each model call's usage on the
 // reply it made; the work directory from kimi.json.
 func TestReadSession(t *testing.T) {
-	res := importertest.ReadAll(t, Format{}, sessions)
-	s := importertest.Session(t, res, sessionID)
+	res, s := importertest.ReadAllFor(t, Format{}, sessions, sessionID)
 	if s.Cwd != "/home/u/kimi-proj" || s.Provider != "moonshot" {
 		t.Errorf("session %+v", s)
 	}
@@ -74,10 +73,7 @@ func TestImportAndFollow(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), hash, sessionID)
 	os.MkdirAll(dir, 0o755)
 	for _, n := range []string{contextFile, wireFile} {
-		data, err := os.ReadFile(filepath.Join(sessions, hash, sessionID, n))
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := importertest.ReadBytes(t, filepath.Join(sessions, hash, sessionID, n))
 		// Less the broken line the fixture ends with.
 		data = bytes.TrimSuffix(data, []byte("{broken\n"))
 		os.WriteFile(filepath.Join(dir, n), data, 0o644)
@@ -114,8 +110,7 @@ func TestRootsAndBundles(t *testing.T) {
 // 4a550effdfcb29a25a5d325bf935296cc50cd417, written by its okabe agent):
 // no prompt.
 func TestCheckpointsAreNoPrompts(t *testing.T) {
-	res := importertest.ReadAll(t, Format{}, filepath.Join("testdata", "checkpoints"))
-	s := importertest.Session(t, res, "7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f")
+	_, s := importertest.ReadAllFor(t, Format{}, filepath.Join("testdata", "checkpoints"), "7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f")
 	if got := importertest.Roles(s); got != "user assistant" || s.Messages[0].Text() != "Rename util.go to helpers.go." {
 		t.Errorf("roles %q, first %q", got, s.Messages[0].Text())
 	}

@@ -18,11 +18,8 @@ var sessions = filepath.Join("testdata", "sessions")
 // conversation; a record of a type this reader does not know is
 // counted as skipped.
 func TestRead(t *testing.T) {
-	res := importertest.ReadSessions(t, Format{}, sessions, 1)
-	s := importertest.Session(t, res, "conv-7f3a9c21/main")
-	if got := importertest.Roles(s); got != "user assistant assistant user assistant assistant user" {
-		t.Fatalf("roles %s", got)
-	}
+	res, s := importertest.ReadSession(t, Format{}, sessions, 1, "conv-7f3a9c21/main",
+		"user assistant assistant user assistant assistant user")
 	if s.Cwd != "/home/u/site" || s.Model != "kimi-k2.6" || res.Skipped["hook.fired"] != 1 {
 		t.Errorf("cwd %q model %q skipped %v", s.Cwd, s.Model, res.Skipped)
 	}

@@ -22,10 +22,7 @@ var fixture = filepath.Join("testdata", "sessions")
 // and in order, each call with its result (an error status an error),
 // the metadata's title, directory, times and model.
 func TestRead(t *testing.T) {
-	res := importertest.ReadAllValid(t, Format{}, fixture)
-	if len(res.Sessions) != 2 {
-		t.Fatalf("sessions %d", len(res.Sessions))
-	}
+	res := importertest.ReadSessions(t, Format{}, fixture, 2)
 	s := importertest.Session(t, res, cliID)
 	if got := importertest.Roles(s); got != "user assistant assistant" {
 		t.Errorf("roles %q", got)
@@ -62,15 +59,10 @@ func TestRead(t *testing.T) {
 // messages, followed by --watch; an import after adds nothing.
 func TestImportTwice(t *testing.T) {
 	dir := t.TempDir()
-	data, err := os.ReadFile(filepath.Join(fixture, "cli", cliID+".jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, filepath.Join(fixture, "cli", cliID+".jsonl"))
 	lines := bytes.Split(bytes.TrimSpace(data), []byte("\n"))
 	file := filepath.Join(dir, cliID+".jsonl")
-	if err := os.WriteFile(file, joinLines(lines[:3]), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, file, joinLines(lines[:3]), 0o644)
 	st := importertest.Store(t)
 	w := importertest.ImportThenWatch(t, st, Format{}, dir)
 	f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)

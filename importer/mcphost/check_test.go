@@ -38,11 +38,9 @@ func checkRead(t *testing.T, root string) *importer.Result {
 	if tl.Tools[loom.ToolCompleted] != 1 || importertest.Roles(notes) != "user assistant assistant" {
 		t.Errorf("roles %s, %+v", importertest.Roles(notes), tl)
 	}
-	for _, m := range notes.Messages {
-		for _, p := range m.Parts {
-			if p.Type == loom.PartTool && (p.Name != "files__read_file" || string(p.Output) != `"alpha\nbeta\n"` || !strings.Contains(string(p.Input), "notes.txt")) {
-				t.Errorf("call %s(%s) output %s", p.Name, p.Input, p.Output)
-			}
+	for _, p := range importertest.Parts(notes, loom.PartTool) {
+		if p.Name != "files__read_file" || string(p.Output) != `"alpha\nbeta\n"` || !strings.Contains(string(p.Input), "notes.txt") {
+			t.Errorf("call %s(%s) output %s", p.Name, p.Input, p.Output)
 		}
 	}
 	if u := importertest.SumUsage(notes); u != (loom.Usage{}) {

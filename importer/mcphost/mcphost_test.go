@@ -2,8 +2,6 @@ package mcphost
 
 import (
 	"context"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -28,44 +26,20 @@ func TestRead(t *testing.T) { checkRead(t, real) }
 // MCPHost writes the document again after each message: a turn more is
 // two messages more, the earlier ones unchanged.
 func TestImportAndFollow(t *testing.T) {
-	importertest.ImportsOnce(t, Format{}, real, 2, 7)
-	root := importertest.CopyDir(t, real)
-	path := filepath.Join(root, "work", "hello.json")
-	importertest.Follows(t, Format{}, root, func() {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var doc map[string]any
-		if err := json.Unmarshal(data, &doc); err != nil {
-			t.Fatal(err)
-		}
-		doc["messages"] = append(doc["messages"].([]any),
-			map[string]any{"id": "msg_a1", "role": "user", "content": "Thanks", "timestamp": "2026-11-27T20:40:00Z"},
-			map[string]any{"id": "msg_a2", "role": "assistant", "content": "You are welcome.", "timestamp": "2026-11-27T20:40:01Z"})
-		data, _ = json.MarshalIndent(doc, "", "  ")
-		if err := os.WriteFile(path, data, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}, 2)
+	importertest.ImportsAndFollowsList(t, Format{}, real, 2, 7, filepath.Join("work", "hello.json"), "messages",
+		map[string]any{"id": "msg_a1", "role": "user", "content": "Thanks", "timestamp": "2026-11-27T20:40:00Z"},
+		map[string]any{"id": "msg_a2", "role": "assistant", "content": "You are welcome.", "timestamp": "2026-11-27T20:40:01Z"})
 }
 
 // A document that is not JSON (cut off as it was written) is one
 // problem naming the file; a JSON document that is not MCPHost's (a
 // folder of sessions may hold other JSON files) is skipped, no problem.
 func TestReadNotASession(t *testing.T) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, file)
 	dir := t.TempDir()
 	cut, other := filepath.Join(dir, "cut.json"), filepath.Join(dir, "package.json")
-	if err := os.WriteFile(cut, data[:len(data)/2], 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(other, []byte(`{"name": "x", "version": "1.0.0"}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, cut, data[:len(data)/2], 0o600)
+	importertest.WriteFile(t, other, []byte(`{"name": "x", "version": "1.0.0"}`), 0o600)
 	res, err := Format{}.Read(context.Background(), importer.Bundle{Files: []string{cut}})
 	if err != nil || len(res.Sessions) != 0 || len(res.Problems) != 1 || res.Problems[0].File != cut {
 		t.Errorf("cut: sessions %d, problems %v, %v", len(res.Sessions), res.Problems, err)

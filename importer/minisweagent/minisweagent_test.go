@@ -2,7 +2,6 @@ package minisweagent
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -30,17 +29,12 @@ var (
 // usage with the cached tokens apart from the prompt that counts them;
 // the exit is no message.
 func TestRead(t *testing.T) {
-	res := importertest.ReadAllValid(t, Format{}, real)
-	if len(res.Sessions) != 1 || len(res.Problems) != 0 {
-		t.Fatalf("%d sessions, problems %v", len(res.Sessions), res.Problems)
-	}
+	res := importertest.ReadClean(t, Format{}, real, 1)
 	s := res.Sessions[0]
 	if !strings.HasPrefix(s.SourceID, "last_mini_run-") {
 		t.Errorf("id %q", s.SourceID)
 	}
-	if got := importertest.Roles(s); got != "system user assistant assistant assistant" {
-		t.Errorf("roles %s", got)
-	}
+	importertest.CheckRoles(t, s, "system user assistant assistant assistant")
 	if u := importertest.Texts(s, loom.RoleUser); len(u) != 1 || !strings.HasPrefix(u[0], "Please solve this issue: How many lines does notes.txt have?") {
 		t.Errorf("prompts %q", u)
 	}
@@ -50,15 +44,11 @@ func TestRead(t *testing.T) {
 		t.Errorf("calls %+v: two completed, the submitting one ends the run unanswered", tl.Tools)
 	}
 	var outputs []string
-	for _, m := range s.Messages {
-		for _, p := range m.Parts {
-			if p.Type == loom.PartTool {
-				if p.Name != "bash" || !json.Valid(p.Input) {
-					t.Errorf("call %s input %s", p.Name, p.Input)
-				}
-				outputs = append(outputs, string(p.Output))
-			}
+	for _, p := range importertest.Parts(s, loom.PartTool) {
+		if p.Name != "bash" || !json.Valid(p.Input) {
+			t.Errorf("call %s input %s", p.Name, p.Input)
 		}
+		outputs = append(outputs, string(p.Output))
 	}
 	if !slices.Equal(outputs, []string{`"{\n  \"returncode\": 0,\n  \"output\": \"notes.txt\\n\"\n}"`, `"{\n  \"returncode\": 0,\n  \"output\": \"alpha\\nbeta\\n\"\n}"`, ""}) {
 		t.Errorf("outputs %q", outputs)
@@ -75,10 +65,7 @@ func TestRead(t *testing.T) {
 // first n messages: mini rewrites the whole file after every step.
 func prefix(t *testing.T, path string, n int) {
 	t.Helper()
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, file)
 	var doc map[string]json.RawMessage
 	var msgs []json.RawMessage
 	if json.Unmarshal(data, &doc) != nil || json.Unmarshal(doc["messages"], &msgs) != nil {
@@ -86,9 +73,7 @@ func prefix(t *testing.T, path string, n int) {
 	}
 	doc["messages"], _ = json.Marshal(msgs[:n])
 	out, _ := json.MarshalIndent(doc, "", "  ")
-	if err := os.WriteFile(path, out, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, path, out, 0o644)
 }
 
 // A run is followed as mini rewrites its file after each step; the
@@ -99,27 +84,17 @@ func TestImportAndFollow(t *testing.T) {
 	path := filepath.Join(root, "last_mini_run.traj.json")
 	prefix(t, path, 5)
 	importertest.Follows(t, Format{}, root, func() {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		data := importertest.ReadBytes(t, file)
+		importertest.WriteFile(t, path, data, 0o644)
 	}, 1)
 }
 
 // A file cut short (mini killed while writing) is one problem naming
 // it, and the import goes on.
 func TestReadCut(t *testing.T) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, file)
 	path := filepath.Join(t.TempDir(), "run.traj.json")
-	if err := os.WriteFile(path, data[:len(data)/2], 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, path, data[:len(data)/2], 0o644)
 	res := importertest.ReadFile(t, Format{}, path)
 	if len(res.Problems) != 1 || res.Problems[0].File != path || len(res.Sessions) != 0 {
 		t.Errorf("problems %v, %d sessions", res.Problems, len(res.Sessions))

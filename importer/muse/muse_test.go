@@ -17,8 +17,7 @@ var (
 // result completing its call, the workspace root; telemetry skipped;
 // the sub-agent's log a sub-agent of the session.
 func TestRead(t *testing.T) {
-	res := importertest.ReadAllValid(t, Format{}, sessions)
-	s := importertest.Session(t, res, "ms-1")
+	res, s := importertest.ReadValidFor(t, Format{}, sessions, "ms-1")
 	if importertest.Roles(s) != "user assistant" || s.Cwd != "/home/u/app" {
 		t.Fatalf("session %s %q", importertest.Roles(s), s.Cwd)
 	}
@@ -34,11 +33,7 @@ func TestRead(t *testing.T) {
 }
 
 func TestImportAndFollow(t *testing.T) {
-	importertest.ImportsOnce(t, Format{}, sessions, 2, 4)
-	root := importertest.CopyDir(t, sessions)
-	importertest.Follows(t, Format{}, root, func() {
-		importertest.AppendLines(t, filepath.Join(root, "2026", "05", "01", "ms-1", logName),
-			`{"stream":{"id":"ms-1"},"recorded_at":1777600009000000,"payload_type":"runtime.session","payload":{"kind":"run","event":{"kind":"started","prompt":"Thanks"}}}`)
-	}, 1)
+	importertest.ImportsAndFollows(t, Format{}, sessions, 2, 4, filepath.Join("2026", "05", "01", "ms-1", logName),
+		`{"stream":{"id":"ms-1"},"recorded_at":1777600009000000,"payload_type":"runtime.session","payload":{"kind":"run","event":{"kind":"started","prompt":"Thanks"}}}`)
 	importertest.Malformed(t, Format{}, file, "x/"+logName)
 }

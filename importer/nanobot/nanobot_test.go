@@ -1,7 +1,6 @@
 package nanobot
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -35,11 +34,9 @@ func TestRead(t *testing.T) {
 	if tl.Tools[loom.ToolCompleted] != 1 || importertest.Roles(s) != "user assistant user assistant assistant" {
 		t.Errorf("roles %s, %+v", importertest.Roles(s), tl)
 	}
-	for _, m := range s.Messages {
-		for _, p := range m.Parts {
-			if p.Type == loom.PartTool && (p.Name != "read_file" || string(p.Output) != `"alpha\nbeta\n"`) {
-				t.Errorf("call %s output %s", p.Name, p.Output)
-			}
+	for _, p := range importertest.Parts(s, loom.PartTool) {
+		if p.Name != "read_file" || string(p.Output) != `"alpha\nbeta\n"` {
+			t.Errorf("call %s output %s", p.Name, p.Output)
 		}
 	}
 	if !s.UpdatedAt.After(s.CreatedAt) {
@@ -61,25 +58,18 @@ func TestImportAndFollow(t *testing.T) {
 	importertest.ImportsOnce(t, Format{}, real, 2, 7)
 	root := importertest.CopyDir(t, real)
 	path := filepath.Join(root, "cli_default.jsonl")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, path)
 	lines := strings.SplitAfter(strings.TrimSuffix(string(data), "\n"), "\n")
 	importertest.Follows(t, Format{}, root, func() {
 		more := string(data) + `{"content":"Thanks","role":"user"}` + "\n" + `{"content":"You are welcome.","role":"assistant"}` + "\n"
-		if err := os.WriteFile(path, []byte(more), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		importertest.WriteFile(t, path, []byte(more), 0o600)
 	}, 2)
 	// Trimmed to the metadata line and its last turn (the read and its
 	// reply), as nanobot leaves a conversation past its memory window.
 	st := importertest.Store(t)
 	importertest.Import(t, st, Format{}, root)
 	trimmed := lines[0] + strings.Join(lines[3:], "") + "\n"
-	if err := os.WriteFile(path, []byte(trimmed), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, path, []byte(trimmed), 0o600)
 	if rep := importertest.Import(t, st, Format{}, root); rep.SessionsNew != 1 || rep.MessagesAdded != 3 || len(rep.Problems) != 0 {
 		t.Errorf("after the trim: %+v", rep)
 	}

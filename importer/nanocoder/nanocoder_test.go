@@ -2,7 +2,6 @@ package nanocoder
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -29,10 +28,8 @@ var (
 // the read completed by the tool message's content, the session's
 // title, folder, provider and model; the index is no session.
 func TestRead(t *testing.T) {
-	res := importertest.ReadAllValid(t, Format{}, real)
-	if len(res.Sessions) != 2 {
-		t.Fatalf("%d sessions, want 2 (sessions.json is an index)", len(res.Sessions))
-	}
+	// Two sessions: sessions.json beside them is an index.
+	res := importertest.ReadSessions(t, Format{}, real, 2)
 	s := importertest.Session(t, res, work)
 	importertest.CheckTexts(t, s, loom.RoleUser, "Say hello in one line.")
 	importertest.CheckTexts(t, s, loom.RoleAssistant, "Hello there.")
@@ -44,11 +41,9 @@ func TestRead(t *testing.T) {
 	if tl.Reasoning != 2 || tl.Tools[loom.ToolCompleted] != 1 || importertest.Roles(s) != "user assistant assistant" {
 		t.Errorf("roles %s, %+v", importertest.Roles(s), tl)
 	}
-	for _, m := range s.Messages {
-		for _, p := range m.Parts {
-			if p.Type == loom.PartTool && (p.Name != "read_file" || string(p.Output) != `"alpha\nbeta\n"`) {
-				t.Errorf("call %s output %s", p.Name, p.Output)
-			}
+	for _, p := range importertest.Parts(s, loom.PartTool) {
+		if p.Name != "read_file" || string(p.Output) != `"alpha\nbeta\n"` {
+			t.Errorf("call %s output %s", p.Name, p.Output)
 		}
 	}
 	if u := importertest.SumUsage(s); u != (loom.Usage{}) {
@@ -59,26 +54,16 @@ func TestRead(t *testing.T) {
 // Nanocoder rewrites the document after each turn: a turn more is read
 // as two messages more, the earlier ones unchanged.
 func TestImportAndFollow(t *testing.T) {
-	importertest.ImportsOnce(t, Format{}, real, 2, 5)
-	root := importertest.CopyDir(t, real)
-	path := filepath.Join(root, work+".json")
-	importertest.Follows(t, Format{}, root, func() {
-		importertest.AppendToList(t, path, "messages",
-			map[string]any{"role": "user", "content": "Thanks"}, map[string]any{"role": "assistant", "content": "You are welcome."})
-	}, 2)
+	importertest.ImportsAndFollowsList(t, Format{}, real, 2, 5, work+".json", "messages",
+		map[string]any{"role": "user", "content": "Thanks"}, map[string]any{"role": "assistant", "content": "You are welcome."})
 }
 
 // A document that is not JSON (cut off as it was written) is one
 // problem naming the file, and no session.
 func TestReadCut(t *testing.T) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, file)
 	path := filepath.Join(t.TempDir(), work+".json")
-	if err := os.WriteFile(path, data[:len(data)/2], 0o600); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, path, data[:len(data)/2], 0o600)
 	res, err := Format{}.Read(context.Background(), importer.Bundle{Files: []string{path}})
 	if err != nil || len(res.Sessions) != 0 || len(res.Problems) != 1 || res.Problems[0].File != path {
 		t.Errorf("sessions %d, problems %v, %v", len(res.Sessions), res.Problems, err)

@@ -18,8 +18,7 @@ var (
 // completed, omp's model_usage entry skipped; the sub-agent's transcript
 // beside it is a sub-agent of it.
 func TestRead(t *testing.T) {
-	res := importertest.ReadAllValid(t, Format{}, sessions)
-	s := importertest.Session(t, res, "omp-main")
+	res, s := importertest.ReadValidFor(t, Format{}, sessions, "omp-main")
 	if s.Title != "Count the Go files" || s.Cwd != "/home/u/proj" || importertest.Roles(s) != "user assistant assistant" {
 		t.Errorf("session %q %q %s", s.Title, s.Cwd, importertest.Roles(s))
 	}
@@ -38,13 +37,8 @@ func TestRead(t *testing.T) {
 // Imported once, a second import adds nothing; --watch follows a turn
 // omp appends; a broken line is a problem with its file and line.
 func TestImportAndFollow(t *testing.T) {
-	importertest.ImportsOnce(t, Format{}, sessions, 2, 5)
-	root := importertest.CopyDir(t, sessions)
-	file := filepath.Join(root, "--home-u-proj--", filepath.Base(mainFile))
-	importertest.Follows(t, Format{}, root, func() {
-		importertest.AppendLines(t, file,
-			`{"type":"message","id":"u2","parentId":"a2","timestamp":"2026-03-01T10:01:00.000Z","message":{"role":"user","content":"Thanks"}}`)
-	}, 1)
+	importertest.ImportsAndFollows(t, Format{}, sessions, 2, 5, filepath.Join("--home-u-proj--", filepath.Base(mainFile)),
+		`{"type":"message","id":"u2","parentId":"a2","timestamp":"2026-03-01T10:01:00.000Z","message":{"role":"user","content":"Thanks"}}`)
 	importertest.Malformed(t, Format{}, mainFile, "s.jsonl")
 }
 

@@ -137,8 +137,7 @@ func TestCompactionInDB(t *testing.T) {
 		"46716943-f902-4163-881a-85429324bd13",
 		`{"type":"message","id":"later-1","parentId":"cmp-1","timestamp":"2026-11-26T14:00:01.000Z","message":{"role":"user","content":"Thanks","timestamp":1795700601000}}`)
 	db.Close()
-	res := importertest.ReadAllValid(t, Format{}, root)
-	s := importertest.Session(t, res, "46716943-f902-4163-881a-85429324bd13")
+	_, s := importertest.ReadValidFor(t, Format{}, root, "46716943-f902-4163-881a-85429324bd13")
 	k := importertest.Message(t, s, "cmp-1")
 	if k.Role != loom.RoleSummary || k.Usage.Compactions != 1 || k.Usage.APICalls != 0 {
 		t.Errorf("compaction %s %+v", k.Role, k.Usage)

@@ -26,12 +26,8 @@ func TestRead(t *testing.T) {
 }
 
 func TestImportAndFollow(t *testing.T) {
-	importertest.ImportsOnce(t, Format{}, agents, 2, 5)
-	root := importertest.CopyDir(t, agents)
-	importertest.Follows(t, Format{}, root, func() {
-		importertest.AppendLines(t, filepath.Join(root, "main", "sessions", "oc-1.jsonl"),
-			`{"type":"message","id":"u2","parentId":"a2","timestamp":"2026-02-01T09:01:00.000Z","message":{"role":"user","content":"Thanks"}}`)
-	}, 1)
+	importertest.ImportsAndFollows(t, Format{}, agents, 2, 5, filepath.Join("main", "sessions", "oc-1.jsonl"),
+		`{"type":"message","id":"u2","parentId":"a2","timestamp":"2026-02-01T09:01:00.000Z","message":{"role":"user","content":"Thanks"}}`)
 	importertest.Malformed(t, Format{}, mainFile, "s.jsonl")
 }
 

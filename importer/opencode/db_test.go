@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/importertest"
 )
 
 // schemaV12 is opencode.db's first schema, as opencode 1.2 creates it
@@ -135,10 +136,7 @@ func base(f string) string { return strings.TrimSuffix(filepath.Base(f), ".json"
 
 func readJSON(t testing.TB, f string, v any) {
 	t.Helper()
-	data, err := os.ReadFile(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, f)
 	if err := json.Unmarshal(data, v); err != nil {
 		t.Fatalf("%s: %v", f, err)
 	}
@@ -194,7 +192,7 @@ func TestDBMalformed(t *testing.T) {
 	want["empty-user-message"]++
 	equal(t, "skipped", a.skipped, want)
 	// A cycle of parents keeps its sessions, after the others.
-	equal(t, "sessions", ids(a.sessions), []string{archID, mainID, childID, "ses_loop1", "ses_loop2"})
+	equal(t, "sessions", importertest.SourceIDs(a.sessions), []string{archID, mainID, childID, "ses_loop1", "ses_loop2"})
 	equal(t, "child roles", roles(a.session(t, childID)), map[string]int{"assistant": 1})
 }
 
@@ -213,16 +211,10 @@ func TestNotOpencodeDB(t *testing.T) {
 func TestDBReadOnly(t *testing.T) {
 	dir := t.TempDir()
 	path := buildDB(t, dir, schemaV12)
-	before, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	before := importertest.ReadBytes(t, path)
 	stat, _ := os.Stat(path)
 	readRoot(t, dir)
-	after, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	after := importertest.ReadBytes(t, path)
 	if !bytes.Equal(before, after) {
 		t.Error("reading changed the database")
 	}

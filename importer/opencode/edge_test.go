@@ -19,12 +19,8 @@ func writeTree(t testing.TB, files map[string]string) string {
 	dir := t.TempDir()
 	for name, body := range files {
 		p := filepath.Join(dir, storageDir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		importertest.MkdirAll(t, filepath.Dir(p))
+		importertest.WriteFile(t, p, []byte(body), 0o644)
 	}
 	return dir
 }
@@ -123,9 +119,7 @@ func TestMalformed(t *testing.T) {
 
 	// A malformed session file: reported, its messages still read under
 	// the id its file name gives.
-	if err := os.WriteFile(rel("session/p/ses_m.json"), []byte(`{"title": "x",`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, rel("session/p/ses_m.json"), []byte(`{"title": "x",`), 0o644)
 	a = readRoot(t, dir)
 	equal(t, "session problem", a.problems[0], importer.Problem{File: rel("session/p/ses_m.json"), Line: 1, Reason: "invalid JSON: unexpected end of JSON input"})
 	equal(t, "session read", len(a.session(t, "ses_m").Messages), 3)

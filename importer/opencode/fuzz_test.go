@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/importertest"
 )
 
 // fuzzSep separates the records of a fuzzed storage tree: the session,
@@ -41,10 +42,7 @@ func FuzzRead(f *testing.F) {
 	// minimizing takes time in proportion to the input's size.
 	storage := filepath.Join(fixture, storageDir)
 	record := func(name string) []byte {
-		data, err := os.ReadFile(filepath.Join(storage, filepath.FromSlash(name)))
-		if err != nil {
-			f.Fatal(err)
-		}
+		data := importertest.ReadBytes(f, filepath.Join(storage, filepath.FromSlash(name)))
 		var b bytes.Buffer
 		if err := json.Compact(&b, data); err != nil {
 			f.Fatal(name, err)
@@ -122,18 +120,14 @@ func FuzzRead(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		check(t, res)
+		importertest.Check(t, res)
 	})
 }
 
 func write(t *testing.T, path string, data []byte) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.MkdirAll(t, filepath.Dir(path))
+	importertest.WriteFile(t, path, data, 0o644)
 }
 
 // readBundles reads bs within a time bound and checks that every
@@ -156,22 +150,7 @@ func readBundles(t *testing.T, bs []importer.Bundle) {
 			t.Fatalf("reading %s did not end", b.Name())
 		}
 		if res != nil {
-			check(t, res)
-		}
-	}
-}
-
-// check checks that what a read returned is valid for loom.
-func check(t *testing.T, res *importer.Result) {
-	t.Helper()
-	for _, s := range res.Sessions {
-		if s.SourceID == "" {
-			t.Errorf("session without an id")
-		}
-		for _, m := range s.Messages {
-			if err := m.Validate(); err != nil {
-				t.Errorf("message %s: %v", m.ID, err)
-			}
+			importertest.Check(t, res)
 		}
 	}
 }
@@ -180,10 +159,7 @@ func check(t *testing.T, res *importer.Result) {
 // pages cut off. Reading may fail, but must not panic or hang, and what
 // it returns must be valid.
 func TestCorruptDB(t *testing.T) {
-	good, err := os.ReadFile(buildDB(t, t.TempDir(), schemaV12))
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := importertest.ReadBytes(t, buildDB(t, t.TempDir(), schemaV12))
 	r := rand.New(rand.NewPCG(7, 11))
 	for i := range 300 {
 		data := slices.Clone(good)

@@ -14,6 +14,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/handoff"
 	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/importertest"
 )
 
 // handoffHome is a home whose opencode data directory holds the
@@ -21,18 +22,13 @@ import (
 // it has run; it returns the home and the database's path.
 func handoffHome(t *testing.T) (string, string) {
 	t.Helper()
-	data, err := os.ReadFile("testdata/real-1.18.33.db")
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, "testdata/real-1.18.33.db")
 	home := t.TempDir()
 	path := filepath.Join(home, ".local", "share", "opencode", "opencode.db")
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, path, data, 0o600)
 	return home, path
 }
 
@@ -141,9 +137,7 @@ func TestHandoffOpencodeRows(t *testing.T) {
 	if _, err := db.Exec("INSERT INTO project (id, worktree, time_created, time_updated, sandboxes) VALUES ('0123abc', ?, 1, 1, '[]')", dir); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, ".git", "opencode"), []byte("0123abc\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, filepath.Join(dir, ".git", "opencode"), []byte("0123abc\n"), 0o600)
 	out, err = Format{}.Handoff(context.Background(), handoffOf(home, filepath.Join(dir, "pkg"), at))
 	if err != nil {
 		t.Fatal(err)

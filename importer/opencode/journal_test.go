@@ -78,13 +78,8 @@ func TestDBUncommitted(t *testing.T) {
 	// A dead writer: the database and its hot journal as it left them.
 	crashed := filepath.Join(t.TempDir(), opencodeApp.db)
 	for _, suffix := range []string{"", "-journal"} {
-		raw, err := os.ReadFile(path + suffix)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(crashed+suffix, raw, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		raw := importertest.ReadBytes(t, path+suffix)
+		importertest.WriteFile(t, crashed+suffix, raw, 0o644)
 	}
 	before := map[string][]byte{}
 	for _, f := range []string{crashed, crashed + "-journal"} {
@@ -98,7 +93,7 @@ func TestDBUncommitted(t *testing.T) {
 		{"hot journal", crashed, "hot journal"},
 	} {
 		res, err := readDBFile(tc.path)
-		if res != nil && slices.Contains(ids(res.Sessions), uncommittedID) {
+		if res != nil && slices.Contains(importertest.SourceIDs(res.Sessions), uncommittedID) {
 			t.Errorf("%s: read the uncommitted session", tc.name)
 		}
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.path) {
@@ -119,7 +114,7 @@ func TestDBUncommitted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := ids(res.Sessions); slices.Contains(got, uncommittedID) || !slices.Contains(got, mainID) || len(got) != 3 {
+	if got := importertest.SourceIDs(res.Sessions); slices.Contains(got, uncommittedID) || !slices.Contains(got, mainID) || len(got) != 3 {
 		t.Errorf("after the rollback: sessions %v", got)
 	}
 }
@@ -165,10 +160,7 @@ func TestImportWhileWritten(t *testing.T) {
 // SQLite's header is not taken for a database; one with it is SQLite's
 // error.
 func TestDamagedDB(t *testing.T) {
-	good, err := os.ReadFile(buildDB(t, t.TempDir(), schemaV12))
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := importertest.ReadBytes(t, buildDB(t, t.TempDir(), schemaV12))
 	const page = 4096
 	zeroed := func(from, to int) []byte {
 		d := slices.Clone(good)
@@ -191,9 +183,7 @@ func TestDamagedDB(t *testing.T) {
 		{"schema damaged", zeroed(100, page), false},
 	} {
 		path := filepath.Join(t.TempDir(), opencodeApp.db)
-		if err := os.WriteFile(path, tc.data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		importertest.WriteFile(t, path, tc.data, 0o644)
 		res, err := readDBFile(path)
 		if err == nil {
 			t.Errorf("%s: no error, %d sessions", tc.name, len(res.Sessions))

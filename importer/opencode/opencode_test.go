@@ -78,14 +78,6 @@ func (a *all) session(t testing.TB, id string) *importer.Session {
 	return nil
 }
 
-func ids(ss []*importer.Session) []string {
-	var out []string
-	for _, s := range ss {
-		out = append(out, s.SourceID)
-	}
-	return out
-}
-
 func roles(s *importer.Session) map[string]int {
 	out := map[string]int{}
 	for _, m := range s.Messages {
@@ -214,7 +206,7 @@ func TestBundlesTree(t *testing.T) {
 
 func TestReadTree(t *testing.T) {
 	a := readRoot(t, fixture)
-	equal(t, "sessions", ids(a.sessions), []string{archID, mainID, childID})
+	equal(t, "sessions", importertest.SourceIDs(a.sessions), []string{archID, mainID, childID})
 	equal(t, "skipped", a.skipped, wantSkipped)
 	equal(t, "problems", a.problems, []importer.Problem(nil))
 	checkMain(t, a.session(t, mainID))
@@ -365,7 +357,7 @@ func TestReadDB(t *testing.T) {
 			db := buildDB(t, dir, schema.ddl)
 			a := readRoot(t, dir)
 			equal(t, "bundles", a.bundles, []importer.Bundle{{Files: []string{db}}})
-			equal(t, "sessions", ids(a.sessions), []string{archID, mainID, childID})
+			equal(t, "sessions", importertest.SourceIDs(a.sessions), []string{archID, mainID, childID})
 			equal(t, "skipped", a.skipped, wantSkipped)
 			equal(t, "problems", a.problems, []importer.Problem(nil))
 			for i, s := range a.sessions {
@@ -380,7 +372,7 @@ func TestReadDB(t *testing.T) {
 			}
 			// The database file as the root reads the same.
 			b := readRoot(t, db)
-			equal(t, "db root sessions", ids(b.sessions), []string{archID, mainID, childID})
+			equal(t, "db root sessions", importertest.SourceIDs(b.sessions), []string{archID, mainID, childID})
 		})
 	}
 }
@@ -396,17 +388,14 @@ func TestDataDirWithBoth(t *testing.T) {
 	db := buildDB(t, dir, schemaLater)
 	a := readRoot(t, dir)
 	equal(t, "bundles", a.bundles, []importer.Bundle{{Files: []string{db}}})
-	equal(t, "sessions", ids(a.sessions), []string{archID, mainID, childID})
+	equal(t, "sessions", importertest.SourceIDs(a.sessions), []string{archID, mainID, childID})
 	// The tree named as the root is still read.
 	tree := readRoot(t, filepath.Join(dir, storageDir))
 	equal(t, "tree bundles", len(tree.bundles), 3)
 }
 
 func TestSkipKeysDocumented(t *testing.T) {
-	doc, err := os.ReadFile("doc.go")
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := importertest.ReadBytes(t, "doc.go")
 	for _, k := range slices.Sorted(maps.Keys(wantSkipped)) {
 		k = strings.TrimPrefix(k, "unknown:")
 		if k == "hologram" {

@@ -1,13 +1,13 @@
 package opencode
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/importertest"
 )
 
 // realDB is a database opencode 1.18.33 wrote, run offline against a
@@ -27,7 +27,7 @@ func TestReadReal(t *testing.T) {
 	if len(a.problems) != 0 || len(a.skipped) != 0 {
 		t.Errorf("problems %v, skipped %v", a.problems, a.skipped)
 	}
-	equal(t, "sessions", ids(a.sessions), []string{"ses_dee9c12e1ffefP7ZPH46qGM3L0", "ses_dee9b107effejw69JuIMldppzc",
+	equal(t, "sessions", importertest.SourceIDs(a.sessions), []string{"ses_dee9c12e1ffefP7ZPH46qGM3L0", "ses_dee9b107effejw69JuIMldppzc",
 		"ses_dee973d01ffehwXRnXBoiPYurF", "ses_dee96b80cffebKjj7P9VAwCobd"})
 
 	plain := a.session(t, "ses_dee9c12e1ffefP7ZPH46qGM3L0")
@@ -73,13 +73,8 @@ func TestReadReal(t *testing.T) {
 func TestReadKilo(t *testing.T) {
 	equal(t, "roots", Kilo.Roots(func(string) string { return "" }, "/home/u"), []string{filepath.FromSlash("/home/u/.local/share/kilo")})
 	dir := t.TempDir()
-	data, err := os.ReadFile(realDB)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, kiloApp.db), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, realDB)
+	importertest.WriteFile(t, filepath.Join(dir, kiloApp.db), data, 0o644)
 	bs, err := Kilo.Bundles(t.Context(), dir)
 	if err != nil || len(bs) != 1 {
 		t.Fatalf("bundles %v, %v", bs, err)

@@ -39,11 +39,9 @@ func checkRead(t *testing.T, root string) *importer.Result {
 	if tl.Tools[loom.ToolCompleted] != 1 || importertest.Roles(other) != "user assistant assistant" {
 		t.Errorf("roles %s, %+v", importertest.Roles(other), tl)
 	}
-	for _, m := range other.Messages {
-		for _, p := range m.Parts {
-			if p.Type == loom.PartTool && (p.Name != "view" || !strings.Contains(string(p.Output), `1|alpha\n     2|beta`) || !strings.Contains(string(p.Input), "notes.txt")) {
-				t.Errorf("call %s(%s) output %s", p.Name, p.Input, p.Output)
-			}
+	for _, p := range importertest.Parts(other, loom.PartTool) {
+		if p.Name != "view" || !strings.Contains(string(p.Output), `1|alpha\n     2|beta`) || !strings.Contains(string(p.Input), "notes.txt") {
+			t.Errorf("call %s(%s) output %s", p.Name, p.Input, p.Output)
 		}
 	}
 	return res

@@ -2,7 +2,6 @@ package opencodego
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -31,17 +30,10 @@ func TestImportsOnce(t *testing.T) {
 // is a database named whatever its name.
 func TestBundles(t *testing.T) {
 	root := importertest.CopyDir(t, real)
-	data, err := os.ReadFile(filepath.Join(real, "work", dataDir, dbName))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, filepath.Join(real, "work", dataDir, dbName))
 	sst := filepath.Join(root, "share", "opencode", dbName)
-	if err := os.MkdirAll(filepath.Dir(sst), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(sst, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.MkdirAll(t, filepath.Dir(sst))
+	importertest.WriteFile(t, sst, data, 0o644)
 	ctx := context.Background()
 	for _, c := range []struct {
 		root string

@@ -13,6 +13,8 @@ import (
 	"github.com/loomhq/loom/providertest"
 
 	_ "modernc.org/sqlite"
+
+	"github.com/loomhq/loom/importer/importertest"
 )
 
 // TestRealOpenCodeGo builds OpenCode (agentclitest.OpenCodeGo) and runs
@@ -65,9 +67,7 @@ func TestRealOpenCodeGo(t *testing.T) {
 // as as.
 func keepDB(t *testing.T, src, dst, home, as string) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	importertest.MkdirAll(t, filepath.Dir(dst))
 	os.Remove(dst)
 	db, err := sql.Open("sqlite", "file:"+src)
 	if err != nil {

@@ -3,7 +3,6 @@ package opencodex
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -39,10 +38,8 @@ func TestRead(t *testing.T) {
 	if err != nil || len(bs) != 1 || len(bs[0].Files) != 3 {
 		t.Fatalf("bundles %v, %v; want the directory's 3 files as one", bs, err)
 	}
-	res := importertest.ReadAllValid(t, Format{}, real)
-	if len(res.Sessions) != 2 {
-		t.Fatalf("%d sessions, want 2 (two files of one conversation, one of another)", len(res.Sessions))
-	}
+	// Two sessions: two files of one conversation, one of another.
+	res := importertest.ReadSessions(t, Format{}, real, 2)
 	s := importertest.Session(t, res, first)
 	importertest.CheckTexts(t, s, loom.RoleUser, "What is in notes.txt?", "Say hello in one line.")
 	importertest.CheckTexts(t, s, loom.RoleAssistant, "It says alpha and beta.", "Hello there.")
@@ -50,11 +47,9 @@ func TestRead(t *testing.T) {
 	if tl.Tools[loom.ToolCompleted] != 1 {
 		t.Errorf("%+v, want one completed call", tl)
 	}
-	for _, m := range s.Messages {
-		for _, p := range m.Parts {
-			if p.Type == loom.PartTool && (p.Name != "shell" || !strings.Contains(string(p.Output), `alpha\\nbeta`)) {
-				t.Errorf("call %s output %s", p.Name, p.Output)
-			}
+	for _, p := range importertest.Parts(s, loom.PartTool) {
+		if p.Name != "shell" || !strings.Contains(string(p.Output), `alpha\\nbeta`) {
+			t.Errorf("call %s output %s", p.Name, p.Output)
 		}
 	}
 	at := func(s string) time.Time { tm, _ := time.Parse(time.RFC3339Nano, s); return tm }
@@ -81,18 +76,13 @@ func write(t *testing.T, path, id, at string, items []any) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, path, data, 0o600)
 }
 
 // items is the items of path.
 func items(t *testing.T, path string) []any {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, path)
 	var doc struct{ Items []any }
 	if err := json.Unmarshal(data, &doc); err != nil {
 		t.Fatal(err)
@@ -155,13 +145,8 @@ func TestConversationsApart(t *testing.T) {
 func TestReadCut(t *testing.T) {
 	root := importertest.CopyDir(t, real)
 	path := filepath.Join(root, "rollout-2026-11-27-"+greeting+".json")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, data[:len(data)/2], 0o600); err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, path)
+	importertest.WriteFile(t, path, data[:len(data)/2], 0o600)
 	bs, err := Format{}.Bundles(context.Background(), root)
 	if err != nil || len(bs) != 1 {
 		t.Fatalf("bundles %v, %v", bs, err)

@@ -21,8 +21,7 @@ var conversations = filepath.Join("testdata", "conversations")
 // observation, error or rejection that answers it; the condensation's
 // summary; each model call's usage once, on the reply it made.
 func TestReadConversation(t *testing.T) {
-	res := importertest.ReadAll(t, Format{}, conversations)
-	s := importertest.Session(t, res, "3f2a9c4e-1b7d-4e0a-8c5f-6a7b8c9d0e1f")
+	res, s := importertest.ReadAllFor(t, Format{}, conversations, "3f2a9c4e-1b7d-4e0a-8c5f-6a7b8c9d0e1f")
 	if s.Cwd != "/home/u/dates" || s.Model != "claude-sonnet-4-5-20250929" || s.Provider != "anthropic" {
 		t.Errorf("session %+v", s)
 	}
@@ -75,10 +74,7 @@ func TestImportAndFollow(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), convDir)
 	os.MkdirAll(filepath.Join(dir, eventsDir), 0o755)
 	copyFile := func(rel string) {
-		data, err := os.ReadFile(filepath.Join(src, rel))
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := importertest.ReadBytes(t, filepath.Join(src, rel))
 		os.WriteFile(filepath.Join(dir, rel), data, 0o644)
 	}
 	copyFile(stateFile)

@@ -26,27 +26,12 @@ var (
 // completed with what it printed; every message at the time the file's
 // name gives.
 func TestRead(t *testing.T) {
-	res := importertest.ReadAllValid(t, Format{}, real)
-	if len(res.Sessions) != 1 || len(res.Problems) != 0 {
-		t.Fatalf("%d sessions, problems %v", len(res.Sessions), res.Problems)
-	}
+	res := importertest.ReadClean(t, Format{}, real, 1)
 	s := importertest.Session(t, res, id)
-	if got := importertest.Roles(s); got != "user assistant assistant user assistant" {
-		t.Errorf("roles %s", got)
-	}
-	if u := importertest.Texts(s, loom.RoleUser); !slices.Equal(u, []string{"How many lines does notes.txt have?", "And what is the first one?"}) {
-		t.Errorf("prompts %q", u)
-	}
+	importertest.CheckRoles(t, s, "user assistant assistant user assistant")
+	importertest.CheckTexts(t, s, loom.RoleUser, "How many lines does notes.txt have?", "And what is the first one?")
 	importertest.CheckTexts(t, s, loom.RoleAssistant, "notes.txt has 2 lines. ", "The first line is: buy milk. ")
-	var calls []string
-	for _, m := range s.Messages {
-		for _, p := range m.Parts {
-			if p.Type == loom.PartTool {
-				calls = append(calls, p.Name+" "+string(p.Status)+" "+string(p.Input)+" "+string(p.Output))
-			}
-		}
-	}
-	if !slices.Equal(calls, []string{`execute completed {"code":"wc -l notes.txt","language":"shell"} "\n2 notes.txt\n"`}) {
+	if calls := importertest.Calls(s); !slices.Equal(calls, []string{`execute completed {"code":"wc -l notes.txt","language":"shell"} "\n2 notes.txt\n"`}) {
 		t.Errorf("calls %q", calls)
 	}
 	if want := savedAt(file); want.IsZero() || !s.CreatedAt.Equal(want) || want.Year() != 2026 {

@@ -32,7 +32,7 @@ func FuzzRead(f *testing.F) {
 		if err != nil {
 			return
 		}
-		checkValid(t, res)
+		importertest.CheckComplete(t, res)
 		lines := bytes.Count(data, []byte("\n")) + 1
 		total := 0
 		for _, s := range res.Sessions {

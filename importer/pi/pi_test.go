@@ -23,28 +23,8 @@ func readFile(t *testing.T, path string) *importer.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkValid(t, res)
+	importertest.CheckComplete(t, res)
 	return res
-}
-
-// checkValid checks what every result must be, whatever its file held:
-// what every reader's must (importertest.CheckValid), no session without
-// messages, and every tool part completed or failed.
-func checkValid(t *testing.T, res *importer.Result) {
-	t.Helper()
-	importertest.CheckValid(t, res)
-	for _, s := range res.Sessions {
-		if len(s.Messages) == 0 {
-			t.Errorf("session %s has no messages", s.SourceID)
-		}
-		for _, m := range s.Messages {
-			for _, p := range m.Parts {
-				if p.Type == loom.PartTool && p.Status != loom.ToolCompleted && p.Status != loom.ToolError {
-					t.Errorf("tool part %s is %q", p.ID, p.Status)
-				}
-			}
-		}
-	}
 }
 
 // Files pi 0.73.1 wrote (TestImportRealPi in package cli): a session
@@ -193,10 +173,7 @@ func TestRoots(t *testing.T) {
 func TestBundlesAndImport(t *testing.T) {
 	root := t.TempDir()
 	for i, f := range []string{"real-0.73.1-continued.jsonl", "real-0.73.1-tool.jsonl", "tree.jsonl"} {
-		b, err := os.ReadFile(filepath.Join("testdata", f))
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := importertest.ReadBytes(t, filepath.Join("testdata", f))
 		os.MkdirAll(filepath.Join(root, "--p"+string(rune('a'+i))+"--"), 0o755)
 		os.WriteFile(filepath.Join(root, "--p"+string(rune('a'+i))+"--", f), b, 0o644)
 	}
@@ -224,25 +201,18 @@ func TestBundlesAndImport(t *testing.T) {
 // result not yet) grows in place: the next import completes the call
 // and adds the rest, with no fork and nothing twice.
 func TestImportGrowsInPlace(t *testing.T) {
-	data, err := os.ReadFile("testdata/real-0.73.1-tool.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, "testdata/real-0.73.1-tool.jsonl")
 	lines := strings.SplitAfter(strings.TrimSpace(string(data)), "\n")
 	file := filepath.Join(t.TempDir(), "--w--", "s.jsonl")
 	os.MkdirAll(filepath.Dir(file), 0o755)
 	// Up to the reply that calls read.
-	if err := os.WriteFile(file, []byte(strings.Join(lines[:5], "")), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, file, []byte(strings.Join(lines[:5], "")), 0o644)
 	st := importertest.Store(t)
 	first := importertest.Import(t, st, Format{}, file)
 	if first.SessionsNew != 1 || first.MessagesAdded != 2 {
 		t.Fatalf("first import %+v", first)
 	}
-	if err := os.WriteFile(file, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, file, data, 0o644)
 	later := time.Now().Add(time.Hour)
 	os.Chtimes(file, later, later)
 	second := importertest.Import(t, st, Format{}, file)

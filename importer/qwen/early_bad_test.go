@@ -27,9 +27,7 @@ func TestEarlyRecordingBadInput(t *testing.T) {
 			root := importertest.CopyDir(t, "testdata/tmp")
 			chats := filepath.Join(root, "7605ea6788c640fee9e712f2bc808a7444de8007a829a26cf841c9363bef066c", "chats")
 			bad := filepath.Join(chats, "session-2025-09-13T10-00-0a0b0c0d.json")
-			if err := os.WriteFile(bad, c.data, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			importertest.WriteFile(t, bad, c.data, 0o644)
 			// Written a minute ago: not caught while Qwen Code writes it.
 			old := time.Now().Add(-time.Minute)
 			os.Chtimes(bad, old, old)

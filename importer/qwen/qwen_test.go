@@ -2,7 +2,6 @@ package qwen
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -179,9 +178,7 @@ func TestRewound(t *testing.T) {
 		rec("u3", "r", "user", `"message":{"role":"user","parts":[{"text":"second"}]}`) +
 		rec("a3", "u3", "assistant", `"message":{"role":"model","parts":[{"functionCall":{"id":"c2","name":"read_file","args":{"file_path":"x"}}}]}`) +
 		"not json\n"
-	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, path, []byte(data), 0o644)
 	res, err := Format{}.Read(context.Background(), importer.Bundle{Files: []string{path}})
 	if err != nil {
 		t.Fatal(err)

@@ -19,11 +19,8 @@ var workspaces = filepath.Join("testdata", "workspaces")
 // (skipped). A DingTalk session whose memory holds plain messages
 // (memories, not content); chats.json beside is no session.
 func TestRead(t *testing.T) {
-	res := importertest.ReadSessions(t, Format{}, workspaces, 2)
-	s := importertest.Session(t, res, "console/default")
-	if got := importertest.Roles(s); got != "user assistant assistant user assistant" {
-		t.Fatalf("roles %s", got)
-	}
+	res, s := importertest.ReadSession(t, Format{}, workspaces, 2, "console/default",
+		"user assistant assistant user assistant")
 	p := s.Messages[1].Parts
 	if len(p) != 2 || p[0].Type != loom.PartReasoning || p[1].Name != "execute_shell_command" || p[1].Status != loom.ToolCompleted ||
 		string(p[1].Output) != `"11 notes.txt"` || string(p[1].Input) != `{"command":"wc -c notes.txt"}` {

@@ -27,12 +27,8 @@ var projects = filepath.Join("testdata", "projects")
 // no messages; the working directory is the one the context names; the
 // query cache beside the session is no session.
 func TestReadWhatReasonixWrote(t *testing.T) {
-	res := importertest.ReadSessions(t, Format{}, projects, 1)
-	s := importertest.Session(t, res, "7bcce35e75a60c987f8f5364e932a339")
-	want := "user assistant user assistant assistant user assistant assistant user assistant summary assistant"
-	if got := importertest.Roles(s); got != want {
-		t.Fatalf("roles %s, want %s", got, want)
-	}
+	res, s := importertest.ReadSession(t, Format{}, projects, 1, "7bcce35e75a60c987f8f5364e932a339",
+		"user assistant user assistant assistant user assistant assistant user assistant summary assistant")
 	if s.Cwd != "/tmp/agents71b/rh/work" || s.Model != "gpt-fake" || s.Provider != "fake" {
 		t.Errorf("cwd %q model %q provider %q", s.Cwd, s.Model, s.Provider)
 	}
@@ -70,21 +66,14 @@ func TestImportAndFollow(t *testing.T) {
 // copyLog is the testdata log at dir/events.frames cut to n bytes.
 func copyLog(t *testing.T, n int) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(projects, "-tmp-agents71b-rh-work", "sessions-v4", "7bcce35e75a60c987f8f5364e932a339", "events.frames"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, filepath.Join(projects, "-tmp-agents71b-rh-work", "sessions-v4", "7bcce35e75a60c987f8f5364e932a339", "events.frames"))
 	if n < 0 || n > len(data) {
 		n = len(data)
 	}
 	dir := filepath.Join(t.TempDir(), "p", "sessions-v4", "abc")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	importertest.MkdirAll(t, dir)
 	p := filepath.Join(dir, "events.frames")
-	if err := os.WriteFile(p, data[:n], 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, p, data[:n], 0o644)
 	return p
 }
 
@@ -94,10 +83,7 @@ func copyLog(t *testing.T, n int) string {
 // is no Reasonix log is an error, and garbage after the frames one
 // problem.
 func TestCutLogAndOthers(t *testing.T) {
-	data, err := os.ReadFile(copyLog(t, -1))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, copyLog(t, -1))
 	read := func(n int) *importer.Result {
 		t.Helper()
 		res, err := Format{}.Read(context.Background(), importer.Bundle{Files: []string{copyLog(t, n)}})

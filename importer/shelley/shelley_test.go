@@ -73,8 +73,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 func TestRead(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "shelley")
 	build(t, dir)
-	res := importertest.ReadAllValid(t, Format{}, dir)
-	s := importertest.Session(t, res, "cXYZ1")
+	res, s := importertest.ReadValidFor(t, Format{}, dir, "cXYZ1")
 	if got := importertest.Roles(s); got != "user assistant assistant assistant" || s.Title != "fix-the-build" || s.Cwd != "/home/u/app" {
 		t.Fatalf("session %s %q %q", got, s.Title, s.Cwd)
 	}

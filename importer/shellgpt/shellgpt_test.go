@@ -27,29 +27,14 @@ var (
 // The system role's prompt, both prompts as typed, the replies as sgpt
 // stored them, and the function call completed with its output.
 func TestRead(t *testing.T) {
-	res := importertest.ReadAllValid(t, Format{}, real)
-	if len(res.Sessions) != 1 || len(res.Problems) != 0 {
-		t.Fatalf("%d sessions, problems %v", len(res.Sessions), res.Problems)
-	}
+	res := importertest.ReadClean(t, Format{}, real, 1)
 	s := importertest.Session(t, res, "notes")
-	if got := importertest.Roles(s); got != "system user assistant assistant user assistant" {
-		t.Errorf("roles %s", got)
-	}
-	if u := importertest.Texts(s, loom.RoleUser); !slices.Equal(u, []string{"What is in notes.txt?", "How many lines is that?"}) {
-		t.Errorf("prompts %q", u)
-	}
+	importertest.CheckRoles(t, s, "system user assistant assistant user assistant")
+	importertest.CheckTexts(t, s, loom.RoleUser, "What is in notes.txt?", "How many lines is that?")
 	if got := importertest.Texts(s, loom.RoleAssistant); len(got) != 2 || !strings.HasSuffix(got[0], "buy milk and call Ann.") || got[1] != "Two lines." {
 		t.Errorf("replies %q", got)
 	}
-	var calls []string
-	for _, m := range s.Messages {
-		for _, p := range m.Parts {
-			if p.Type == loom.PartTool {
-				calls = append(calls, p.Name+" "+string(p.Status)+" "+string(p.Input)+" "+string(p.Output))
-			}
-		}
-	}
-	if !slices.Equal(calls, []string{`execute_shell_command completed {"shell_command":"cat notes.txt"} "Exit code: 0, Output:\nbuy milk\ncall Ann\n"`}) {
+	if calls := importertest.Calls(s); !slices.Equal(calls, []string{`execute_shell_command completed {"shell_command":"cat notes.txt"} "Exit code: 0, Output:\nbuy milk\ncall Ann\n"`}) {
 		t.Errorf("calls %q", calls)
 	}
 	fi, err := os.Stat(file)
@@ -82,10 +67,7 @@ func TestRoots(t *testing.T) {
 // A chat is followed as sgpt rewrites its file after each reply.
 func TestImportAndFollow(t *testing.T) {
 	importertest.ImportsOnce(t, Format{}, real, 1, 6)
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, file)
 	root := t.TempDir()
 	path := filepath.Join(root, "notes")
 	// The file as sgpt left it after the first prompt's reply.
@@ -93,15 +75,11 @@ func TestImportAndFollow(t *testing.T) {
 	if cut < 0 {
 		t.Fatal("testdata has no second prompt")
 	}
-	if err := os.WriteFile(path, append(data[:cut:cut], ']'), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, path, append(data[:cut:cut], ']'), 0o644)
 	old := time.Now().Add(-time.Hour)
 	os.Chtimes(path, old, old)
 	importertest.Follows(t, Format{}, root, func() {
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		importertest.WriteFile(t, path, data, 0o644)
 	}, 2)
 }
 
@@ -120,9 +98,7 @@ func TestParentOfChatCache(t *testing.T) {
 func TestDirectoryInChatCache(t *testing.T) {
 	root := importertest.CopyDir(t, real)
 	dir := filepath.Join(root, "old")
-	if err := os.MkdirAll(filepath.Join(dir, "inside"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	importertest.MkdirAll(t, filepath.Join(dir, "inside"))
 	rep := importertest.Import(t, importertest.Store(t), Format{}, root)
 	if rep.SessionsNew != 1 || rep.FilesFailed != 1 || len(rep.Problems) != 1 || rep.Problems[0].File != dir {
 		t.Errorf("%d sessions, %d files failed, problems %v; want 1, 1 and one line for %s", rep.SessionsNew, rep.FilesFailed, rep.Problems, dir)

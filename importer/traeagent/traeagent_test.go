@@ -1,7 +1,6 @@
 package traeagent
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -28,27 +27,14 @@ var (
 // the bash call completed with its output; the agent_steps, which
 // repeat the interactions, add nothing.
 func TestRead(t *testing.T) {
-	res := importertest.ReadAllValid(t, Format{}, real)
-	if len(res.Sessions) != 1 || len(res.Problems) != 0 {
-		t.Fatalf("%d sessions, problems %v", len(res.Sessions), res.Problems)
-	}
+	res := importertest.ReadClean(t, Format{}, real, 1)
 	s := importertest.Session(t, res, id)
-	if got := importertest.Roles(s); got != "system user assistant assistant" {
-		t.Errorf("roles %s", got)
-	}
+	importertest.CheckRoles(t, s, "system user assistant assistant")
 	if u := importertest.Texts(s, loom.RoleUser); len(u) != 1 || !strings.HasSuffix(u[0], "Here's the issue text:\nHow many lines does notes.txt have?\n") {
 		t.Errorf("prompts %q", u)
 	}
 	importertest.CheckTexts(t, s, loom.RoleAssistant, "Let me count the lines.", "notes.txt has 2 lines.")
-	var calls []string
-	for _, m := range s.Messages {
-		for _, p := range m.Parts {
-			if p.Type == loom.PartTool {
-				calls = append(calls, p.Name+" "+string(p.Status)+" "+string(p.Input)+" "+string(p.Output))
-			}
-		}
-	}
-	if !slices.Equal(calls, []string{`bash completed {"command":"wc -l notes.txt"} "2 notes.txt\n"`, `task_done running {} `}) {
+	if calls := importertest.Calls(s); !slices.Equal(calls, []string{`bash completed {"command":"wc -l notes.txt"} "2 notes.txt\n"`, `task_done running {} `}) {
 		t.Errorf("calls %q", calls)
 	}
 	if u := importertest.SumUsage(s); u.InputTokens != 1200+(1500-1024) || u.CacheReadTokens != 1024 || u.OutputTokens != 30+20 || u.ReasoningTokens != 8 || u.APICalls != 2 {
@@ -64,27 +50,18 @@ func TestRead(t *testing.T) {
 func TestImportAndFollow(t *testing.T) {
 	importertest.ImportsOnce(t, Format{}, real, 1, 4)
 	importertest.ImportsOnce(t, Format{}, file, 1, 4)
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, file)
 	root := t.TempDir()
 	path := filepath.Join(root, "trajectories", filepath.Base(file))
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	importertest.MkdirAll(t, filepath.Dir(path))
 	// The file as the recorder left it after the first call.
 	first := string(data)
 	cut := strings.Index(first, "    },\n    {\n      \"timestamp\"")
 	if cut < 0 {
 		t.Fatal("testdata has no second interaction")
 	}
-	if err := os.WriteFile(path, []byte(first[:cut]+"    }\n  ],\n  \"agent_steps\": []\n}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, path, []byte(first[:cut]+"    }\n  ],\n  \"agent_steps\": []\n}\n"), 0o644)
 	importertest.Follows(t, Format{}, root, func() {
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		importertest.WriteFile(t, path, data, 0o644)
 	}, 1)
 }

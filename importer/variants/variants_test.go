@@ -114,16 +114,9 @@ func TestMiMoCodeReadsOpencodesDatabase(t *testing.T) {
 	if len(roots) != 1 || roots[0] != filepath.Join(home, ".local", "share", "mimocode") {
 		t.Fatalf("roots %v", roots)
 	}
-	data, err := os.ReadFile(filepath.Join("..", "opencode", "testdata", "real-1.18.33.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(roots[0], 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(roots[0], "mimocode.db"), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, filepath.Join("..", "opencode", "testdata", "real-1.18.33.db"))
+	importertest.MkdirAll(t, roots[0])
+	importertest.WriteFile(t, filepath.Join(roots[0], "mimocode.db"), data, 0o644)
 	st := importertest.Store(t)
 	rep := importertest.Import(t, st, MiMoCode, roots[0])
 	if rep.SessionsNew == 0 || rep.MessagesAdded == 0 || len(rep.Problems) != 0 {
@@ -147,16 +140,9 @@ func TestNanoCodeReadsItsDatabase(t *testing.T) {
 	if len(roots) != 1 || roots[0] != filepath.Join(home, ".local", "share", "nanocode") {
 		t.Fatalf("roots %v", roots)
 	}
-	data, err := os.ReadFile(filepath.Join("testdata", "real-nanocode-1.2.28.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(roots[0], 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(roots[0], "opencode-dev.db"), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, filepath.Join("testdata", "real-nanocode-1.2.28.db"))
+	importertest.MkdirAll(t, roots[0])
+	importertest.WriteFile(t, filepath.Join(roots[0], "opencode-dev.db"), data, 0o644)
 	st := importertest.Store(t)
 	rep := importertest.Import(t, st, NanoCode, roots[0])
 	if rep.SessionsNew != 1 || rep.MessagesAdded != 2 || len(rep.Problems) != 0 {

@@ -19,8 +19,7 @@ var (
 // messages, reasoning, a call completed by its tool message; meta.json's
 // id, title, directory, branch and model; its totals on the last reply.
 func TestRead(t *testing.T) {
-	res := importertest.ReadAllValid(t, Format{}, logs)
-	s := importertest.Session(t, res, sid)
+	_, s := importertest.ReadValidFor(t, Format{}, logs, sid)
 	if got := importertest.Roles(s); got != "system user assistant system assistant" {
 		t.Fatalf("roles %s", got)
 	}
@@ -37,11 +36,8 @@ func TestRead(t *testing.T) {
 }
 
 func TestImportAndFollow(t *testing.T) {
-	importertest.ImportsOnce(t, Format{}, logs, 2, 10)
-	root := importertest.CopyDir(t, logs)
-	importertest.Follows(t, Format{}, root, func() {
-		importertest.AppendLines(t, filepath.Join(root, filepath.Base(dir), messagesFile), `{"role":"user","content":"Thanks."}`)
-	}, 1)
+	importertest.ImportsAndFollows(t, Format{}, logs, 2, 10, filepath.Join(filepath.Base(dir), messagesFile),
+		`{"role":"user","content":"Thanks."}`)
 	importertest.Malformed(t, Format{}, messages, "session_x/messages.jsonl")
 }
 
@@ -51,8 +47,7 @@ func TestImportAndFollow(t *testing.T) {
 // a session of two prompts and three calls, steps 5 in meta.json as
 // that source writes it, made three calls.
 func TestStepsAreNotCalls(t *testing.T) {
-	res := importertest.ReadAll(t, Format{}, logs)
-	s := importertest.Session(t, res, "b2c3d4e5-0000-4000-8000-000000000002")
+	_, s := importertest.ReadAllFor(t, Format{}, logs, "b2c3d4e5-0000-4000-8000-000000000002")
 	var u loom.Usage
 	for _, m := range s.Messages {
 		u.Add(m.Usage)

@@ -83,8 +83,7 @@ func writeTasks(t *testing.T, dir string) {
 func TestReadTasks(t *testing.T) {
 	dir := t.TempDir()
 	writeTasks(t, dir)
-	res := importertest.ReadAllValid(t, Format{}, dir)
-	s := importertest.Session(t, res, "w-1")
+	res, s := importertest.ReadValidFor(t, Format{}, dir, "w-1")
 	if got := importertest.Roles(s); got != "user assistant summary user assistant" || s.Cwd != "/home/u/app" {
 		t.Fatalf("roles %s, cwd %q", got, s.Cwd)
 	}
@@ -115,11 +114,7 @@ func TestReadTasks(t *testing.T) {
 func TestCountSessionsIsWhatIsImported(t *testing.T) {
 	dir := t.TempDir()
 	writeTasks(t, dir)
-	bs, err := Format{}.Bundles(context.Background(), dir)
-	if err != nil || len(bs) != 1 {
-		t.Fatalf("bundles %v, %v", bs, err)
-	}
-	n, err := Format{}.CountSessions(context.Background(), bs[0])
+	n, err := Format{}.CountSessions(context.Background(), importertest.OneBundle(t, Format{}, dir))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,8 +17,7 @@ func TestRead(t *testing.T) {
 		('e2', 'w-1', '2026-03-03 10:02:00.000000', '[{"Query":{"text":"and the tests?"}}]', '/home/u/app', 'claude-4'),
 		('e3', 'w-2', '2026-03-04 11:00:00', 'not json', '/tmp', '')`)
 	db.Close()
-	res := importertest.ReadAllValid(t, Format{}, dir)
-	s := importertest.Session(t, res, "w-1")
+	res, s := importertest.ReadValidFor(t, Format{}, dir, "w-1")
 	if importertest.Roles(s) != "user user" || s.Cwd != "/home/u/app" || len(res.Sessions) != 1 {
 		t.Fatalf("%s %q %d", importertest.Roles(s), s.Cwd, len(res.Sessions))
 	}

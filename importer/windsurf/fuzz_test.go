@@ -34,11 +34,9 @@ func FuzzRead(f *testing.F) {
 		importertest.CheckValidOf(t, Tool, res)
 		importertest.CheckComplete(t, res)
 		for _, s := range res.Sessions {
-			for _, m := range s.Messages {
-				for _, p := range m.Parts {
-					if p.Type == loom.PartText && strings.TrimSpace(p.Text) == "" {
-						t.Fatalf("text part %q", p.Text)
-					}
+			for _, p := range importertest.Parts(s, loom.PartText) {
+				if strings.TrimSpace(p.Text) == "" {
+					t.Fatalf("text part %q", p.Text)
 				}
 			}
 		}

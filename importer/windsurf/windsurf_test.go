@@ -64,9 +64,7 @@ func input(t *testing.T, p loom.Part, k string) string {
 func write(t *testing.T, name, text string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteFile(t, path, []byte(text), 0o644)
 	return path
 }
 
@@ -218,10 +216,7 @@ func TestReadAntigravityExport(t *testing.T) {
 
 // CRLF line endings and a byte-order mark read as the same trajectory.
 func TestCRLFAndBOM(t *testing.T) {
-	data, err := os.ReadFile(login)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, login)
 	want := only(t, readFile(t, login))
 	crlf := "\uFEFF" + strings.ReplaceAll(string(data), "\n", "\r\n")
 	got := only(t, readFile(t, write(t, filepath.Base(login), crlf)))
@@ -396,10 +391,7 @@ func TestImportGrows(t *testing.T) {
 func TestWatchFollows(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, filepath.Base(older))
-	data, err := os.ReadFile(older)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := importertest.ReadBytes(t, older)
 	os.WriteFile(path, data, 0o644)
 	importertest.Follows(t, Format{}, dir, func() {
 		grown := append(append([]byte{}, data...), "\n### User Input\n\nthanks\n\n### Planner Response\n\nYou're welcome.\n"...)

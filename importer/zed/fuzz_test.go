@@ -2,7 +2,6 @@ package zed
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -22,18 +21,13 @@ func FuzzRead(f *testing.F) {
 		f.Add(j)
 	}
 	for _, name := range []string{"Retry backoff - 1.zed.json", "Crates.zed.json"} {
-		data, err := os.ReadFile(filepath.Join("testdata", "conversations", name))
-		if err != nil {
-			f.Fatal(err)
-		}
+		data := importertest.ReadBytes(f, filepath.Join("testdata", "conversations", name))
 		f.Add(append([]byte("c"), data...))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 0 && data[0] == 'c' {
 			path := filepath.Join(t.TempDir(), "t"+contextsSuffix)
-			if err := os.WriteFile(path, data[1:], 0o644); err != nil {
-				t.Fatal(err)
-			}
+			importertest.WriteFile(t, path, data[1:], 0o644)
 			if res, err := readContext(path); err == nil {
 				importertest.CheckValidOf(t, Tool, res)
 			}

@@ -18,8 +18,7 @@ var (
 // the reply, a call's result completes it, and the sub-agent a result
 // names is linked and is a sub-agent of the session.
 func TestRead(t *testing.T) {
-	res := importertest.ReadAllValid(t, Format{}, sessions)
-	s := importertest.Session(t, res, "7e1f0a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b")
+	res, s := importertest.ReadValidFor(t, Format{}, sessions, "7e1f0a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b")
 	if got := importertest.Roles(s); got != "system user system assistant" || s.Cwd != "/home/u/web" {
 		t.Fatalf("roles %s, cwd %q", got, s.Cwd)
 	}
@@ -37,11 +36,7 @@ func TestRead(t *testing.T) {
 }
 
 func TestImportAndFollow(t *testing.T) {
-	importertest.ImportsOnce(t, Format{}, sessions, 2, 6)
-	root := importertest.CopyDir(t, sessions)
-	importertest.Follows(t, Format{}, root, func() {
-		importertest.AppendLines(t, filepath.Join(root, filepath.Base(mainFile)),
-			`{"role":"user","createdAt":"2026-09-14T10:02:00.000Z","content":[{"type":"text","text":"Fix it."}]}`)
-	}, 1)
+	importertest.ImportsAndFollows(t, Format{}, sessions, 2, 6, filepath.Base(mainFile),
+		`{"role":"user","createdAt":"2026-09-14T10:02:00.000Z","content":[{"type":"text","text":"Fix it."}]}`)
 	importertest.Malformed(t, Format{}, mainFile, "s/x.jsonl")
 }
