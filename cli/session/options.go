@@ -42,3 +42,39 @@ func turnGiven(cmd *cobra.Command, turn int) (bool, error) {
 	}
 	return true, nil
 }
+
+// StoredSessions is what a command that changes sessions found by
+// reference works with (archive, delete, move, summarize): each of their
+// options holds it.
+type StoredSessions struct {
+	IO *term.IOStreams
+	// Store opens the store to change sessions in it.
+	Store func(context.Context) (loom.Engine, error)
+	// Resolve finds the live session a reference names.
+	Resolve func(ctx context.Context, st loom.Reader, ref string) (*loom.Session, error)
+	// DisplayID is an id as a terminal shows it: a prefix that finds it
+	// back (command.Scope.DisplayID).
+	DisplayID func(ctx context.Context, st loom.Store, id string) string
+	JSON      bool
+}
+
+// newStoredSessions fills a StoredSessions from the invocation; JSON is
+// set when the command runs.
+func newStoredSessions(inv *command.Invocation) StoredSessions {
+	return StoredSessions{IO: inv.IO, Store: inv.Store, Resolve: inv.Scope().Resolve, DisplayID: inv.Scope().DisplayID}
+}
+
+// resolveAll finds the session each reference names, in order, before
+// anything changes: a typo in the third leaves the first two as they
+// were.
+func (o *StoredSessions) resolveAll(ctx context.Context, st loom.Reader, refs []string) ([]*loom.Session, error) {
+	sessions := make([]*loom.Session, 0, len(refs))
+	for _, ref := range refs {
+		s, err := o.Resolve(ctx, st, ref)
+		if err != nil {
+			return nil, err
+		}
+		sessions = append(sessions, s)
+	}
+	return sessions, nil
+}
