@@ -18,9 +18,7 @@ import (
 // One line each, exit 1; the built binary, as main wires the engine.
 func TestDamagedStoreSaysWhatToDo(t *testing.T) {
 	t.Parallel()
-	if clitest.OnPostgres() {
-		t.Skip("a SQLite file's damage")
-	}
+	clitest.SkipOnPostgres(t, "a SQLite file's damage")
 	fx := clitest.NewFixture(t)
 	b, err := os.ReadFile(fx.DB)
 	if err != nil {

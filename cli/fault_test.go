@@ -205,9 +205,7 @@ func TestFaultProviderDrop(t *testing.T) {
 // small tmpfs, which only a process allowed to mount can make.
 func TestFaultDiskFull(t *testing.T) {
 	t.Parallel()
-	if clitest.OnPostgres() {
-		t.Skip("the disk that fills is the SQLite store's")
-	}
+	clitest.SkipOnPostgres(t, "the disk that fills is the SQLite store's")
 	fx := clitest.NewAgentFixture(t)
 	disk := storetest.SmallDisk(t, "3m", "")
 	db := filepath.Join(disk, "sessions.db")

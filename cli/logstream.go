@@ -23,16 +23,12 @@ import (
 )
 
 func newCmdLog(inv *command.Invocation) *cobra.Command {
-	cmd := &cobra.Command{
+	return command.Group(&cobra.Command{
 		Use:   "log <command>",
 		Short: "Read the replay logs of agent turns",
 		Example: `  loom log stream
   loom log stream --follow | jq .`,
-		Args: command.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
-	}
-	cmd.AddCommand(newCmdLogStream(inv, nil))
-	return cmd
+	}, newCmdLogStream(inv, nil))
 }
 
 // LogStreamOptions are the options of `loom log stream`.

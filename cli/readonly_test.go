@@ -95,9 +95,7 @@ func TestBinaryRunCreatesStore(t *testing.T) {
 // read-only tmpfs where that is permitted.
 func TestBinaryReadOnlyStore(t *testing.T) {
 	t.Parallel()
-	if clitest.OnPostgres() {
-		t.Skip("read-only files are the SQLite engine's")
-	}
+	clitest.SkipOnPostgres(t, "read-only files are the SQLite engine's")
 	src := clitest.NewFixture(t)
 	for _, place := range fsfault.ReadOnlyKinds {
 		t.Run(place, func(t *testing.T) {

@@ -1291,11 +1291,9 @@ func checkRestoreTo(t *testing.T, w *world) {
 // checkSyncCiphertext: a sync sends the hub the planted session, and the
 // hub's files hold none of its secrets.
 func checkSyncCiphertext(t *testing.T, w *world, sec *planted, hubHome string, syncEnv []string) {
-	if clitest.OnPostgres() {
-		// Sync keeps SQLite stores in step; a PostgreSQL store is
-		// shared by its machines already and does not sync.
-		t.Skip("a PostgreSQL store does not sync")
-	}
+	// Sync keeps SQLite stores in step; a PostgreSQL store is shared by
+	// its machines already and does not sync.
+	clitest.SkipOnPostgres(t, "a PostgreSQL store does not sync")
 	env := map[string]string{}
 	for _, kv := range syncEnv {
 		k, v, _ := strings.Cut(kv, "=")

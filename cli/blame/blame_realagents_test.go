@@ -594,7 +594,7 @@ func filePathTools(a realAgent, write, edit, read string, extra map[string]any) 
 }
 
 func TestBlameRealClaudeCode(t *testing.T) {
-	skipRealAgents(t)
+	clitest.RealAgentsOnce(t)
 	fx, p, a := startClaudeCode(t)
 	scenario(t, fx, p, a)
 }
@@ -626,7 +626,7 @@ func startClaudeCode(t *testing.T) (*clitest.Fixture, *plans, realAgent) {
 }
 
 func TestBlameRealCodex(t *testing.T) {
-	skipRealAgents(t)
+	clitest.RealAgentsOnce(t)
 	fx := clitest.NewEmptyFixture(t)
 	p, run := startCodexShell(t, fx)
 	scenario(t, fx, p, codexAgent(run, codexShellPatch, codexShell))
@@ -674,14 +674,14 @@ func codexShellPatch(patch string) providertest.ToolCall {
 // JavaScript script whose calls of tools.apply_patch and
 // tools.exec_command make the changes.
 func TestBlameRealCodexCodeMode(t *testing.T) {
-	skipRealAgents(t)
+	clitest.RealAgentsOnce(t)
 	fx := clitest.NewEmptyFixture(t)
 	p, run := startCodexModel(t, fx, agentclitest.CodexCodeMode, "")
 	scenario(t, fx, p, codexAgent(run, codeModePatch, codeModeShell))
 }
 
 func TestBlameRealGemini(t *testing.T) {
-	skipRealAgents(t)
+	clitest.RealAgentsOnce(t)
 	fx, p, a := startGemini(t)
 	scenario(t, fx, p, a)
 }
@@ -713,7 +713,7 @@ func geminiPlans(srv *agentclitest.Scripted) *plans {
 }
 
 func TestBlameRealQwen(t *testing.T) {
-	skipRealAgents(t)
+	clitest.RealAgentsOnce(t)
 	bin := agentclitest.Install(t, agentclitest.Qwen)
 	fx := clitest.NewEmptyFixture(t)
 	p := newPlans()
@@ -731,7 +731,7 @@ func TestBlameRealQwen(t *testing.T) {
 }
 
 func TestBlameRealPi(t *testing.T) {
-	skipRealAgents(t)
+	clitest.RealAgentsOnce(t)
 	bin := agentclitest.Install(t, agentclitest.Pi)
 	fx := clitest.NewEmptyFixture(t)
 	p := newPlans()
@@ -758,7 +758,7 @@ func TestBlameRealPi(t *testing.T) {
 }
 
 func TestBlameRealCopilot(t *testing.T) {
-	skipRealAgents(t)
+	clitest.RealAgentsOnce(t)
 	bin := agentclitest.Install(t, agentclitest.Copilot)
 	fx := clitest.NewEmptyFixture(t)
 	p := newPlans()
@@ -802,13 +802,4 @@ func updatePatch(path, old, new string) string {
 		b.WriteString("+" + l + "\n")
 	}
 	return b.String() + "*** End Patch\n"
-}
-
-// skipRealAgents runs the real agents once, on the SQLite pass, side by
-// side.
-func skipRealAgents(t *testing.T) {
-	if clitest.OnPostgres() {
-		t.Skip("runs the real agents once, on the SQLite pass")
-	}
-	t.Parallel()
 }

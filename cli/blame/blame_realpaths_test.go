@@ -23,7 +23,7 @@ import (
 // Write put in before any commit — and loom blame is scored against
 // who wrote each line.
 func TestBlameRealClaudeCodeEditPaths(t *testing.T) {
-	skipRealAgents(t)
+	clitest.RealAgentsOnce(t)
 	fx, p, a := startClaudeCode(t)
 	dir, git := repoDir(t, fx)
 	led := &ledger{t: t, dir: dir, files: map[string][]tline{}}
@@ -147,7 +147,7 @@ const stationsNotebook = `{
 // occurrence of a text (allow_multiple, as 0.61 names what earlier
 // versions called expected_replacements) wrote its lines at each place.
 func TestBlameRealGeminiEveryPlace(t *testing.T) {
-	skipRealAgents(t)
+	clitest.RealAgentsOnce(t)
 	g := clitest.StartGemini(t, "")
 	p := geminiPlans(g.Srv)
 	dir, git := repoDir(t, g.Fx)
@@ -186,7 +186,7 @@ func TestBlameRealGeminiEveryPlace(t *testing.T) {
 // worktree: the human's. Its write of hooks/merged.go is committed
 // there and merged: its own.
 func TestBlameRealClaudeCodeWorktrees(t *testing.T) {
-	skipRealAgents(t)
+	clitest.RealAgentsOnce(t)
 	fx, p, a := startClaudeCode(t)
 	dir, git := repoDir(t, fx)
 	led := &ledger{t: t, dir: dir, files: map[string][]tline{}}
@@ -441,7 +441,7 @@ func codexPatches(call func(patch string) providertest.ToolCall) pathCalls {
 // of pathsScenario it has: a patch of two hunks, a move, sed -i, cp and
 // a second worktree.
 func TestBlameRealCodexPaths(t *testing.T) {
-	skipRealAgents(t)
+	clitest.RealAgentsOnce(t)
 	fx := clitest.NewEmptyFixture(t)
 	p, run := startCodexShell(t, fx)
 	pathsScenario(t, fx, p, codexAgent(run, codexShellPatch, codexShell), codexPatches(codexShellPatch))
@@ -451,7 +451,7 @@ func TestBlameRealCodexPaths(t *testing.T) {
 // mode, each change a call of tools.apply_patch or tools.exec_command
 // in the script of its exec tool.
 func TestBlameRealCodexCodeModePaths(t *testing.T) {
-	skipRealAgents(t)
+	clitest.RealAgentsOnce(t)
 	fx := clitest.NewEmptyFixture(t)
 	p, run := startCodexModel(t, fx, agentclitest.CodexCodeMode, "")
 	pathsScenario(t, fx, p, codexAgent(run, codeModePatch, codeModeShell), codexPatches(codeModePatch))
@@ -462,7 +462,7 @@ func TestBlameRealCodexCodeModePaths(t *testing.T) {
 // free-form tool, the patch the call's whole input), commands by
 // exec_command.
 func TestBlameRealCodexFreeformPaths(t *testing.T) {
-	skipRealAgents(t)
+	clitest.RealAgentsOnce(t)
 	fx := clitest.NewEmptyFixture(t)
 	p, run := startCodexModel(t, fx, agentclitest.Codex, "gpt-5.5")
 	patch := func(patch string) providertest.ToolCall {
@@ -509,7 +509,7 @@ func codeModeCall(call string, arg any) providertest.ToolCall {
 // pathsScenario it has: write_file over a file it wrote, sed -i by
 // run_shell_command, cp and a second worktree.
 func TestBlameRealGeminiPaths(t *testing.T) {
-	skipRealAgents(t)
+	clitest.RealAgentsOnce(t)
 	fx, p, a := startGemini(t)
 	pathsScenario(t, fx, p, a, pathCalls{overwrite: a.write})
 }

@@ -254,7 +254,7 @@ func summaryRun(ctx context.Context, o *RepoOptions) error {
 }
 
 func newCmdTrace(inv *command.Invocation) *cobra.Command {
-	cmd := &cobra.Command{
+	return command.Group(&cobra.Command{
 		Use:   "trace",
 		Short: "Agent Trace records: export what loom knows, read what others wrote",
 		Long: `Agent Trace (github.com/cursor/agent-trace, version 0.1.0) is an open
@@ -264,13 +264,7 @@ repository's .agent-trace/traces.jsonl and from --trace files; loom
 blame trace export writes loom's attribution as records.`,
 		Example: `  loom blame trace export -o head.jsonl
   loom blame --trace head.jsonl src/app.ts`,
-		Args: command.NoArgs,
-		// A word that is no subcommand is a usage error (NoArgs), not
-		// the help.
-		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
-	}
-	cmd.AddCommand(newCmdTraceExport(inv, nil))
-	return cmd
+	}, newCmdTraceExport(inv, nil))
 }
 
 func newCmdTraceExport(inv *command.Invocation, runF func(context.Context, *RepoOptions) error) *cobra.Command {

@@ -82,7 +82,7 @@ func NewOptions(inv *command.Invocation) *Options {
 
 // NewCmdCapture builds loom capture and its sub-commands.
 func NewCmdCapture(inv *command.Invocation) *cobra.Command {
-	cmd := &cobra.Command{
+	return command.Group(&cobra.Command{
 		Use:   "capture <command>",
 		Short: "Import every agent's sessions by itself, as a per-user service",
 		Long: `loom capture install sets up a per-user service that follows every agent
@@ -101,11 +101,7 @@ docs/durability.md.`,
   loom capture status --json
   loom capture uninstall
   loom capture run            # what the service runs, in this terminal`,
-		Args: command.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
-	}
-	cmd.AddCommand(newCmdInstall(inv, nil), newCmdUninstall(inv, nil), newCmdStatus(inv, nil), newCmdRun(inv, nil))
-	return cmd
+	}, newCmdInstall(inv, nil), newCmdUninstall(inv, nil), newCmdStatus(inv, nil), newCmdRun(inv, nil))
 }
 
 // program is this loom's absolute path, links resolved, which the

@@ -83,9 +83,7 @@ func caughtUp(tool string) func(capture.Status) bool {
 // while it runs is captured; stopped with SIGTERM, it says so.
 func TestCaptureKilledAndRestarted(t *testing.T) {
 	t.Parallel()
-	if clitest.OnPostgres() {
-		t.Skip("the kill comes when the SQLite file grows")
-	}
+	clitest.SkipOnPostgres(t, "the kill comes when the SQLite file grows")
 	corpus := clitest.ClaudeCorpus(t, "k", 12)
 	env := []string{"CLAUDE_CONFIG_DIR=" + filepath.Dir(corpus)}
 

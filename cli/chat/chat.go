@@ -27,12 +27,7 @@ import (
 
 // Options are the options of `loom chat`.
 type Options struct {
-	IO *term.IOStreams
-	// CreateStore opens the store, creating it if missing.
-	CreateStore func(context.Context) (loom.Engine, error)
-	// OpenConversation opens the conversation a choice names (see
-	// command.OpenConversation).
-	OpenConversation func(ctx context.Context, st loom.Store, c command.SessionChoice, ag agent.Choice, current bool) (*agent.Conversation, error)
+	Conversing
 	// Project is the working directory's project: the picker starts
 	// with its sessions, and /search keeps to it.
 	Project func() (loom.Project, error)
@@ -66,14 +61,12 @@ const warningBudget = 300 * time.Millisecond
 // the command runs.
 func NewOptions(inv *command.Invocation) *Options {
 	return &Options{
-		IO:               inv.IO,
-		CreateStore:      inv.CreateStore,
-		OpenConversation: conversationOpener(inv),
-		Project:          inv.Project,
-		Dirs:             inv.Dirs,
-		OnInterrupt:      inv.OnInterrupt,
-		RefLen:           inv.Scope().RefLen,
-		Now:              inv.TimeNow,
+		Conversing:  newConversing(inv),
+		Project:     inv.Project,
+		Dirs:        inv.Dirs,
+		OnInterrupt: inv.OnInterrupt,
+		RefLen:      inv.Scope().RefLen,
+		Now:         inv.TimeNow,
 		Warning: func(ctx context.Context) string {
 			return doctor.NewWarner(inv).Line(ctx, warningBudget)
 		},

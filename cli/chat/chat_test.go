@@ -27,7 +27,7 @@ func TestChatPiped(t *testing.T) {
 	ios, in, _, _ := term.Test()
 	in.WriteString("hello\n\n/rename\n/rename retry backoff\n/usage\n/exit\nnot sent\n")
 	var handlers []bool
-	opts := &Options{IO: ios, CreateStore: w.createStore, OpenConversation: w.openConversation, Now: time.Now, User: "local",
+	opts := &Options{Conversing: Conversing{IO: ios, CreateStore: w.createStore, OpenConversation: w.openConversation}, Now: time.Now, User: "local",
 		OnInterrupt: func(h func()) { handlers = append(handlers, h != nil) },
 		Choice:      command.SessionChoice{New: true}}
 	err := Chat(t.Context(), opts)

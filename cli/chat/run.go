@@ -16,13 +16,8 @@ import (
 
 // RunOptions are the options of `loom run`.
 type RunOptions struct {
-	IO *term.IOStreams
-	// CreateStore opens the store, creating it if missing.
-	CreateStore func(context.Context) (loom.Engine, error)
-	// OpenConversation opens the conversation a choice names (see
-	// command.OpenConversation).
-	OpenConversation func(ctx context.Context, st loom.Store, c command.SessionChoice, ag agent.Choice, current bool) (*agent.Conversation, error)
-	JSON             bool
+	Conversing
+	JSON bool
 
 	Prompt string
 	Choice command.SessionChoice
@@ -34,7 +29,7 @@ type RunOptions struct {
 // NewRunOptions returns run's options filled from f; JSON is filled when
 // the command runs.
 func NewRunOptions(inv *command.Invocation) *RunOptions {
-	return &RunOptions{IO: inv.IO, CreateStore: inv.CreateStore, OpenConversation: conversationOpener(inv)}
+	return &RunOptions{Conversing: newConversing(inv)}
 }
 
 // NewCmdRun builds loom run. runF, when not nil, is called with the
@@ -184,10 +179,26 @@ func Run(ctx context.Context, opts *RunOptions) error {
 	return nil
 }
 
-// conversationOpener is command.OpenConversation in this run, as chat's
-// and run's options take it.
-func conversationOpener(inv *command.Invocation) func(context.Context, loom.Store, command.SessionChoice, agent.Choice, bool) (*agent.Conversation, error) {
-	return func(ctx context.Context, st loom.Store, c command.SessionChoice, ag agent.Choice, current bool) (*agent.Conversation, error) {
-		return command.OpenConversation(ctx, inv, st, c, ag, current)
+// Conversing is what loom chat and loom run both work with: the
+// streams, the store, and the conversation a choice names. Their options
+// hold it.
+type Conversing struct {
+	IO *term.IOStreams
+	// CreateStore opens the store, creating it if missing.
+	CreateStore func(context.Context) (loom.Engine, error)
+	// OpenConversation opens the conversation a choice names (see
+	// command.OpenConversation).
+	OpenConversation func(ctx context.Context, st loom.Store, c command.SessionChoice, ag agent.Choice, current bool) (*agent.Conversation, error)
+}
+
+// newConversing fills a Conversing from the invocation, with
+// command.OpenConversation in this run.
+func newConversing(inv *command.Invocation) Conversing {
+	return Conversing{
+		IO:          inv.IO,
+		CreateStore: inv.CreateStore,
+		OpenConversation: func(ctx context.Context, st loom.Store, c command.SessionChoice, ag agent.Choice, current bool) (*agent.Conversation, error) {
+			return command.OpenConversation(ctx, inv, st, c, ag, current)
+		},
 	}
 }

@@ -97,7 +97,7 @@ func TestRunRun(t *testing.T) {
 	choice := command.SessionChoice{Key: "notes:today"}
 
 	ios, _, _, _ := term.Test()
-	opts := &RunOptions{IO: ios, CreateStore: w.createStore, OpenConversation: w.openConversation,
+	opts := &RunOptions{Conversing: Conversing{IO: ios, CreateStore: w.createStore, OpenConversation: w.openConversation},
 		Prompt: "summarise the README", Choice: choice, Agent: agent.Choice{Model: "gpt-test"}}
 	if err := Run(t.Context(), opts); err != nil {
 		t.Fatal(err)
@@ -123,7 +123,7 @@ func TestRunRun(t *testing.T) {
 
 	ios, in, _, _ := term.Test()
 	in.WriteString("and the tests?\n")
-	opts = &RunOptions{IO: ios, CreateStore: w.createStore, OpenConversation: w.openConversation,
+	opts = &RunOptions{Conversing: Conversing{IO: ios, CreateStore: w.createStore, OpenConversation: w.openConversation},
 		Prompt: "-", Choice: choice, JSON: true, NoResumeHint: true}
 	if err := Run(t.Context(), opts); err != nil {
 		t.Fatal(err)
@@ -149,7 +149,7 @@ func TestRunRunEmptyPrompt(t *testing.T) {
 	w := newWorld(t)
 	ios, in, _, _ := term.Test()
 	in.WriteString(" \n\n")
-	opts := &RunOptions{IO: ios, CreateStore: w.createStore, OpenConversation: w.openConversation, Prompt: "-"}
+	opts := &RunOptions{Conversing: Conversing{IO: ios, CreateStore: w.createStore, OpenConversation: w.openConversation}, Prompt: "-"}
 	cmdtest.Refused(t, Run(t.Context(), opts), "the prompt is empty")
 	if n, reqs := len(w.sessions(t)), len(w.model.Requests()); n != 0 || reqs != 0 {
 		t.Errorf("an empty prompt left %d sessions and asked the model %d times", n, reqs)

@@ -112,3 +112,13 @@ func Elsewhere(root *cobra.Command, name string) []string {
 // (OnlyTeam). A title is trimmed and a key has no spaces, so no REF is
 // this.
 const PickRef = " "
+
+// Group makes cmd the command that groups subs (loom session, loom
+// token …): alone it prints its help, and a word that names none of subs
+// is a usage error (NoArgs), not the help.
+func Group(cmd *cobra.Command, subs ...*cobra.Command) *cobra.Command {
+	cmd.Args = NoArgs
+	cmd.RunE = func(cmd *cobra.Command, args []string) error { return cmd.Help() }
+	cmd.AddCommand(subs...)
+	return cmd
+}

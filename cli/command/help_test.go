@@ -35,3 +35,28 @@ func TestWrapHelpReflowsProse(t *testing.T) {
 		}
 	}
 }
+
+// A group alone prints its help; a word that names none of its commands
+// is a usage error, and one that does runs it.
+func TestGroup(t *testing.T) {
+	run := func(args ...string) (out string, ran bool, err error) {
+		var b bytes.Buffer
+		root := &cobra.Command{Use: "loom", SilenceErrors: true, SilenceUsage: true}
+		root.AddCommand(Group(&cobra.Command{Use: "token <command>", Short: "Tokens"},
+			&cobra.Command{Use: "list", RunE: func(*cobra.Command, []string) error { ran = true; return nil }}))
+		root.SetOut(&b)
+		root.SetErr(&b)
+		root.SetArgs(args)
+		err = root.Execute()
+		return b.String(), ran, err
+	}
+	if out, _, err := run("token"); err != nil || !strings.Contains(out, "Available Commands") {
+		t.Errorf("loom token alone: %v, printed %q; want its help", err, out)
+	}
+	if _, ran, err := run("token", "lsit"); ExitCode(err) != ExitUsage || ran {
+		t.Errorf("loom token lsit: %v, ran %v; want a usage error", err, ran)
+	}
+	if _, ran, err := run("token", "list"); err != nil || !ran {
+		t.Errorf("loom token list: %v, ran %v; want it run", err, ran)
+	}
+}

@@ -44,9 +44,7 @@ func TestEmbedWithRedactOnWrite(t *testing.T) {
 // the store.
 func TestEmbedBeforeTheStoreExists(t *testing.T) {
 	t.Parallel()
-	if clitest.OnPostgres() {
-		t.Skip("a PostgreSQL store is created by its schema")
-	}
+	clitest.SkipOnPostgres(t, "a PostgreSQL store is created by its schema")
 	fx := clitest.NewEmptyFixture(t)
 	srv := embeddingtest.New()
 	defer srv.Close()

@@ -147,10 +147,7 @@ func TestHooksInstall(t *testing.T) {
 // The notify program `loom hooks install codex` sets is run by the real
 // Codex CLI after a turn, and brings that turn's session into loom.
 func TestHooksCodexNotifyReal(t *testing.T) {
-	if clitest.OnPostgres() {
-		t.Skip("runs the real agents once, on the SQLite pass")
-	}
-	t.Parallel()
+	clitest.RealAgentsOnce(t)
 	fx := clitest.NewEmptyFixture(t)
 	bin, dir, env, _, _ := clitest.StartCodex(t, fx)
 	if r := fx.Exec(t, "", "hooks", "install", "codex"); r.Code != 0 {

@@ -15,10 +15,7 @@ import (
 // fire Stop before it writes the reply to the transcript; the hook's
 // payload names it, and the hook waits for it).
 func TestClaudeCodeStopHookOnly(t *testing.T) {
-	if clitest.OnPostgres() {
-		t.Skip("the real CLI once is enough: it runs in the SQLite pass")
-	}
-	t.Parallel()
+	clitest.RealAgentsOnce(t)
 	fx := clitest.NewEmptyFixture(t)
 	srv := anthropictest.NewServer()
 	t.Cleanup(srv.Close)

@@ -52,9 +52,7 @@ const nowhere = "qxzvj wkpfq"
 // again once if ten calls miss it, a machine's load changing from
 // second to second): what it tests is the hook, not the machine's speed.
 func TestSearchAndRecallUnderLoad(t *testing.T) {
-	if clitest.OnPostgres() {
-		t.Skip("the busy CPU once is enough: it runs in the SQLite pass")
-	}
+	clitest.SkipOnPostgres(t, "the busy CPU once is enough: it runs in the SQLite pass")
 	fx := clitest.NewEmptyFixture(t)
 	// Real sessions, recorded in the fixture's project.
 	src := filepath.Join("..", "..", "testdata", "agent-sessions", "claude-code", "spotter")

@@ -20,10 +20,7 @@ import (
 // request (the fake server's log), within the token bound, once recall
 // is enabled for the project; before, nothing is added.
 func TestRecallHookClaudeCode(t *testing.T) {
-	if clitest.OnPostgres() {
-		t.Skip("the real CLI once is enough: it runs in the SQLite pass")
-	}
-	t.Parallel()
+	clitest.RealAgentsOnce(t)
 	fx := clitest.NewEmptyFixture(t)
 	srv := anthropictest.NewServer()
 	t.Cleanup(srv.Close)

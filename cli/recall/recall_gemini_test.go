@@ -13,10 +13,7 @@ import (
 // within the token bound; before, nothing is added. The import hooks
 // bring each prompt's session into loom as Gemini CLI ends it.
 func TestRecallHookGemini(t *testing.T) {
-	if clitest.OnPostgres() {
-		t.Skip("the real CLI once is enough: it runs in the SQLite pass")
-	}
-	t.Parallel()
+	clitest.RealAgentsOnce(t)
 	g := clitest.StartGemini(t, "", "LOOM_RECALL_HOOK_TIME=1m")
 	fx, dir := g.Fx, g.Dir
 	// The SessionStart hook starts a warm recall, which answers the

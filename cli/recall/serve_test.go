@@ -26,9 +26,7 @@ import (
 // starts another. A capture started while it runs answers the hooks
 // once it has ended.
 func TestWarmRecallStartedByHook(t *testing.T) {
-	if clitest.OnPostgres() {
-		t.Skip("the store's file is SQLite's")
-	}
+	clitest.SkipOnPostgres(t, "the store's file is SQLite's")
 	fx := clitest.NewFixture(t)
 	fx.MustExec(t, "recall", "enable")
 	sock, store := warmSocket(t, fx)

@@ -252,9 +252,7 @@ func dataAndState(t *testing.T, home string) []string {
 // the hub's copies.
 func TestRedactLeavesNoCopy(t *testing.T) {
 	t.Parallel()
-	if clitest.OnPostgres() {
-		t.Skip("sync keeps SQLite stores in step; TestRedactLeavesNoCopyOnPostgres is the PostgreSQL store's")
-	}
+	clitest.SkipOnPostgres(t, "sync keeps SQLite stores in step; TestRedactLeavesNoCopyOnPostgres is the PostgreSQL store's")
 	clitest.OnBothHubs(t, func(t *testing.T, hubDB func(*testing.T) string) {
 		db := hubDB(t)
 		a, b, _, hubHome := clitest.SyncPair(t, db)
@@ -441,9 +439,7 @@ func TestRedactLeavesNoCopyOnPostgres(t *testing.T) {
 // the secrets the purged session held.
 func TestRedactForgetsWhatAPurgeKept(t *testing.T) {
 	t.Parallel()
-	if clitest.OnPostgres() {
-		t.Skip("sync keeps SQLite stores in step")
-	}
+	clitest.SkipOnPostgres(t, "sync keeps SQLite stores in step")
 	a, _, _, _ := clitest.SyncPair(t, "")
 	p := &planted{}
 	plantSessions(t, a.DB, a.Proj, p, "cli:kept")

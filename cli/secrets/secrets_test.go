@@ -196,9 +196,7 @@ func TestSecretsNeverLeaveByDefault(t *testing.T) {
 // both sync, with the hub on SQLite and on PostgreSQL.
 func TestSecretsRedactSyncs(t *testing.T) {
 	t.Parallel()
-	if clitest.OnPostgres() {
-		t.Skip("sync keeps SQLite stores in step; the hub runs on both engines in the SQLite run")
-	}
+	clitest.SkipOnPostgres(t, "sync keeps SQLite stores in step; the hub runs on both engines in the SQLite run")
 	clitest.OnBothHubs(t, func(t *testing.T, hubDB func(*testing.T) string) {
 		a, b, _, _ := clitest.SyncPair(t, hubDB(t))
 		s, values := clitest.SeedSecrets(t, a)

@@ -8,33 +8,18 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
-	"github.com/loomhq/loom/cli/term"
 )
 
 // ArchiveOptions are the options of `loom session archive` and
 // `unarchive`.
 type ArchiveOptions struct {
-	IO *term.IOStreams
-	// Store opens the store to change sessions in it.
-	Store func(context.Context) (loom.Engine, error)
-	// Resolve finds the live session a reference names.
-	Resolve func(ctx context.Context, st loom.Reader, ref string) (*loom.Session, error)
-	// DisplayID is an id as a terminal shows it.
-	DisplayID func(ctx context.Context, st loom.Store, id string) string
-	JSON      bool
-
+	StoredSessions
 	Refs    []string
 	Archive bool
 }
 
 func newCmdSessionArchive(inv *command.Invocation, archive bool, runF func(*ArchiveOptions) error) *cobra.Command {
-	opts := &ArchiveOptions{
-		IO:        inv.IO,
-		Store:     inv.Store,
-		Resolve:   inv.Scope().Resolve,
-		DisplayID: inv.Scope().DisplayID,
-		Archive:   archive,
-	}
+	opts := &ArchiveOptions{StoredSessions: newStoredSessions(inv), Archive: archive}
 	cmd := &cobra.Command{
 		Use:   "archive REF...",
 		Short: "Hide sessions from lists, the picker and search, keeping them",
@@ -75,15 +60,9 @@ func archiveRun(ctx context.Context, opts *ArchiveOptions) error {
 	if err != nil {
 		return err
 	}
-	// Every reference is resolved before anything changes, so a typo in
-	// the third leaves the first two as they were.
-	var sessions []*loom.Session
-	for _, ref := range opts.Refs {
-		s, err := opts.Resolve(ctx, st, ref)
-		if err != nil {
-			return err
-		}
-		sessions = append(sessions, s)
+	sessions, err := opts.resolveAll(ctx, st, opts.Refs)
+	if err != nil {
+		return err
 	}
 	out := make([]*loom.Session, 0, len(sessions))
 	for _, s := range sessions {

@@ -22,7 +22,7 @@ func TestSessionArchiveRun(t *testing.T) {
 	archiveOptions := func(archive bool, refs ...string) *ArchiveOptions {
 		ios := terminal()
 		sc := w.scope(ios)
-		return &ArchiveOptions{IO: ios, Store: w.open, Resolve: sc.Resolve, DisplayID: sc.DisplayID, Refs: refs, Archive: archive}
+		return &ArchiveOptions{StoredSessions: StoredSessions{IO: ios, Store: w.open, Resolve: sc.Resolve, DisplayID: sc.DisplayID}, Refs: refs, Archive: archive}
 	}
 
 	if err := archiveRun(t.Context(), archiveOptions(true, "pool timeout", "no such session")); loom.ErrorCode(err) != loom.ENOTFOUND {

@@ -17,16 +17,7 @@ import (
 
 // DeleteOptions are the options of `loom session delete`.
 type DeleteOptions struct {
-	IO *term.IOStreams
-	// Store opens the store to change sessions in it.
-	Store func(context.Context) (loom.Engine, error)
-	// Resolve finds the live session a reference names.
-	Resolve func(ctx context.Context, st loom.Reader, ref string) (*loom.Session, error)
-	// DisplayID is an id as a terminal shows it: a prefix that finds it
-	// back (command.Scope.DisplayID).
-	DisplayID func(ctx context.Context, st loom.Store, id string) string
-	JSON      bool
-
+	StoredSessions
 	Refs  []string
 	Yes   bool
 	Purge bool
@@ -34,12 +25,7 @@ type DeleteOptions struct {
 }
 
 func newCmdSessionDelete(inv *command.Invocation, runF func(*DeleteOptions) error) *cobra.Command {
-	opts := &DeleteOptions{
-		IO:        inv.IO,
-		Store:     inv.Store,
-		Resolve:   inv.Scope().Resolve,
-		DisplayID: inv.Scope().DisplayID,
-	}
+	opts := &DeleteOptions{StoredSessions: newStoredSessions(inv)}
 	cmd := &cobra.Command{
 		Use:     "delete REF...",
 		Aliases: []string{"rm"},
@@ -100,13 +86,14 @@ func deleteRun(ctx context.Context, opts *DeleteOptions) error {
 	if err != nil {
 		return err
 	}
+	named, err := opts.resolveAll(ctx, st, opts.Refs)
+	if err != nil {
+		return err
+	}
+	// A session named twice is deleted once.
 	var targets []*loom.Session
 	seen := map[string]bool{}
-	for _, ref := range opts.Refs {
-		s, err := opts.Resolve(ctx, st, ref)
-		if err != nil {
-			return err
-		}
+	for _, s := range named {
 		if !seen[s.ID] {
 			seen[s.ID] = true
 			targets = append(targets, s)

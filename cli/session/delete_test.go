@@ -15,7 +15,7 @@ import (
 
 func (w *world) deleteOptions(ios *term.IOStreams, refs ...string) *DeleteOptions {
 	sc := w.scope(ios)
-	return &DeleteOptions{IO: ios, Store: w.open, Resolve: sc.Resolve, DisplayID: sc.DisplayID, Refs: refs, Yes: true}
+	return &DeleteOptions{StoredSessions: StoredSessions{IO: ios, Store: w.open, Resolve: sc.Resolve, DisplayID: sc.DisplayID}, Refs: refs, Yes: true}
 }
 
 func (w *world) restoreOptions(ios *term.IOStreams, ref string) *RestoreOptions {

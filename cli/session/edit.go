@@ -9,29 +9,16 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/command"
-	"github.com/loomhq/loom/cli/term"
 )
 
 // RenameOptions are the options of `loom session rename`.
 type RenameOptions struct {
-	IO *term.IOStreams
-	// StoreSession opens the store to change the session ref names, and
-	// finds it.
-	StoreSession func(ctx context.Context, ref string) (loom.Engine, *loom.Session, error)
-	// DisplayID is an id as a terminal shows it.
-	DisplayID func(ctx context.Context, st loom.Store, id string) string
-	JSON      bool
-
-	Ref   string
+	OneSession
 	Title string
 }
 
 func newCmdSessionRename(inv *command.Invocation, runF func(*RenameOptions) error) *cobra.Command {
-	opts := &RenameOptions{
-		IO:           inv.IO,
-		StoreSession: inv.StoreSession,
-		DisplayID:    inv.Scope().DisplayID,
-	}
+	opts := &RenameOptions{OneSession: newOneSession(inv)}
 	cmd := &cobra.Command{
 		Use:   "rename REF TITLE",
 		Short: "Give a session a title",

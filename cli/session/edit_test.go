@@ -16,7 +16,7 @@ func TestSessionRenameRun(t *testing.T) {
 	s := w.session(t, w.api, "cli:api", "why does the pool", "why does the pool time out", "the idle timeout")
 
 	ios := terminal()
-	opts := &RenameOptions{IO: ios, StoreSession: w.openSession(ios), DisplayID: w.scope(ios).DisplayID, Ref: "cli:api", Title: "pool timeout"}
+	opts := &RenameOptions{OneSession: OneSession{IO: ios, StoreSession: w.openSession(ios), DisplayID: w.scope(ios).DisplayID, Ref: "cli:api"}, Title: "pool timeout"}
 	if err := renameRun(t.Context(), opts); err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func TestSessionRenameRun(t *testing.T) {
 	}
 
 	ios = piped()
-	opts = &RenameOptions{IO: ios, StoreSession: w.openSession(ios), Ref: s.ID, Title: "pool timeout fixed", JSON: true}
+	opts = &RenameOptions{OneSession: OneSession{IO: ios, StoreSession: w.openSession(ios), Ref: s.ID, JSON: true}, Title: "pool timeout fixed"}
 	if err := renameRun(t.Context(), opts); err != nil {
 		t.Fatal(err)
 	}

@@ -14,16 +14,7 @@ import (
 
 // ForkOptions are the options of `loom session fork`.
 type ForkOptions struct {
-	IO *term.IOStreams
-	// StoreSession opens the store to change the session ref names, and
-	// finds it.
-	StoreSession func(ctx context.Context, ref string) (loom.Engine, *loom.Session, error)
-	// DisplayID is an id as a terminal shows it: a prefix that finds it
-	// back (command.Scope.DisplayID).
-	DisplayID func(ctx context.Context, st loom.Store, id string) string
-	JSON      bool
-
-	Ref     string
+	OneSession
 	Turn    int
 	HasTurn bool
 	Name    string
@@ -35,11 +26,7 @@ type ForkOptions struct {
 }
 
 func newCmdSessionFork(inv *command.Invocation, runF func(*ForkOptions) error) *cobra.Command {
-	opts := &ForkOptions{
-		IO:           inv.IO,
-		StoreSession: inv.StoreSession,
-		DisplayID:    inv.Scope().DisplayID,
-	}
+	opts := &ForkOptions{OneSession: newOneSession(inv)}
 	opts.TeamFork = func(ctx context.Context, opts *ForkOptions) (*loom.Session, error) { return teamFork(ctx, inv, opts) }
 	cmd := &cobra.Command{
 		Use:   "fork REF",
@@ -62,9 +49,9 @@ turns it came from.`,
 		Args: command.ArgsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref = args[0]
-			opts.HasTurn = cmd.Flags().Changed("turn")
-			if opts.HasTurn && opts.Turn < 1 {
-				return command.UsageErrorf("--turn must be 1 or more")
+			var err error
+			if opts.HasTurn, err = turnGiven(cmd, opts.Turn); err != nil {
+				return err
 			}
 			if opts.Name != "" {
 				if err := loom.ValidTitle(opts.Name); err != nil {

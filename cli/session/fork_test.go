@@ -16,8 +16,8 @@ func TestSessionForkRun(t *testing.T) {
 	s := w.poolTimeout(t, laterTurns...)
 
 	ios := terminal()
-	opts := &ForkOptions{IO: ios, StoreSession: w.openSession(ios), DisplayID: w.scope(ios).DisplayID,
-		Ref: "pool timeout", Turn: 2, HasTurn: true, Name: "try another fix"}
+	opts := &ForkOptions{OneSession: OneSession{IO: ios, StoreSession: w.openSession(ios), DisplayID: w.scope(ios).DisplayID,
+		Ref: "pool timeout"}, Turn: 2, HasTurn: true, Name: "try another fix"}
 	if err := forkRun(t.Context(), opts); err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func TestSessionForkRun(t *testing.T) {
 	}
 
 	ios = piped()
-	opts = &ForkOptions{IO: ios, StoreSession: w.openSession(ios), DisplayID: w.scope(ios).DisplayID, Ref: s.ID, Turn: 4, HasTurn: true}
+	opts = &ForkOptions{OneSession: OneSession{IO: ios, StoreSession: w.openSession(ios), DisplayID: w.scope(ios).DisplayID, Ref: s.ID}, Turn: 4, HasTurn: true}
 	refused(t, forkRun(t.Context(), opts), "cannot fork at turn 4")
 	if all, err := w.st.Sessions(t.Context(), loom.SessionFilter{UserID: "local"}); err != nil || len(all) != 2 {
 		t.Errorf("after a refused fork: %d sessions (%v), want 2", len(all), err)

@@ -13,9 +13,7 @@ import (
 // the end leaves the store as one import into an empty store does.
 func TestImportKilledAnywhere(t *testing.T) {
 	t.Parallel()
-	if clitest.OnPostgres() {
-		t.Skip("the kill comes when the SQLite file grows; the PostgreSQL import is one transaction a batch, as on SQLite")
-	}
+	clitest.SkipOnPostgres(t, "the kill comes when the SQLite file grows; the PostgreSQL import is one transaction a batch, as on SQLite")
 	// A corpus of the sample Claude Code sessions copied into 12
 	// projects, so that an import writes many batches.
 	corpus := clitest.ClaudeCorpus(t, "p", 12)

@@ -17,19 +17,11 @@ import (
 
 // MoveOptions are the options of `loom session move`.
 type MoveOptions struct {
-	IO *term.IOStreams
+	StoredSessions
 	// AbsPath makes a directory absolute against the working directory.
 	AbsPath func(dir string) (string, error)
-	// Store opens the store to change sessions in it.
-	Store func(context.Context) (loom.Engine, error)
-	// Resolve finds the live session a reference names.
-	Resolve func(ctx context.Context, st loom.Reader, ref string) (*loom.Session, error)
-	// DisplayID is an id as a terminal shows it: a prefix that finds it
-	// back (command.Scope.DisplayID).
-	DisplayID func(ctx context.Context, st loom.Store, id string) string
-	Now       func() time.Time
-	User      string
-	JSON      bool
+	Now     func() time.Time
+	User    string
 
 	Ref string
 	// From moves every session of the project rooted there instead of
@@ -39,14 +31,7 @@ type MoveOptions struct {
 }
 
 func newCmdSessionMove(inv *command.Invocation, runF func(*MoveOptions) error) *cobra.Command {
-	opts := &MoveOptions{
-		IO:        inv.IO,
-		AbsPath:   inv.AbsPath,
-		Store:     inv.Store,
-		Resolve:   inv.Scope().Resolve,
-		DisplayID: inv.Scope().DisplayID,
-		Now:       inv.TimeNow,
-	}
+	opts := &MoveOptions{StoredSessions: newStoredSessions(inv), AbsPath: inv.AbsPath, Now: inv.TimeNow}
 	cmd := &cobra.Command{
 		Use:   "move {REF | --from OLDDIR} [DIR]",
 		Short: "Re-home sessions to the project of a directory",

@@ -16,13 +16,10 @@ import (
 func (w *world) moveOptions(ios *term.IOStreams) *MoveOptions {
 	sc := w.scope(ios)
 	return &MoveOptions{
-		IO:        ios,
-		AbsPath:   func(dir string) (string, error) { return filepath.Join(w.root, dir), nil },
-		Store:     w.open,
-		Resolve:   sc.Resolve,
-		DisplayID: sc.DisplayID,
-		Now:       time.Now,
-		User:      "local",
+		StoredSessions: StoredSessions{IO: ios, Store: w.open, Resolve: sc.Resolve, DisplayID: sc.DisplayID},
+		AbsPath:        func(dir string) (string, error) { return filepath.Join(w.root, dir), nil },
+		Now:            time.Now,
+		User:           "local",
 	}
 }
 

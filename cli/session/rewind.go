@@ -9,31 +9,17 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/cli/chat"
 	"github.com/loomhq/loom/cli/command"
-	"github.com/loomhq/loom/cli/term"
 )
 
 // RewindOptions are the options of `loom session rewind`.
 type RewindOptions struct {
-	IO *term.IOStreams
-	// StoreSession opens the store to change the session ref names, and
-	// finds it.
-	StoreSession func(ctx context.Context, ref string) (loom.Engine, *loom.Session, error)
-	// DisplayID is an id as a terminal shows it: a prefix that finds it
-	// back (command.Scope.DisplayID).
-	DisplayID func(ctx context.Context, st loom.Store, id string) string
-	JSON      bool
-
-	Ref     string
+	OneSession
 	Turn    int
 	HasTurn bool
 }
 
 func newCmdSessionRewind(inv *command.Invocation, runF func(*RewindOptions) error) *cobra.Command {
-	opts := &RewindOptions{
-		IO:           inv.IO,
-		StoreSession: inv.StoreSession,
-		DisplayID:    inv.Scope().DisplayID,
-	}
+	opts := &RewindOptions{OneSession: newOneSession(inv)}
 	cmd := &cobra.Command{
 		Use:   "rewind REF --turn N",
 		Short: "Take a session back to the end of a turn, keeping the rest in a fork",
@@ -52,9 +38,9 @@ in. A session another process is writing cannot be rewound (exit 5).`,
 		Args: command.ArgsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref = args[0]
-			opts.HasTurn = cmd.Flags().Changed("turn")
-			if opts.HasTurn && opts.Turn < 1 {
-				return command.UsageErrorf("--turn must be 1 or more")
+			var err error
+			if opts.HasTurn, err = turnGiven(cmd, opts.Turn); err != nil {
+				return err
 			}
 			opts.JSON = inv.JSON()
 			if runF != nil {

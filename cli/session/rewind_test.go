@@ -15,7 +15,7 @@ func TestSessionRewindRun(t *testing.T) {
 	s := w.poolTimeout(t, laterTurns...)
 
 	ios := piped()
-	opts := &RewindOptions{IO: ios, StoreSession: w.openSession(ios), DisplayID: w.scope(ios).DisplayID, Ref: "pool timeout"}
+	opts := &RewindOptions{OneSession: OneSession{IO: ios, StoreSession: w.openSession(ios), DisplayID: w.scope(ios).DisplayID, Ref: "pool timeout"}}
 	refused(t, rewindRun(t.Context(), opts), "give the turn to go back to with --turn N (1 to 2)")
 	if got := w.stored(t, s.ID); got.TurnCount != 3 {
 		t.Errorf("a refused rewind left %d turns, want 3", got.TurnCount)
@@ -35,7 +35,7 @@ func TestSessionRewindRun(t *testing.T) {
 	}
 
 	one := w.oldSpike(t)
-	opts = &RewindOptions{IO: piped(), StoreSession: w.openSession(ios), Ref: one.ID, Turn: 1, HasTurn: true}
+	opts = &RewindOptions{OneSession: OneSession{IO: piped(), StoreSession: w.openSession(ios), Ref: one.ID}, Turn: 1, HasTurn: true}
 	refused(t, rewindRun(t.Context(), opts), "there is nothing to rewind")
 }
 

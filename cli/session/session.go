@@ -11,17 +11,14 @@ import (
 
 // NewCmdSession groups the session commands.
 func NewCmdSession(inv *command.Invocation) *cobra.Command {
-	cmd := &cobra.Command{
+	return command.Group(&cobra.Command{
 		Use:     "session <command>",
 		Short:   "List, show, resume, fork, rewind, rename, archive, delete, export and import sessions",
 		Aliases: []string{"sessions"},
 		Example: `  loom session list --all-projects
   loom session show "flaky test" --full-history
   loom session fork 0196a3b2 --turn 3 --name "try another fix"`,
-		Args: command.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
-	}
-	cmd.AddCommand(
+	},
 		newCmdSessionList(inv, nil),
 		newCmdSessionShow(inv, nil),
 		newCmdSessionResume(inv, nil),
@@ -41,5 +38,4 @@ func NewCmdSession(inv *command.Invocation) *cobra.Command {
 		newCmdSessionRestoreTo(inv, nil),
 		newCmdSessionSummarize(inv, nil),
 	)
-	return cmd
 }

@@ -16,20 +16,14 @@ import (
 
 // SummarizeOptions are the options of `loom session summarize`.
 type SummarizeOptions struct {
-	IO *term.IOStreams
-	// Store opens the store to write the summaries; ReadStore for a dry
-	// run.
-	Store     func(context.Context) (loom.Engine, error)
+	// StoredSessions' Store opens the store to write the summaries;
+	// ReadStore for a dry run.
+	StoredSessions
 	ReadStore func(context.Context) (loom.Engine, error)
-	// Resolve finds the session a reference names.
-	Resolve func(ctx context.Context, st loom.Reader, ref string) (*loom.Session, error)
-	// DisplayID is a session's id as a terminal shows it.
-	DisplayID func(ctx context.Context, st loom.Store, id string) string
 	// Summarizer writes the summaries of the user's sessions in st, as
 	// config.toml's [summaries] sets it; without needProvider (a dry
 	// run) it has no model.
 	Summarizer func(ctx context.Context, st loom.Store, needProvider bool) (*summarize.Summarizer, error)
-	JSON       bool
 
 	Refs   []string
 	All    bool
@@ -39,11 +33,8 @@ type SummarizeOptions struct {
 
 func newCmdSessionSummarize(inv *command.Invocation, runF func(*SummarizeOptions) error) *cobra.Command {
 	opts := &SummarizeOptions{
-		IO:        inv.IO,
-		Store:     inv.Store,
-		ReadStore: inv.ReadStore,
-		Resolve:   inv.Scope().Resolve,
-		DisplayID: inv.Scope().DisplayID,
+		StoredSessions: newStoredSessions(inv),
+		ReadStore:      inv.ReadStore,
 		Summarizer: func(ctx context.Context, st loom.Store, needProvider bool) (*summarize.Summarizer, error) {
 			z, _, err := command.Summarizer(ctx, inv, st, needProvider)
 			return z, err
@@ -114,14 +105,8 @@ func summarizeRun(ctx context.Context, opts *SummarizeOptions) error {
 		if sessions, err = z.Candidates(ctx, opts.Limit, nil); err != nil {
 			return err
 		}
-	} else {
-		for _, ref := range opts.Refs {
-			s, err := opts.Resolve(ctx, st, ref)
-			if err != nil {
-				return err
-			}
-			sessions = append(sessions, s)
-		}
+	} else if sessions, err = opts.resolveAll(ctx, st, opts.Refs); err != nil {
+		return err
 	}
 	var results []summarize.Result
 	var runErr error

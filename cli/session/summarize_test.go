@@ -53,7 +53,8 @@ func (w *summarizeWorld) options() (*SummarizeOptions, *term.IOStreams) {
 	scope := command.Scope{IO: ios, User: func() string { return "local" },
 		Project: func() (loom.Project, error) { return loom.Project{}, os.ErrNotExist }}
 	return &SummarizeOptions{
-		IO: ios, Store: open, ReadStore: open, Resolve: scope.Resolve, DisplayID: scope.DisplayID,
+		StoredSessions: StoredSessions{IO: ios, Store: open, Resolve: scope.Resolve, DisplayID: scope.DisplayID},
+		ReadStore:      open,
 		Summarizer: func(_ context.Context, st loom.Store, needProvider bool) (*summarize.Summarizer, error) {
 			z := &summarize.Summarizer{Store: st, UserID: "local", Quiet: time.Minute,
 				Now: func() time.Time { return time.Now().Add(time.Hour) }}

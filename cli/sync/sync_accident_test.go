@@ -30,9 +30,7 @@ import (
 // sessions after two syncs each, and what loom says is one line.
 func TestSyncAccidents(t *testing.T) {
 	t.Parallel()
-	if clitest.OnPostgres() {
-		t.Skip("sync keeps SQLite stores in step; the hub runs on both engines in the SQLite run")
-	}
+	clitest.SkipOnPostgres(t, "sync keeps SQLite stores in step; the hub runs on both engines in the SQLite run")
 	clitest.OnBothHubs(t, func(t *testing.T, hubDB func(*testing.T) string) {
 		// Each accident on a hub of its own.
 		t.Run("restored from a backup", func(t *testing.T) { testSyncRestoredBackup(t, hubDB(t)) })

@@ -21,9 +21,7 @@ import (
 // key is one clear line and a non-zero exit.
 func TestSyncTwoMachines(t *testing.T) {
 	t.Parallel()
-	if clitest.OnPostgres() {
-		t.Skip("sync keeps SQLite stores in step; the hub runs on both engines in the SQLite run")
-	}
+	clitest.SkipOnPostgres(t, "sync keeps SQLite stores in step; the hub runs on both engines in the SQLite run")
 	t.Run("hub on SQLite", func(t *testing.T) { testSyncTwoMachines(t, "") })
 	t.Run("hub on PostgreSQL", func(t *testing.T) { testSyncTwoMachines(t, clitest.FreshSchema(t)) })
 }

@@ -14,9 +14,7 @@ import (
 // machine's sync says nothing of it.
 func TestSyncSaysConflict(t *testing.T) {
 	t.Parallel()
-	if clitest.OnPostgres() {
-		t.Skip("sync keeps SQLite stores in step; the hub runs on both engines in the SQLite run")
-	}
+	clitest.SkipOnPostgres(t, "sync keeps SQLite stores in step; the hub runs on both engines in the SQLite run")
 	a, b, _, _ := clitest.SyncPair(t, "")
 	clitest.Say(t, a, "plan", 1)
 	converge(t, []string{"plan"}, a, b)

@@ -19,9 +19,7 @@ import (
 // session.
 func TestSyncTwentyAtOnce(t *testing.T) {
 	t.Parallel()
-	if clitest.OnPostgres() {
-		t.Skip("sync keeps SQLite stores in step; the hub runs on both engines in the SQLite run")
-	}
+	clitest.SkipOnPostgres(t, "sync keeps SQLite stores in step; the hub runs on both engines in the SQLite run")
 	t.Run("hub on SQLite", func(t *testing.T) { testSyncTwentyAtOnce(t, "") })
 	t.Run("hub on PostgreSQL", func(t *testing.T) { testSyncTwentyAtOnce(t, clitest.FreshSchema(t)) })
 }

@@ -19,9 +19,7 @@ import (
 // its next sync says nothing of it again.
 func TestSyncSetsAsideForgedRecord(t *testing.T) {
 	t.Parallel()
-	if clitest.OnPostgres() {
-		t.Skip("sync keeps SQLite stores in step; the hub runs on both engines in the SQLite run")
-	}
+	clitest.SkipOnPostgres(t, "sync keeps SQLite stores in step; the hub runs on both engines in the SQLite run")
 	hubDB := clitest.FreshSchema(t)
 	_, _, syncEnv := clitest.StartHub(t, hubDB)
 	a, b := clitest.NewFixture(t), clitest.NewEmptyFixture(t)

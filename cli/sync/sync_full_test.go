@@ -22,9 +22,7 @@ import (
 // PostgreSQL tables.
 func TestSyncHubOutOfSpace(t *testing.T) {
 	t.Parallel()
-	if clitest.OnPostgres() {
-		t.Skip("sync keeps SQLite stores in step; the hub runs on both engines in the SQLite run")
-	}
+	clitest.SkipOnPostgres(t, "sync keeps SQLite stores in step; the hub runs on both engines in the SQLite run")
 	t.Run("hub on SQLite", func(t *testing.T) {
 		disk := storetest.SmallDisk(t, "16m", "")
 		testSyncHubOutOfSpace(t, filepath.Join(disk, "sessions.db"), disk)

@@ -19,9 +19,7 @@ import (
 // messages, and a search finds each message once.
 func TestSyncImportsOfOneSource(t *testing.T) {
 	t.Parallel()
-	if clitest.OnPostgres() {
-		t.Skip("sync keeps SQLite stores in step")
-	}
+	clitest.SkipOnPostgres(t, "sync keeps SQLite stores in step")
 	const sid = "258c7280-ae70-4798-800f-63464d01a85d"
 	a, b, _, _ := clitest.SyncPair(t, "")
 	alone := clitest.NewEmptyFixture(t)

@@ -21,9 +21,7 @@ import (
 // same sessions, and the hub holds each record of the first once.
 func TestSyncKilledAnywhere(t *testing.T) {
 	t.Parallel()
-	if clitest.OnPostgres() {
-		t.Skip("sync keeps SQLite stores in step")
-	}
+	clitest.SkipOnPostgres(t, "sync keeps SQLite stores in step")
 	if testing.Short() {
 		t.Skip("kills 60 syncs")
 	}

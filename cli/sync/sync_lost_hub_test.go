@@ -24,9 +24,7 @@ import (
 // own backup): its records under the old host come back too.
 func TestSyncLostHub(t *testing.T) {
 	t.Parallel()
-	if clitest.OnPostgres() {
-		t.Skip("sync keeps SQLite stores in step; the hub runs on both engines in the SQLite run")
-	}
+	clitest.SkipOnPostgres(t, "sync keeps SQLite stores in step; the hub runs on both engines in the SQLite run")
 	clitest.OnBothHubs(t, func(t *testing.T, hubDB func(*testing.T) string) {
 		for _, oldCopy := range []bool{true, false} {
 			for _, rehomed := range []bool{false, true} {

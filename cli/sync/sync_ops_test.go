@@ -24,9 +24,7 @@ import (
 // store holds no text of any message.
 func TestSyncEveryChange(t *testing.T) {
 	t.Parallel()
-	if clitest.OnPostgres() {
-		t.Skip("sync keeps SQLite stores in step; the hub runs on both engines in the SQLite run")
-	}
+	clitest.SkipOnPostgres(t, "sync keeps SQLite stores in step; the hub runs on both engines in the SQLite run")
 	t.Run("hub on SQLite", func(t *testing.T) { testSyncEveryChange(t, "") })
 	t.Run("hub on PostgreSQL", func(t *testing.T) { testSyncEveryChange(t, clitest.FreshSchema(t)) })
 }

@@ -14,9 +14,7 @@ import (
 // (loom session reimport) and finds them as they are; a purge takes them on both.
 func TestSyncCarriesOriginals(t *testing.T) {
 	t.Parallel()
-	if clitest.OnPostgres() {
-		t.Skip("sync keeps SQLite stores in step")
-	}
+	clitest.SkipOnPostgres(t, "sync keeps SQLite stores in step")
 	a, b, _, _ := clitest.SyncPair(t, "")
 	dir := t.TempDir()
 	clitest.CopyTree(t, filepath.Join(clitest.Samples, "claude-code", "spotter"), dir)

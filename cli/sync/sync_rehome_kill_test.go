@@ -20,9 +20,7 @@ import (
 // it writes, from its first bytes on.
 func TestSyncRehomeKilled(t *testing.T) {
 	t.Parallel()
-	if clitest.OnPostgres() {
-		t.Skip("sync keeps SQLite stores in step")
-	}
+	clitest.SkipOnPostgres(t, "sync keeps SQLite stores in step")
 	if testing.Short() {
 		t.Skip("kills syncs of the built loom")
 	}

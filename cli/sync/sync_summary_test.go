@@ -22,9 +22,7 @@ import (
 // too, and no later summary pass on either machine writes over it.
 func TestSyncCarriesSummaries(t *testing.T) {
 	t.Parallel()
-	if clitest.OnPostgres() {
-		t.Skip("sync keeps SQLite stores in step; the hub runs on both engines in the SQLite run")
-	}
+	clitest.SkipOnPostgres(t, "sync keeps SQLite stores in step; the hub runs on both engines in the SQLite run")
 	clitest.OnBothHubs(t, func(t *testing.T, hubDB func(*testing.T) string) { testSyncCarriesSummaries(t, hubDB(t)) })
 }
 

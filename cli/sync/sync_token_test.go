@@ -13,9 +13,7 @@ import (
 // store it kept the token in.
 func TestSyncTokenOfAnotherStore(t *testing.T) {
 	t.Parallel()
-	if clitest.OnPostgres() {
-		t.Skip("sync keeps SQLite stores in step; the hub runs on both engines in the SQLite run")
-	}
+	clitest.SkipOnPostgres(t, "sync keeps SQLite stores in step; the hub runs on both engines in the SQLite run")
 	_, _, syncEnv := clitest.StartHub(t, "")
 	elsewhere := clitest.NewEmptyFixture(t)
 	p := elsewhere.StartPTY(t, "token", "create", "--user", "local", "--name", "sync")

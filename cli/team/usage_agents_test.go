@@ -21,9 +21,7 @@ import (
 // alice's own report by agent, to the token and the cent, for every
 // agent whose sessions carry usage, and the team's total is hers.
 func TestTeamUsageEveryAgent(t *testing.T) {
-	if clitest.OnPostgres() {
-		t.Skip("the members' stores are SQLite in either pass; the hub is on PostgreSQL in both")
-	}
+	clitest.SkipOnPostgres(t, "the members' stores are SQLite in either pass; the hub is on PostgreSQL in both")
 	hubDB := clitest.FreshSchema(t)
 	hub, hubHome, _ := clitest.StartHub(t, hubDB)
 	alice := newMember(t, "alice", hub.Base, hubToken(t, hubHome, hubDB, "alice"))

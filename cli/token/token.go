@@ -20,7 +20,7 @@ import (
 
 // NewCmdToken groups the access-token commands.
 func NewCmdToken(inv *command.Invocation) *cobra.Command {
-	cmd := &cobra.Command{
+	return command.Group(&cobra.Command{
 		Use:     "token <command>",
 		Short:   "Create, list and revoke access tokens of loom serve",
 		Aliases: []string{"tokens"},
@@ -31,11 +31,7 @@ is stored: a token is shown once, when it is made.`,
   loom token create --user ci --token-ttl 30d
   loom token list
   loom token revoke 0196a3b2`,
-		Args: command.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
-	}
-	cmd.AddCommand(newCmdTokenCreate(inv, nil), newCmdTokenList(inv, nil), newCmdTokenRevoke(inv, nil))
-	return cmd
+	}, newCmdTokenCreate(inv, nil), newCmdTokenList(inv, nil), newCmdTokenRevoke(inv, nil))
 }
 
 // tokenStore returns a function that opens f's store, creating it if

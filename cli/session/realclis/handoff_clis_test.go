@@ -389,12 +389,9 @@ var realAgents = []realAgent{{
 // model the whole history, appends a second turn to the same session,
 // and comes back through import as a fork.
 func TestHandoffRealCLIs(t *testing.T) {
-	if clitest.OnPostgres() {
-		// The agents read and write files; the store only hands off and
-		// imports, which the SQLite pass and the matrix cover.
-		t.Skip("runs the real agents once, on the SQLite pass")
-	}
-	t.Parallel()
+	// The agents read and write files; the store only hands off and
+	// imports, which the SQLite pass and the matrix cover.
+	clitest.RealAgentsOnce(t)
 	for _, a := range slices.Concat(realAgents, moreRealAgents) {
 		t.Run(cmp.Or(a.name, a.tool), func(t *testing.T) {
 			t.Parallel()

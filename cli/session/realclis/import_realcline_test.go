@@ -29,10 +29,7 @@ import (
 // session a later `cline` run writes. The hub daemon Cline
 // leaves running is stopped when the test ends.
 func TestImportRealCline(t *testing.T) {
-	if clitest.OnPostgres() {
-		t.Skip("runs the real agent once, on the SQLite pass")
-	}
-	t.Parallel()
+	clitest.RealAgentsOnce(t)
 	bin := agentclitest.Install(t, agentclitest.Cline)
 	fx := clitest.NewEmptyFixture(t)
 	srv := openaitest.NewServer()

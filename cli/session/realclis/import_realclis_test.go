@@ -312,10 +312,7 @@ func usageOf(input, cached, output, reasoning int64) *loom.Usage {
 // 2.1 does) followed by `/compact` and a turn after it, and a resume of
 // the first session by its id; each imports faithfully.
 func TestImportRealClaudeCode(t *testing.T) {
-	if clitest.OnPostgres() {
-		t.Skip("runs the real agents once, on the SQLite pass")
-	}
-	t.Parallel()
+	clitest.RealAgentsOnce(t)
 	bin := agentclitest.Install(t, agentclitest.ClaudeCode)
 	started := time.Now()
 	fx := clitest.NewEmptyFixture(t)
@@ -424,10 +421,7 @@ func TestImportRealClaudeCode(t *testing.T) {
 // model_auto_compact_token_limit) and a resume of the first session by
 // its id; each imports faithfully.
 func TestImportRealCodex(t *testing.T) {
-	if clitest.OnPostgres() {
-		t.Skip("runs the real agents once, on the SQLite pass")
-	}
-	t.Parallel()
+	clitest.RealAgentsOnce(t)
 	started := time.Now()
 	fx := clitest.NewEmptyFixture(t)
 	bin, dir, env, srv, sc := clitest.StartCodex(t, fx)
@@ -515,10 +509,7 @@ func TestImportRealCodex(t *testing.T) {
 // and a resume of the first session by its id; each imports faithfully.
 // Its compression is TestImportRealGeminiCompression's.
 func TestImportRealGemini(t *testing.T) {
-	if clitest.OnPostgres() {
-		t.Skip("runs the real agents once, on the SQLite pass")
-	}
-	t.Parallel()
+	clitest.RealAgentsOnce(t)
 	started := time.Now()
 	g := clitest.StartGemini(t, "")
 	fx, dir, sc, srv, say, usage, gemini := g.Fx, g.Dir, g.Sc, g.Srv, g.Say, g.Usage, g.Run

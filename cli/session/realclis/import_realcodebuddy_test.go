@@ -17,10 +17,7 @@ import (
 // `-c`, a Read with reasoning and cached tokens, a sub-agent (its Agent
 // tool in the foreground) and `/compact`, whose call CodeBuddy records.
 func TestImportRealCodeBuddy(t *testing.T) {
-	if clitest.OnPostgres() {
-		t.Skip("runs the real agent once, on the SQLite pass")
-	}
-	t.Parallel()
+	clitest.RealAgentsOnce(t)
 	bin := agentclitest.Install(t, agentclitest.CodeBuddy)
 	a := newChatAgent(t, codebuddyim.Tool)
 	clitest.WriteSettings(t, filepath.Join(a.fx.Home, ".codebuddy", "models.json"), `{"models": [{"id": "gpt-fake", "name": "Fake",

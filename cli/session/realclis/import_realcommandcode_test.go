@@ -19,10 +19,7 @@ import (
 // (its result only) and, in -p, sends /compact to the model as a
 // prompt, so those flows are not run; it records no reasoning tokens.
 func TestImportRealCommandCode(t *testing.T) {
-	if clitest.OnPostgres() {
-		t.Skip("runs the real agent once, on the SQLite pass")
-	}
-	t.Parallel()
+	clitest.RealAgentsOnce(t)
 	bin := agentclitest.Install(t, agentclitest.CommandCode)
 	a := newChatAgent(t, commandcodeim.Tool)
 	clitest.WriteSettings(t, filepath.Join(a.fx.Home, ".commandcode", "providers.json"), `{"provider": {"fake": {

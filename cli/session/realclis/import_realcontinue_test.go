@@ -22,10 +22,7 @@ import (
 // the usage cn recorded; a second import adds nothing, and --watch
 // imports a turn a later run adds.
 func TestImportRealContinue(t *testing.T) {
-	if clitest.OnPostgres() {
-		t.Skip("runs the real agent once, on the SQLite pass")
-	}
-	t.Parallel()
+	clitest.RealAgentsOnce(t)
 	cn := agentclitest.Install(t, agentclitest.Continue)
 	fx := clitest.NewEmptyFixture(t)
 	home, work := fx.Home, t.TempDir()

@@ -25,10 +25,7 @@ import (
 // background and cancelled after its model call, whose usage it
 // records too.
 func TestImportRealCopilot(t *testing.T) {
-	if clitest.OnPostgres() {
-		t.Skip("runs the real agent once, on the SQLite pass")
-	}
-	t.Parallel()
+	clitest.RealAgentsOnce(t)
 	bin := agentclitest.Install(t, agentclitest.Copilot)
 	a := newChatAgent(t, copilotim.Tool)
 	env := agentclitest.Env(a.fx.Home, "COPILOT_OFFLINE=true", "COPILOT_AUTO_UPDATE=false",

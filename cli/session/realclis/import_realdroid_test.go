@@ -23,10 +23,7 @@ import (
 // through Factory's service (`droid exec -s ID` fails offline), so no
 // session here grows by a turn of its own.
 func TestImportRealDroid(t *testing.T) {
-	if clitest.OnPostgres() {
-		t.Skip("runs the real agent once, on the SQLite pass")
-	}
-	t.Parallel()
+	clitest.RealAgentsOnce(t)
 	bin := agentclitest.Install(t, agentclitest.Droid)
 	fx := clitest.NewEmptyFixture(t)
 	srv := openaitest.NewServer()

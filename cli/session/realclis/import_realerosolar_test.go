@@ -23,10 +23,7 @@ import (
 // one. What loom imports is what the model was asked and answered;
 // Erosolar keeps no usage and no reasoning.
 func TestImportRealErosolar(t *testing.T) {
-	if clitest.OnPostgres() {
-		t.Skip("runs the real agent once, on the SQLite pass")
-	}
-	t.Parallel()
+	clitest.RealAgentsOnce(t)
 	bin := agentclitest.Install(t, agentclitest.Erosolar)
 	fx := clitest.NewEmptyFixture(t)
 	srv := agentclitest.NewScriptedResponses()

@@ -22,10 +22,7 @@ import (
 // then records that prompt and call again under new ids; the import
 // holds each once, the summary once, and counts one compaction.
 func TestImportRealGeminiCompression(t *testing.T) {
-	if clitest.OnPostgres() {
-		t.Skip("runs the real agents once, on the SQLite pass")
-	}
-	t.Parallel()
+	clitest.RealAgentsOnce(t)
 	started := time.Now()
 	g := clitest.StartGemini(t, `, "model": {"compressionThreshold": 0.2}`)
 	fx, dir, sc, srv, say, usage, gemini := g.Fx, g.Dir, g.Sc, g.Srv, g.Say, g.Usage, g.Run

@@ -32,10 +32,7 @@ var grokSide = map[string]string{
 // tags), each turn's calls and tokens, the sub-agent's counted once and
 // linked, and the history before the compaction kept.
 func TestImportRealGrok(t *testing.T) {
-	if clitest.OnPostgres() {
-		t.Skip("runs the real agent once, on the SQLite pass")
-	}
-	t.Parallel()
+	clitest.RealAgentsOnce(t)
 	bin := agentclitest.Install(t, agentclitest.Grok)
 	a := newChatAgent(t, grokim.Tool)
 	a.srv.Respond(func(r providertest.Request) (openaitest.Reply, bool) {

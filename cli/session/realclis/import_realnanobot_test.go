@@ -19,10 +19,7 @@ import (
 // folder). nanobot keeps no usage, no reasoning and no sub-agent of its
 // own in a session, so those are not checked or run.
 func TestImportRealNanobot(t *testing.T) {
-	if clitest.OnPostgres() {
-		t.Skip("runs the real agent once, on the SQLite pass")
-	}
-	t.Parallel()
+	clitest.RealAgentsOnce(t)
 	bin := agentclitest.Install(t, agentclitest.Nanobot)
 	a := newChatAgent(t, nanobotim.Tool)
 	env := agentclitest.Env(a.fx.Home, "LLM_API_KEY=sk-fake", "LLM_API_BASE="+a.srv.BaseURL(), "LLM_MODEL=gpt-fake")

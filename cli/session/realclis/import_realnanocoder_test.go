@@ -22,10 +22,7 @@ import (
 // usage, no transcript of a sub-agent and no compaction of its own in a
 // run, so those flows are not run.
 func TestImportRealNanocoder(t *testing.T) {
-	if clitest.OnPostgres() {
-		t.Skip("runs the real agent once, on the SQLite pass")
-	}
-	t.Parallel()
+	clitest.RealAgentsOnce(t)
 	bin := agentclitest.Install(t, agentclitest.Nanocoder)
 	a := newChatAgent(t, nanocoderim.Tool)
 	clitest.WriteSettings(t, filepath.Join(a.fx.Home, ".config", "nanocoder", "agents.config.json"), `{"nanocoder": {"providers": [

@@ -16,10 +16,7 @@ import (
 // with `--continue` and a read with reasoning. omp 18 writes a title entry before each file's
 // session header; every file imports without a problem.
 func TestImportRealOhMyPi(t *testing.T) {
-	if clitest.OnPostgres() {
-		t.Skip("runs the real agent once, on the SQLite pass")
-	}
-	t.Parallel()
+	clitest.RealAgentsOnce(t)
 	bin := agentclitest.Install(t, agentclitest.OhMyPi)
 	a := newChatAgent(t, ompim.Tool)
 	clitest.WriteSettings(t, filepath.Join(a.fx.Home, ".omp", "agent", "models.json"), `{"providers": {"fake": {

@@ -23,10 +23,7 @@ import (
 // faithfully from the database, and a second import adds nothing. OpenClaw's compaction (`openclaw sessions compact`)
 // and sub-agents (behind its tool search) are not run here.
 func TestImportRealOpenClaw(t *testing.T) {
-	if clitest.OnPostgres() {
-		t.Skip("runs the real agent once, on the SQLite pass")
-	}
-	t.Parallel()
+	clitest.RealAgentsOnce(t)
 	bin := agentclitest.Install(t, agentclitest.OpenClaw)
 	fx := clitest.NewEmptyFixture(t)
 	srv := openaitest.NewServer()

@@ -44,9 +44,7 @@ type opencodeFamily struct {
 // second import adds nothing, and `--watch` imports a turn a later
 // `run --continue` appends.
 func runOpencodeFamily(t *testing.T, p opencodeFamily) {
-	if clitest.OnPostgres() {
-		t.Skip("runs the real agent once, on the SQLite pass")
-	}
+	clitest.SkipOnPostgres(t, "runs the real agent once, on the SQLite pass")
 	bin := agentclitest.Install(t, p.pkg)
 	fx := clitest.NewEmptyFixture(t)
 	srv := openaitest.NewServer()

@@ -29,10 +29,7 @@ import (
 // It continues no session (no resume), keeps no reasoning and no usage,
 // and has no sub-agents or compaction, so those flows are not run.
 func TestImportRealOpenCodex(t *testing.T) {
-	if clitest.OnPostgres() {
-		t.Skip("runs the real agent once, on the SQLite pass")
-	}
-	t.Parallel()
+	clitest.RealAgentsOnce(t)
 	bin := agentclitest.Install(t, agentclitest.OpenCodex)
 	a := newChatAgent(t, opencodexim.Tool)
 	// A check for a newer version made just now: none is made (it would

@@ -65,10 +65,7 @@ func (pr *piRun) args(more ...string) []string {
 // turn a later `pi --continue` appends, and `pi --fork ID` is a fork of
 // the session it copied.
 func TestImportRealPi(t *testing.T) {
-	if clitest.OnPostgres() {
-		t.Skip("runs the real agent once, on the SQLite pass")
-	}
-	t.Parallel()
+	clitest.RealAgentsOnce(t)
 	started := time.Now()
 	pr := newPiRun(t, `{}`)
 	fx, sc, bin, env := pr.fx, pr.sc, pr.bin, pr.env
@@ -154,10 +151,7 @@ func TestImportRealPi(t *testing.T) {
 // command the user ran (the bash command, pi's !) is a system message,
 // and the session's name (set_session_name, pi's /name) its title.
 func TestImportRealPiCompaction(t *testing.T) {
-	if clitest.OnPostgres() {
-		t.Skip("runs the real agent once, on the SQLite pass")
-	}
-	t.Parallel()
+	clitest.RealAgentsOnce(t)
 	// Keep no recent tokens: compact all there is.
 	pr := newPiRun(t, `{"compaction": {"keepRecentTokens": 1}}`)
 	fx, sc := pr.fx, pr.sc

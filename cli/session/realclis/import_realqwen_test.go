@@ -18,10 +18,7 @@ import (
 // foreground, and `/compress`; and a sub-agent whose reply is text and
 // a call, which Qwen Code records as two records of one model call.
 func TestImportRealQwen(t *testing.T) {
-	if clitest.OnPostgres() {
-		t.Skip("runs the real agent once, on the SQLite pass")
-	}
-	t.Parallel()
+	clitest.RealAgentsOnce(t)
 	bin := agentclitest.Install(t, agentclitest.Qwen)
 	a := newChatAgent(t, qwenim.Tool)
 	// No memory extraction after each turn (a model call of its own), no

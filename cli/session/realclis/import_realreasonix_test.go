@@ -19,10 +19,7 @@ import (
 // model for. Reasonix records no usage in its sessions; its sub-agents
 // are not run here.
 func TestImportRealReasonix(t *testing.T) {
-	if clitest.OnPostgres() {
-		t.Skip("runs the real agent once, on the SQLite pass")
-	}
-	t.Parallel()
+	clitest.RealAgentsOnce(t)
 	bin := agentclitest.Install(t, agentclitest.Reasonix)
 	a := newChatAgent(t, reasonixim.Tool)
 	clitest.MustWrite(t, filepath.Join(a.fx.Home, ".reasonix", "config.toml"), `[[providers]]

@@ -24,10 +24,7 @@ import (
 // same session in loom (no copy, no fork). Restoring it again while the
 // agent has it is refused, and nothing is written.
 func TestRestoreToRealCLIs(t *testing.T) {
-	if clitest.OnPostgres() {
-		t.Skip("runs the real agents once, on the SQLite pass")
-	}
-	t.Parallel()
+	clitest.RealAgentsOnce(t)
 	for _, a := range realAgents {
 		if a.name != "" {
 			continue // a second setup of an agent: its first is enough

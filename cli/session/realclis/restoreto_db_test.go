@@ -26,10 +26,7 @@ import (
 // then adds the new turn to the same session in loom. Restoring it
 // again while the program has it is refused, and nothing is written.
 func TestRestoreToDatabaseCLIs(t *testing.T) {
-	if clitest.OnPostgres() {
-		t.Skip("runs the real agents once, on the SQLite pass")
-	}
-	t.Parallel()
+	clitest.RealAgentsOnce(t)
 	for _, a := range moreRealAgents {
 		if a.tool != opencode.Tool && a.tool != opencode.KiloTool {
 			continue

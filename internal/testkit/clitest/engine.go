@@ -28,6 +28,24 @@ func TestPostgres() string { return os.Getenv("LOOM_TEST_POSTGRES") }
 // OnPostgres reports whether the tests run on PostgreSQL.
 func OnPostgres() bool { return TestPostgres() != "" }
 
+// SkipOnPostgres skips t when the tests run on PostgreSQL, saying why:
+// what it tests is the SQLite engine's, or the SQLite pass covers it.
+func SkipOnPostgres(t testing.TB, why string) {
+	t.Helper()
+	if OnPostgres() {
+		t.Skip(why)
+	}
+}
+
+// RealAgentsOnce runs a test of real agents (installed programs, slow
+// to start) once, on the SQLite pass, in parallel with the others: what
+// it checks is the agent's and the importer's, which no engine changes.
+func RealAgentsOnce(t *testing.T) {
+	t.Helper()
+	SkipOnPostgres(t, "runs the real agents once, on the SQLite pass")
+	t.Parallel()
+}
+
 // RedactingOnWrite reports whether the command tests run with
 // [secrets] redact_on_write on (LOOM_TEST_REDACT_ON_WRITE=true; CI's
 // PostgreSQL pass sets it): every loom run of a fixture then gets
