@@ -36,7 +36,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io/fs"
 	"path/filepath"
 	"strconv"
@@ -144,12 +143,7 @@ type message struct {
 
 // Read reads one trajectory file.
 func (Format) Read(_ context.Context, b importer.Bundle) (*importer.Result, error) {
-	name := b.Name()
-	data, modified, err := importer.ReadDocument(name)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", Tool, err)
-	}
-	return parse(name, data, modified), nil
+	return importer.ReadWhole(Tool, b, parse)
 }
 
 // parse reads a trajectory's data; modified is its file's time, the

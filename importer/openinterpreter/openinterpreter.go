@@ -30,7 +30,6 @@ package openinterpreter
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io/fs"
 	"path/filepath"
 	"strconv"
@@ -90,12 +89,7 @@ type message struct {
 
 // Read reads one conversation file.
 func (Format) Read(_ context.Context, b importer.Bundle) (*importer.Result, error) {
-	name := b.Name()
-	data, modified, err := importer.ReadDocument(name)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", Tool, err)
-	}
-	return parse(name, data, modified), nil
+	return importer.ReadWhole(Tool, b, parse)
 }
 
 // savedAt is the time a conversation's file name gives; zero when it
