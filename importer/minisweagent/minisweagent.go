@@ -73,19 +73,10 @@ func (Format) Provider() string { return "" }
 // $XDG_CONFIG_HOME/mini-swe-agent (~/.config when unset), and macOS's
 // ~/Library/Application Support/mini-swe-agent.
 func (Format) Roots(env func(string) string, home string) []string {
-	if env != nil {
-		if d := env(configEnv); d != "" {
-			return []string{d}
-		}
-		if x := env("XDG_CONFIG_HOME"); x != "" {
-			return []string{filepath.Join(x, "mini-swe-agent")}
-		}
+	if d := importer.Getenv(env)(configEnv); d != "" {
+		return []string{d}
 	}
-	if home == "" {
-		return nil
-	}
-	return []string{filepath.Join(home, ".config", "mini-swe-agent"),
-		filepath.Join(home, "Library", "Application Support", "mini-swe-agent")}
+	return importer.ConfigDirs(env, home, "mini-swe-agent")
 }
 
 // Bundles lists each trajectory file under root.

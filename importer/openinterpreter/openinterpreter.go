@@ -60,16 +60,7 @@ func (Format) Provider() string { return "" }
 // Roots is the conversations directory: $XDG_CONFIG_HOME/open-interpreter
 // (~/.config when unset), and macOS's ~/Library/Application Support.
 func (Format) Roots(env func(string) string, home string) []string {
-	if env != nil {
-		if x := env("XDG_CONFIG_HOME"); x != "" {
-			return []string{filepath.Join(x, "open-interpreter", "conversations")}
-		}
-	}
-	if home == "" {
-		return nil
-	}
-	return []string{filepath.Join(home, ".config", "open-interpreter", "conversations"),
-		filepath.Join(home, "Library", "Application Support", "open-interpreter", "conversations")}
+	return importer.ConfigDirs(env, home, "open-interpreter", "conversations")
 }
 
 // Bundles lists each conversation file (*.json) under root.
