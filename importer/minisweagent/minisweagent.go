@@ -104,18 +104,12 @@ type trajectory struct {
 
 // message is one of a trajectory's messages.
 type message struct {
-	Role             string          `json:"role"`
-	Content          json.RawMessage `json:"content"`
-	ReasoningContent string          `json:"reasoning_content"`
-	ToolCallID       string          `json:"tool_call_id"`
-	ToolCalls        []struct {
-		ID       string `json:"id"`
-		Function struct {
-			Name      string `json:"name"`
-			Arguments string `json:"arguments"`
-		} `json:"function"`
-	} `json:"tool_calls"`
-	Extra struct {
+	Role             string                  `json:"role"`
+	Content          json.RawMessage         `json:"content"`
+	ReasoningContent string                  `json:"reasoning_content"`
+	ToolCallID       string                  `json:"tool_call_id"`
+	ToolCalls        []importer.ChatToolCall `json:"tool_calls"`
+	Extra            struct {
 		Timestamp     float64 `json:"timestamp"`
 		InterruptType string  `json:"interrupt_type"`
 		ExceptionInfo string  `json:"exception_info"`
