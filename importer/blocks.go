@@ -26,6 +26,36 @@ type ContentBlock struct {
 	Content   json.RawMessage `json:"content"`
 }
 
+// Block is a whole content block of Anthropic's Messages API, for the
+// readers that use every type's fields (Claude Code, Cline's tasks): a
+// text, thinking (with its signature) or redacted_thinking (data)
+// block, a tool_use, a tool_result, and an image or document (its title
+// and where its bytes are).
+type Block struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	Thinking  string          `json:"thinking"`
+	Signature string          `json:"signature"`
+	Data      string          `json:"data"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"is_error"`
+	Title     string          `json:"title"`
+	Source    *BlockSource    `json:"source"`
+}
+
+// BlockSource is where an image or document block's bytes are: inline
+// (base64 data of a media type) or at a URL.
+type BlockSource struct {
+	Type      string `json:"type"`
+	MediaType string `json:"media_type"`
+	Data      string `json:"data"`
+	URL       string `json:"url"`
+}
+
 // ContentBlocks decodes a message's content: a string (one text block)
 // or a list of blocks; false when it is neither.
 func ContentBlocks(raw json.RawMessage) ([]ContentBlock, bool) {

@@ -15,13 +15,18 @@ type chatMessage struct {
 	Role       string          `json:"role"`
 	Content    json.RawMessage `json:"content"`
 	ToolCallID string          `json:"tool_call_id"`
-	ToolCalls  []struct {
-		ID       string `json:"id"`
-		Function struct {
-			Name      string `json:"name"`
-			Arguments string `json:"arguments"`
-		} `json:"function"`
-	} `json:"tool_calls"`
+	ToolCalls  []ChatToolCall  `json:"tool_calls"`
+}
+
+// ChatToolCall is a tool call of a Chat Completions assistant message:
+// its id, and the function called, by name, with its arguments (JSON
+// in a string).
+type ChatToolCall struct {
+	ID       string `json:"id"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
 }
 
 // ChatMessages reads raw, the Chat Completions messages file keeps

@@ -243,6 +243,16 @@ func ToolDir(env func(string) string, home, envVar string, rel ...string) string
 	return filepath.Join(append([]string{home}, rel...)...)
 }
 
+// Under is the one root dir joined with rel, the directory a tool keeps
+// its sessions in below its own (ToolDir) or the home directory: none
+// when dir is empty, the tool's directory unknown.
+func Under(dir string, rel ...string) []string {
+	if dir == "" {
+		return nil
+	}
+	return []string{filepath.Join(append([]string{dir}, rel...)...)}
+}
+
 // HandoffDir is the directory tool keeps its files in (ToolDir of h's
 // environment and home), which its handoff writer writes under; an
 // error when there is none.

@@ -95,6 +95,23 @@ func EnvPath(env func(string) string, home string) func(string) string {
 	return func(k string) string { return ExpandHome(strings.TrimSpace(get(k)), home) }
 }
 
+// ConfigDirs are the directories rel below a Python program's
+// configuration directory (platformdirs' user_config_dir):
+// $XDG_CONFIG_HOME/rel when that variable is set, else both
+// ~/.config/rel and ~/Library/Application Support/rel (on macOS), since
+// a copied file may come from either; none when neither is known. env
+// may be nil (no variable set).
+func ConfigDirs(env func(string) string, home string, rel ...string) []string {
+	if x := Getenv(env)("XDG_CONFIG_HOME"); x != "" {
+		return []string{filepath.Join(append([]string{x}, rel...)...)}
+	}
+	if home == "" {
+		return nil
+	}
+	return []string{filepath.Join(append([]string{home, ".config"}, rel...)...),
+		filepath.Join(append([]string{home, "Library", "Application Support"}, rel...)...)}
+}
+
 // ExpandHome makes a leading ~ of p (~ alone, or followed by a
 // separator) home, as a shell would have; p is left as it is when home
 // is unknown.

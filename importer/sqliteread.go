@@ -262,6 +262,16 @@ func SQLiteSelect(have map[string]bool, cols []string) string {
 	return strings.Join(exprs, ", ")
 }
 
+// SQLiteOrder is the ORDER BY of rows read in the order a tool wrote
+// them: by the column by, then key, when the table has by (have); by key
+// alone, in an older version that lacks it.
+func SQLiteOrder(have map[string]bool, by, key string) string {
+	if have[by] {
+		return by + ", " + key
+	}
+	return key
+}
+
 // OpenSQLiteTables is OpenSQLite for a tool whose database is known by
 // its tables: one without all of them is not the tool's (an error
 // saying so, "not a <name> database").

@@ -235,6 +235,19 @@ func ReadDocument(path string) ([]byte, time.Time, error) {
 	return data, fi.ModTime().UTC(), nil
 }
 
+// ReadWhole is the Read of a format whose session file is one document
+// read whole: it reads b's file (ReadDocument) and hands its name, bytes
+// and modification time to parse, which turns what it cannot read into
+// problems of the result. An error names tool.
+func ReadWhole(tool string, b Bundle, parse func(name string, data []byte, modified time.Time) *Result) (*Result, error) {
+	name := b.Name()
+	data, modified, err := ReadDocument(name)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", tool, err)
+	}
+	return parse(name, data, modified), nil
+}
+
 // Join adds parts to the last message when it is role's, else as a new
 // message mid of role made at at: a reply whose reasoning, text and
 // calls a file keeps as records of their own. Parts joined to a message

@@ -40,14 +40,7 @@ func (Format) Provider() string { return "" }
 // Roots is Amp's threads directory: $XDG_DATA_HOME/amp/threads, else
 // ~/.local/share/amp/threads (on every system, as Amp keeps it).
 func (Format) Roots(env func(string) string, home string) []string {
-	data := importer.Getenv(env)("XDG_DATA_HOME")
-	if data == "" && home != "" {
-		data = filepath.Join(home, ".local", "share")
-	}
-	if data == "" {
-		return nil
-	}
-	return []string{filepath.Join(data, "amp", "threads")}
+	return importer.Under(importer.ToolDir(env, home, "XDG_DATA_HOME", ".local", "share"), "amp", "threads")
 }
 
 // Bundles lists the thread files (T-<id>.json) in root, one bundle each;

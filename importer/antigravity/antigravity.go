@@ -51,10 +51,7 @@ func (Format) Provider() string { return "google" }
 
 // Roots is Antigravity's data directory, ~/.gemini/antigravity.
 func (Format) Roots(env func(string) string, home string) []string {
-	if home == "" {
-		return nil
-	}
-	return []string{filepath.Join(home, ".gemini", "antigravity")}
+	return importer.Under(home, ".gemini", "antigravity")
 }
 
 // Bundles finds the conversations' artifact directories under root (the

@@ -56,10 +56,7 @@ func (Format) Provider() string { return "augment" }
 
 // Roots is Auggie's sessions directory.
 func (Format) Roots(env func(string) string, home string) []string {
-	if d := importer.ToolDir(env, home, "AUGMENT_HOME", ".augment"); d != "" {
-		return []string{filepath.Join(d, "sessions")}
-	}
-	return nil
+	return importer.Under(importer.ToolDir(env, home, "AUGMENT_HOME", ".augment"), "sessions")
 }
 
 // Bundles lists each session's document.

@@ -27,7 +27,6 @@ package chatgptcli
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io/fs"
 	"path/filepath"
 	"strconv"
@@ -62,10 +61,7 @@ func (Format) Roots(env func(string) string, home string) []string {
 	if d := get("OPENAI_CONFIG_HOME"); d != "" {
 		return []string{filepath.Join(d, "history")}
 	}
-	if home == "" {
-		return nil
-	}
-	return []string{filepath.Join(home, ".chatgpt-cli", "history")}
+	return importer.Under(home, ".chatgpt-cli", "history")
 }
 
 // Bundles lists each thread's document under root.
@@ -83,16 +79,17 @@ type entry struct {
 
 // Read reads one thread's document.
 func (Format) Read(_ context.Context, b importer.Bundle) (*importer.Result, error) {
-	name := b.Name()
-	data, modified, err := importer.ReadDocument(name)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", Tool, err)
-	}
+	return importer.ReadWhole(Tool, b, parse)
+}
+
+// parse reads the thread document data of file name, modified at
+// modified.
+func parse(name string, data []byte, modified time.Time) *importer.Result {
 	res := &importer.Result{}
 	var entries []entry
 	if err := json.Unmarshal(data, &entries); err != nil {
 		res.Problemf(name, 0, "not a ChatGPT CLI thread: "+importer.Excerpt(err.Error()))
-		return res, nil
+		return res
 	}
 	t := &importer.Transcript{Res: res}
 	seen := map[string]int{}
@@ -110,9 +107,9 @@ func (Format) Read(_ context.Context, b importer.Bundle) (*importer.Result, erro
 	thread := strings.TrimSuffix(filepath.Base(name), ".json")
 	s := t.Session(thread, name)
 	if s == nil {
-		return res, nil
+		return res
 	}
 	s.Title = thread
 	res.Sessions = append(res.Sessions, s)
-	return res, nil
+	return res
 }

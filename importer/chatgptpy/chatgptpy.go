@@ -24,7 +24,6 @@ package chatgptpy
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -63,10 +62,7 @@ func (Format) Roots(env func(string) string, home string) []string {
 			return []string{filepath.Join(x, "chatgpt-cli", "session-history")}
 		}
 	}
-	if home == "" {
-		return nil
-	}
-	return []string{filepath.Join(home, ".config", "chatgpt-cli", "session-history")}
+	return importer.Under(home, ".config", "chatgpt-cli", "session-history")
 }
 
 // Bundles lists each chatgpt-session-*.json under root.
@@ -84,12 +80,7 @@ type session struct {
 
 // Read reads one session file.
 func (Format) Read(_ context.Context, b importer.Bundle) (*importer.Result, error) {
-	name := b.Name()
-	data, modified, err := importer.ReadDocument(name)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", Tool, err)
-	}
-	return parse(name, data, modified), nil
+	return importer.ReadWhole(Tool, b, parse)
 }
 
 // startedAt is the time a session file's name gives; zero when it

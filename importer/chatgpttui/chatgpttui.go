@@ -29,9 +29,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -64,10 +62,7 @@ func (Format) Roots(env func(string) string, home string) []string {
 	if d := importer.EnvPath(env, home)("CHATGPT_CONFIG_DIR"); d != "" {
 		return []string{d}
 	}
-	if home == "" {
-		return nil
-	}
-	return []string{filepath.Join(home, ".config", "chatgpt")}
+	return importer.Under(home, ".config", "chatgpt")
 }
 
 // Bundles is the conversations.json under root.
@@ -95,11 +90,12 @@ type document struct {
 
 // Read reads every conversation of one document.
 func (Format) Read(_ context.Context, b importer.Bundle) (*importer.Result, error) {
-	name := b.Name()
-	data, modified, err := importer.ReadDocument(name)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", Tool, err)
-	}
+	return importer.ReadWhole(Tool, b, parse)
+}
+
+// parse reads every conversation of the document data of file name,
+// modified at modified.
+func parse(name string, data []byte, modified time.Time) *importer.Result {
 	res := &importer.Result{}
 	var doc document
 	if err := json.Unmarshal(data, &doc); err != nil || doc.Conversations == nil {
@@ -108,7 +104,7 @@ func (Format) Read(_ context.Context, b importer.Bundle) (*importer.Result, erro
 			reason = importer.Excerpt(err.Error())
 		}
 		res.Problemf(name, 0, "not chatgpt's conversations: "+reason)
-		return res, nil
+		return res
 	}
 	seen := map[string]int{}
 	for _, c := range *doc.Conversations {
@@ -142,7 +138,7 @@ func (Format) Read(_ context.Context, b importer.Bundle) (*importer.Result, erro
 			res.Sessions = append(res.Sessions, s)
 		}
 	}
-	return res, nil
+	return res
 }
 
 // text is a message of one text part.

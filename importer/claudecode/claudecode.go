@@ -39,11 +39,7 @@ func (Format) Provider() string { return Provider }
 // Roots is $CLAUDE_CONFIG_DIR/projects when that variable is set, else
 // ~/.claude/projects.
 func (Format) Roots(env func(string) string, home string) []string {
-	dir := importer.ToolDir(env, home, "CLAUDE_CONFIG_DIR", ".claude")
-	if dir == "" {
-		return nil
-	}
-	return []string{filepath.Join(dir, "projects")}
+	return importer.Under(importer.ToolDir(env, home, "CLAUDE_CONFIG_DIR", ".claude"), "projects")
 }
 
 // Bundles finds the session files under root, a directory searched

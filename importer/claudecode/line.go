@@ -111,29 +111,7 @@ type rawUsage struct {
 }
 
 // block is one element of a message's content array.
-type block struct {
-	Type      string          `json:"type"`
-	Text      string          `json:"text"`
-	Thinking  string          `json:"thinking"`
-	Signature string          `json:"signature"`
-	Data      string          `json:"data"`
-	ID        string          `json:"id"`
-	Name      string          `json:"name"`
-	Input     json.RawMessage `json:"input"`
-	ToolUseID string          `json:"tool_use_id"`
-	Content   json.RawMessage `json:"content"`
-	IsError   bool            `json:"is_error"`
-	Title     string          `json:"title"`
-	Source    *source         `json:"source"`
-}
-
-// source is where an image or document block's bytes are.
-type source struct {
-	Type      string `json:"type"`
-	MediaType string `json:"media_type"`
-	Data      string `json:"data"`
-	URL       string `json:"url"`
-}
+type block = importer.Block
 
 // record is one line as the reader keeps it.
 type record struct {

@@ -58,10 +58,7 @@ func (Format) Provider() string { return "" }
 
 // Roots is CodeBuddy's projects directory.
 func (Format) Roots(env func(string) string, home string) []string {
-	if d := importer.ToolDir(env, home, "CODEBUDDY_CONFIG_DIR", ".codebuddy"); d != "" {
-		return []string{filepath.Join(d, "projects")}
-	}
-	return nil
+	return importer.Under(importer.ToolDir(env, home, "CODEBUDDY_CONFIG_DIR", ".codebuddy"), "projects")
 }
 
 // Bundles lists each session's and sub-agent's transcript under root.

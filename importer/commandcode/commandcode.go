@@ -62,10 +62,7 @@ func (Format) Provider() string { return "" }
 // Roots is Command Code's projects directory, ~/.commandcode/projects
 // (Command Code has no variable that moves it).
 func (Format) Roots(_ func(string) string, home string) []string {
-	if home == "" {
-		return nil
-	}
-	return []string{filepath.Join(home, ".commandcode", "projects")}
+	return importer.Under(home, ".commandcode", "projects")
 }
 
 // sidecars are the files Command Code keeps beside a session's, which

@@ -46,11 +46,7 @@ func (Format) Provider() string { return "" }
 // Roots is Continue's sessions directory: $CONTINUE_GLOBAL_DIR/sessions,
 // else ~/.continue/sessions.
 func (Format) Roots(env func(string) string, home string) []string {
-	dir := importer.ToolDir(env, home, globalEnv, ".continue")
-	if dir == "" {
-		return nil
-	}
-	return []string{filepath.Join(dir, "sessions")}
+	return importer.Under(importer.ToolDir(env, home, globalEnv, ".continue"), "sessions")
 }
 
 // Bundles finds the session files under root: Continue's global

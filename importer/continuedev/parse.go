@@ -54,13 +54,9 @@ type chatMessage struct {
 	RedactedThinking string          `json:"redactedThinking"`
 }
 
-type toolCall struct {
-	ID       string `json:"id"`
-	Function struct {
-		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
-	} `json:"function"`
-}
+// toolCall is a call of an assistant message, in the Chat Completions
+// form.
+type toolCall = importer.ChatToolCall
 
 type toolCallState struct {
 	ToolCallID string          `json:"toolCallId"`

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
-	"path/filepath"
 
 	"github.com/loomhq/loom/importer"
 )
@@ -35,10 +34,7 @@ func (Format) Provider() string { return "" }
 // Roots is $COPILOT_HOME/session-state (~/.copilot/session-state by
 // default).
 func (Format) Roots(env func(string) string, home string) []string {
-	if dir := importer.ToolDir(env, home, EnvHome, ".copilot"); dir != "" {
-		return []string{filepath.Join(dir, "session-state")}
-	}
-	return nil
+	return importer.Under(importer.ToolDir(env, home, EnvHome, ".copilot"), "session-state")
 }
 
 // Bundles lists every <session id>/events.jsonl under root, one bundle

@@ -116,10 +116,7 @@ func (r *dbReader) sessions(ctx context.Context) ([]*dbSession, error) {
 	if !have["id"] {
 		return nil, errors.New("crush: " + r.path + ": sessions table has no id column")
 	}
-	order := "rowid"
-	if have["created_at"] {
-		order = "created_at, rowid"
-	}
+	order := importer.SQLiteOrder(have, "created_at", "rowid")
 	rows, err := r.db.QueryContext(ctx, "SELECT "+importer.SQLiteSelect(have, sessionColumns)+" FROM sessions ORDER BY "+order)
 	if err != nil {
 		return nil, r.fail(err)
@@ -171,10 +168,7 @@ func (r *dbReader) sessions(ctx context.Context) ([]*dbSession, error) {
 
 // messages reads s's messages in the order Crush wrote them.
 func (r *dbReader) messages(ctx context.Context, have map[string]bool, s *dbSession) (*converter, error) {
-	order := "rowid"
-	if have["created_at"] {
-		order = "created_at, rowid"
-	}
+	order := importer.SQLiteOrder(have, "created_at", "rowid")
 	rows, err := r.db.QueryContext(ctx, "SELECT "+importer.SQLiteSelect(have, messageColumns)+
 		`, CASE WHEN octet_length(parts) > ? THEN NULL ELSE parts END, octet_length(parts)
 		FROM messages WHERE session_id = ? ORDER BY `+order, maxParts, s.SourceID)

@@ -48,33 +48,16 @@ func (Format) Provider() string { return "" }
 // Roots are the CLI's projects directory ($CURSOR_CONFIG_DIR/projects,
 // else ~/.cursor/projects) and the editor's global storage
 // (Cursor/User/globalStorage in the application data directory:
-// $VSCODE_APPDATA, else ~/.config on Linux ($XDG_CONFIG_HOME),
-// ~/Library/Application Support on macOS, %APPDATA% on Windows).
+// $VSCODE_APPDATA, else the platform's, importer.AppConfigDir: ~/.config
+// on Linux ($XDG_CONFIG_HOME when absolute), ~/Library/Application
+// Support on macOS, %APPDATA% on Windows).
 func (Format) Roots(env func(string) string, home string) []string {
 	get := importer.Getenv(env)
 	var roots []string
 	if dir := importer.ToolDir(get, home, configEnv, ".cursor"); dir != "" {
 		roots = append(roots, filepath.Join(dir, "projects"))
 	}
-	appData := get(appDataEnv)
-	if appData == "" {
-		switch runtime.GOOS {
-		case "windows":
-			appData = get("APPDATA")
-			if appData == "" && home != "" {
-				appData = filepath.Join(home, "AppData", "Roaming")
-			}
-		case "darwin":
-			if home != "" {
-				appData = filepath.Join(home, "Library", "Application Support")
-			}
-		default:
-			appData = get("XDG_CONFIG_HOME")
-			if appData == "" && home != "" {
-				appData = filepath.Join(home, ".config")
-			}
-		}
-	}
+	appData := cmp.Or(get(appDataEnv), importer.AppConfigDir(get, home))
 	if appData != "" {
 		roots = append(roots, filepath.Join(appData, "Cursor", "User", "globalStorage"))
 	}

@@ -14,11 +14,12 @@
 // back into the working directory when such a directory exists here.
 //
 // The editor keeps its chats in state.vscdb (SQLite) in its global
-// storage: Cursor/User/globalStorage under ~/.config ($XDG_CONFIG_HOME)
-// on Linux, ~/Library/Application Support on macOS and %APPDATA% on
-// Windows, or $VSCODE_APPDATA, which moves it as it moves VS Code's. The
-// database is opened read-only, without blocking the editor or reading
-// what it has not committed (see importer.OpenSQLite), and never written.
+// storage: Cursor/User/globalStorage under ~/.config ($XDG_CONFIG_HOME
+// when absolute) on Linux, ~/Library/Application Support on macOS and
+// %APPDATA% on Windows, or $VSCODE_APPDATA, which moves it as it moves
+// VS Code's. The database is opened read-only, without blocking the
+// editor or reading what it has not committed (see importer.OpenSQLite),
+// and never written.
 //
 // # What is imported
 //

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/loomhq/loom/importer"
@@ -45,10 +44,7 @@ func (Format) Roots(env func(string) string, home string) []string {
 			home = h
 		}
 	}
-	if home == "" {
-		return nil
-	}
-	return []string{filepath.Join(home, ".factory", "sessions")}
+	return importer.Under(home, ".factory", "sessions")
 }
 
 // Bundles lists every session under root (droid keeps a directory of

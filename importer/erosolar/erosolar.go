@@ -61,10 +61,7 @@ func (Format) Roots(env func(string) string, home string) []string {
 	if d := importer.EnvPath(env, home)("EROSOLAR_DATA_DIR"); d != "" {
 		return []string{filepath.Join(d, "sessions")}
 	}
-	if home == "" {
-		return nil
-	}
-	return []string{filepath.Join(home, ".erosolar", "sessions")}
+	return importer.Under(home, ".erosolar", "sessions")
 }
 
 // Bundles lists each saved session's document under root: not the

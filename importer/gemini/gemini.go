@@ -45,11 +45,7 @@ func (Format) Provider() string { return Provider }
 // Roots is $GEMINI_CLI_HOME/.gemini/tmp when the variable is set, else
 // <home>/.gemini/tmp.
 func (Format) Roots(env func(string) string, home string) []string {
-	base := importer.ToolDir(env, home, homeEnv)
-	if base == "" {
-		return nil
-	}
-	return []string{filepath.Join(base, ".gemini", "tmp")}
+	return importer.Under(importer.ToolDir(env, home, homeEnv), ".gemini", "tmp")
 }
 
 // Bundles finds the chat recordings under root: root is Gemini CLI's

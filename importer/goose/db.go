@@ -91,10 +91,7 @@ func (r *dbReader) sessions(ctx context.Context) ([]dbSession, error) {
 		return nil, r.fail(err)
 	}
 	r.messageID, r.metadata = cols["message_id"], cols["metadata_json"]
-	order := "id"
-	if have["created_at"] {
-		order = "created_at, id"
-	}
+	order := importer.SQLiteOrder(have, "created_at", "id")
 	rows, err := r.db.QueryContext(ctx, "SELECT "+importer.SQLiteSelect(have, sessionColumns)+" FROM sessions ORDER BY "+order)
 	if err != nil {
 		return nil, r.fail(err)
@@ -102,12 +99,8 @@ func (r *dbReader) sessions(ctx context.Context) ([]dbSession, error) {
 	defer rows.Close()
 	var out []dbSession
 	for rows.Next() {
-		v := make([]any, len(sessionColumns))
-		ptrs := make([]any, len(v))
-		for i := range v {
-			ptrs[i] = &v[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
+		v, err := importer.SQLiteRow(rows, len(sessionColumns))
+		if err != nil {
 			return nil, r.fail(err)
 		}
 		str := importer.SQLiteString

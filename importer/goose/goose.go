@@ -49,10 +49,7 @@ func (Format) Roots(env func(string) string, home string) []string {
 		return []string{filepath.Join(root, "data", "sessions")}
 	}
 	if runtime.GOOS == "windows" {
-		appData := get("APPDATA")
-		if appData == "" && home != "" {
-			appData = filepath.Join(home, "AppData", "Roaming")
-		}
+		appData := importer.AppConfigDir(get, home)
 		if appData == "" {
 			return nil
 		}

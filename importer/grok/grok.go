@@ -88,10 +88,7 @@ func (Format) Provider() string { return "xai" }
 
 // Roots is Grok's sessions directory.
 func (Format) Roots(env func(string) string, home string) []string {
-	if d := importer.ToolDir(env, home, "GROK_HOME", ".grok"); d != "" {
-		return []string{filepath.Join(d, "sessions")}
-	}
-	return nil
+	return importer.Under(importer.ToolDir(env, home, "GROK_HOME", ".grok"), "sessions")
 }
 
 // Bundles finds each session's chat history, with its summary, update

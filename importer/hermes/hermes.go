@@ -69,10 +69,7 @@ func (Format) Provider() string { return "" }
 
 // Roots is Hermes's home directory.
 func (Format) Roots(env func(string) string, home string) []string {
-	if d := importer.ToolDir(env, home, "HERMES_HOME", ".hermes"); d != "" {
-		return []string{d}
-	}
-	return nil
+	return importer.Under(importer.ToolDir(env, home, "HERMES_HOME", ".hermes"))
 }
 
 // Bundles is, in a home directory that holds state.db, one bundle of

@@ -59,10 +59,7 @@ func (Format) Provider() string { return "" }
 
 // Roots is Junie's sessions directory.
 func (Format) Roots(env func(string) string, home string) []string {
-	if d := importer.ToolDir(env, home, "JUNIE_HOME", ".junie"); d != "" {
-		return []string{filepath.Join(d, "sessions")}
-	}
-	return nil
+	return importer.Under(importer.ToolDir(env, home, "JUNIE_HOME", ".junie"), "sessions")
 }
 
 // Bundles lists each session's events.jsonl.

@@ -82,16 +82,10 @@ func (s *reading) wire(ctx context.Context, name string, r io.Reader) error {
 // contextLine is one line of context.jsonl: a message in OpenAI's chat
 // form, or one of Kimi's own records (_checkpoint, _usage).
 type contextLine struct {
-	Role      string          `json:"role"`
-	Content   json.RawMessage `json:"content"`
-	ToolCalls []struct {
-		ID       string `json:"id"`
-		Function struct {
-			Name      string `json:"name"`
-			Arguments string `json:"arguments"`
-		} `json:"function"`
-	} `json:"tool_calls"`
-	ToolCallID string `json:"tool_call_id"`
+	Role       string                  `json:"role"`
+	Content    json.RawMessage         `json:"content"`
+	ToolCalls  []importer.ChatToolCall `json:"tool_calls"`
+	ToolCallID string                  `json:"tool_call_id"`
 }
 
 func (s *reading) context(ctx context.Context, r io.Reader) error {

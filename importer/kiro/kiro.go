@@ -42,10 +42,7 @@ func (Format) Provider() string { return "" }
 // Roots is Kiro's sessions directory: $KIRO_HOME/sessions, else
 // ~/.kiro/sessions.
 func (Format) Roots(env func(string) string, home string) []string {
-	if dir := importer.ToolDir(env, home, homeEnv, ".kiro"); dir != "" {
-		return []string{filepath.Join(dir, "sessions")}
-	}
-	return nil
+	return importer.Under(importer.ToolDir(env, home, homeEnv, ".kiro"), "sessions")
 }
 
 // Bundles finds Kiro's session logs under root: <id>.jsonl (in cli/),

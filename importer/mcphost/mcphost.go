@@ -29,7 +29,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -97,20 +96,21 @@ type message struct {
 
 // Read reads one session's document.
 func (Format) Read(_ context.Context, b importer.Bundle) (*importer.Result, error) {
-	name := b.Name()
-	data, modified, err := importer.ReadDocument(name)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", Tool, err)
-	}
+	return importer.ReadWhole(Tool, b, parse)
+}
+
+// parse reads the session document data of file name, modified at
+// modified.
+func parse(name string, data []byte, modified time.Time) *importer.Result {
 	res := &importer.Result{}
 	var doc document
 	if err := json.Unmarshal(data, &doc); err != nil {
 		res.Problemf(name, 0, "not an MCPHost session: "+importer.Excerpt(err.Error()))
-		return res, nil
+		return res
 	}
 	if doc.Version == nil || doc.Messages == nil {
 		res.Skip("not-a-session")
-		return res, nil
+		return res
 	}
 	created := doc.CreatedAt.UTC()
 	if created.IsZero() || created.Year() < 2000 {
@@ -152,7 +152,7 @@ func (Format) Read(_ context.Context, b importer.Bundle) (*importer.Result, erro
 	base := strings.TrimSuffix(filepath.Base(name), ".json")
 	s := t.Session(base+"-"+created.Format("20060102T150405.000000000Z"), name)
 	if s == nil {
-		return res, nil
+		return res
 	}
 	s.Model, s.Provider = model, importer.Clip(doc.Metadata.Provider, 256)
 	if u := doc.UpdatedAt.UTC(); u.After(s.UpdatedAt) {
@@ -162,7 +162,7 @@ func (Format) Read(_ context.Context, b importer.Bundle) (*importer.Result, erro
 		s.CreatedAt = created
 	}
 	res.Sessions = append(res.Sessions, s)
-	return res, nil
+	return res
 }
 
 // result is the text of a tool's result as MCPHost keeps it, and

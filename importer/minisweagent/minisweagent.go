@@ -36,7 +36,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io/fs"
 	"path/filepath"
 	"strconv"
@@ -74,19 +73,10 @@ func (Format) Provider() string { return "" }
 // $XDG_CONFIG_HOME/mini-swe-agent (~/.config when unset), and macOS's
 // ~/Library/Application Support/mini-swe-agent.
 func (Format) Roots(env func(string) string, home string) []string {
-	if env != nil {
-		if d := env(configEnv); d != "" {
-			return []string{d}
-		}
-		if x := env("XDG_CONFIG_HOME"); x != "" {
-			return []string{filepath.Join(x, "mini-swe-agent")}
-		}
+	if d := importer.Getenv(env)(configEnv); d != "" {
+		return []string{d}
 	}
-	if home == "" {
-		return nil
-	}
-	return []string{filepath.Join(home, ".config", "mini-swe-agent"),
-		filepath.Join(home, "Library", "Application Support", "mini-swe-agent")}
+	return importer.ConfigDirs(env, home, "mini-swe-agent")
 }
 
 // Bundles lists each trajectory file under root.
@@ -114,18 +104,12 @@ type trajectory struct {
 
 // message is one of a trajectory's messages.
 type message struct {
-	Role             string          `json:"role"`
-	Content          json.RawMessage `json:"content"`
-	ReasoningContent string          `json:"reasoning_content"`
-	ToolCallID       string          `json:"tool_call_id"`
-	ToolCalls        []struct {
-		ID       string `json:"id"`
-		Function struct {
-			Name      string `json:"name"`
-			Arguments string `json:"arguments"`
-		} `json:"function"`
-	} `json:"tool_calls"`
-	Extra struct {
+	Role             string                  `json:"role"`
+	Content          json.RawMessage         `json:"content"`
+	ReasoningContent string                  `json:"reasoning_content"`
+	ToolCallID       string                  `json:"tool_call_id"`
+	ToolCalls        []importer.ChatToolCall `json:"tool_calls"`
+	Extra            struct {
 		Timestamp     float64 `json:"timestamp"`
 		InterruptType string  `json:"interrupt_type"`
 		ExceptionInfo string  `json:"exception_info"`
@@ -144,12 +128,7 @@ type message struct {
 
 // Read reads one trajectory file.
 func (Format) Read(_ context.Context, b importer.Bundle) (*importer.Result, error) {
-	name := b.Name()
-	data, modified, err := importer.ReadDocument(name)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", Tool, err)
-	}
-	return parse(name, data, modified), nil
+	return importer.ReadWhole(Tool, b, parse)
 }
 
 // parse reads a trajectory's data; modified is its file's time, the

@@ -58,10 +58,7 @@ func (Format) Provider() string { return "meta" }
 
 // Roots is Muse's sessions directory.
 func (Format) Roots(env func(string) string, home string) []string {
-	if d := importer.ToolDir(env, home, "XDG_DATA_HOME", ".local", "share"); d != "" {
-		return []string{filepath.Join(d, "muse", "sessions")}
-	}
-	return nil
+	return importer.Under(importer.ToolDir(env, home, "XDG_DATA_HOME", ".local", "share"), "muse", "sessions")
 }
 
 // Bundles lists each session's and sub-agent's log under root.

@@ -59,10 +59,7 @@ func (Format) Provider() string { return "" }
 
 // Roots is ~/.nanobot/sessions: nanobot reads no variable for it.
 func (Format) Roots(_ func(string) string, home string) []string {
-	if home == "" {
-		return nil
-	}
-	return []string{filepath.Join(home, ".nanobot", "sessions")}
+	return importer.Under(home, ".nanobot", "sessions")
 }
 
 // Bundles lists each session's file under root.

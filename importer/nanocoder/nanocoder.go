@@ -74,7 +74,7 @@ func (Format) Roots(env func(string) string, home string) []string {
 	case "darwin":
 		return []string{filepath.Join(home, "Library", "Application Support", "nanocoder", "sessions")}
 	case "windows":
-		return []string{filepath.Join(cmp.Or(get("APPDATA"), filepath.Join(home, "AppData", "Roaming")), "nanocoder", "sessions")}
+		return []string{filepath.Join(importer.AppConfigDir(get, home), "nanocoder", "sessions")}
 	}
 	return []string{filepath.Join(home, ".local", "share", "nanocoder", "sessions")}
 }

@@ -83,10 +83,7 @@ func (r *dbReader) sessions(ctx context.Context) ([]*source, error) {
 	if !have["id"] {
 		return nil, fmt.Errorf("%s: %s: session table has no id column", r.tool, r.path)
 	}
-	order := "id"
-	if have["time_created"] {
-		order = "time_created, id"
-	}
+	order := importer.SQLiteOrder(have, "time_created", "id")
 	rows, err := r.db.QueryContext(ctx, "SELECT "+importer.SQLiteSelect(have, sessionColumns)+" FROM session ORDER BY "+order)
 	if err != nil {
 		return nil, r.error(err)
@@ -94,12 +91,8 @@ func (r *dbReader) sessions(ctx context.Context) ([]*source, error) {
 	defer rows.Close()
 	var all []*source
 	for rows.Next() {
-		v := make([]any, len(sessionColumns))
-		ptrs := make([]any, len(v))
-		for i := range v {
-			ptrs[i] = &v[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
+		v, err := importer.SQLiteRow(rows, len(sessionColumns))
+		if err != nil {
 			return nil, r.error(err)
 		}
 		src := &source{ID: asString(v[0]), File: r.path}

@@ -73,11 +73,7 @@ func (Format) Provider() string { return "" }
 // ~/.local/share/opencode (opencode uses the XDG layout on macOS too);
 // kilo in place of opencode for Kilo.
 func (f Format) Roots(env func(string) string, home string) []string {
-	dir := importer.ToolDir(env, home, "XDG_DATA_HOME", ".local", "share")
-	if dir == "" {
-		return nil
-	}
-	return []string{filepath.Join(dir, f.a().dir)}
+	return importer.Under(importer.ToolDir(env, home, "XDG_DATA_HOME", ".local", "share"), f.a().dir)
 }
 
 // Bundles finds opencode's sessions under root, which is opencode's data

@@ -70,10 +70,7 @@ func (Format) Provider() string { return "" }
 
 // Roots is ~/.codex/sessions: Open Codex reads no variable for it.
 func (Format) Roots(_ func(string) string, home string) []string {
-	if home == "" {
-		return nil
-	}
-	return []string{filepath.Join(home, ".codex", "sessions")}
+	return importer.Under(home, ".codex", "sessions")
 }
 
 // isRollout says whether name is one of Open Codex's documents (not the

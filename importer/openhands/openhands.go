@@ -51,10 +51,7 @@ func (Format) Roots(env func(string) string, home string) []string {
 			return []string{d}
 		}
 	}
-	if d := importer.ToolDir(env, home, envPersistence, ".openhands"); d != "" {
-		return []string{filepath.Join(d, "conversations")}
-	}
-	return nil
+	return importer.Under(importer.ToolDir(env, home, envPersistence, ".openhands"), "conversations")
 }
 
 // Bundles finds the conversations under root (the conversations

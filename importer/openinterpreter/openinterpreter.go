@@ -30,7 +30,6 @@ package openinterpreter
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io/fs"
 	"path/filepath"
 	"strconv"
@@ -61,16 +60,7 @@ func (Format) Provider() string { return "" }
 // Roots is the conversations directory: $XDG_CONFIG_HOME/open-interpreter
 // (~/.config when unset), and macOS's ~/Library/Application Support.
 func (Format) Roots(env func(string) string, home string) []string {
-	if env != nil {
-		if x := env("XDG_CONFIG_HOME"); x != "" {
-			return []string{filepath.Join(x, "open-interpreter", "conversations")}
-		}
-	}
-	if home == "" {
-		return nil
-	}
-	return []string{filepath.Join(home, ".config", "open-interpreter", "conversations"),
-		filepath.Join(home, "Library", "Application Support", "open-interpreter", "conversations")}
+	return importer.ConfigDirs(env, home, "open-interpreter", "conversations")
 }
 
 // Bundles lists each conversation file (*.json) under root.
@@ -90,12 +80,7 @@ type message struct {
 
 // Read reads one conversation file.
 func (Format) Read(_ context.Context, b importer.Bundle) (*importer.Result, error) {
-	name := b.Name()
-	data, modified, err := importer.ReadDocument(name)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", Tool, err)
-	}
-	return parse(name, data, modified), nil
+	return importer.ReadWhole(Tool, b, parse)
 }
 
 // savedAt is the time a conversation's file name gives; zero when it

@@ -118,12 +118,7 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 
 // Read reads one chat file.
 func (Format) Read(_ context.Context, b importer.Bundle) (*importer.Result, error) {
-	name := b.Name()
-	data, modified, err := importer.ReadDocument(name)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", Tool, err)
-	}
-	return parse(name, data, modified), nil
+	return importer.ReadWhole(Tool, b, parse)
 }
 
 // parse reads a chat's data; modified, its file's time, is the time of

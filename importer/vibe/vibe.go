@@ -70,10 +70,7 @@ func (Format) Provider() string { return "mistral" }
 
 // Roots is Vibe's session log directory.
 func (Format) Roots(env func(string) string, home string) []string {
-	if d := importer.ToolDir(env, home, envHome, ".vibe"); d != "" {
-		return []string{filepath.Join(d, "logs", "session")}
-	}
-	return nil
+	return importer.Under(importer.ToolDir(env, home, envHome, ".vibe"), "logs", "session")
 }
 
 // Bundles finds each session's messages.jsonl, with its meta.json when
