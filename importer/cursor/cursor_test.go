@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -325,5 +326,24 @@ func TestRoots(t *testing.T) {
 	want := []string{filepath.Join("/c", "projects"), filepath.Join("/a", "Cursor", "User", "globalStorage")}
 	if !slices.Equal(got, want) {
 		t.Errorf("roots %v, want %v", got, want)
+	}
+}
+
+// On Linux the editor's data is under $XDG_CONFIG_HOME when it is an
+// absolute path; a relative one is ignored, as the XDG Base Directory
+// specification says, and ~/.config is read instead.
+func TestRootsXDGConfigHome(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("XDG_CONFIG_HOME moves the editor's data on Linux only")
+	}
+	for xdg, want := range map[string]string{
+		"/x":      filepath.Join("/x", "Cursor", "User", "globalStorage"),
+		"rel/dir": filepath.Join("/home/u", ".config", "Cursor", "User", "globalStorage"),
+	} {
+		env := map[string]string{"XDG_CONFIG_HOME": xdg}
+		got := Format{}.Roots(func(k string) string { return env[k] }, "/home/u")
+		if len(got) != 2 || got[1] != want {
+			t.Errorf("XDG_CONFIG_HOME=%s: roots %v, want the editor's at %s", xdg, got, want)
+		}
 	}
 }
