@@ -207,8 +207,17 @@ func TestGateIsAReaderOnly(t *testing.T) {
 			t.Errorf("the gate has loom.Store's write %s", name)
 		}
 	}
-	if _, ok := typ.MethodByName("Services"); ok {
-		t.Error("the gate hands on the store's services (Services)")
+	// Nor any service of an engine: the required ones (its methods) or
+	// the optional ones (Optional).
+	engine := reflect.TypeFor[loom.Engine]()
+	for i := range engine.NumMethod() {
+		name := engine.Method(i).Name
+		if _, ok := reader.MethodByName(name); ok {
+			continue
+		}
+		if _, ok := typ.MethodByName(name); ok {
+			t.Errorf("the gate hands on the engine's service %s", name)
+		}
 	}
 	if _, ok := typ.MethodByName("Below"); ok {
 		t.Error("the gate hands on the store below (Below)")
