@@ -17,9 +17,9 @@ import (
 )
 
 // No edge finds what a store can do by asking it what else it is: an
-// engine's capabilities are the services it returns (loom.Engine), so
-// that a store handed on through a wrapper keeps them and the compiler
-// follows each to the edges that use it. This test reads the types, not
+// engine's capabilities are its methods and the services it returns
+// (loom.Engine), so that a store handed on through a wrapper keeps them
+// and the compiler follows each to the edges that use it. This test reads the types, not
 // the names: outside the root package and the engines, it refuses every
 // type assertion and type switch whose operand is a store — a value
 // whose type is loom.Store, loom.Engine, a service's interface or any
@@ -41,7 +41,7 @@ func TestNoAssertionOnStores(t *testing.T) {
 	slices.Sort(found)
 	found = slices.Compact(found)
 	for _, site := range found {
-		t.Errorf("%s: a type assertion on a store; take the service from the engine (loom.Services), or have the code that opens the engine hand it in", site)
+		t.Errorf("%s: a type assertion on a store; take the service from the engine (loom.Engine, loom.Optional), or have the code that opens the engine hand it in", site)
 	}
 }
 
@@ -94,7 +94,7 @@ func plantedShapes(ctx context.Context, eng loom.Engine, st loom.Store, x loom.S
 	case *sqlite.Store: // PLANT: a case of an engine's type
 	}
 	_, _ = st.(*sqlite.Store)                                // PLANT: asserted to an engine's type
-	_, _ = eng.Services().Edits.(interface{ Close() error }) // PLANT: a service
+	_, _ = eng.Optional().Roots.(interface{ Close() error }) // PLANT: a service
 	var q interface {
 		Session(c context.Context, sessionID string) (*loom.Session, error)
 	} = st
@@ -563,7 +563,8 @@ func unwrapConversion(info *types.Info, x ast.Expr) ast.Expr {
 
 // storeMethods are the methods of a store, by name, with their
 // signatures written by package path: loom.Store's, loom.Engine's, and
-// those of each service's interface (loom.Services' fields).
+// those of each service's interface (the interfaces loom.Engine embeds,
+// and loom.Optional's fields).
 type storeMethods struct {
 	all   map[string]string // every method of a store or a service
 	store map[string]string // loom.Store's alone
@@ -609,7 +610,16 @@ func storeKinds(pkg *types.Package) *storeMethods {
 	add(sm.store, lookup("Store"))
 	add(sm.all, lookup("Engine"))
 	add(sm.all, lookup("Reader"))
-	if st, ok := lookupStruct(lookup("Services")); ok {
+	// The required services are the interfaces loom.Engine embeds; the
+	// optional ones are the fields of loom.Optional.
+	if eng, ok := lookup("Engine").(*types.Named); ok {
+		if it, ok := eng.Underlying().(*types.Interface); ok {
+			for i := range it.NumEmbeddeds() {
+				add(sm.all, it.EmbeddedType(i))
+			}
+		}
+	}
+	if st, ok := lookupStruct(lookup("Optional")); ok {
 		for i := range st.NumFields() {
 			add(sm.all, st.Field(i).Type())
 		}

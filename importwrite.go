@@ -100,9 +100,9 @@ func (c ImportChange) ModelUpdate() SessionUpdate {
 	return SessionUpdate{Model: c.Model, KeepUpdatedAt: true}
 }
 
-// ImportApplier is a Store that writes an ImportWrite in one
-// transaction: all of it, or, on an error or a crash, none of it. Both
-// SQL engines implement it.
+// ImportApplier writes an ImportWrite in one transaction: all of it,
+// or, on an error or a crash, none of it. Every engine is one (Engine),
+// and so is the store in memory of sessionstore's rules' tests.
 type ImportApplier interface {
 	ApplyImport(ctx context.Context, w *ImportWrite) error
 }
@@ -110,54 +110,6 @@ type ImportApplier interface {
 // Empty reports whether w writes nothing.
 func (w *ImportWrite) Empty() bool {
 	return len(w.Sessions) == 0 && len(w.Changes) == 0 && len(w.Files) == 0 && len(w.Calls) == 0 && len(w.Originals) == 0
-}
-
-// WriteImport writes w to st: in one transaction when st's engine
-// provides an ImportApplier, else as separate writes, the sessions, then the
-// changes, then the records of the files (a crash between them only
-// makes the files be read again, and found stored).
-func WriteImport(ctx context.Context, st Engine, w *ImportWrite) error {
-	svc := st.Services()
-	if svc.ImportApplier != nil {
-		return svc.ImportApplier.ApplyImport(ctx, w)
-	}
-	if len(w.Sessions) > 0 {
-		if err := st.Import(ctx, w.Sessions); err != nil {
-			return err
-		}
-	}
-	for _, c := range w.Changes {
-		var err error
-		switch {
-		case c.Session != nil:
-			err = st.Append(ctx, c.Session, c.Messages...)
-		case c.Part != nil:
-			err = st.UpdatePart(ctx, c.SessionID, c.Seq, *c.Part)
-		case c.Usage != nil:
-			err = st.UpdateUsage(ctx, c.SessionID, c.Seq, *c.Usage)
-		case c.Title != nil:
-			_, err = st.UpdateSession(ctx, c.SessionID, SessionUpdate{Title: c.Title})
-		case c.Model != nil:
-			_, err = st.UpdateSession(ctx, c.SessionID, c.ModelUpdate())
-		case c.Settled != nil:
-			// A Store has no write of its own for them: an engine
-			// without an ImportApplier keeps the times it first read.
-		}
-		if err != nil {
-			return err
-		}
-	}
-	if svc.Originals != nil {
-		for _, c := range w.Originals {
-			if err := svc.Originals.KeepOriginal(ctx, c); err != nil && ErrorCode(err) != EINVALID {
-				return err
-			}
-		}
-	}
-	if len(w.Files) > 0 {
-		return st.RecordImportedFiles(ctx, w.Files)
-	}
-	return nil
 }
 
 // Validate checks w before anything of it is written.

@@ -63,7 +63,7 @@ type Reader interface {
 
 // Reads are the services of an engine that a way out may read, each
 // nil where the engine does not provide it: all optional (the same
-// services are in Services, for the edges that write). Through a
+// services are in Optional, for the edges that write). Through a
 // secrets gate each is read redacted (secrets.Gate.Reads).
 type Reads struct {
 	// Vectors reads the vectors of search by meaning, and the hits and
@@ -77,6 +77,6 @@ type Reads struct {
 
 // ReadsOf returns the services of svc that a way out may read: how an
 // engine implements Reader.Reads.
-func ReadsOf(svc Services) Reads {
+func ReadsOf(svc Optional) Reads {
 	return Reads{Vectors: svc.Vectors, Activity: svc.Activity, IndexSize: svc.IndexSize}
 }

@@ -1,78 +1,87 @@
 package loom
 
-// Services are the parts of an engine's store beyond Store, one field
-// per capability, each nil where the engine does not provide it. An
-// engine returns them explicitly (Engine.Services), and an edge takes
-// the one it needs from there, never by asking a store what else it is:
-// so a store handed on (opened by the command line, the server, a test)
-// keeps everything its engine provides, and a capability can be
-// followed by the compiler from the engine to every edge that uses it.
+// Engine is a store with the services its engine provides: what an
+// engine's Open returns, and what the command line, the server and the
+// tests hand on.
 //
-// The conformance suite (conformance.Capabilities) says which an
-// engine must provide, and fails on a nil one: Calls and SourceLocks
-// above all, whose absence fails silently (without the first, a
+// The services every engine must provide are part of its type: an
+// engine that lacks one does not compile, so no edge checks for one at
+// run time and none can be silently missing. Without CallCounter, a
 // conversation an agent copies into a new file is counted twice;
-// without the second, a hook and a watcher importing one file at once
-// store its messages twice), and ImportApplier, ProjectMover,
-// Originals, Sync, Edits and EditVersions. The others an engine may
-// declare absent by leaving them nil; the edge that needs one says the
-// store does not provide it.
+// without SourceLocker, a hook and a watcher importing one file at once
+// store its messages twice; without ImportApplier, an import is not
+// written in one transaction; without ProjectMover, a failed move
+// leaves a project split; without OriginalsKeeper, imported source
+// files are not kept; without SyncStore, the store can be no sync hub;
+// without EditStore and EditVersioner, loom blame finds nothing and
+// keeps no answer from one run to the next.
+//
+// The services an engine may lack are declared in one place, Optional,
+// and returned by Engine.Optional: an edge takes the one it needs from
+// there, never by asking a store what else it is, and says the store
+// does not provide it when it is nil.
 //
 // Which engine provides what (docs/architecture.md, "An engine's
 // services"):
 //
-//	capability     sqlite  postgres  memstore (rules' tests)  conformance
-//	Calls          yes     yes       no                       required
-//	SourceLocks    yes     yes       yes                      required
-//	ImportApplier  yes     yes       yes                      required
-//	ProjectMover   yes     yes       yes                      required
-//	Originals      yes     yes       no                       required
-//	Tokens         yes     yes       no                       optional
-//	Shares         yes     yes       no                       optional
-//	Sync           yes     yes       no                       required
-//	HubLocks       no      yes       no                       optional
-//	TeamHub        no      yes       no                       optional
-//	Vectors        yes     yes       no                       optional
-//	Edits          yes     yes       no                       required
-//	EditVersions   yes     yes       no                       required
-//	Roots          yes     yes       no                       optional
-//	Activity       yes     yes       no                       optional
-//	IndexSize      yes     yes       no                       optional
-//	IndexMerger    yes     no        no                       optional
-//	Scrubber       yes     yes       no                       optional
-//	ScrubMarker    yes     no        no                       optional
-//	LocalLog       yes     no        no                       optional
-type Services struct {
-	// Calls finds which session counts a model call. Required.
-	Calls CallCounter
-	// SourceLocks serialises the importers of one source file.
-	// Required.
-	SourceLocks SourceLocker
-	// ImportApplier writes an import's batch in one transaction
-	// (WriteImport writes it piece by piece without it). Required.
-	ImportApplier ImportApplier
-	// ProjectMover moves a project's sessions to another project.
-	// Required.
-	ProjectMover ProjectMover
-	// Originals keeps the bytes of imported source files. Required.
-	Originals OriginalsKeeper
+//	service          sqlite  postgres  memstore (rules' tests)
+//	required, by the type of Engine:
+//	CallCounter      yes     yes       no
+//	SourceLocker     yes     yes       yes
+//	ImportApplier    yes     yes       yes
+//	ProjectMover     yes     yes       yes
+//	OriginalsKeeper  yes     yes       no
+//	SyncStore        yes     yes       no
+//	EditStore        yes     yes       no
+//	EditVersioner    yes     yes       no
+//	optional, fields of Optional:
+//	Tokens           yes     yes       no
+//	Shares           yes     yes       no
+//	HubLocks         no      yes       no
+//	TeamHub          no      yes       no
+//	Vectors          yes     yes       no
+//	Roots            yes     yes       no
+//	Activity         yes     yes       no
+//	IndexSize        yes     yes       no
+//	IndexMerger      yes     no        no
+//	Scrubber         yes     yes       no
+//	ScrubMarker      yes     no        no
+//	LocalLog         yes     no        no
+//
+// The store in memory of sessionstore's rules' tests (internal/memstore)
+// is no Engine: it serves only what those rules write through.
+type Engine interface {
+	Store
+	CallCounter
+	SourceLocker
+	ImportApplier
+	ProjectMover
+	OriginalsKeeper
+	SyncStore
+	EditStore
+	EditVersioner
+
+	// Optional returns the engine's optional services, nil where it has
+	// none. It is the same value at every call.
+	Optional() Optional
+}
+
+// Optional are the services an engine may lack, one field per
+// capability, each nil where the engine does not provide it. The
+// conformance suite (conformance.Capabilities) says what is missing
+// without each, and skips the test of its contract on an engine that
+// leaves it nil.
+type Optional struct {
 	// Tokens keeps the API tokens loom serve accepts.
 	Tokens TokenStore
 	// Shares keeps sealed shared sessions.
 	Shares ShareStore
-	// Sync holds the records of a sync hub. Required.
-	Sync SyncStore
 	// HubLocks are a hub's locks over every process on the store.
 	HubLocks HubLocks
 	// TeamHub holds a team's chain and records on a hub.
 	TeamHub TeamHub
 	// Vectors keeps the vectors of search by meaning.
 	Vectors VectorStore
-	// Edits is the index of file edits that loom blame reads.
-	// Required.
-	Edits EditStore
-	// EditVersions says when the edit index last changed. Required.
-	EditVersions EditVersioner
 	// Roots lists the project roots sessions recorded.
 	Roots RootLister
 	// Activity reads what was done when, for insights.
@@ -89,14 +98,4 @@ type Services struct {
 	// LocalLog is the store's own sync log, which a redaction
 	// rewrites.
 	LocalLog LocalLog
-}
-
-// Engine is a store with the services its engine provides: what an
-// engine's Open returns, and what the command line, the server and the
-// tests hand on.
-type Engine interface {
-	Store
-	// Services returns the store's services, nil where it has none. It
-	// is the same value at every call.
-	Services() Services
 }

@@ -12,7 +12,7 @@ import (
 // A store behind a secrets gate keeps the read services of its engine
 // that a way out may use (loom.Reads), each read through the gate (they
 // redact), and nothing else of it: the gate is a reader, with no writes
-// and no loom.Services (secrets.TestGateIsAReaderOnly lists its
+// and no engine services (secrets.TestGateIsAReaderOnly lists its
 // methods); a gate over a gate reads them through both, and a gate over
 // no store has none.
 func TestGateKeepsServices(t *testing.T) {

@@ -3,7 +3,7 @@ package loom
 import "context"
 
 // The upkeep of an engine's files: services a store may provide
-// (Services) that keep its files small, fast or free of text a
+// (Optional) that keep its files small, fast or free of text a
 // redaction replaced. None is required: a store without one loses
 // speed, or keeps what it replaced readable in its free pages until the
 // engine reuses them, and says nothing is left to do.

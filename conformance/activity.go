@@ -15,7 +15,7 @@ import (
 // bound it.
 func testActivity(t *testing.T, open Opener) {
 	st := open(t)
-	ar := service(t, st, "Activity", st.Services().Activity)
+	ar := optional(t, st, "Activity", st.Optional().Activity)
 	day := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 	at := func(m *loom.Message, d time.Duration) *loom.Message {
 		m.CreatedAt = day.Add(d)

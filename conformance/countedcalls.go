@@ -13,8 +13,6 @@ import (
 // session's calls go with it.
 func testCountedCalls(t *testing.T, open Opener) {
 	st := open(t)
-	cc := service(t, st, "Calls", st.Services().Calls)
-	a := service(t, st, "ImportApplier", st.Services().ImportApplier)
 	at := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	session := func(key string) *loom.SessionData {
 		s, m := newSession("alice", key), text(loom.RoleUser, "hi")
@@ -27,24 +25,24 @@ func testCountedCalls(t *testing.T, open Opener) {
 	call := func(user, call string, s *loom.SessionData) loom.CountedCall {
 		return loom.CountedCall{UserID: user, Call: call, SessionID: s.Session.ID}
 	}
-	if err := a.ApplyImport(ctx(t), &loom.ImportWrite{Sessions: []*loom.SessionData{first},
+	if err := st.ApplyImport(ctx(t), &loom.ImportWrite{Sessions: []*loom.SessionData{first},
 		Calls: []loom.CountedCall{call("alice", "claude-code:msg_1:req_1", first), call("alice", "claude-code:msg_2:req_2", first)}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.ApplyImport(ctx(t), &loom.ImportWrite{Sessions: []*loom.SessionData{second},
+	if err := st.ApplyImport(ctx(t), &loom.ImportWrite{Sessions: []*loom.SessionData{second},
 		Calls: []loom.CountedCall{call("alice", "claude-code:msg_2:req_2", second), call("alice", "claude-code:msg_3:req_3", second),
 			call("bob", "claude-code:msg_1:req_1", second)}}); err != nil {
 		t.Fatal(err)
 	}
 	// A batch that fails (its session's key is taken) keeps no call.
 	taken := session("claude-code:first")
-	wantCode(t, a.ApplyImport(ctx(t), &loom.ImportWrite{Sessions: []*loom.SessionData{taken},
+	wantCode(t, st.ApplyImport(ctx(t), &loom.ImportWrite{Sessions: []*loom.SessionData{taken},
 		Calls: []loom.CountedCall{call("alice", "claude-code:msg_4:req_4", taken)}}), loom.ECONFLICT)
-	wantCode(t, a.ApplyImport(ctx(t), &loom.ImportWrite{Calls: []loom.CountedCall{{UserID: "alice", Call: "", SessionID: "x"}}}), loom.EINVALID)
+	wantCode(t, st.ApplyImport(ctx(t), &loom.ImportWrite{Calls: []loom.CountedCall{{UserID: "alice", Call: "", SessionID: "x"}}}), loom.EINVALID)
 
 	read := func(user string) map[string]string {
 		t.Helper()
-		got, err := cc.CountingSessions(ctx(t), user, []string{"claude-code:msg_1:req_1", "claude-code:msg_2:req_2", "claude-code:msg_3:req_3",
+		got, err := st.CountingSessions(ctx(t), user, []string{"claude-code:msg_1:req_1", "claude-code:msg_2:req_2", "claude-code:msg_3:req_3",
 			"claude-code:msg_4:req_4", "claude-code:never"})
 		if err != nil {
 			t.Fatal(err)
@@ -54,7 +52,7 @@ func testCountedCalls(t *testing.T, open Opener) {
 	jsonEqual(t, "alice's calls", read("alice"), map[string]string{
 		"claude-code:msg_1:req_1": first.Session.ID, "claude-code:msg_2:req_2": first.Session.ID, "claude-code:msg_3:req_3": second.Session.ID})
 	jsonEqual(t, "bob's calls", read("bob"), map[string]string{"claude-code:msg_1:req_1": second.Session.ID})
-	if got, err := cc.CountingSessions(ctx(t), "alice", nil); err != nil || len(got) != 0 {
+	if got, err := st.CountingSessions(ctx(t), "alice", nil); err != nil || len(got) != 0 {
 		t.Errorf("no calls: %v, %v", got, err)
 	}
 

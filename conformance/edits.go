@@ -19,11 +19,10 @@ func editCall(id, name, input string) loom.Part {
 // editsOf brings st's edit index up to date and reads what q selects.
 func editsOf(t *testing.T, st loom.Engine, q loom.EditQuery) []loom.FileEdit {
 	t.Helper()
-	es := service(t, st, "Edits", st.Services().Edits)
-	if _, err := fileedit.Index(ctx(t), es); err != nil {
+	if _, err := fileedit.Index(ctx(t), st); err != nil {
 		t.Fatal(err)
 	}
-	got, err := es.Edits(ctx(t), q)
+	got, err := st.Edits(ctx(t), q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +113,7 @@ func testEditIndex(t *testing.T, open Opener) {
 	if n := len(editsOf(t, st, loom.EditQuery{UserID: "alice", Paths: []string{"/src/api/web/x.ts"}, Trashed: true})); n != 0 {
 		t.Errorf("%d edits of a purged session", n)
 	}
-	roots, err := st.Services().Edits.ProjectRoots(ctx(t), "alice", "0123456789abcdef")
+	roots, err := st.ProjectRoots(ctx(t), "alice", "0123456789abcdef")
 	if err != nil || !slices.Equal(roots, []string{"/src/api"}) {
 		t.Errorf("ProjectRoots = %q, %v", roots, err)
 	}
@@ -155,7 +154,7 @@ func checkEditsRead(t *testing.T, st loom.Engine, s *loom.Session, reply *loom.M
 	if n := len(editsOf(t, st, loom.EditQuery{UserID: "bob", Under: "/src"})); n != 0 {
 		t.Errorf("bob sees %d of alice's edits", n)
 	}
-	if _, err := st.Services().Edits.Edits(ctx(t), loom.EditQuery{UserID: "alice"}); loom.ErrorCode(err) != loom.EINVALID {
+	if _, err := st.Edits(ctx(t), loom.EditQuery{UserID: "alice"}); loom.ErrorCode(err) != loom.EINVALID {
 		t.Errorf("a query of nothing: %v", err)
 	}
 }
@@ -193,14 +192,12 @@ func importPatch(t *testing.T, st loom.Store) (imp *loom.Session, at time.Time) 
 // title.
 func testEditVersion(t *testing.T, open Opener) {
 	st := open(t)
-	ev := service(t, st, "EditVersions", st.Services().EditVersions)
-	es := service(t, st, "Edits", st.Services().Edits)
 	version := func() string {
 		t.Helper()
-		if _, err := fileedit.Index(ctx(t), es); err != nil {
+		if _, err := fileedit.Index(ctx(t), st); err != nil {
 			t.Fatal(err)
 		}
-		v, err := ev.EditVersion(ctx(t))
+		v, err := st.EditVersion(ctx(t))
 		if err != nil || v == "" {
 			t.Fatalf("EditVersion = %q, %v", v, err)
 		}

@@ -177,5 +177,5 @@ func testSourceLocks(t *testing.T, open Opener) {
 
 func sourceLocker(t *testing.T, st loom.Engine) loom.SourceLocker {
 	t.Helper()
-	return service(t, st, "SourceLocks", st.Services().SourceLocks)
+	return st
 }

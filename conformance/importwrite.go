@@ -33,7 +33,6 @@ type importWriteKit struct {
 }
 
 func newImportWriteKit(t *testing.T, st loom.Engine) *importWriteKit {
-	a := service(t, st, "ImportApplier", st.Services().ImportApplier)
 	at := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	msg := func(id, role, s string, k int) *loom.Message {
 		m := text(role, s)
@@ -79,7 +78,7 @@ func newImportWriteKit(t *testing.T, st loom.Engine) *importWriteKit {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &importWriteKit{st: st, a: a, msg: msg, imported: imported, rec: rec, record: record, old: old, cur: cur}
+	return &importWriteKit{st: st, a: st, msg: msg, imported: imported, rec: rec, record: record, old: old, cur: cur}
 }
 
 func importWriteFails(t *testing.T, k *importWriteKit) {

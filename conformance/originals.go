@@ -15,7 +15,6 @@ import (
 // those of sessions the store no longer holds) removes them.
 func testOriginals(t *testing.T, open Opener) {
 	st := open(t)
-	k := service(t, st, "Originals", st.Services().Originals)
 	s := newSession("alice", "claude-code:s")
 	s.Source = &loom.Source{Tool: "claude-code"}
 	mustAppend(t, st, s, text(loom.RoleUser, "hi"))
@@ -25,17 +24,17 @@ func testOriginals(t *testing.T, open Opener) {
 			Offset: off, Size: int64(len(b)), Data: []byte(b), Tail: "t" + b, ModTime: at}
 	}
 	for _, c := range []loom.OriginalChunk{chunk("/p/a.jsonl", 0, "one\n"), chunk("/p/a.jsonl", 4, "two\n"), chunk("/p/a/sub.jsonl", 0, "sub\n")} {
-		if err := k.KeepOriginal(ctx(t), c); err != nil {
+		if err := st.KeepOriginal(ctx(t), c); err != nil {
 			t.Fatal(err)
 		}
 	}
-	wantCode(t, k.KeepOriginal(ctx(t), chunk("/p/a.jsonl", 3, "gap")), loom.EINVALID)
+	wantCode(t, st.KeepOriginal(ctx(t), chunk("/p/a.jsonl", 3, "gap")), loom.EINVALID)
 	bob := chunk("/p/a.jsonl", 0, "bob's\n")
 	bob.UserID, bob.SessionID = "bob", ""
-	if err := k.KeepOriginal(ctx(t), bob); err != nil {
+	if err := st.KeepOriginal(ctx(t), bob); err != nil {
 		t.Fatal(err)
 	}
-	files, err := k.OriginalFiles(ctx(t), "alice", "claude-code")
+	files, err := st.OriginalFiles(ctx(t), "alice", "claude-code")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +44,7 @@ func testOriginals(t *testing.T, open Opener) {
 	}
 	read := func(user, path string) string {
 		var out bytes.Buffer
-		if err := k.OriginalChunks(ctx(t), user, path, func(c loom.OriginalChunk) error {
+		if err := st.OriginalChunks(ctx(t), user, path, func(c loom.OriginalChunk) error {
 			out.Write(c.Data)
 			return nil
 		}); err != nil {
@@ -60,29 +59,29 @@ func testOriginals(t *testing.T, open Opener) {
 		t.Fatalf("bob's read back %q", got)
 	}
 	// A redaction keeps the chunk's place and size in the file.
-	if err := k.RewriteOriginal(ctx(t), "alice", "/p/a.jsonl", 4, []byte("[REDACTED]\n")); err != nil {
+	if err := st.RewriteOriginal(ctx(t), "alice", "/p/a.jsonl", 4, []byte("[REDACTED]\n")); err != nil {
 		t.Fatal(err)
 	}
-	wantCode(t, k.RewriteOriginal(ctx(t), "alice", "/p/a.jsonl", 5, []byte("x")), loom.ENOTFOUND)
+	wantCode(t, st.RewriteOriginal(ctx(t), "alice", "/p/a.jsonl", 5, []byte("x")), loom.ENOTFOUND)
 	if got := read("alice", "/p/a.jsonl"); got != "one\n[REDACTED]\n" {
 		t.Fatalf("redacted read back %q", got)
 	}
-	if err := k.KeepOriginal(ctx(t), chunk("/p/a.jsonl", 8, "three\n")); err != nil {
+	if err := st.KeepOriginal(ctx(t), chunk("/p/a.jsonl", 8, "three\n")); err != nil {
 		t.Fatalf("a chunk after a redacted one: %v", err)
 	}
 	// Rewritten: kept again from 0.
-	if err := k.KeepOriginal(ctx(t), chunk("/p/a.jsonl", 0, "new\n")); err != nil {
+	if err := st.KeepOriginal(ctx(t), chunk("/p/a.jsonl", 0, "new\n")); err != nil {
 		t.Fatal(err)
 	}
 	if got := read("alice", "/p/a.jsonl"); got != "new\n" {
 		t.Fatalf("rewritten read back %q", got)
 	}
 	// Deleting the session's originals leaves bob's.
-	n, err := k.DeleteOriginals(ctx(t), "alice", []string{s.ID})
+	n, err := st.DeleteOriginals(ctx(t), "alice", []string{s.ID})
 	if err != nil || n != 2 {
 		t.Fatalf("deleted %d chunks, %v; want 2", n, err)
 	}
-	if files, _ := k.OriginalFiles(ctx(t), "alice", ""); len(files) != 0 {
+	if files, _ := st.OriginalFiles(ctx(t), "alice", ""); len(files) != 0 {
 		t.Fatalf("left %+v", files)
 	}
 	if got := read("bob", "/p/a.jsonl"); got != "bob's\n" {
@@ -91,13 +90,13 @@ func testOriginals(t *testing.T, open Opener) {
 	// Those of a session the store no longer holds go with any delete.
 	gone := chunk("/p/b.jsonl", 0, "b\n")
 	gone.SessionID = "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c0d"
-	if err := k.KeepOriginal(ctx(t), gone); err != nil {
+	if err := st.KeepOriginal(ctx(t), gone); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := k.DeleteOriginals(ctx(t), "alice", nil); err != nil || n != 1 {
+	if n, err := st.DeleteOriginals(ctx(t), "alice", nil); err != nil || n != 1 {
 		t.Fatalf("deleted %d chunks of a purged session, %v; want 1", n, err)
 	}
-	originalsOfDatabase(t, st, k, at)
+	originalsOfDatabase(t, st, st, at)
 }
 
 // originalsOfDatabase: the originals of a database of several sessions

@@ -13,7 +13,7 @@ import (
 // projectMover is the loom.ProjectMover of st; every engine is one.
 func projectMover(t *testing.T, st loom.Engine) loom.ProjectMover {
 	t.Helper()
-	return service(t, st, "ProjectMover", st.Services().ProjectMover)
+	return st
 }
 
 // importAt imports a session of user keyed key in project p, made at

@@ -85,7 +85,7 @@ func newTiersFixture(t *testing.T, st loom.Engine) *tiersFixture {
 	mustAppend(t, st, bob, text(loom.RoleUser, "register chats, websokcet storms"))
 	// An engine that tells its index's size (recall ranks a large
 	// index's matches itself) counts at least the messages it holds.
-	if sizer := st.Services().IndexSize; sizer != nil {
+	if sizer := st.Optional().IndexSize; sizer != nil {
 		if n, err := sizer.IndexSize(ctx(t)); err != nil || n < 12 {
 			t.Errorf("IndexSize = %d, %v; want at least the 12 messages stored", n, err)
 		}

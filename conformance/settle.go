@@ -15,7 +15,6 @@ import (
 // the file, or a change made in loom since, is not undone.
 func testSettledTimes(t *testing.T, open Opener) {
 	st := open(t)
-	a := service(t, st, "ImportApplier", st.Services().ImportApplier)
 	at := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	x := newSession("alice", "codex:settle")
 	x.Source = &loom.Source{Tool: "codex", Path: "/p/settle"}
@@ -42,7 +41,7 @@ func testSettledTimes(t *testing.T, open Opener) {
 	settle := func(done, active *time.Time) {
 		t.Helper()
 		w := &loom.ImportWrite{Changes: []loom.ImportChange{{SessionID: x.ID, Seq: 2, Settled: &loom.SettledTimes{CompletedAt: done, UpdatedAt: active}}}}
-		if err := a.ApplyImport(ctx(t), w); err != nil {
+		if err := st.ApplyImport(ctx(t), w); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -62,7 +61,7 @@ func testSettledTimes(t *testing.T, open Opener) {
 	// The session's time alone, as when a line completes no message.
 	last := at.Add(6 * time.Minute)
 	w := &loom.ImportWrite{Changes: []loom.ImportChange{{SessionID: x.ID, Settled: &loom.SettledTimes{UpdatedAt: &last}}}}
-	if err := a.ApplyImport(ctx(t), w); err != nil {
+	if err := st.ApplyImport(ctx(t), w); err != nil {
 		t.Fatal(err)
 	}
 	if d, u := times(); !d.Equal(done) || !u.Equal(last) {
@@ -73,6 +72,6 @@ func testSettledTimes(t *testing.T, open Opener) {
 	bad := &loom.ImportWrite{Changes: []loom.ImportChange{
 		{SessionID: x.ID, Settled: &loom.SettledTimes{UpdatedAt: &last}},
 		{SessionID: x.ID, Seq: 9, Settled: &loom.SettledTimes{CompletedAt: &last}}}}
-	wantCode(t, a.ApplyImport(ctx(t), bad), loom.ENOTFOUND)
-	wantCode(t, a.ApplyImport(ctx(t), &loom.ImportWrite{Changes: []loom.ImportChange{{SessionID: x.ID, Settled: &loom.SettledTimes{}}}}), loom.EINVALID)
+	wantCode(t, st.ApplyImport(ctx(t), bad), loom.ENOTFOUND)
+	wantCode(t, st.ApplyImport(ctx(t), &loom.ImportWrite{Changes: []loom.ImportChange{{SessionID: x.ID, Settled: &loom.SettledTimes{}}}}), loom.EINVALID)
 }

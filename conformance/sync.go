@@ -19,7 +19,7 @@ import (
 func syncStore(t *testing.T, open Opener) loom.SyncStore {
 	t.Helper()
 	st := open(t)
-	return service(t, st, "Sync", st.Services().Sync)
+	return st
 }
 
 // syncRec is record i of host, its body saying so.

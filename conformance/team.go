@@ -13,7 +13,7 @@ import (
 // A teammate's session carries its team and member as fields of their
 // own (Session.Team, Session.Member), written by every path a team's
 // store takes them through — a session created by its first message, an
-// import, the writes a team's sync applies (loom.WriteImport), an
+// import, the writes a team's sync applies (loom.ImportApplier), an
 // update — and read back by every read: by id, in a listing, in a
 // summary, read whole. Its key stays the member's own: two members'
 // sessions of one key in one project coexist, while one member's two
@@ -42,7 +42,7 @@ func testTeamMember(t *testing.T, open Opener) {
 	alice := teammate("alice", "cli:api")
 	mustAppend(t, st, alice, turnMessages(1)...)
 	bob := teammate("bob", "cli:api")
-	if err := loom.WriteImport(ctx(t), st, &loom.ImportWrite{Sessions: []*loom.SessionData{{Session: bob, Messages: msgs()}}}); err != nil {
+	if err := st.ApplyImport(ctx(t), &loom.ImportWrite{Sessions: []*loom.SessionData{{Session: bob, Messages: msgs()}}}); err != nil {
 		t.Fatalf("a second member's session of the same key: %v", err)
 	}
 	carol := teammate("carol", "cli:api")
@@ -51,7 +51,7 @@ func testTeamMember(t *testing.T, open Opener) {
 	}
 	keyless := teammate("alice", "")
 	keyless2 := teammate("alice", "")
-	if err := loom.WriteImport(ctx(t), st, &loom.ImportWrite{Sessions: []*loom.SessionData{{Session: keyless, Messages: msgs()}, {Session: keyless2, Messages: msgs()}}}); err != nil {
+	if err := st.ApplyImport(ctx(t), &loom.ImportWrite{Sessions: []*loom.SessionData{{Session: keyless, Messages: msgs()}, {Session: keyless2, Messages: msgs()}}}); err != nil {
 		t.Fatalf("two keyless sessions of one member: %v", err)
 	}
 	mine := newSession("me", "cli:api")

@@ -64,7 +64,7 @@ func (b *batch) full() bool {
 
 // flush writes the batch: its sessions, the changes to sessions
 // imported before and the records of their files, in one transaction
-// when the store can (loom.WriteImport). Then it frees the batch's
+// (loom.ImportApplier). Then it frees the batch's
 // source locks; a batch that could not be written is dropped all the
 // same, so that the next run reads its files again rather than write
 // it again.
@@ -83,7 +83,7 @@ func (im *Importer) flush(ctx context.Context) (err error) {
 	if im.DryRun || b.w.Empty() {
 		return nil
 	}
-	if err := loom.WriteImport(ctx, im.Store, &b.w); err != nil {
+	if err := im.Store.ApplyImport(ctx, &b.w); err != nil {
 		return err
 	}
 	for call, id := range b.calls {

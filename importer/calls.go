@@ -24,8 +24,8 @@ func (im *Importer) countOnce(ctx context.Context, id string, msgs []*loom.Messa
 			calls = append(calls, m.Call)
 		}
 	}
-	if cc := im.Store.Services().Calls; cc != nil && len(calls) > 0 {
-		stored, err := cc.CountingSessions(ctx, im.UserID, calls)
+	if len(calls) > 0 {
+		stored, err := im.Store.CountingSessions(ctx, im.UserID, calls)
 		if err != nil {
 			return nil, err
 		}

@@ -29,19 +29,16 @@ import (
 const lockWait = 100 * time.Millisecond
 
 // lockSource takes the import lock of bundle name (im.current), when
-// the run writes. Every engine an import writes to has source locks
-// (the conformance suite requires them); a store that declares none
-// (a test's stand-in) is written to without. waited says the lock was
-// taken by another importer first.
+// the run writes: every engine has source locks (loom.Engine). waited
+// says the lock was taken by another importer first.
 func (im *Importer) lockSource(ctx context.Context, name string) (waited bool, err error) {
-	locker := im.Store.Services().SourceLocks
-	if locker == nil || im.DryRun {
+	if im.DryRun {
 		return false, nil
 	}
 	path := sourcePath(name)
 	pause := time.Millisecond
 	for {
-		lease, err := locker.LockSource(ctx, im.UserID, path)
+		lease, err := im.Store.LockSource(ctx, im.UserID, path)
 		if err == nil {
 			im.current = lease
 			return waited, nil

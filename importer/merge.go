@@ -13,11 +13,11 @@ import (
 const MergeIndexAfter = 10000
 
 // MergeAfterImport merges st's search index when its engine merges one
-// (loom.Services.IndexMerger) and an import added at least MergeIndexAfter messages. A merge that fails
+// (loom.Optional.IndexMerger) and an import added at least MergeIndexAfter messages. A merge that fails
 // leaves the index as the import left it, which works as well, only
 // slower to write to: the caller logs the error, and the import stands.
 func MergeAfterImport(ctx context.Context, st loom.Engine, added int) error {
-	m := st.Services().IndexMerger
+	m := st.Optional().IndexMerger
 	if m == nil || added < MergeIndexAfter {
 		return nil
 	}

@@ -29,13 +29,13 @@ func CompressOriginal(b []byte) ([]byte, error) { return keptbytes.Compress(b) }
 // DecompressOriginal expands a kept original's data.
 func DecompressOriginal(b []byte) ([]byte, error) { return keptbytes.Expand(b) }
 
-// keeper is the store's keeper of originals, nil when it keeps none (or
-// the run writes nothing).
+// keeper is the store's keeper of originals, nil when the run keeps
+// none (or writes nothing).
 func (im *Importer) keeper() loom.OriginalsKeeper {
 	if im.DryRun || im.NoOriginals {
 		return nil
 	}
-	return im.Store.Services().Originals
+	return im.Store
 }
 
 // keepOriginals keeps the bytes of the files of stats (a bundle just

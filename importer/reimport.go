@@ -88,10 +88,6 @@ func KeptBundles(ctx context.Context, k loom.OriginalsKeeper, userID, tool strin
 // makes. It records no files read and keeps no originals: the source is
 // the store itself.
 func (im *Importer) Reimport(ctx context.Context, f Format, bundles []KeptBundle) (*ToolReport, error) {
-	k := im.Store.Services().Originals
-	if k == nil {
-		return nil, loom.Errorf(loom.EINVALID, "this store keeps no originals")
-	}
 	tr := &ToolReport{Tool: f.Tool(), Skipped: map[string]int{}, Problems: []Problem{}}
 	im.reimporting, im.NoOriginals = true, true
 	defer func() {
@@ -100,7 +96,7 @@ func (im *Importer) Reimport(ctx context.Context, f Format, bundles []KeptBundle
 		im.pending = batch{}
 	}()
 	for _, b := range bundles {
-		if err := im.reimportBundle(ctx, k, f, b, tr); err != nil {
+		if err := im.reimportBundle(ctx, im.Store, f, b, tr); err != nil {
 			return tr, inFiles([]string{b.Bundle}, err)
 		}
 	}

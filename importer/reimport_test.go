@@ -90,7 +90,7 @@ func copyTree(t *testing.T, src string) string {
 func reimport(t *testing.T, st loom.Engine, f importer.Format, ids ...string) *importer.ToolReport {
 	t.Helper()
 	ctx := context.Background()
-	bundles, err := importer.KeptBundles(ctx, st.Services().Originals, "alice", f.Tool(), ids)
+	bundles, err := importer.KeptBundles(ctx, st, "alice", f.Tool(), ids)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,25 +10,35 @@ import (
 	"github.com/loomhq/loom/importer"
 )
 
-// racedStore is a store on which another importer, one without the
-// source locks, writes the same sessions just before the first Import.
+// racedStore is a store on which another importer writes the same
+// sessions just before the first write of an import. It takes no
+// source locks, so that the other importer, on the same store, is not
+// kept waiting for the import it races with.
 type racedStore struct {
 	loom.Engine
 	other func()
 	raced bool
 }
 
-// Services declares none: the import writes by separate writes, so
-// that it reaches Import.
-func (s *racedStore) Services() loom.Services { return loom.Services{} }
+// LockSource takes no lock.
+func (s *racedStore) LockSource(context.Context, string, string) (loom.Lease, error) {
+	return noLease{}, nil
+}
 
-func (s *racedStore) Import(ctx context.Context, data []*loom.SessionData) error {
+func (s *racedStore) ApplyImport(ctx context.Context, w *loom.ImportWrite) error {
 	if !s.raced {
 		s.raced = true
 		s.other()
 	}
-	return s.Engine.Import(ctx, data)
+	return s.Engine.ApplyImport(ctx, w)
 }
+
+// noLease is the lease of a lock not taken.
+type noLease struct{}
+
+func (noLease) Lock() loom.Lock               { return loom.Lock{} }
+func (noLease) Err() error                    { return nil }
+func (noLease) Release(context.Context) error { return nil }
 
 // A run of --watch that loses a race (another importer stored the
 // session first) reports the problem with its file and runs again by

@@ -68,9 +68,6 @@ func (t *tools) runBlame(ctx context.Context, c *call) (*result, error) {
 	// The edit index is not read through the gate (its rows carry the
 	// parts as stored): blame reads the engine's, which the handler
 	// hands it, and the file it makes is redacted whole below.
-	if c.edits == nil {
-		return nil, loom.Errorf(loom.EINVALID, "this store keeps no edit index")
-	}
 	b := &blame.Blamer{Store: c.edits, Roots: c.roots, Versions: c.versions, UserID: c.user, Now: t.cfg.Now, Cache: t.cfg.BlameCache}
 	res, err := b.File(ctx, path, a.Rev)
 	if err != nil {

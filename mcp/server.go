@@ -164,7 +164,8 @@ type call struct {
 	// recorded roots and the index's version, which the gate does not
 	// read through (the index's rows carry the parts as stored): the
 	// handler takes them from the engine it opened, for blame, which
-	// redacts the file it makes whole. Nil where the engine has none.
+	// redacts the file it makes whole. Roots is nil where the engine
+	// records none.
 	edits    loom.EditStore
 	roots    loom.RootLister
 	versions loom.EditVersioner
@@ -276,9 +277,8 @@ func (t *tools) handler(tl tool) sdk.ToolHandler {
 		if err != nil {
 			return toolError(fmt.Errorf("the session store cannot be opened: %s", loom.ErrorMessage(err))), nil
 		}
-		svc := st.Services()
 		c := &call{user: user, st: st, args: req.Params.Arguments, name: tl.tool.Name,
-			edits: svc.Edits, roots: svc.Roots, versions: svc.EditVersions}
+			edits: st, roots: st.Optional().Roots, versions: st}
 		// Every tool reads through the gate: what it returns was
 		// redacted as it was read, before any of it was cut, numbered
 		// or highlighted.

@@ -4,29 +4,23 @@ import "github.com/loomhq/loom"
 
 var _ loom.Engine = (*Store)(nil)
 
-// Services implements loom.Engine: every service loom has.
-func (s *Store) Services() loom.Services {
-	return loom.Services{
-		Calls:         s,
-		SourceLocks:   s,
-		ImportApplier: s,
-		ProjectMover:  s,
-		Originals:     s,
-		Tokens:        s,
-		Shares:        s,
-		Sync:          s,
-		HubLocks:      s,
-		TeamHub:       s,
-		Vectors:       s,
-		Edits:         s,
-		EditVersions:  s,
-		Roots:         s,
-		Activity:      s,
-		IndexSize:     s,
-		Scrubber:      s,
+// Optional implements loom.Engine: every optional service but merging
+// the search index, scrub marks and a sync log of its own, which only
+// the SQLite engine has.
+func (s *Store) Optional() loom.Optional {
+	return loom.Optional{
+		Tokens:    s,
+		Shares:    s,
+		HubLocks:  s,
+		TeamHub:   s,
+		Vectors:   s,
+		Roots:     s,
+		Activity:  s,
+		IndexSize: s,
+		Scrubber:  s,
 	}
 }
 
-// Reads implements loom.Reader: the services of Services a way out may
+// Reads implements loom.Reader: the services of Optional a way out may
 // read.
-func (s *Store) Reads() loom.Reads { return loom.ReadsOf(s.Services()) }
+func (s *Store) Reads() loom.Reads { return loom.ReadsOf(s.Optional()) }

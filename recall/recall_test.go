@@ -101,7 +101,7 @@ func TestRecall(t *testing.T) {
 func TestRecallOverALargeIndex(t *testing.T) {
 	ctx := context.Background()
 	st := store(t)
-	if st.Services().IndexSize == nil {
+	if st.Optional().IndexSize == nil {
 		t.Fatal("the SQLite store does not tell its index's size")
 	}
 	decided := session(t, st, "api", "Replica lag",

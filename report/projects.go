@@ -15,7 +15,7 @@ const NoProject = "(no project)"
 type ProjectRef struct{ ID, Name string }
 
 // Rooter says where the sessions of a project ran: an engine's edit
-// index (loom.Services.Edits) is one.
+// index (loom.EditStore, which every engine is) is one.
 type Rooter interface {
 	ProjectRoots(ctx context.Context, userID, projectID string) ([]string, error)
 }

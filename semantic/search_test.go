@@ -265,7 +265,7 @@ func embedAll(t *testing.T, st loom.Engine) *semantic.Searcher {
 	srv := embeddingtest.New()
 	t.Cleanup(srv.Close)
 	client := embedding.New(srv.URL+"/v1", "test-embed", "")
-	if _, err := (&semantic.Embedder{Store: st.Services().Vectors, Client: client}).Run(t.Context(), 0); err != nil {
+	if _, err := (&semantic.Embedder{Store: st.Optional().Vectors, Client: client}).Run(t.Context(), 0); err != nil {
 		t.Fatal(err)
 	}
 	return &semantic.Searcher{Store: st, Client: client}

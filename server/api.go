@@ -484,7 +484,7 @@ func (s *Server) usage(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	o.ProjectID, o.Prices, o.Roots = q.str("project"), s.prices(), s.st.Services().Edits
+	o.ProjectID, o.Prices, o.Roots = q.str("project"), s.prices(), s.st
 	s.memberOf(r.Context(), &o)
 	rep, err := report.Build(r.Context(), s.st, o)
 	if err != nil {

@@ -45,10 +45,7 @@ func (s *Server) blameFile(ctx context.Context, user, path, rev string) (*blame.
 	if rev != "" && (!revName.MatchString(rev) || strings.Contains(rev, "..")) {
 		return nil, loom.Errorf(loom.EINVALID, "rev %q is not a commit's name or hash", rev)
 	}
-	es := s.svc.Edits
-	if es == nil {
-		return nil, loom.Errorf(loom.EINVALID, "this store keeps no edit index")
-	}
+	var es loom.EditStore = s.st
 	real := resolve(filepath.Clean(path))
 	// A file missing from a directory that is missing too is in the
 	// project of the directory that holds them: it is "no such file",
@@ -58,7 +55,7 @@ func (s *Server) blameFile(ctx context.Context, user, path, rev string) (*blame.
 		return nil, err
 	}
 	outside := codedError(eForbidden, "%s is not under the root of a project your sessions worked in: the dashboard blames only files there", path)
-	b := &blame.Blamer{Store: es, Roots: s.svc.Roots, Versions: s.svc.EditVersions, UserID: user, Cache: s.cfg.Blame.Cache}
+	b := &blame.Blamer{Store: es, Roots: s.svc.Roots, Versions: s.st, UserID: user, Cache: s.cfg.Blame.Cache}
 	if !within(roots, real) {
 		// A clone at a path no session recorded is still a repository
 		// of the user's sessions when they match it (recorded on another

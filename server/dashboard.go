@@ -334,7 +334,7 @@ func (s *Server) choices(ctx context.Context, user string) ([]loom.Project, []st
 	for i, p := range projects {
 		refs[i] = report.ProjectRef{ID: p.ID, Name: p.Name}
 	}
-	labels := report.ProjectLabels(ctx, s.st.Services().Edits, user, refs)
+	labels := report.ProjectLabels(ctx, s.st, user, refs)
 	for i := range projects {
 		projects[i].Name = labels[projects[i].ID]
 	}

@@ -98,7 +98,7 @@ func (s *Server) insightsPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rep, err := insights.Build(ctx, st, insights.Options{UserID: user, Since: until.AddDate(0, 0, -d.Days), Until: until,
-		Location: loc, Prices: s.prices(), Now: now, Roots: s.st.Services().Edits})
+		Location: loc, Prices: s.prices(), Now: now, Roots: s.st})
 	if err != nil {
 		s.pageErr(w, r, err)
 		return
@@ -142,7 +142,7 @@ func (s *Server) insightsAPI(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rep, err := insights.Build(r.Context(), st, insights.Options{UserID: o.UserID, ProjectID: q.str("project"),
-		Since: o.Since, Until: o.Until, Location: o.Location, Prices: s.prices(), Now: now, Top: top, Roots: s.st.Services().Edits})
+		Since: o.Since, Until: o.Until, Location: o.Location, Prices: s.prices(), Now: now, Top: top, Roots: s.st})
 	if err != nil {
 		s.writeError(w, r, err)
 		return

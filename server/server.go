@@ -26,9 +26,11 @@ import (
 )
 
 // Config is what a Server needs. Store and Tokens are required. The
-// store's services (loom.Services) serve the rest: sync's records, the
-// hub's locks and teams, shares, the edit index of the blame page; an
-// endpoint whose service the store lacks answers 404 or says so.
+// store's services serve the rest: sync's records and the edit index of
+// the blame page, which every engine has (loom.Engine), and the hub's
+// locks and teams and shares, which it may lack (loom.Optional); an
+// endpoint whose optional service the store lacks answers 404 or says
+// so.
 type Config struct {
 	Store  loom.Engine
 	Tokens loom.TokenStore
@@ -108,7 +110,7 @@ type Config struct {
 type Server struct {
 	cfg      Config
 	st       loom.Engine
-	svc      loom.Services
+	svc      loom.Optional
 	searcher *semantic.Searcher
 	tokens   loom.TokenStore
 	log      *slog.Logger
@@ -196,7 +198,7 @@ func New(cfg Config) *Server {
 		turnLimit: newLimiter("turns running", cfg.MaxTurnsPerUser, cfg.MaxTurns),
 	}
 	if cfg.Store != nil {
-		s.svc = cfg.Store.Services()
+		s.svc = cfg.Store.Optional()
 	}
 	s.turnCtx, s.cancelTurns = context.WithCancel(context.Background())
 	s.pages = newPages()

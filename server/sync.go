@@ -20,7 +20,7 @@ func (s *Server) hubRoutes(mux *router) {
 		"sync": newPushLimit("sync pushes running", "sync", hub.MaxPushesPerUser, hub.MaxPushes, s.hubLocks()),
 		"team": newPushLimit("team pushes running", "team", hub.MaxPushesPerUser, hub.MaxPushes, s.hubLocks()),
 	}
-	hub.NewHandler(s.svc.Sync, s.svc.TeamHub, hub.Edge{
+	hub.NewHandler(s.st, s.svc.TeamHub, hub.Edge{
 		Authorized: s.authorized,
 		User:       userOf,
 		Bounded:    s.bounded,

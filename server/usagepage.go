@@ -133,7 +133,7 @@ func (s *Server) usagePage(w http.ResponseWriter, r *http.Request) {
 	// The day report and the block report read the same slices.
 	src := report.Cached(s.st)
 	o := report.Options{UserID: user, By: report.Day, Breakdown: d.Stack, Since: d.Since, Location: loc, Prices: s.prices(), Now: now,
-		Roots: s.st.Services().Edits}
+		Roots: s.st}
 	s.memberOf(ctx, &o)
 	var err error
 	if d.Report, err = report.Build(ctx, src, o); err != nil {

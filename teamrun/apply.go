@@ -94,7 +94,7 @@ func apply(ctx context.Context, st Stores, v *Verified, hd *team.Header, payload
 		if len(p.Messages) == 0 || p.Messages[0].Seq != 1 {
 			return p.Op == OpReplace, nil
 		}
-		err := loom.WriteImport(ctx, st.Team, &loom.ImportWrite{Sessions: append([]*loom.SessionData{{Session: sess, Messages: p.Messages}}, kept...)})
+		err := st.Team.ApplyImport(ctx, &loom.ImportWrite{Sessions: append([]*loom.SessionData{{Session: sess, Messages: p.Messages}}, kept...)})
 		if err == nil {
 			err = st.claims.add(sess.ID, hd)
 		}
@@ -135,7 +135,7 @@ func applyUpdate(ctx context.Context, st loom.Engine, have, sess *loom.Session, 
 		changes = append(changes, loom.ImportChange{Session: have, Messages: msgs})
 	}
 	if len(changes) > 0 {
-		if err := loom.WriteImport(ctx, st, &loom.ImportWrite{Changes: changes}); err != nil {
+		if err := st.ApplyImport(ctx, &loom.ImportWrite{Changes: changes}); err != nil {
 			return false, err
 		}
 	}

@@ -192,12 +192,9 @@ func (o *Options) blamer(ctx context.Context) (*blame.Blamer, loom.Store, error)
 	if err != nil {
 		return nil, nil, err
 	}
-	svc := st.Services()
-	var es loom.EditStore = noEdits{}
-	if svc.Edits != nil {
-		es = svc.Edits
-	}
-	roots, versions := svc.Roots, svc.EditVersions
+	var es loom.EditStore = st
+	var versions loom.EditVersioner = st
+	roots := st.Optional().Roots
 	if !o.NoTeam && o.TeamStores != nil {
 		teams, err := o.TeamStores(ctx, o.Team)
 		if err != nil {
@@ -208,11 +205,7 @@ func (o *Options) blamer(ctx context.Context) (*blame.Blamer, loom.Store, error)
 			u := &blame.Sources{List: []blame.Source{{Store: es, Roots: roots}}, Me: teams[0].Team.Me}
 			o.stores, o.teams = []loom.Store{st}, []string{""}
 			for _, t := range teams {
-				tsvc := t.Store.Services()
-				if tsvc.Edits == nil {
-					continue
-				}
-				u.List = append(u.List, blame.Source{Team: t.Team.Name, Store: tsvc.Edits, Roots: tsvc.Roots})
+				u.List = append(u.List, blame.Source{Team: t.Team.Name, Store: t.Store, Roots: t.Store.Optional().Roots})
 				o.stores, o.teams = append(o.stores, t.Store), append(o.teams, t.Team.Name)
 			}
 			o.union, es, roots, versions = u, u, u, nil
@@ -250,16 +243,6 @@ func (o *Options) storeOf(st loom.Store, id string) loom.Store {
 	}
 	return st
 }
-
-// noEdits is the edit index of a store that does not exist yet.
-type noEdits struct{}
-
-func (noEdits) UnindexedEdits(context.Context, int) ([]loom.EditSource, error) { return nil, nil }
-func (noEdits) PutEdits(context.Context, []loom.EditSource, []loom.IndexedEdit) error {
-	return nil
-}
-func (noEdits) Edits(context.Context, loom.EditQuery) ([]loom.FileEdit, error) { return nil, nil }
-func (noEdits) ProjectRoots(context.Context, string, string) ([]string, error) { return nil, nil }
 
 // readTraces reads the repository's Agent Trace records and those of
 // files.

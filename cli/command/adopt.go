@@ -29,8 +29,8 @@ import (
 // command. So trashed sessions move only along with live ones; one
 // restored later is live, and moves at the next command.
 //
-// The sessions move together, in one transaction where the store can
-// (MoveProject): a session that cannot move keeps the others where they
+// The sessions move together, in one transaction
+// (loom.ProjectMover): a session that cannot move keeps the others where they
 // were, and the error says so.
 func AdoptProject(ctx context.Context, st loom.Engine, user string, project loom.Project) (int, error) {
 	if project.ID == "" || project.Root == "" || paths.UsesPath(project) {
@@ -41,7 +41,7 @@ func AdoptProject(ctx context.Context, st loom.Engine, user string, project loom
 	if err != nil || len(probe) == 0 {
 		return 0, err
 	}
-	moved, err := MoveProject(ctx, st, loom.ProjectMove{UserID: user, From: old, To: project, KeepUpdatedAt: true})
+	moved, err := st.MoveProject(ctx, loom.ProjectMove{UserID: user, From: old, To: project, KeepUpdatedAt: true})
 	if err != nil {
 		return 0, fmt.Errorf("the sessions of %s could not move to the project of its repository: %w", project.Root, err)
 	}

@@ -15,9 +15,9 @@ type EmptyStore struct{ url string }
 
 var _ loom.Engine = (*EmptyStore)(nil)
 
-// Services implements loom.Engine: a store that does not exist provides
+// Optional implements loom.Engine: a store that does not exist provides
 // none.
-func (e *EmptyStore) Services() loom.Services { return loom.Services{} }
+func (e *EmptyStore) Optional() loom.Optional { return loom.Optional{} }
 
 // Reads implements loom.Reader: none.
 func (e *EmptyStore) Reads() loom.Reads { return loom.Reads{} }
@@ -117,3 +117,60 @@ func (e *EmptyStore) RecordImportedFiles(context.Context, []loom.ImportedFile) e
 func (e *EmptyStore) ReadSessions(context.Context, []string, loom.MessageQuery) ([]*loom.SessionData, error) {
 	return nil, nil
 }
+
+// The required services of an engine (loom.Engine) read as empty, and
+// write nothing: a write is the error of a store not created yet, as
+// the store's own writes are. A move, like a removal, finds nothing to
+// move (loom session move says no sessions belong to the project).
+
+func (e *EmptyStore) CountingSessions(context.Context, string, []string) (map[string]string, error) {
+	return nil, nil
+}
+
+func (e *EmptyStore) LockSource(context.Context, string, string) (loom.Lease, error) {
+	return nil, e.noStore()
+}
+
+func (e *EmptyStore) ApplyImport(context.Context, *loom.ImportWrite) error { return e.noStore() }
+
+func (e *EmptyStore) MoveProject(_ context.Context, m loom.ProjectMove) ([]*loom.Session, error) {
+	return nil, m.Validate()
+}
+
+func (e *EmptyStore) OriginalFiles(context.Context, string, string) ([]loom.OriginalFile, error) {
+	return nil, nil
+}
+
+func (e *EmptyStore) KeepOriginal(context.Context, loom.OriginalChunk) error { return e.noStore() }
+
+func (e *EmptyStore) OriginalChunks(context.Context, string, string, func(loom.OriginalChunk) error) error {
+	return nil
+}
+
+func (e *EmptyStore) RewriteOriginal(context.Context, string, string, int64, []byte) error {
+	return e.noStore()
+}
+
+func (e *EmptyStore) DeleteOriginals(context.Context, string, []string) (int, error) { return 0, nil }
+
+func (e *EmptyStore) PutSyncRecords(context.Context, string, []loom.SyncRecord) (int, error) {
+	return 0, e.noStore()
+}
+
+func (e *EmptyStore) SyncRecords(context.Context, string, string, int64, int) ([]loom.SyncRecord, error) {
+	return nil, nil
+}
+
+func (e *EmptyStore) SyncHosts(context.Context, string) ([]loom.SyncHost, error) { return nil, nil }
+
+func (e *EmptyStore) UnindexedEdits(context.Context, int) ([]loom.EditSource, error) { return nil, nil }
+
+func (e *EmptyStore) PutEdits(context.Context, []loom.EditSource, []loom.IndexedEdit) error {
+	return e.noStore()
+}
+
+func (e *EmptyStore) Edits(context.Context, loom.EditQuery) ([]loom.FileEdit, error) { return nil, nil }
+
+func (e *EmptyStore) ProjectRoots(context.Context, string, string) ([]string, error) { return nil, nil }
+
+func (e *EmptyStore) EditVersion(context.Context) (string, error) { return "", nil }

@@ -14,51 +14,6 @@ import (
 	"github.com/loomhq/loom/internal/human"
 )
 
-// MoveProject makes move m in st: in one transaction where the store's
-// engine can (its ProjectMover), else one session at a time (MoveSession),
-// stopping at the first that cannot move. It returns the sessions as
-// stored after the move, in the order ProjectMover.MoveProject gives.
-func MoveProject(ctx context.Context, st loom.Engine, m loom.ProjectMove) ([]*loom.Session, error) {
-	if pm := st.Services().ProjectMover; pm != nil {
-		return pm.MoveProject(ctx, m)
-	}
-	if err := m.Validate(); err != nil {
-		return nil, err
-	}
-	sessions, err := ProjectSessions(ctx, st, m.UserID, m.From)
-	if err != nil {
-		return nil, err
-	}
-	moved := make([]*loom.Session, 0, len(sessions))
-	for _, s := range sessions {
-		at := m.At
-		if at.IsZero() {
-			at = s.CreatedAt
-		}
-		u := loom.SessionUpdate{Project: &m.To, Cwd: m.Cwd, KeepUpdatedAt: m.KeepUpdatedAt}
-		ms, err := MoveSession(ctx, st, s, u, at)
-		if err != nil {
-			return nil, fmt.Errorf("move %s: %w (moved %d of %d)", s.ID, err, len(moved), len(sessions))
-		}
-		moved = append(moved, ms)
-	}
-	return moved, nil
-}
-
-// ProjectSessions returns every session of a user's project, live and
-// trashed, so that a moved project leaves nothing behind.
-func ProjectSessions(ctx context.Context, st loom.Store, user, projectID string) ([]*loom.Session, error) {
-	live, err := st.Sessions(ctx, loom.SessionFilter{UserID: user, ProjectID: projectID, Archived: loom.WithArchived})
-	if err != nil {
-		return nil, err
-	}
-	trashed, err := st.Sessions(ctx, loom.SessionFilter{UserID: user, ProjectID: projectID, Deleted: true, Archived: loom.WithArchived})
-	if err != nil {
-		return nil, err
-	}
-	return append(live, trashed...), nil
-}
-
 // MoveSession re-homes s to the project u names (u.Project), with the
 // rest of u, renaming a key made from the old project's name
 // (loom.MovedKey); when the new project already has that key, s gets

@@ -42,61 +42,45 @@ func TestMoveSession(t *testing.T) {
 	}
 }
 
-// plainStore is a store that cannot move a project in one transaction.
-type plainStore struct{ loom.Engine }
-
-// Services declares no ProjectMover.
-func (plainStore) Services() loom.Services { return loom.Services{} }
-
-// MoveProject moves the same sessions to the same keys whether the store
-// moves them in one transaction or the command line one by one.
-func TestMoveProjectEitherWay(t *testing.T) {
+// A project's move, as loom session move and adoption make it
+// (loom.ProjectMover), moves every session of the project, trashed ones
+// included, renaming keys made from the old project's name after the
+// new one (a key the new project has already made from the creation
+// time), and returns them live newest first, then the trash; a move
+// without a user moves nothing.
+func TestMoveProjectKeys(t *testing.T) {
 	ctx := context.Background()
 	to := loom.Project{ID: "cccccccccccccccc", Name: "api-service", Root: "/src/api-service"}
 	move := loom.ProjectMove{UserID: "local", From: apiProject.ID, To: to, KeepUpdatedAt: true}
-	var results [2][]*loom.Session
-	for i, wrap := range []func(loom.Engine) loom.Engine{
-		func(st loom.Engine) loom.Engine { return st },
-		func(st loom.Engine) loom.Engine { return plainStore{st} },
-	} {
-		st := openStore(t)
-		addSession(t, st, &loom.Session{Key: "cli:api-service", Project: to}, "current there")
-		created := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-		var data []*loom.SessionData
-		for j, key := range []string{"cli:api", "cli:api:5", "", "telegram:1"} {
-			at := created.Add(time.Duration(j) * time.Minute)
-			data = append(data, &loom.SessionData{Session: &loom.Session{ID: loom.NewID(), UserID: "local", Key: key, Project: apiProject, CreatedAt: at, UpdatedAt: at}})
-		}
-		if err := st.Import(ctx, data); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := st.Delete(ctx, data[1].Session.ID, loom.DeleteOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		moved, err := command.MoveProject(ctx, wrap(st), move)
-		if err != nil {
-			t.Fatal(err)
-		}
-		results[i] = moved
+	st := openStore(t)
+	addSession(t, st, &loom.Session{Key: "cli:api-service", Project: to}, "current there")
+	created := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	var data []*loom.SessionData
+	for j, key := range []string{"cli:api", "cli:api:5", "", "telegram:1"} {
+		at := created.Add(time.Duration(j) * time.Minute)
+		data = append(data, &loom.SessionData{Session: &loom.Session{ID: loom.NewID(), UserID: "local", Key: key, Project: apiProject, CreatedAt: at, UpdatedAt: at}})
 	}
-	one, each := results[0], results[1]
-	if len(one) != 4 || len(each) != 4 {
-		t.Fatalf("moved %d in one transaction, %d one by one", len(one), len(each))
+	if err := st.Import(ctx, data); err != nil {
+		t.Fatal(err)
 	}
-	for i := range one {
-		a, b := one[i], each[i]
-		if a.Key != b.Key || a.Project != b.Project || !a.UpdatedAt.Equal(b.UpdatedAt) || (a.DeletedAt == nil) != (b.DeletedAt == nil) {
-			t.Errorf("session %d: %q %+v %s in one transaction, %q %+v %s one by one", i, a.Key, a.Project, a.UpdatedAt, b.Key, b.Project, b.UpdatedAt)
-		}
+	if _, err := st.Delete(ctx, data[1].Session.ID, loom.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	moved, err := st.MoveProject(ctx, move)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(moved) != 4 {
+		t.Fatalf("moved %d, want 4", len(moved))
 	}
 	// Live newest first, then the trash.
-	keys := []string{"telegram:1", "", loom.CLIKeyAt("api-service", time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)), "cli:api-service:5"}
-	for i, s := range one {
-		if s.Key != keys[i] {
-			t.Errorf("moved session %d keyed %q, want %q", i, s.Key, keys[i])
+	keys := []string{"telegram:1", "", loom.CLIKeyAt("api-service", created), "cli:api-service:5"}
+	for i, s := range moved {
+		if s.Key != keys[i] || s.Project != to || (s.DeletedAt != nil) != (i == 3) {
+			t.Errorf("moved session %d keyed %q in %+v (trashed %v), want %q", i, s.Key, s.Project, s.DeletedAt != nil, keys[i])
 		}
 	}
-	if _, err := command.MoveProject(ctx, plainStore{openStore(t)}, loom.ProjectMove{From: apiProject.ID, To: to}); loom.ErrorCode(err) != loom.EINVALID {
+	if _, err := openStore(t).MoveProject(ctx, loom.ProjectMove{From: apiProject.ID, To: to}); loom.ErrorCode(err) != loom.EINVALID {
 		t.Errorf("a move without a user: %v", err)
 	}
 }

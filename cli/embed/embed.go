@@ -81,7 +81,7 @@ func embedRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	vs := st.Services().Vectors
+	vs := st.Optional().Vectors
 	if vs == nil && opts.StoreMissing != nil && opts.StoreMissing() {
 		// No store yet: nothing is embedded, and nothing waits.
 		if !opts.Status {

@@ -95,7 +95,7 @@ func TestRedactOnWriteKeepsNoSecretAnywhere(t *testing.T) {
 	}
 	// What sync sends is the store's log, record by record.
 	var sent, originals int
-	if log := st.Services().LocalLog; syncs && log != nil {
+	if log := st.Optional().LocalLog; syncs && log != nil {
 		if _, err := log.RedactLog(ctx, func(payloads [][]byte) ([][]byte, error) {
 			return nil, sentRecord(payloads, leaks, &sent, &originals)
 		}); err != nil {

@@ -53,10 +53,10 @@ func (sc *redactScope) takes(id string) bool {
 }
 
 // beforeRedact marks the store to be scrubbed before anything is
-// replaced (loom.Services.ScrubMarker), so that a redaction stopped
+// replaced (loom.Optional.ScrubMarker), so that a redaction stopped
 // before its end is scrubbed by the next one, or by the next sync.
 func beforeRedact(ctx context.Context, st loom.Engine) error {
-	if m := st.Services().ScrubMarker; m != nil {
+	if m := st.Optional().ScrubMarker; m != nil {
 		return m.MarkScrub(ctx)
 	}
 	return nil
@@ -69,7 +69,7 @@ func beforeRedact(ctx context.Context, st loom.Engine) error {
 // scrubs the store: when the store changed (changed) or the log did, or
 // when an earlier redaction or sync left it to scrub.
 func afterRedact(ctx context.Context, opts *RedactOptions, st loom.Engine, d *sec.Redactor, scope *redactScope, changed bool) error {
-	svc := st.Services()
+	svc := st.Optional()
 	if lg := svc.LocalLog; lg != nil {
 		// What a purge of this machine keeps until its next sync, to
 		// save work it had not seen in a copy, may hold the secrets
@@ -116,11 +116,7 @@ func afterRedact(ctx context.Context, opts *RedactOptions, st loom.Engine, d *se
 // session reads back with the markers in place; a database kept whole
 // may no longer open once a secret in it is replaced (docs/durability.md).
 func redactOriginals(ctx context.Context, st loom.Engine, user string, d *sec.Redactor, scope *redactScope) (int, error) {
-	k := st.Services().Originals
-	if k == nil {
-		return 0, nil
-	}
-	files, err := k.OriginalFiles(ctx, user, "")
+	files, err := st.OriginalFiles(ctx, user, "")
 	if err != nil {
 		return 0, err
 	}
@@ -138,7 +134,7 @@ func redactOriginals(ctx context.Context, st loom.Engine, user string, d *sec.Re
 		// The chunks to rewrite are collected first: the store is not
 		// written while it is read.
 		var redo []chunkAt
-		err := k.OriginalChunks(ctx, user, f.Path, func(c loom.OriginalChunk) error {
+		err := st.OriginalChunks(ctx, user, f.Path, func(c loom.OriginalChunk) error {
 			b, err := importer.DecompressOriginal(c.Data)
 			if err != nil {
 				return err
@@ -158,7 +154,7 @@ func redactOriginals(ctx context.Context, st loom.Engine, user string, d *sec.Re
 			return n, fmt.Errorf("redact the kept originals: %w", err)
 		}
 		for _, c := range redo {
-			if err := k.RewriteOriginal(ctx, user, c.path, c.off, c.data); err != nil {
+			if err := st.RewriteOriginal(ctx, user, c.path, c.off, c.data); err != nil {
 				return n, fmt.Errorf("redact the kept originals: %w", err)
 			}
 			n++

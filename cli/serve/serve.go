@@ -168,7 +168,7 @@ func Run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	tokens := st.Services().Tokens
+	tokens := st.Optional().Tokens
 	if tokens == nil {
 		return fmt.Errorf("this store keeps no access tokens, so it cannot be served")
 	}
@@ -261,7 +261,7 @@ func startEmbedding(ctx context.Context, opts *Options, st loom.Engine, log *slo
 		return searcher
 	}
 	client, _ := opts.Embeddings(ctx)
-	vs := st.Services().Vectors
+	vs := st.Optional().Vectors
 	if client == nil || vs == nil {
 		return searcher
 	}

@@ -171,15 +171,11 @@ func deleteRun(ctx context.Context, opts *DeleteOptions) error {
 // dropOriginals removes the kept originals (docs/durability.md) of the
 // sessions gone, purged, and of any purged before from the trash.
 func dropOriginals(ctx context.Context, st loom.Engine, user string, gone []*loom.Session) error {
-	k := st.Services().Originals
-	if k == nil {
-		return nil
-	}
 	ids := make([]string, len(gone))
 	for i, s := range gone {
 		ids[i] = s.ID
 	}
-	_, err := k.DeleteOriginals(ctx, user, ids)
+	_, err := st.DeleteOriginals(ctx, user, ids)
 	return err
 }
 

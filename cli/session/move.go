@@ -105,7 +105,7 @@ func moveRun(ctx context.Context, opts *MoveOptions) error {
 			return err
 		}
 		m := loom.ProjectMove{UserID: opts.User, From: paths.ProjectID(from), To: project, Cwd: &cwd, At: opts.Now()}
-		if moved, err = command.MoveProject(ctx, st, m); err != nil {
+		if moved, err = st.MoveProject(ctx, m); err != nil {
 			return err
 		}
 		if len(moved) == 0 {

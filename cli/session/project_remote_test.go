@@ -220,15 +220,17 @@ func TestAdoptProjectMovesOldSessionsOnce(t *testing.T) {
 	}
 }
 
-// countingStore counts the calls adoptProject makes.
+// countingStore counts the calls adoptProject makes: a project's move
+// counts as an update, as a session's does.
 type countingStore struct {
 	loom.Engine
 	reads, updates int
 }
 
-// Services declares none, so that adoption moves the sessions by the
-// calls counted here.
-func (c *countingStore) Services() loom.Services { return loom.Services{} }
+func (c *countingStore) MoveProject(ctx context.Context, m loom.ProjectMove) ([]*loom.Session, error) {
+	c.updates++
+	return c.Engine.MoveProject(ctx, m)
+}
 
 func (c *countingStore) Sessions(ctx context.Context, f loom.SessionFilter) ([]*loom.Session, error) {
 	c.reads++

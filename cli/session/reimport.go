@@ -81,10 +81,6 @@ func reimportRun(ctx context.Context, opts *ReimportOptions) error {
 	if err != nil {
 		return err
 	}
-	k := st.Services().Originals
-	if k == nil {
-		return fmt.Errorf("this store keeps no originals to read again")
-	}
 	var ids []string
 	for _, ref := range opts.Refs {
 		s, err := opts.Scope().Resolve(ctx, st, ref)
@@ -110,10 +106,10 @@ func reimportRun(ctx context.Context, opts *ReimportOptions) error {
 	// The originals of sessions purged since (here, from the trash, or on
 	// another machine and synced) go first: they are nobody's to read
 	// again.
-	if _, err := k.DeleteOriginals(ctx, opts.User, nil); err != nil {
+	if _, err := st.DeleteOriginals(ctx, opts.User, nil); err != nil {
 		return err
 	}
-	bundles, err := importer.KeptBundles(ctx, k, opts.User, opts.From, ids)
+	bundles, err := importer.KeptBundles(ctx, st, opts.User, opts.From, ids)
 	if err != nil {
 		return err
 	}

@@ -128,11 +128,9 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 	}
 	var live []blame.FileLines
 	if opts.Turn > 0 {
-		if svc := st.Services(); svc.Edits != nil {
-			b := &blame.Blamer{Store: svc.Edits, Roots: svc.Roots, Versions: svc.EditVersions, UserID: opts.User, Now: opts.Now, Cache: opts.BlameCache}
-			if live, err = b.TurnLines(ctx, s.ID, opts.Turn); err != nil {
-				return err
-			}
+		b := &blame.Blamer{Store: st, Roots: st.Optional().Roots, Versions: st, UserID: opts.User, Now: opts.Now, Cache: opts.BlameCache}
+		if live, err = b.TurnLines(ctx, s.ID, opts.Turn); err != nil {
+			return err
 		}
 	}
 	ios := opts.IO

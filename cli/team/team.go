@@ -336,7 +336,7 @@ func syncRun(ctx context.Context, opts *SyncOptions) error {
 	}
 	defer ts.Close()
 	stores := teamrun.Stores{Own: own, Team: ts, User: opts.User(), Detector: det}
-	if sc := ts.Services().Scrubber; sc != nil {
+	if sc := ts.Optional().Scrubber; sc != nil {
 		stores.Scrub = sc.Scrub
 	}
 	out, err := r.SyncTeam(ctx, s, stores)

@@ -57,7 +57,7 @@ func tokenStore(inv *command.Invocation) func(context.Context) (loom.TokenStore,
 		if err != nil {
 			return nil, err
 		}
-		ts := st.Services().Tokens
+		ts := st.Optional().Tokens
 		if ts == nil {
 			return nil, fmt.Errorf("this store keeps no access tokens")
 		}

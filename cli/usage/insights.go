@@ -119,7 +119,7 @@ func insightsRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	o.Roots = st.Services().Edits
+	o.Roots = st
 	rep, err := insights.Build(ctx, src, o)
 	if err != nil {
 		return err

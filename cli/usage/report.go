@@ -211,7 +211,7 @@ func reportInput(ctx context.Context, opts *Options) (report.Options, loom.Store
 	if err != nil {
 		return o, nil, err
 	}
-	o.Roots = st.Services().Edits
+	o.Roots = st
 	if opts.InTeam != nil && opts.InTeam() {
 		// A team's report is by member unless another breakdown is asked.
 		o.Member = report.Members(ctx, st)

@@ -183,7 +183,7 @@ func usageRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	labelProjects(ctx, st.Services().Edits, opts.User, rep.ByProject)
+	labelProjects(ctx, st, opts.User, rep.ByProject)
 	prices, err := opts.PriceTable()
 	if err != nil {
 		return err

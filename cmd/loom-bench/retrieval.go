@@ -430,7 +430,7 @@ func embedRetrieval(ctx context.Context, st loom.Engine, o *retrievalOptions) (*
 	if o.embedModel == "" {
 		o.embedModel = "nomic-embed-text"
 	}
-	vs := st.Services().Vectors
+	vs := st.Optional().Vectors
 	if vs == nil {
 		done()
 		return nil, nil, fmt.Errorf("-embed: the store keeps no vectors")

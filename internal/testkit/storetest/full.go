@@ -116,7 +116,7 @@ func Fill(t testing.TB, dir string) (free func()) {
 
 // OutOfSpace checks st on a full disk (or a file at its size limit):
 // full makes it so and returns the function that makes room again.
-// Appending a message, and putting sync records when st keeps them,
+// Appending a message, and putting sync records,
 // then fail as loom.ENOSPACE with a message of one line, and store
 // nothing; with room again, both work and the session holds what was
 // stored before and after, nothing of what failed.
@@ -132,7 +132,6 @@ func OutOfSpace(t *testing.T, st loom.Engine, full func() (room func())) {
 	if err := st.Append(ctx, s, say("before the disk fills")); err != nil {
 		t.Fatal(err)
 	}
-	sync := st.Services().Sync
 	host := loom.NewID()
 	records := func(from int64) []loom.SyncRecord {
 		var out []loom.SyncRecord
@@ -141,10 +140,8 @@ func OutOfSpace(t *testing.T, st loom.Engine, full func() (room func())) {
 		}
 		return out
 	}
-	if sync != nil {
-		if _, err := sync.PutSyncRecords(ctx, "u", records(1)); err != nil {
-			t.Fatal(err)
-		}
+	if _, err := st.PutSyncRecords(ctx, "u", records(1)); err != nil {
+		t.Fatal(err)
 	}
 	room := full()
 	big := string(noise(256 << 10))
@@ -153,10 +150,8 @@ func OutOfSpace(t *testing.T, st loom.Engine, full func() (room func())) {
 		t.Fatalf("append on a full disk: %v (code %q), want %s", err, loom.ErrorCode(err), loom.ENOSPACE)
 	}
 	t.Logf("append on a full disk: %v", err)
-	if sync != nil {
-		if _, err := sync.PutSyncRecords(ctx, "u", records(9)); loom.ErrorCode(err) != loom.ENOSPACE {
-			t.Fatalf("sync records on a full disk: %v (code %q), want %s", err, loom.ErrorCode(err), loom.ENOSPACE)
-		}
+	if _, err := st.PutSyncRecords(ctx, "u", records(9)); loom.ErrorCode(err) != loom.ENOSPACE {
+		t.Fatalf("sync records on a full disk: %v (code %q), want %s", err, loom.ErrorCode(err), loom.ENOSPACE)
 	}
 	room()
 	if err := st.Append(ctx, s, say("with room again")); err != nil {
@@ -169,10 +164,8 @@ func OutOfSpace(t *testing.T, st loom.Engine, full func() (room func())) {
 	if len(msgs) != 2 || msgs[0].Text() != "before the disk fills" || msgs[1].Text() != "with room again" {
 		t.Fatalf("the session after a full disk holds %d messages", len(msgs))
 	}
-	if sync != nil {
-		if n, err := sync.PutSyncRecords(ctx, "u", records(9)); err != nil || n != 8 {
-			t.Fatalf("sync records with room again: %d, %v", n, err)
-		}
+	if n, err := st.PutSyncRecords(ctx, "u", records(9)); err != nil || n != 8 {
+		t.Fatalf("sync records with room again: %d, %v", n, err)
 	}
 }
 

@@ -15,7 +15,7 @@ import (
 // incremental and starts over for a new model; hits by meaning pass the
 // search's filters; a purged session's vectors go.
 func Vectors(t *testing.T, st loom.Engine) {
-	vs := st.Services().Vectors
+	vs := st.Optional().Vectors
 	if vs == nil {
 		t.Fatalf("%T keeps no vectors", st)
 	}
