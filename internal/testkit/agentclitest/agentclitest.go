@@ -214,6 +214,13 @@ func Install(t testing.TB, p Package) string {
 	}
 	installSlots <- struct{}{}
 	defer func() { <-installSlots }()
+	// What an install cut off before its mark left is removed first: npm
+	// takes the packages it finds in node_modules for installed, so a
+	// file written short by the run that was killed (a native module,
+	// which then crashes the program as it is mapped) would stay.
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -143,3 +143,41 @@ func TestResponsesCallArguments(t *testing.T) {
 		t.Errorf("item %q, delta %q, done %q; want %q:\n%s", item, delta, done, want, data)
 	}
 }
+
+// An install cut off before its mark (a killed test run) is started
+// over: what it left in node_modules is gone before npm runs, so a file
+// it wrote short cannot outlive it. The npm run here is a script on
+// PATH that says whether the leftover was still there.
+func TestInstallStartsOverAfterACutOffInstall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs Install, which -short skips")
+	}
+	bin := t.TempDir()
+	npm := "#!/bin/sh\n" +
+		"for a; do [ \"$prev\" = --prefix ] && dir=$a; prev=$a; done\n" +
+		"[ -e \"$dir/node_modules/left/short.node\" ] && echo left > \"$dir/seen\"\n" +
+		"mkdir -p \"$dir/node_modules/.bin\" && printf '#!/bin/sh\\n' > \"$dir/node_modules/.bin/tool\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "npm"), []byte(npm), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	clis := t.TempDir()
+	t.Setenv("LOOM_AGENT_CLIS", clis)
+	p := Package{Name: "cutoff-tool", Version: "1.0.0", Bin: "tool"}
+	dir := filepath.Join(clis, "cutoff-tool-1.0.0")
+	if err := os.MkdirAll(filepath.Join(dir, "node_modules", "left"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "node_modules", "left", "short.node"), []byte("cut"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := Install(t, p); got != filepath.Join(dir, "node_modules", ".bin", "tool") {
+		t.Fatalf("installed at %s", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "seen")); err == nil {
+		t.Error("npm ran over what the cut-off install left in node_modules")
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".installed")); err != nil {
+		t.Errorf("no mark after the install: %v", err)
+	}
+}
