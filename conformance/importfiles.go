@@ -146,7 +146,7 @@ func testUpdateUsage(t *testing.T, open Opener) {
 // is no session's lock.
 func testSourceLocks(t *testing.T, open Opener) {
 	a, b := open(t), open(t)
-	la, lb := sourceLocker(t, a), sourceLocker(t, b)
+	la, lb := loom.SourceLocker(a), loom.SourceLocker(b)
 	held, err := la.LockSource(ctx(t), "alice", "/home/alice/.claude/projects/p/s.jsonl")
 	if err != nil {
 		t.Fatal(err)
@@ -173,9 +173,4 @@ func testSourceLocks(t *testing.T, open Opener) {
 		t.Fatalf("lock after release: %v", err)
 	}
 	l.Release(ctx(t))
-}
-
-func sourceLocker(t *testing.T, st loom.Engine) loom.SourceLocker {
-	t.Helper()
-	return st
 }

@@ -10,12 +10,6 @@ import (
 	"github.com/loomhq/loom/synclog"
 )
 
-// projectMover is the loom.ProjectMover of st; every engine is one.
-func projectMover(t *testing.T, st loom.Engine) loom.ProjectMover {
-	t.Helper()
-	return st
-}
-
 // importAt imports a session of user keyed key in project p, made at
 // at (its creation and update time), without messages.
 func importAt(t *testing.T, st loom.Store, user, key string, p loom.Project, at time.Time) *loom.Session {
@@ -65,7 +59,7 @@ func ids(sessions []*loom.Session) []string {
 // alone records.
 func testMoveProject(t *testing.T, open Opener) {
 	st := open(t)
-	mover := projectMover(t, st)
+	mover := loom.ProjectMover(st)
 	old := loom.Project{ID: "1111111111111111", Name: "api", Root: "/old/api"}
 	repo := loom.Project{ID: "2222222222222222", Name: "api-service", Root: "/src/api-service"}
 	elsewhere := loom.Project{ID: "3333333333333333", Name: "api", Root: "/other/api"}
@@ -242,7 +236,7 @@ func RunProjectMoveLog(t *testing.T, st SyncLogger) {
 	}
 
 	mark := last()
-	moved, err := projectMover(t, st).MoveProject(ctx(t), loom.ProjectMove{UserID: "carol", From: from.ID, To: to, Cwd: &cwd})
+	moved, err := st.MoveProject(ctx(t), loom.ProjectMove{UserID: "carol", From: from.ID, To: to, Cwd: &cwd})
 	if err != nil || len(moved) != 4 {
 		t.Fatalf("move with sync: %d moved, %v", len(moved), err)
 	}

@@ -14,14 +14,6 @@ import (
 	"github.com/loomhq/loom"
 )
 
-// syncStore is the loom.SyncStore of a handle open opens; every engine
-// has one.
-func syncStore(t *testing.T, open Opener) loom.SyncStore {
-	t.Helper()
-	st := open(t)
-	return st
-}
-
 // syncRec is record i of host, its body saying so.
 func syncRec(host string, i int64) loom.SyncRecord {
 	return loom.SyncRecord{Host: host, Index: i, Header: []byte(fmt.Sprintf(`{"t":"m","i":%d}`, i)), Body: []byte(fmt.Sprintf("sealed %s %d", host, i))}
@@ -82,7 +74,7 @@ func wantLog(t *testing.T, st loom.SyncStore, user, host string, from, to int64)
 // limits hold, concurrent pushes of one host serialise, and a cancelled
 // context stops every call.
 func testSync(t *testing.T, open Opener) {
-	st := syncStore(t, open)
+	st := open(t)
 	h1, h2 := loom.NewID(), loom.NewID()
 
 	t.Run("RoundTrip", func(t *testing.T) { testSyncRoundTrip(t, st, open, h1, h2) })
@@ -104,7 +96,7 @@ func testSyncRoundTrip(t *testing.T, st loom.SyncStore, open Opener, h1, h2 stri
 	batch = append(batch, syncRecs(h2, 1, 2)...)
 	batch = append(batch, loom.SyncRecord{Host: h2, Index: 3, Header: []byte{0, 0xff, 1}, Body: []byte{0, 1, 2, 0xfe, 0xff, 0}})
 	mustPut(t, st, "alice", batch, 6)
-	got, err := syncStore(t, open).SyncRecords(ctx(t), "alice", h2, 0, 0)
+	got, err := open(t).SyncRecords(ctx(t), "alice", h2, 0, 0)
 	if err != nil || len(got) != 3 {
 		t.Fatalf("records of h2 from another handle: %d, %v", len(got), err)
 	}
@@ -316,7 +308,7 @@ func testSyncConcurrentPushes(t *testing.T, st loom.SyncStore, open Opener) {
 	h := loom.NewID()
 	var handles []loom.SyncStore
 	for range pushers {
-		handles = append(handles, syncStore(t, open))
+		handles = append(handles, open(t))
 	}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
