@@ -45,19 +45,12 @@ type message struct {
 	} `json:"files"`
 }
 
-// block is one item of a message's content.
+// block is one item of a message's content: a content block of
+// Anthropic's form, with the times Claude.ai stamps it with.
 type block struct {
-	Type      string          `json:"type"`
-	Text      string          `json:"text"`
-	Thinking  string          `json:"thinking"`
-	Name      string          `json:"name"`
-	ID        string          `json:"id"`
-	ToolUseID string          `json:"tool_use_id"`
-	Input     json.RawMessage `json:"input"`
-	Content   json.RawMessage `json:"content"`
-	IsError   bool            `json:"is_error"`
-	Start     stamp           `json:"start_timestamp"`
-	Stop      stamp           `json:"stop_timestamp"`
+	importer.ContentBlock
+	Start stamp `json:"start_timestamp"`
+	Stop  stamp `json:"stop_timestamp"`
 }
 
 // stamp is a time Claude.ai writes in RFC 3339, null or absent when it
