@@ -161,15 +161,27 @@ type ChatLine struct {
 	Content   json.RawMessage `json:"content"`
 	Reasoning string          `json:"reasoning_content"`
 	// Thinking is the reasoning under the name some write it as.
-	Thinking  string `json:"reasoning"`
-	ToolCalls []struct {
-		ID       string `json:"id"`
-		Function struct {
-			Name      string          `json:"name"`
-			Arguments json.RawMessage `json:"arguments"`
-		} `json:"function"`
-	} `json:"tool_calls"`
-	ToolCallID string `json:"tool_call_id"`
+	Thinking   string     `json:"reasoning"`
+	ToolCalls  []ChatCall `json:"tool_calls"`
+	ToolCallID string     `json:"tool_call_id"`
+}
+
+// ChatCall is a tool call of a ChatLine: its id, and the function
+// called, by name, with its arguments.
+type ChatCall struct {
+	ID       string `json:"id"`
+	Function struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	} `json:"function"`
+}
+
+// FlatCall is a tool call that some agents write either as a ChatCall
+// or with its name and arguments beside its id, not in its function.
+type FlatCall struct {
+	ChatCall
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
 }
 
 // AddChat adds l as the message mid made at at: a system, user or

@@ -86,11 +86,11 @@ type node struct {
 }
 
 type chatMessage struct {
-	Role       string          `json:"role"`
-	Content    json.RawMessage `json:"content"`
-	Thinking   string          `json:"thinking"`
-	ToolCalls  []toolCall      `json:"tool_calls"`
-	ToolCallID string          `json:"tool_call_id"`
+	Role       string              `json:"role"`
+	Content    json.RawMessage     `json:"content"`
+	Thinking   string              `json:"thinking"`
+	ToolCalls  []importer.FlatCall `json:"tool_calls"`
+	ToolCallID string              `json:"tool_call_id"`
 	Metadata   struct {
 		GenerationModel string `json:"generation_model"`
 		Metrics         *struct {
@@ -100,16 +100,6 @@ type chatMessage struct {
 			CacheWrite float64 `json:"cache_creation_tokens"`
 		} `json:"metrics"`
 	} `json:"metadata"`
-}
-
-type toolCall struct {
-	ID        string          `json:"id"`
-	Name      string          `json:"name"`
-	Arguments json.RawMessage `json:"arguments"`
-	Function  struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	} `json:"function"`
 }
 
 // Read reads every session of the database.

@@ -100,13 +100,7 @@ type message struct {
 // chat is m in the Chat Completions form the importer adds.
 func (m message) chat() importer.ChatLine {
 	l := importer.ChatLine{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
-	l.ToolCalls = make([]struct {
-		ID       string `json:"id"`
-		Function struct {
-			Name      string          `json:"name"`
-			Arguments json.RawMessage `json:"arguments"`
-		} `json:"function"`
-	}, len(m.ToolCalls))
+	l.ToolCalls = make([]importer.ChatCall, len(m.ToolCalls))
 	for i, c := range m.ToolCalls {
 		l.ToolCalls[i].ID = c.ID
 		// The document is indented: a call's arguments are kept as

@@ -145,24 +145,16 @@ func sessionFiles(history string) []string {
 }
 
 type chatLine struct {
-	Type            string          `json:"type"`
-	Role            string          `json:"role"`
-	Content         json.RawMessage `json:"content"`
-	Summary         json.RawMessage `json:"summary"`
-	SyntheticReason string          `json:"synthetic_reason"`
-	ModelID         string          `json:"model_id"`
-	PromptIndex     *int            `json:"prompt_index"`
-	ToolCallID      string          `json:"tool_call_id"`
-	IsError         bool            `json:"is_error"`
-	ToolCalls       []struct {
-		ID        string          `json:"id"`
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-		Function  struct {
-			Name      string          `json:"name"`
-			Arguments json.RawMessage `json:"arguments"`
-		} `json:"function"`
-	} `json:"tool_calls"`
+	Type            string              `json:"type"`
+	Role            string              `json:"role"`
+	Content         json.RawMessage     `json:"content"`
+	Summary         json.RawMessage     `json:"summary"`
+	SyntheticReason string              `json:"synthetic_reason"`
+	ModelID         string              `json:"model_id"`
+	PromptIndex     *int                `json:"prompt_index"`
+	ToolCallID      string              `json:"tool_call_id"`
+	IsError         bool                `json:"is_error"`
+	ToolCalls       []importer.FlatCall `json:"tool_calls"`
 }
 
 type summary struct {
