@@ -228,6 +228,21 @@ func StatRoot(tool, root string) (fs.FileInfo, error) {
 	return fi, nil
 }
 
+// FileRoot is how a Bundles that lists a directory looks at its root
+// first: a root that is a file is its own one bundle, read whatever its
+// name, and dir reports a directory to list. A root that does not exist
+// has no bundles; one that cannot be looked at is an error (StatRoot).
+func FileRoot(tool, root string) (bs []Bundle, dir bool, err error) {
+	fi, err := StatRoot(tool, root)
+	if fi == nil {
+		return nil, false, err
+	}
+	if !fi.IsDir() {
+		return []Bundle{{Files: []string{root}}}, false, nil
+	}
+	return nil, true, nil
+}
+
 // ToolDir is where a tool keeps its files: the directory its override
 // variable envVar names when set (env may be nil), else home joined with
 // rel; empty when neither is known.

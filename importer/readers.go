@@ -26,16 +26,12 @@ func FileBundles(ctx context.Context, tool, root string, keep func(path string, 
 // fileBundles is FileBundles, passing over the directories below root
 // that skip names.
 func fileBundles(ctx context.Context, tool, root string, skip map[string]bool, keep func(path string, d fs.DirEntry) bool) ([]Bundle, error) {
-	info, err := StatRoot(tool, root)
-	if info == nil {
-		return nil, err
-	}
-	if !info.IsDir() {
-		return []Bundle{{Files: []string{root}}}, nil
+	if bs, dir, err := FileRoot(tool, root); !dir {
+		return bs, err
 	}
 	var out []Bundle
 	var unreadable Unreadable
-	err = WalkDir(ctx, root, func(path string, d fs.DirEntry, err error) error {
+	err := WalkDir(ctx, root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if path == root {
 				return err

@@ -46,12 +46,8 @@ func (Format) Roots(env func(string) string, home string) []string {
 // Bundles lists the thread files (T-<id>.json) in root, one bundle each;
 // root may be one thread's file.
 func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, error) {
-	fi, err := importer.StatRoot(Tool, root)
-	if fi == nil {
-		return nil, err
-	}
-	if !fi.IsDir() {
-		return []importer.Bundle{{Files: []string{root}}}, nil
+	if bs, dir, err := importer.FileRoot(Tool, root); !dir {
+		return bs, err
 	}
 	return importer.FilesIn(ctx, Tool, root, func(n string) bool { return strings.HasPrefix(n, "T-") && strings.HasSuffix(n, ".json") })
 }

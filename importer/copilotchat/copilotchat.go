@@ -62,16 +62,12 @@ func (Format) Roots(env func(string) string, home string) []string {
 // looked into (User/workspaceStorage/<hash>/chatSessions), so that the
 // storage every other extension keeps beside them is not walked.
 func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, error) {
-	fi, err := importer.StatRoot(Tool, root)
-	if fi == nil {
-		return nil, err
-	}
-	if !fi.IsDir() {
-		return []importer.Bundle{{Files: []string{root}}}, nil
+	if bs, dir, err := importer.FileRoot(Tool, root); !dir {
+		return bs, err
 	}
 	var out []importer.Bundle
 	var unreadable importer.Unreadable
-	err = importer.WalkDir(ctx, root, func(path string, d fs.DirEntry, err error) error {
+	err := importer.WalkDir(ctx, root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if path == root {
 				return err

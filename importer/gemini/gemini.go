@@ -65,12 +65,8 @@ func (Format) Roots(env func(string) string, home string) []string {
 // listed in several bundles would make every one of them look changed on
 // every run.
 func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, error) {
-	fi, err := importer.StatRoot(Tool, root)
-	if fi == nil {
-		return nil, err
-	}
-	if !fi.IsDir() {
-		return []importer.Bundle{{Files: []string{root}}}, nil
+	if bs, dir, err := importer.FileRoot(Tool, root); !dir {
+		return bs, err
 	}
 	var unreadable importer.Unreadable
 	dirs, err := chatsDirs(ctx, root, &unreadable)

@@ -83,12 +83,8 @@ const cacheDir = "chat_cache"
 // named on the command line), or one chat's file. A directory in the
 // cache is where sgpt expects a chat's file: one line for it.
 func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, error) {
-	info, err := importer.StatRoot(Tool, root)
-	if info == nil {
-		return nil, err
-	}
-	if !info.IsDir() {
-		return []importer.Bundle{{Files: []string{root}}}, nil
+	if bs, dir, err := importer.FileRoot(Tool, root); !dir {
+		return bs, err
 	}
 	if fi, err := os.Stat(filepath.Join(root, cacheDir)); err == nil && fi.IsDir() {
 		root = filepath.Join(root, cacheDir)
