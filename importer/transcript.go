@@ -167,21 +167,32 @@ type ChatLine struct {
 }
 
 // ChatCall is a tool call of a ChatLine: its id, and the function
-// called, by name, with its arguments.
+// called.
 type ChatCall struct {
-	ID       string `json:"id"`
-	Function struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	} `json:"function"`
+	ID       string       `json:"id"`
+	Function ChatFunction `json:"function"`
 }
 
-// FlatCall is a tool call that some agents write either as a ChatCall
-// or with its name and arguments beside its id, not in its function.
-type FlatCall struct {
-	ChatCall
+// ChatFunction is the function a ChatCall calls: its name, and its
+// arguments.
+type ChatFunction struct {
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments"`
+}
+
+// NamedCall is a tool call as some agents write it, the tool's name
+// and arguments beside its id.
+type NamedCall struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// FlatCall is a tool call that some agents write either as a NamedCall
+// or as a ChatCall, its name and arguments in its function.
+type FlatCall struct {
+	NamedCall
+	Function ChatFunction `json:"function"`
 }
 
 // AddChat adds l as the message mid made at at: a system, user or

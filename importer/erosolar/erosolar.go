@@ -87,14 +87,10 @@ type snapshot struct {
 
 // message is one message of a snapshot, in Erosolar's own form.
 type message struct {
-	Role      string          `json:"role"`
-	Content   json.RawMessage `json:"content"`
-	ToolCalls []struct {
-		ID        string          `json:"id"`
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	} `json:"toolCalls"`
-	ToolCallID string `json:"toolCallId"`
+	Role       string               `json:"role"`
+	Content    json.RawMessage      `json:"content"`
+	ToolCalls  []importer.NamedCall `json:"toolCalls"`
+	ToolCallID string               `json:"toolCallId"`
 }
 
 // chat is m in the Chat Completions form the importer adds.
@@ -102,7 +98,6 @@ func (m message) chat() importer.ChatLine {
 	l := importer.ChatLine{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
 	l.ToolCalls = make([]importer.ChatCall, len(m.ToolCalls))
 	for i, c := range m.ToolCalls {
-		l.ToolCalls[i].ID = c.ID
 		// The document is indented: a call's arguments are kept as
 		// the model sent them, on one line.
 		args := c.Arguments
@@ -110,7 +105,7 @@ func (m message) chat() importer.ChatLine {
 		if json.Compact(&b, args) == nil {
 			args = b.Bytes()
 		}
-		l.ToolCalls[i].Function.Name, l.ToolCalls[i].Function.Arguments = c.Name, args
+		l.ToolCalls[i] = importer.ChatCall{ID: c.ID, Function: importer.ChatFunction{Name: c.Name, Arguments: args}}
 	}
 	return l
 }

@@ -82,16 +82,12 @@ type document struct {
 
 // message is one message of a session.
 type message struct {
-	ID        string    `json:"id"`
-	Role      string    `json:"role"`
-	Content   string    `json:"content"`
-	Timestamp time.Time `json:"timestamp"`
-	ToolCalls []struct {
-		ID        string          `json:"id"`
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	} `json:"tool_calls"`
-	ToolCallID string `json:"tool_call_id"`
+	ID         string               `json:"id"`
+	Role       string               `json:"role"`
+	Content    string               `json:"content"`
+	Timestamp  time.Time            `json:"timestamp"`
+	ToolCalls  []importer.NamedCall `json:"tool_calls"`
+	ToolCallID string               `json:"tool_call_id"`
 }
 
 // Read reads one session's document.

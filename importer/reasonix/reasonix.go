@@ -118,19 +118,15 @@ type record struct {
 
 // message is a message as Reasonix keeps it (the chat APIs' form).
 type message struct {
-	Role             string          `json:"role"`
-	ID               string          `json:"id"`
-	Origin           string          `json:"origin"`
-	Content          json.RawMessage `json:"content"`
-	ReasoningContent string          `json:"reasoning_content"`
-	ToolCalls        []struct {
-		ID        string          `json:"id"`
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	} `json:"tool_calls"`
-	ToolCallID string `json:"tool_call_id"`
-	RunState   string `json:"tool_run_state"`
-	CreatedAt  int64  `json:"createdAt"`
+	Role             string               `json:"role"`
+	ID               string               `json:"id"`
+	Origin           string               `json:"origin"`
+	Content          json.RawMessage      `json:"content"`
+	ReasoningContent string               `json:"reasoning_content"`
+	ToolCalls        []importer.NamedCall `json:"tool_calls"`
+	ToolCallID       string               `json:"tool_call_id"`
+	RunState         string               `json:"tool_run_state"`
+	CreatedAt        int64                `json:"createdAt"`
 }
 
 // frames decodes a log's records in order. A frame cut short at the end
