@@ -138,6 +138,15 @@ func (c *converter) contentParts(m *message, raw json.RawMessage, field string) 
 	return ps
 }
 
+// file is the file part of a part of inline data (as a data: URL) or of
+// a file's data (its URI).
+func (p *part) file() loom.Part {
+	if p.InlineData != nil {
+		return loom.Part{Type: loom.PartFile, Mime: p.InlineData.MimeType, URL: "data:" + p.InlineData.MimeType + ";base64," + p.InlineData.Data}
+	}
+	return loom.Part{Type: loom.PartFile, Mime: p.FileData.MimeType, URL: p.FileData.FileURI}
+}
+
 // userParts turns the parts a user sent into text and file parts, folding
 // function responses into the tool parts of their calls.
 // A response in what was displayed only is a copy: one with no call is
@@ -157,10 +166,8 @@ func (c *converter) userParts(ps []part, t time.Time, display bool) []loom.Part 
 				typ = loom.PartReasoning
 			}
 			out = append(out, loom.Part{Type: typ, Text: *p.Text})
-		case p.InlineData != nil:
-			out = append(out, loom.Part{Type: loom.PartFile, Mime: p.InlineData.MimeType, URL: "data:" + p.InlineData.MimeType + ";base64," + p.InlineData.Data})
-		case p.FileData != nil:
-			out = append(out, loom.Part{Type: loom.PartFile, Mime: p.FileData.MimeType, URL: p.FileData.FileURI})
+		case p.InlineData != nil || p.FileData != nil:
+			out = append(out, p.file())
 		case p.FunctionCall != nil:
 			c.skip("part:functionCall")
 		default:
@@ -310,10 +317,8 @@ func (c *converter) gemini(m *message, t time.Time) {
 			ps = append(ps, loom.Part{Type: typ, Text: *p.Text})
 		case p.FunctionCall != nil:
 			calls = append(calls, p.FunctionCall)
-		case p.InlineData != nil:
-			ps = append(ps, loom.Part{Type: loom.PartFile, Mime: p.InlineData.MimeType, URL: "data:" + p.InlineData.MimeType + ";base64," + p.InlineData.Data})
-		case p.FileData != nil:
-			ps = append(ps, loom.Part{Type: loom.PartFile, Mime: p.FileData.MimeType, URL: p.FileData.FileURI})
+		case p.InlineData != nil || p.FileData != nil:
+			ps = append(ps, p.file())
 		case p.FunctionResponse != nil:
 			c.skip("part:functionResponse")
 		default:
