@@ -27,6 +27,16 @@ func Tokens(f float64) int64 {
 	return int64(f)
 }
 
+// RFC3339Time reads a time written in RFC 3339 (ISO 8601 with an
+// offset), in UTC; the zero time for anything else.
+func RFC3339Time(s string) time.Time {
+	t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(s))
+	if err != nil {
+		return time.Time{}
+	}
+	return t.UTC()
+}
+
 // ISOTime reads a time a Python program wrote with isoformat(): ISO
 // 8601 with an offset, or without one in this machine's local time (as
 // datetime.now() writes it); the zero time for anything else. The time

@@ -112,7 +112,7 @@ func (rd *reader) classify(n int, b []byte) (rec, bool) {
 		rd.res.Problemf(rd.path, n, "not a rollout line: "+err.Error())
 		return rec{}, false
 	}
-	rc := rec{n: n, t: parseTime(str(l.Timestamp))}
+	rc := rec{n: n, t: importer.RFC3339Time(str(l.Timestamp))}
 	switch {
 	case l.Type != "" && !importer.IsNull(l.Payload):
 		// The decoder's payload is a copy: the line's buffer is not
@@ -255,7 +255,7 @@ func (rd *reader) start(recs []rec) {
 		s.SourceID = m.ID
 		s.Version = m.CLIVersion
 		s.Provider = m.ModelProvider
-		s.CreatedAt = parseTime(m.Timestamp)
+		s.CreatedAt = importer.RFC3339Time(m.Timestamp)
 		rd.cwd = m.Cwd
 		if m.Git != nil {
 			s.GitBranch = m.Git.Branch

@@ -192,15 +192,6 @@ func items(r json.RawMessage) []contentItem {
 	return out
 }
 
-// parseTime reads an RFC 3339 time, zero when s is not one.
-func parseTime(s string) time.Time {
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return time.Time{}
-	}
-	return t
-}
-
 // uuidTime returns the time a version 7 UUID was made: its first 48 bits
 // are Unix milliseconds.
 func uuidTime(id string) (time.Time, bool) {

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"hash/maphash"
 	"strings"
+
+	"github.com/loomhq/loom/importer"
 )
 
 // scan is the first pass over one record.
@@ -17,7 +19,7 @@ func (rd *reader) scan(rc *rec) {
 				rd.meta, rd.metaLine = &m, rc.n
 				if t, ok := uuidTime(m.ID); ok {
 					rd.forkAt = t
-				} else if t := parseTime(m.Timestamp); !t.IsZero() {
+				} else if t := importer.RFC3339Time(m.Timestamp); !t.IsZero() {
 					rd.forkAt = t
 				} else {
 					rd.forkAt = rc.t

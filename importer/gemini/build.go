@@ -51,8 +51,8 @@ func (r *reader) buildAs(rec *recording, sourceID, kind, parentID, cwd string) *
 		Kind:      kind,
 		Cwd:       cwd,
 		Path:      rec.path,
-		CreatedAt: parseTime(rec.hdr.StartTime),
-		UpdatedAt: parseTime(rec.hdr.LastUpdated),
+		CreatedAt: importer.RFC3339Time(rec.hdr.StartTime),
+		UpdatedAt: importer.RFC3339Time(rec.hdr.LastUpdated),
 		Messages:  msgs,
 	}
 	if kind == loom.KindSubagent {

@@ -53,7 +53,7 @@ func (c *chain) put(id string, m *message) {
 // before.
 func (n *node) replace(m *message) {
 	old := n.msg
-	if old.Timestamp != m.Timestamp && !parseTime(old.Timestamp).IsZero() {
+	if old.Timestamp != m.Timestamp && !importer.RFC3339Time(old.Timestamp).IsZero() {
 		m.Timestamp = old.Timestamp
 	}
 	if m.Type == old.Type {

@@ -88,14 +88,6 @@ func trim(s string) string {
 	return s
 }
 
-func parseTime(s string) time.Time {
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return time.Time{}
-	}
-	return t
-}
-
 func (c *converter) id(m *message) string {
 	if m.ID != "" {
 		return m.ID

@@ -113,8 +113,8 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 	s := &importer.Session{
 		SourceID: id, Kind: loom.KindMain, Title: strings.TrimSpace(md.Title), Path: path,
 		Cwd:       md.Cwd,
-		CreatedAt: parseTime(cmp.Or(md.CreatedAt, md.CreatedAtCamel)),
-		UpdatedAt: cmp.Or(parseTime(cmp.Or(md.UpdatedAt, md.LastModifiedAt)), mtime),
+		CreatedAt: importer.RFC3339Time(cmp.Or(md.CreatedAt, md.CreatedAtCamel)),
+		UpdatedAt: cmp.Or(importer.RFC3339Time(cmp.Or(md.UpdatedAt, md.LastModifiedAt)), mtime),
 	}
 	if s.Cwd == "" && len(md.WorkspacePaths) > 0 {
 		s.Cwd = md.WorkspacePaths[0]
@@ -358,19 +358,11 @@ func itemsOrJSON(raw json.RawMessage) string {
 func timestamp(raw json.RawMessage, secs float64) time.Time {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		return parseTime(s)
+		return importer.RFC3339Time(s)
 	}
 	var n float64
 	if json.Unmarshal(raw, &n) == nil {
 		return importer.UnixTime(n)
 	}
 	return importer.UnixTime(secs)
-}
-
-func parseTime(s string) time.Time {
-	t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(s))
-	if err != nil {
-		return time.Time{}
-	}
-	return t.UTC()
 }

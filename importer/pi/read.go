@@ -194,7 +194,7 @@ func (rd *reader) line(n int, b []byte) {
 		}
 		return
 	}
-	nd := &node{n: n, e: e, parent: -1, ts: parseTime(e.Timestamp)}
+	nd := &node{n: n, e: e, parent: -1, ts: importer.RFC3339Time(e.Timestamp)}
 	switch e.Type {
 	case "":
 		rd.res.Problemf(rd.path, n, "line without a type")
@@ -290,7 +290,7 @@ func (rd *reader) build() {
 		// A copy of another session's entries that goes on on its own:
 		// a fork of that session, at the turns it copied.
 		s.Kind, s.ParentSourceID = loom.KindFork, parent
-		s.ForkTurn = copiedTurns(msgs, parseTime(h.Timestamp))
+		s.ForkTurn = copiedTurns(msgs, importer.RFC3339Time(h.Timestamp))
 	}
 	rd.res.Sessions = append(rd.res.Sessions, s)
 
@@ -417,7 +417,7 @@ func (rd *reader) own(leaf int) int {
 // fill sets a session's messages, times, model and provider.
 func fill(s *importer.Session, msgs []*loom.Message, h *entry) {
 	s.Messages = msgs
-	s.CreatedAt = parseTime(h.Timestamp)
+	s.CreatedAt = importer.RFC3339Time(h.Timestamp)
 	for _, m := range msgs {
 		if s.CreatedAt.IsZero() || m.CreatedAt.Before(s.CreatedAt) {
 			s.CreatedAt = m.CreatedAt
@@ -432,15 +432,6 @@ func fill(s *importer.Session, msgs []*loom.Message, h *entry) {
 			s.Model, s.Provider = m.Model, m.Provider
 		}
 	}
-}
-
-// parseTime reads an ISO time; the zero time when it is none.
-func parseTime(s string) time.Time {
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return time.Time{}
-	}
-	return t.UTC()
 }
 
 // msTime is a time in Unix milliseconds, the zero time when it is none

@@ -7,7 +7,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -70,7 +69,7 @@ func readDB(ctx context.Context, path string, wal bool) (*importer.Result, error
 		t := &thread{
 			ID: id, Title: str(v[1]), Path: path, Parent: str(v[4]),
 			Cwd:     firstPath(str(v[5])),
-			Created: parseTime(str(v[6])), Updated: parseTime(str(v[2])),
+			Created: importer.RFC3339Time(str(v[6])), Updated: importer.RFC3339Time(str(v[2])),
 		}
 		if err := t.decode(data, res); err != nil {
 			res.Problemf(path, 0, "thread "+importer.Clip(id, 80)+": "+err.Error())
@@ -154,12 +153,4 @@ func link(threads []*thread, res *importer.Result) []*importer.Session {
 func firstPath(s string) string {
 	first, _, _ := strings.Cut(s, "\n")
 	return strings.TrimSpace(first)
-}
-
-func parseTime(s string) time.Time {
-	t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(s))
-	if err != nil {
-		return time.Time{}
-	}
-	return t.UTC()
 }
