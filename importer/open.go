@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 
@@ -35,4 +36,20 @@ func Open(path string, max int64) (*os.File, fs.FileInfo, error) {
 		return nil, nil, err
 	}
 	return f, fi, nil
+}
+
+// OpenBundle opens the file of b, a bundle of one file, for a reader of
+// tool, as Open does with max: its name, the file and its information.
+// An empty bundle, and a file that cannot be opened, are errors named
+// with tool.
+func OpenBundle(tool string, b Bundle, max int64) (string, *os.File, fs.FileInfo, error) {
+	name := b.Name()
+	if name == "" {
+		return "", nil, nil, fmt.Errorf("%s: empty bundle", tool)
+	}
+	f, fi, err := Open(name, max)
+	if err != nil {
+		return name, nil, nil, fmt.Errorf("%s: %w", tool, err)
+	}
+	return name, f, fi, nil
 }

@@ -2,9 +2,6 @@ package aider
 
 import (
 	"context"
-	"errors"
-	"fmt"
-
 	"github.com/loomhq/loom/importer"
 )
 
@@ -49,13 +46,9 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 // Read reads one chat history file: a session for each time Aider
 // started.
 func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
-	path := b.Name()
-	if path == "" {
-		return nil, errors.New("aider: empty bundle")
-	}
-	f, _, err := importer.Open(path, importer.MaxFile)
+	path, f, _, err := importer.OpenBundle(Tool, b, importer.MaxFile)
 	if err != nil {
-		return nil, fmt.Errorf("aider: %w", err)
+		return nil, err
 	}
 	defer f.Close()
 	return read(ctx, path, f)

@@ -119,10 +119,9 @@ const compactAgent = "compact"
 
 // Read reads one transcript.
 func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
-	name := b.Name()
-	f, fi, err := importer.Open(name, importer.MaxFile)
+	name, f, fi, err := importer.OpenBundle(Tool, b, importer.MaxFile)
 	if err != nil {
-		return nil, fmt.Errorf("codebuddy: %w", err)
+		return nil, err
 	}
 	defer f.Close()
 	res := &importer.Result{}

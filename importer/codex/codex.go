@@ -97,13 +97,9 @@ var errTooLarge = errors.New("decompressed size exceeds the limit")
 // Read reads one rollout file, plain or zstd-compressed, into one
 // session.
 func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
-	path := b.Name()
-	if path == "" {
-		return nil, errors.New("codex: empty bundle")
-	}
-	f, info, err := importer.Open(path, importer.MaxFile)
+	path, f, info, err := importer.OpenBundle(Tool, b, importer.MaxFile)
 	if err != nil {
-		return nil, fmt.Errorf("codex: %w", err)
+		return nil, err
 	}
 	defer f.Close()
 	var r io.Reader = f
@@ -168,10 +164,9 @@ func newDecoder(r io.Reader) (*zstd.Decoder, error) {
 // (importer.Segmenter), with the file's session_meta line, which names
 // the session, when the segment does not hold it.
 func (Format) ReadSegment(ctx context.Context, b importer.Bundle, seg importer.Segment) (*importer.Result, error) {
-	path := b.Name()
-	f, _, err := importer.Open(path, 0)
+	path, f, _, err := importer.OpenBundle(Tool, b, 0)
 	if err != nil {
-		return nil, fmt.Errorf("codex: %w", err)
+		return nil, err
 	}
 	defer f.Close()
 	head, err := importer.FirstLine(ctx, f, seg.From)

@@ -114,10 +114,9 @@ type message struct {
 
 // Read reads one session file.
 func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
-	name := b.Name()
-	f, fi, err := importer.Open(name, importer.MaxFile)
+	name, f, fi, err := importer.OpenBundle(Tool, b, importer.MaxFile)
 	if err != nil {
-		return nil, fmt.Errorf("command-code: %w", err)
+		return nil, err
 	}
 	defer f.Close()
 	res := &importer.Result{}

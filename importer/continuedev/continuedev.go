@@ -3,7 +3,6 @@ package continuedev
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -84,13 +83,9 @@ func isDir(name string) bool {
 
 // Read reads one session file.
 func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
-	name := b.Name()
-	if name == "" {
-		return nil, errors.New("continue: empty bundle")
-	}
-	f, fi, err := importer.Open(name, importer.MaxDocument)
+	name, f, fi, err := importer.OpenBundle(Tool, b, importer.MaxDocument)
 	if err != nil {
-		return nil, fmt.Errorf("continue: %w", err)
+		return nil, err
 	}
 	defer f.Close()
 	data, err := io.ReadAll(f)

@@ -2,7 +2,6 @@ package copilot
 
 import (
 	"context"
-	"fmt"
 	"io/fs"
 
 	"github.com/loomhq/loom/importer"
@@ -47,13 +46,9 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 
 // Read reads one session's events into the session and its sub-agents.
 func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
-	path := b.Name()
-	if path == "" {
-		return nil, fmt.Errorf("copilot: a bundle without a file")
-	}
-	f, _, err := importer.Open(path, importer.MaxFile)
+	path, f, _, err := importer.OpenBundle(Tool, b, importer.MaxFile)
 	if err != nil {
-		return nil, fmt.Errorf("copilot: %w", err)
+		return nil, err
 	}
 	defer f.Close()
 	return read(ctx, path, f)

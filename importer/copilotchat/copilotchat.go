@@ -3,7 +3,6 @@ package copilotchat
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -100,13 +99,9 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 // Read reads one session file: a whole session (.json), or the log of
 // its changes (.jsonl).
 func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
-	name := b.Name()
-	if name == "" {
-		return nil, errors.New("copilot-vscode: empty bundle")
-	}
-	f, fi, err := importer.Open(name, importer.MaxDocument)
+	name, f, fi, err := importer.OpenBundle(Tool, b, importer.MaxDocument)
 	if err != nil {
-		return nil, fmt.Errorf("copilot-vscode: %w", err)
+		return nil, err
 	}
 	defer f.Close()
 	res := &importer.Result{}

@@ -2,8 +2,6 @@ package gptme
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -79,13 +77,9 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 
 // Read reads one conversation's log.
 func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
-	name := b.Name()
-	if name == "" {
-		return nil, errors.New("gptme: empty bundle")
-	}
-	f, _, err := importer.Open(name, importer.MaxFile)
+	name, f, _, err := importer.OpenBundle(Tool, b, importer.MaxFile)
 	if err != nil {
-		return nil, fmt.Errorf("gptme: %w", err)
+		return nil, err
 	}
 	defer f.Close()
 	dir := filepath.Dir(name)

@@ -96,10 +96,9 @@ type event struct {
 
 // Read reads one session's events.
 func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
-	name := b.Name()
-	f, fi, err := importer.Open(name, importer.MaxFile)
+	name, f, fi, err := importer.OpenBundle(Tool, b, importer.MaxFile)
 	if err != nil {
-		return nil, fmt.Errorf("junie: %w", err)
+		return nil, err
 	}
 	defer f.Close()
 	res := &importer.Result{}

@@ -97,10 +97,9 @@ type record struct {
 
 // Read reads one log.
 func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
-	name := b.Name()
-	f, fi, err := importer.Open(name, importer.MaxFile)
+	name, f, fi, err := importer.OpenBundle(Tool, b, importer.MaxFile)
 	if err != nil {
-		return nil, fmt.Errorf("muse: %w", err)
+		return nil, err
 	}
 	defer f.Close()
 	res := &importer.Result{}

@@ -78,10 +78,9 @@ type metadata struct {
 
 // Read reads one session's file.
 func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
-	name := b.Name()
-	f, fi, err := importer.Open(name, importer.MaxFile)
+	name, f, fi, err := importer.OpenBundle(Tool, b, importer.MaxFile)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", Tool, err)
+		return nil, err
 	}
 	defer f.Close()
 	res := &importer.Result{}

@@ -35,7 +35,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
@@ -103,10 +102,9 @@ type document struct {
 
 // Read reads one session's document.
 func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
-	name := b.Name()
-	f, fi, err := importer.Open(name, importer.MaxFile)
+	name, f, fi, err := importer.OpenBundle(Tool, b, importer.MaxFile)
 	if err != nil {
-		return nil, fmt.Errorf("nanocoder: %w", err)
+		return nil, err
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, importer.MaxFile))
@@ -122,7 +120,7 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 		res.Problemf(name, 0, "not a Nanocoder session: "+importer.Excerpt(err.Error()))
 		return res, nil
 	}
-	created := parseTime(doc.CreatedAt)
+	created := importer.RFC3339Time(doc.CreatedAt)
 	if created.IsZero() {
 		created = fi.ModTime().UTC()
 	}
@@ -139,18 +137,9 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 	}
 	s.Title, s.Cwd = importer.Clip(doc.Title, 256), doc.WorkingDirectory
 	s.Model, s.Provider = importer.Clip(doc.Model, 256), importer.Clip(doc.Provider, 256)
-	if last := parseTime(doc.LastAccessedAt); last.After(s.UpdatedAt) {
+	if last := importer.RFC3339Time(doc.LastAccessedAt); last.After(s.UpdatedAt) {
 		s.UpdatedAt = last
 	}
 	res.Sessions = append(res.Sessions, s)
 	return res, nil
-}
-
-// parseTime is an ISO time as Nanocoder writes it; zero when it is not.
-func parseTime(s string) time.Time {
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return time.Time{}
-	}
-	return t.UTC()
 }

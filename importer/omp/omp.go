@@ -27,7 +27,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -81,10 +80,9 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 // Read reads one session file with pi's reader, then what omp adds: the
 // header's title and, for a sub-agent's file, its parent.
 func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
-	path := b.Name()
-	f, _, err := importer.Open(path, importer.MaxFile)
+	path, f, _, err := importer.OpenBundle(Tool, b, importer.MaxFile)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", Tool, err)
+		return nil, err
 	}
 	defer f.Close()
 	rt := newRetyped(f)

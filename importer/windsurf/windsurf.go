@@ -3,7 +3,6 @@ package windsurf
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -72,13 +71,9 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 
 // Read reads one downloaded trajectory: one session.
 func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
-	path := b.Name()
-	if path == "" {
-		return nil, errors.New("windsurf: empty bundle")
-	}
-	f, fi, err := importer.Open(path, importer.MaxDocument)
+	path, f, fi, err := importer.OpenBundle(Tool, b, importer.MaxDocument)
 	if err != nil {
-		return nil, fmt.Errorf("windsurf: %w", err)
+		return nil, err
 	}
 	defer f.Close()
 	return read(ctx, path, fi.ModTime(), f)

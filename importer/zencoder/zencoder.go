@@ -105,10 +105,9 @@ var continuations = map[string]bool{"directContinuation": true, "summarizedConti
 
 // Read reads one session file.
 func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
-	name := b.Name()
-	f, fi, err := importer.Open(name, importer.MaxFile)
+	name, f, fi, err := importer.OpenBundle(Tool, b, importer.MaxFile)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", Tool, err)
+		return nil, err
 	}
 	defer f.Close()
 	res := &importer.Result{}
