@@ -431,6 +431,24 @@ func ImportedFile(row Scanner) (loom.ImportedFile, error) {
 	return f, nil
 }
 
+// OriginalFileColumns are the columns OriginalFile reads: o is a kept
+// file's last chunk in originals, and the count and stored bytes are of
+// all of its chunks.
+const OriginalFileColumns = `o.user_id, o.path, o.tool, o.bundle, o.session_id, o.off + o.size, o.tail, o.mtime_ns,
+	(SELECT COUNT(*) FROM originals c WHERE c.user_id = o.user_id AND c.path = o.path),
+	(SELECT COALESCE(SUM(LENGTH(c.data)), 0) FROM originals c WHERE c.user_id = o.user_id AND c.path = o.path)`
+
+// OriginalFile reads a row of OriginalFileColumns.
+func OriginalFile(row Scanner) (loom.OriginalFile, error) {
+	var f loom.OriginalFile
+	var mtime, chunks int64
+	if err := row.Scan(&f.UserID, &f.Path, &f.Tool, &f.Bundle, &f.SessionID, &f.Size, &f.Tail, &mtime, &chunks, &f.Stored); err != nil {
+		return f, err
+	}
+	f.Chunks, f.ModTime = int(chunks), time.Unix(0, mtime).UTC()
+	return f, nil
+}
+
 // ActivitySlice reads a row of query.ActivityPrompts: the hour, the
 // quarter, the session and the count.
 func ActivitySlice(row Scanner) (loom.ActivitySlice, error) {
