@@ -166,19 +166,11 @@ type Durations struct {
 
 // Build makes the insights of o from st.
 func Build(ctx context.Context, st Store, o Options) (*Report, error) {
-	loc := o.Location
-	if loc == nil {
-		loc = time.Local
-	}
-	now := o.Now
-	if now.IsZero() {
-		now = time.Now()
-	}
+	loc, now := report.Clock(o.Location, o.Now)
 	now = now.In(loc)
 	until := o.Until
 	if until.IsZero() {
-		y, m, d := now.Date()
-		until = time.Date(y, m, d+1, 0, 0, 0, 0, loc)
+		_, until = report.LastDays(now, DefaultDays)
 	}
 	since := o.Since
 	if since.IsZero() {

@@ -362,14 +362,7 @@ func Build(ctx context.Context, st Slicer, o Options) (*Report, error) {
 	if o.Breakdown == ByMember && o.Member == nil {
 		return nil, loom.Errorf(loom.EINVALID, "a breakdown by member is of a team's sessions: add --team NAME")
 	}
-	loc := o.Location
-	if loc == nil {
-		loc = time.Local
-	}
-	now := o.Now
-	if now.IsZero() {
-		now = time.Now()
-	}
+	loc, now := Clock(o.Location, o.Now)
 	slices, err := st.UsageSlices(ctx, loom.UsageSliceFilter{UserID: o.UserID, ProjectID: o.ProjectID, Surface: o.Agent,
 		BySession: o.By == Session || o.Breakdown == ByMember, Since: o.Since, Until: o.Until, LongContext: pricing.LongContextTokens})
 	if err != nil {

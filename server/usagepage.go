@@ -126,8 +126,7 @@ func (s *Server) usagePage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	now := time.Now().In(loc)
-	y, m, day := now.Date()
-	d.Since = time.Date(y, m, day, 0, 0, 0, 0, loc).AddDate(0, 0, 1-d.Days)
+	d.Since, _ = report.LastDays(now, d.Days)
 	d.TZ = report.ZoneName(loc)
 	// The day report and the block report read the same slices.
 	src := report.Cached(s.st)
