@@ -29,7 +29,7 @@ func benchStore(b *testing.B, n int) (*sqlite.Store, *loom.Session) {
 		if i%997 == 0 {
 			text += "zyzzogeton"
 		}
-		msgs[i] = storetest.BenchMessage(i, text, time.Now())
+		msgs[i] = storetest.Message(i, text, time.Now())
 	}
 	if err := st.Import(ctx, []*loom.SessionData{{Session: s, Messages: msgs}}); err != nil {
 		b.Fatal(err)

@@ -147,7 +147,7 @@ func fillForSync(ctx context.Context, st *sqlite.Store, messages int) error {
 	for n := 0; n < messages; {
 		d := &loom.SessionData{Session: &loom.Session{ID: loom.NewID(), UserID: "bench", Kind: loom.KindMain, CreatedAt: now, UpdatedAt: now}}
 		for i := 0; i < 100 && n < messages; i, n = i+1, n+1 {
-			d.Messages = append(d.Messages, storetest.BenchMessage(i, storetest.BenchText(n), now))
+			d.Messages = append(d.Messages, storetest.Message(i, storetest.BenchText(n), now))
 		}
 		batch = append(batch, d)
 		if len(batch) == 50 || n == messages {

@@ -34,9 +34,10 @@ func BenchText(n int) string {
 	return t.String()
 }
 
-// BenchMessage is message i of a benchmark's session, made at now and
-// holding text: the user's and the assistant's in turn, numbered from 1.
-func BenchMessage(i int, text string, now time.Time) *loom.Message {
+// Message is message i (from 0) of a session made to be imported whole:
+// sequence number i+1, the user's and the assistant's in turn, made at
+// now and holding text.
+func Message(i int, text string, now time.Time) *loom.Message {
 	role := loom.RoleUser
 	if i%2 == 1 {
 		role = loom.RoleAssistant
@@ -59,7 +60,7 @@ func LongSession(b *testing.B, st loom.Store, ready func() error) {
 	s := &loom.Session{ID: loom.NewID(), UserID: "bench", Key: "cli:bench", Kind: loom.KindMain, CreatedAt: now, UpdatedAt: now}
 	msgs := make([]*loom.Message, LongSessionLength())
 	for i := range msgs {
-		msgs[i] = BenchMessage(i, BenchText(i), now)
+		msgs[i] = Message(i, BenchText(i), now)
 	}
 	if err := st.Import(ctx, []*loom.SessionData{{Session: s, Messages: msgs}}); err != nil {
 		b.Fatal(err)
