@@ -9,6 +9,7 @@ package rowscan
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -447,6 +448,28 @@ func OriginalFile(row Scanner) (loom.OriginalFile, error) {
 	}
 	f.Chunks, f.ModTime = int(chunks), time.Unix(0, mtime).UTC()
 	return f, nil
+}
+
+// OwnUsageColumns are the columns OwnUsage reads from messages: a
+// message's id and its usage.
+const OwnUsageColumns = `id, input_tokens, output_tokens, reasoning_tokens, cache_read_tokens,
+	cache_write_tokens, cache_write_1h_tokens, cost_usd, api_calls, compactions`
+
+// OwnUsage reads a row of OwnUsageColumns, of message seq of session id
+// in the session's own rows: the message's id and its usage. No row
+// (noRows, the driver's error for it) is ENOTFOUND.
+func OwnUsage(row Scanner, noRows error, id string, seq int64) (string, loom.Usage, error) {
+	var u loom.Usage
+	var mid string
+	err := row.Scan(&mid, &u.InputTokens, &u.OutputTokens, &u.ReasoningTokens, &u.CacheReadTokens,
+		&u.CacheWriteTokens, &u.CacheWrite1hTokens, &u.CostUSD, &u.APICalls, &u.Compactions)
+	if errors.Is(err, noRows) {
+		return "", u, loom.Errorf(loom.ENOTFOUND, "session %s stores no message %d of its own", id, seq)
+	}
+	if err != nil {
+		return "", u, fmt.Errorf("read usage of message %d: %w", seq, err)
+	}
+	return mid, u, nil
 }
 
 // ActivitySlice reads a row of query.ActivityPrompts: the hour, the
