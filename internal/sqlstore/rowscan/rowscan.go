@@ -450,6 +450,20 @@ func OriginalFile(row Scanner) (loom.OriginalFile, error) {
 	return f, nil
 }
 
+// Usage reads a row of query.UsageTotals: usage summed over rows.
+func Usage(row Scanner) (loom.Usage, error) {
+	var u loom.Usage
+	err := row.Scan(usageFields(&u)...)
+	return u, err
+}
+
+// usageFields are where a row's usage columns go, in the order of
+// loom.Usage's fields (query.UsageTotals' order).
+func usageFields(u *loom.Usage) []any {
+	return []any{&u.InputTokens, &u.OutputTokens, &u.ReasoningTokens, &u.CacheReadTokens,
+		&u.CacheWriteTokens, &u.CacheWrite1hTokens, &u.CostUSD, &u.APICalls, &u.Compactions}
+}
+
 // OwnUsageColumns are the columns OwnUsage reads from messages: a
 // message's id and its usage.
 const OwnUsageColumns = `id, input_tokens, output_tokens, reasoning_tokens, cache_read_tokens,
@@ -461,8 +475,7 @@ const OwnUsageColumns = `id, input_tokens, output_tokens, reasoning_tokens, cach
 func OwnUsage(row Scanner, noRows error, id string, seq int64) (string, loom.Usage, error) {
 	var u loom.Usage
 	var mid string
-	err := row.Scan(&mid, &u.InputTokens, &u.OutputTokens, &u.ReasoningTokens, &u.CacheReadTokens,
-		&u.CacheWriteTokens, &u.CacheWrite1hTokens, &u.CostUSD, &u.APICalls, &u.Compactions)
+	err := row.Scan(append([]any{&mid}, usageFields(&u)...)...)
 	if errors.Is(err, noRows) {
 		return "", u, loom.Errorf(loom.ENOTFOUND, "session %s stores no message %d of its own", id, seq)
 	}
