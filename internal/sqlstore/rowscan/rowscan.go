@@ -485,6 +485,29 @@ func OwnUsage(row Scanner, noRows error, id string, seq int64) (string, loom.Usa
 	return mid, u, nil
 }
 
+// BareEditColumns are the columns BareEdit reads from edits e.
+const BareEditColumns = `e.tool, e.op, e.path, e.from_path, e.lines`
+
+// BareEdit reads a row of BareEditColumns: an edit without its message.
+func BareEdit(row Scanner) (loom.FileEdit, error) {
+	var e loom.FileEdit
+	var lines []byte
+	err := row.Scan(&e.Tool, &e.Op, &e.Path, &e.From, &lines)
+	e.Lines = sqlstore.UnpackLines(lines)
+	return e, err
+}
+
+// RecordedRootColumns are the columns RecordedRoot reads from sessions
+// grouped by project_root and project_id.
+const RecordedRootColumns = `project_root, project_id, max(project_name), count(*)`
+
+// RecordedRoot reads a row of RecordedRootColumns.
+func RecordedRoot(row Scanner) (loom.RecordedRoot, error) {
+	var r loom.RecordedRoot
+	err := row.Scan(&r.Root, &r.ProjectID, &r.ProjectName, &r.Sessions)
+	return r, err
+}
+
 // ActivitySlice reads a row of query.ActivityPrompts: the hour, the
 // quarter, the session and the count.
 func ActivitySlice(row Scanner) (loom.ActivitySlice, error) {
