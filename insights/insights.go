@@ -166,19 +166,11 @@ type Durations struct {
 
 // Build makes the insights of o from st.
 func Build(ctx context.Context, st Store, o Options) (*Report, error) {
-	loc := o.Location
-	if loc == nil {
-		loc = time.Local
-	}
-	now := o.Now
-	if now.IsZero() {
-		now = time.Now()
-	}
+	loc, now := report.Clock(o.Location, o.Now)
 	now = now.In(loc)
 	until := o.Until
 	if until.IsZero() {
-		y, m, d := now.Date()
-		until = time.Date(y, m, d+1, 0, 0, 0, 0, loc)
+		_, until = report.LastDays(now, DefaultDays)
 	}
 	since := o.Since
 	if since.IsZero() {
@@ -281,49 +273,19 @@ func (r *Report) tools(counts []loom.ToolCount) {
 	}
 }
 
-// shares sums a report's breakdown over its days, costliest first (by
-// tokens where costs tie).
+// shares is a report's breakdown summed over its days, costliest first
+// (by tokens where costs tie), with each one's part of the range's tokens.
 func shares(rep *report.Report, tokens int64) []Share {
-	byKey := map[string]*Share{}
-	var out []*Share
-	for _, row := range rep.Rows {
-		for _, p := range row.Breakdown {
-			s := byKey[p.Key]
-			if s == nil {
-				s = &Share{Key: p.Key, Name: p.Name}
-				byKey[p.Key] = s
-				out = append(out, s)
-			}
-			s.Replies += p.Messages
-			s.Tokens += p.TotalTokens
-			if p.CostUSD != nil {
-				c := p.Cost()
-				if s.CostUSD != nil {
-					c += *s.CostUSD
-				}
-				c = loom.RoundCost(c)
-				s.CostUSD = &c
-			}
-		}
-	}
-	list := make([]Share, 0, len(out))
-	for _, s := range out {
+	parts := rep.Shares()
+	list := make([]Share, 0, len(parts))
+	for _, p := range parts {
+		s := Share{Key: p.Key, Name: p.Name, Replies: p.Messages, Tokens: p.Tokens, CostUSD: p.CostUSD}
 		if tokens > 0 {
 			s.TokenShare = float64(s.Tokens) / float64(tokens)
 		}
-		list = append(list, *s)
+		list = append(list, s)
 	}
-	slices.SortStableFunc(list, func(a, b Share) int {
-		return cmp.Or(-cmp.Compare(costOf(a.CostUSD), costOf(b.CostUSD)), -cmp.Compare(a.Tokens, b.Tokens), cmp.Compare(a.Key, b.Key))
-	})
 	return list
-}
-
-func costOf(c *float64) float64 {
-	if c == nil {
-		return 0
-	}
-	return *c
 }
 
 // sessions fills the durations and the lists of the longest and the

@@ -84,17 +84,11 @@ func (s *Store) Edits(ctx context.Context, q loom.EditQuery) ([]loom.FileEdit, e
 		where, args := sqlstore.BareEditFilter(q, func(v any) (string, any) {
 			return "SELECT unnest(" + param() + "::text[])", v
 		}, param)
-		rows, err := s.pool.Query(ctx, `SELECT e.tool, e.op, e.path, e.from_path, e.lines FROM edits e WHERE `+where, args...)
+		out, err := rowscan.All(ctx, rowsOf{s.pool}, rowscan.BareEdit, `SELECT `+rowscan.BareEditColumns+` FROM edits e WHERE `+where, args...)
 		if err != nil {
 			return nil, fmt.Errorf("edit index: %w", serverError(err))
 		}
-		return pgx.CollectRows(rows, func(r pgx.CollectableRow) (loom.FileEdit, error) {
-			var e loom.FileEdit
-			var lines []byte
-			err := r.Scan(&e.Tool, &e.Op, &e.Path, &e.From, &lines)
-			e.Lines = sqlstore.UnpackLines(lines)
-			return e, err
-		})
+		return out, nil
 	}
 	parts := `''`
 	if q.Parts {
@@ -141,16 +135,12 @@ func (s *Store) ProjectRoots(ctx context.Context, userID, projectID string) ([]s
 
 // RecordedRoots implements loom.RootLister.
 func (s *Store) RecordedRoots(ctx context.Context, userID string) ([]loom.RecordedRoot, error) {
-	rows, err := s.pool.Query(ctx, `SELECT project_root, project_id, max(project_name), count(*) FROM sessions
+	out, err := rowscan.All(ctx, rowsOf{s.pool}, rowscan.RecordedRoot, `SELECT `+rowscan.RecordedRootColumns+` FROM sessions
 		WHERE user_id = $1 AND deleted_at IS NULL AND project_root <> '' GROUP BY project_root, project_id`, userID)
 	if err != nil {
 		return nil, fmt.Errorf("edit index: %w", serverError(err))
 	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (loom.RecordedRoot, error) {
-		var x loom.RecordedRoot
-		err := r.Scan(&x.Root, &x.ProjectID, &x.ProjectName, &x.Sessions)
-		return x, err
-	})
+	return out, nil
 }
 
 // EditVersion implements loom.EditVersioner: the number the triggers of

@@ -64,32 +64,10 @@ func (s *Store) ClaimVectors(ctx context.Context) (func(), bool, error) {
 
 // Unembedded implements loom.VectorStore.
 func (s *Store) Unembedded(ctx context.Context, n, maxChars int) ([]loom.Chunk, int64, error) {
-	var mark, top int64
-	if err := s.pool.QueryRow(ctx, `SELECT mark, (SELECT coalesce(max(id), 0) FROM bodies) FROM vector_state`).Scan(&mark, &top); err != nil {
-		return nil, 0, fmt.Errorf("vectors: %w", err)
-	}
-	rows, err := s.pool.Query(ctx, `SELECT id, substr(content, 1, $1) FROM bodies b
+	return rowscan.Unembedded(ctx, s.pool.QueryRow(ctx, `SELECT `+rowscan.UnembeddedColumns+` FROM vector_state`), rowsOf{s.pool},
+		`SELECT id, substr(content, 1, $1) FROM bodies b
 		WHERE id > $2 AND content <> '' AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.body_id = b.id)
-		ORDER BY id LIMIT $3`, maxChars, mark, n)
-	if err != nil {
-		return nil, 0, fmt.Errorf("vectors: %w", err)
-	}
-	chunks, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (loom.Chunk, error) {
-		var c loom.Chunk
-		err := r.Scan(&c.ID, &c.Text)
-		return c, err
-	})
-	if err != nil {
-		return nil, 0, fmt.Errorf("vectors: %w", err)
-	}
-	if len(chunks) == n {
-		return chunks, chunks[len(chunks)-1].ID, nil
-	}
-	upTo := max(top, mark)
-	if len(chunks) > 0 {
-		upTo = max(upTo, chunks[len(chunks)-1].ID)
-	}
-	return chunks, upTo, nil
+		ORDER BY id LIMIT $3`, n, maxChars)
 }
 
 // PutVectors implements loom.VectorStore.

@@ -14,6 +14,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/span"
 	"github.com/loomhq/loom/internal/sqlstore"
+	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
 // insertMessageSQL stores a message and its body in one statement, under
@@ -115,19 +116,8 @@ func (w *writeTx) ReplacePrompt(ctx context.Context, old, next string) error {
 
 // OwnUsage implements sessionstore.SessionSteps, locking the message's row.
 func (w *writeTx) OwnUsage(ctx context.Context, id string, seq int64) (string, loom.Usage, error) {
-	var old loom.Usage
-	var mid string
-	err := w.tx.QueryRow(ctx, `SELECT id, input_tokens, output_tokens, reasoning_tokens, cache_read_tokens,
-		cache_write_tokens, cache_write_1h_tokens, cost_usd, api_calls, compactions FROM messages WHERE session_id = $1 AND seq = $2 FOR UPDATE`, id, seq).Scan(
-		&mid, &old.InputTokens, &old.OutputTokens, &old.ReasoningTokens, &old.CacheReadTokens,
-		&old.CacheWriteTokens, &old.CacheWrite1hTokens, &old.CostUSD, &old.APICalls, &old.Compactions)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return "", old, loom.Errorf(loom.ENOTFOUND, "session %s stores no message %d of its own", id, seq)
-	}
-	if err != nil {
-		return "", old, fmt.Errorf("read usage of message %d: %w", seq, err)
-	}
-	return mid, old, nil
+	return rowscan.OwnUsage(w.tx.QueryRow(ctx, `SELECT `+rowscan.OwnUsageColumns+`
+		FROM messages WHERE session_id = $1 AND seq = $2 FOR UPDATE`, id, seq), pgx.ErrNoRows, id, seq)
 }
 
 // MoveUsage implements sessionstore.SessionSteps in one round trip.

@@ -9,35 +9,19 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
 // The original bytes of imported files (loom.OriginalsKeeper).
 
 // OriginalFiles implements loom.OriginalsKeeper.
 func (s *Store) OriginalFiles(ctx context.Context, userID, tool string) ([]loom.OriginalFile, error) {
-	rows, err := s.pool.Query(ctx, `SELECT o.path, o.tool, o.bundle, o.session_id, o.off + o.size, o.tail, o.mtime_ns,
-			(SELECT COUNT(*) FROM originals c WHERE c.user_id = o.user_id AND c.path = o.path),
-			(SELECT COALESCE(SUM(LENGTH(c.data)), 0) FROM originals c WHERE c.user_id = o.user_id AND c.path = o.path)
+	out, err := rowscan.All(ctx, rowsOf{s.pool}, rowscan.OriginalFile, `SELECT `+rowscan.OriginalFileColumns+`
 		FROM originals o
 		WHERE o.user_id = $1 AND ($2 = '' OR o.tool = $2)
 		  AND o.off = (SELECT MAX(off) FROM originals m WHERE m.user_id = o.user_id AND m.path = o.path)
 		ORDER BY o.path`, userID, tool)
 	if err != nil {
-		return nil, fmt.Errorf("read kept originals: %w", serverError(err))
-	}
-	defer rows.Close()
-	var out []loom.OriginalFile
-	for rows.Next() {
-		f := loom.OriginalFile{UserID: userID}
-		var mt, chunks int64
-		if err := rows.Scan(&f.Path, &f.Tool, &f.Bundle, &f.SessionID, &f.Size, &f.Tail, &mt, &chunks, &f.Stored); err != nil {
-			return nil, fmt.Errorf("read kept originals: %w", err)
-		}
-		f.Chunks = int(chunks)
-		f.ModTime = time.Unix(0, mt).UTC()
-		out = append(out, f)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read kept originals: %w", serverError(err))
 	}
 	return out, nil

@@ -210,11 +210,9 @@ func (w *writeTx) LastSummary(ctx context.Context, src string, seq int64) (int64
 
 // UsageOf implements sessionstore.ForkReads.
 func (w *writeTx) UsageOf(ctx context.Context, src string, from, to int64) (loom.Usage, error) {
-	var u loom.Usage
-	err := w.tx.QueryRow(ctx, `SELECT `+query.UsageTotals("m.")+` FROM spans sp JOIN messages m ON m.session_id = sp.store_id
+	u, err := rowscan.Usage(w.tx.QueryRow(ctx, `SELECT `+query.UsageTotals("m.")+` FROM spans sp JOIN messages m ON m.session_id = sp.store_id
 		AND m.seq BETWEEN greatest(sp.first_seq, $1) AND least(sp.last_seq, $2)
-		WHERE sp.session_id = $3`, from, to, src).Scan(&u.InputTokens, &u.OutputTokens, &u.ReasoningTokens,
-		&u.CacheReadTokens, &u.CacheWriteTokens, &u.CacheWrite1hTokens, &u.CostUSD, &u.APICalls, &u.Compactions)
+		WHERE sp.session_id = $3`, from, to, src))
 	if err != nil {
 		return u, fmt.Errorf("fork %s: usage: %w", src, err)
 	}

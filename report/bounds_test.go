@@ -147,3 +147,18 @@ func FuzzRequest(f *testing.F) {
 		}
 	})
 }
+
+func TestLastDaysEndsAtTomorrow(t *testing.T) {
+	loc, err := time.LoadLocation("Europe/Paris")
+	if err != nil {
+		t.Skip(err)
+	}
+	// The last 30 days of 2026-04-02 cross the change to summer time.
+	since, until := report.LastDays(time.Date(2026, 4, 2, 15, 4, 0, 0, loc), 30)
+	if want := time.Date(2026, 3, 4, 0, 0, 0, 0, loc); !since.Equal(want) {
+		t.Errorf("since %v, want %v", since, want)
+	}
+	if want := time.Date(2026, 4, 3, 0, 0, 0, 0, loc); !until.Equal(want) {
+		t.Errorf("until %v, want %v", until, want)
+	}
+}

@@ -12,6 +12,7 @@
 package report
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"maps"
@@ -227,6 +228,52 @@ type Report struct {
 	PricesAsOf string `json:"prices_as_of"`
 }
 
+// Share is one part of a report's breakdown (a model's, agent's,
+// project's or member's) summed over all of its rows.
+type Share struct {
+	Key      string
+	Name     string
+	Messages int64
+	Tokens   int64
+	// CostUSD is nil when none of the part's tokens is priced.
+	CostUSD *float64
+}
+
+// Shares sums each part of the rows' breakdowns over the whole report,
+// costliest first, by tokens where costs tie, then by key.
+func (r *Report) Shares() []Share {
+	at := map[string]int{}
+	var out []Share
+	for _, row := range r.Rows {
+		for _, p := range row.Breakdown {
+			i, ok := at[p.Key]
+			if !ok {
+				i = len(out)
+				at[p.Key] = i
+				out = append(out, Share{Key: p.Key, Name: p.Name})
+			}
+			s := &out[i]
+			s.Messages += p.Messages
+			s.Tokens += p.TotalTokens
+			if p.CostUSD != nil {
+				c := loom.RoundCost(s.cost() + *p.CostUSD)
+				s.CostUSD = &c
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Share) int {
+		return cmp.Or(-cmp.Compare(a.cost(), b.cost()), -cmp.Compare(a.Tokens, b.Tokens), cmp.Compare(a.Key, b.Key))
+	})
+	return out
+}
+
+func (s Share) cost() float64 {
+	if s.CostUSD == nil {
+		return 0
+	}
+	return *s.CostUSD
+}
+
 // Active returns the active block of a report by block, nil when there
 // is none.
 func (r *Report) Active() *Row {
@@ -315,14 +362,7 @@ func Build(ctx context.Context, st Slicer, o Options) (*Report, error) {
 	if o.Breakdown == ByMember && o.Member == nil {
 		return nil, loom.Errorf(loom.EINVALID, "a breakdown by member is of a team's sessions: add --team NAME")
 	}
-	loc := o.Location
-	if loc == nil {
-		loc = time.Local
-	}
-	now := o.Now
-	if now.IsZero() {
-		now = time.Now()
-	}
+	loc, now := Clock(o.Location, o.Now)
 	slices, err := st.UsageSlices(ctx, loom.UsageSliceFilter{UserID: o.UserID, ProjectID: o.ProjectID, Surface: o.Agent,
 		BySession: o.By == Session || o.Breakdown == ByMember, Since: o.Since, Until: o.Until, LongContext: pricing.LongContextTokens})
 	if err != nil {

@@ -236,3 +236,27 @@ func TestSessionsTitled(t *testing.T) {
 		}
 	}
 }
+
+func TestSharesSumPartsOverRows(t *testing.T) {
+	cost := func(c float64) *float64 { return &c }
+	rep := &report.Report{Rows: []report.Row{
+		{Breakdown: []report.Part{
+			{Key: "a", Name: "A", Totals: report.Totals{Messages: 1, TotalTokens: 10, CostUSD: cost(0.1)}},
+			{Key: "b", Name: "B", Totals: report.Totals{Messages: 2, TotalTokens: 500}},
+		}},
+		{Breakdown: []report.Part{
+			{Key: "c", Name: "C", Totals: report.Totals{Messages: 1, TotalTokens: 100}},
+			{Key: "a", Name: "A", Totals: report.Totals{Messages: 3, TotalTokens: 30, CostUSD: cost(0.2)}},
+		}},
+	}}
+	got := rep.Shares()
+	if len(got) != 3 || got[0].Key != "a" || got[1].Key != "b" || got[2].Key != "c" {
+		t.Fatalf("order: %+v", got)
+	}
+	if a := got[0]; a.Messages != 4 || a.Tokens != 40 || a.CostUSD == nil || *a.CostUSD != 0.3 {
+		t.Errorf("a: %+v", a)
+	}
+	if got[1].CostUSD != nil {
+		t.Errorf("b has a cost: %v", *got[1].CostUSD)
+	}
+}

@@ -145,6 +145,27 @@ func (r Request) name(p string) string {
 	return p
 }
 
+// Clock is the time zone and the time a report or its like is made in:
+// loc and now, or time.Local and time.Now() where they are unset.
+func Clock(loc *time.Location, now time.Time) (*time.Location, time.Time) {
+	if loc == nil {
+		loc = time.Local
+	}
+	if now.IsZero() {
+		now = time.Now()
+	}
+	return loc, now
+}
+
+// LastDays is the range of the last days days in now's time zone, today
+// included: from the start of the first of them to the start of
+// tomorrow.
+func LastDays(now time.Time, days int) (since, until time.Time) {
+	y, m, d := now.Date()
+	until = time.Date(y, m, d+1, 0, 0, 0, 0, now.Location())
+	return until.AddDate(0, 0, -days), until
+}
+
 // ZoneName is loc's name as a user knows it: the IANA name of the
 // machine's own zone for time.Local (from $TZ, else /etc/localtime's
 // link), which Go names "Local"; "Local" only when neither says.

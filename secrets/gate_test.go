@@ -71,13 +71,21 @@ func everyRead() *fake.Reader {
 	return &fake.Reader{ReadsFn: func() loom.Reads { return reads }}
 }
 
-func leaks(t *testing.T, what, text string) {
+// leaks fails the test where what a gate read, as JSON, holds any of the
+// gate store's secrets; it returns that JSON.
+func leaks(t *testing.T, what string, read any) string {
 	t.Helper()
+	b, err := json.Marshal(read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
 	for _, v := range []string{gateToken, "Zq8mN3kL9xT2", "MIIEowIBAAKC", "q8mN3kL9xT2vB7wR4yUk29sLmZ8vXq4rT7yN2pWbC5dE6fG7h", "pa&ss9x2Q", `pa\u0026ss9x2Q`} {
 		if strings.Contains(text, v) {
 			t.Errorf("%s leaks %q: %s", what, v, text)
 		}
 	}
+	return text
 }
 
 // A search through the gate makes its snippets from the redacted text:
@@ -95,10 +103,8 @@ func TestGateSearchRedactsBeforeHighlighting(t *testing.T) {
 		if len(hits) == 0 {
 			t.Errorf("%q: no hits", q)
 		}
-		b, _ := json.Marshal(hits)
-		leaks(t, "search "+q, string(b))
-		if strings.Contains(string(b), "\uE000") {
-			t.Errorf("search %q shows the gate's mark: %s", q, b)
+		if text := leaks(t, "search "+q, hits); strings.Contains(text, "\uE000") {
+			t.Errorf("search %q shows the gate's mark: %s", q, text)
 		}
 	}
 	if g.Redacted() == 0 {
@@ -123,23 +129,17 @@ func TestGateReadsAreRedacted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := json.Marshal(got)
-	leaks(t, "session", string(b))
+	leaks(t, "session", got)
 	list, _ := g.Sessions(ctx, loom.SessionFilter{UserID: "u"})
-	b, _ = json.Marshal(list)
-	leaks(t, "sessions", string(b))
+	leaks(t, "sessions", list)
 	sums, _ := g.Summaries(ctx, loom.SessionFilter{UserID: "u"})
-	b, _ = json.Marshal(sums)
-	leaks(t, "summaries", string(b))
+	leaks(t, "summaries", sums)
 	msgs, _ := g.Messages(ctx, s.ID, loom.MessageQuery{})
-	b, _ = json.Marshal(msgs)
-	leaks(t, "messages", string(b))
+	leaks(t, "messages", msgs)
 	data, _ := g.ReadSessions(ctx, []string{s.ID}, loom.MessageQuery{Limit: 1})
-	b, _ = json.Marshal(data)
-	leaks(t, "read sessions", string(b))
+	leaks(t, "read sessions", data)
 	rep, _ := g.Usage(ctx, loom.UsageFilter{UserID: "u"})
-	b, _ = json.Marshal(rep)
-	leaks(t, "usage", string(b))
+	leaks(t, "usage", rep)
 	// Without the gate the store holds them.
 	raw, _ := st.Messages(ctx, s.ID, loom.MessageQuery{})
 	if b, _ := json.Marshal(raw); !strings.Contains(string(b), gateToken) {

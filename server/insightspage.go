@@ -90,14 +90,13 @@ func (s *Server) insightsPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	now := time.Now().In(loc)
-	y, m, day := now.Date()
-	until := time.Date(y, m, day+1, 0, 0, 0, 0, loc)
+	since, until := report.LastDays(now, d.Days)
 	st, err := insights.Of(s.st)
 	if err != nil {
 		s.pageErr(w, r, err)
 		return
 	}
-	rep, err := insights.Build(ctx, st, insights.Options{UserID: user, Since: until.AddDate(0, 0, -d.Days), Until: until,
+	rep, err := insights.Build(ctx, st, insights.Options{UserID: user, Since: since, Until: until,
 		Location: loc, Prices: s.prices(), Now: now, Roots: s.st})
 	if err != nil {
 		s.pageErr(w, r, err)

@@ -6,7 +6,6 @@ import (
 	"math"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"time"
 
@@ -127,8 +126,7 @@ func (s *Server) usagePage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	now := time.Now().In(loc)
-	y, m, day := now.Date()
-	d.Since = time.Date(y, m, day, 0, 0, 0, 0, loc).AddDate(0, 0, 1-d.Days)
+	d.Since, _ = report.LastDays(now, d.Days)
 	d.TZ = report.ZoneName(loc)
 	// The day report and the block report read the same slices.
 	src := report.Cached(s.st)
@@ -242,60 +240,20 @@ func (s *Server) costliest(ctx context.Context, user string) ([]loom.UsageRow, e
 // agents or models over the whole report (by tokens when none has a
 // cost), then "other" when there are more.
 func seriesOf(rep *report.Report) []series {
-	type sum struct {
-		key, name string
-		cost      float64
-		tokens    int64
-	}
-	byKey := map[string]*sum{}
-	var all []*sum
-	for _, row := range rep.Rows {
-		for _, p := range row.Breakdown {
-			x := byKey[p.Key]
-			if x == nil {
-				x = &sum{key: p.Key, name: p.Name}
-				byKey[p.Key] = x
-				all = append(all, x)
-			}
-			x.cost += p.Cost()
-			x.tokens += p.TotalTokens
-		}
-	}
-	slices.SortFunc(all, func(a, b *sum) int {
-		if a.cost != b.cost {
-			return -cmpFloat(a.cost, b.cost)
-		}
-		if a.tokens != b.tokens {
-			return -cmpFloat(float64(a.tokens), float64(b.tokens))
-		}
-		if a.key < b.key {
-			return -1
-		}
-		return 1
-	})
 	var out []series
-	for i, x := range all {
-		if i == usageSeries && len(all) > usageSeries+1 {
+	parts := rep.Shares()
+	for i, p := range parts {
+		if i == usageSeries && len(parts) > usageSeries+1 {
 			out = append(out, series{Key: "", Name: "other", Class: "s-other"})
 			break
 		}
-		name := x.name
+		name := p.Name
 		if name == "" {
 			name = "(none)"
 		}
-		out = append(out, series{Key: x.key, Name: name, Class: fmt.Sprintf("s%d", i)})
+		out = append(out, series{Key: p.Key, Name: name, Class: fmt.Sprintf("s%d", i)})
 	}
 	return out
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // dayList returns the names of the days from since to now's, in since's

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -24,23 +23,13 @@ func benchStore(b *testing.B, n int) (*sqlite.Store, *loom.Session) {
 	}
 	b.Cleanup(func() { st.Close() })
 	s := &loom.Session{ID: loom.NewID(), UserID: "bench", Key: "cli:bench", Kind: loom.KindMain, CreatedAt: time.Now(), UpdatedAt: time.Now()}
-	words := strings.Fields("the session model agent tool search index store write read fork lineage project memory context token cost usage append stream reply")
 	msgs := make([]*loom.Message, n)
 	for i := range msgs {
-		var t strings.Builder
-		for j := 0; j < 40+i%60; j++ {
-			t.WriteString(words[(i*7+j*13)%len(words)])
-			t.WriteByte(' ')
-		}
+		text := storetest.BenchText(i)
 		if i%997 == 0 {
-			t.WriteString("zyzzogeton")
+			text += "zyzzogeton"
 		}
-		role := loom.RoleUser
-		if i%2 == 1 {
-			role = loom.RoleAssistant
-		}
-		msgs[i] = &loom.Message{ID: loom.NewID(), Seq: int64(i + 1), Role: role, CreatedAt: time.Now(),
-			Parts: []loom.Part{{ID: loom.NewID(), Type: loom.PartText, Text: t.String()}}}
+		msgs[i] = storetest.Message(i, text, time.Now())
 	}
 	if err := st.Import(ctx, []*loom.SessionData{{Session: s, Messages: msgs}}); err != nil {
 		b.Fatal(err)

@@ -159,41 +159,21 @@ func (s *Store) bareEdits(ctx context.Context, q loom.EditQuery) ([]loom.FileEdi
 		b, _ := json.Marshal(v)
 		return `SELECT value FROM json_each(?)`, string(b)
 	}, func() string { return "?" })
-	rows, err := reads{s}.QueryContext(ctx, `SELECT e.tool, e.op, e.path, e.from_path, e.lines FROM edits e WHERE `+where, args...)
+	out, err := rowscan.All(ctx, rowsOf{reads{s}}, rowscan.BareEdit, `SELECT `+rowscan.BareEditColumns+` FROM edits e WHERE `+where, args...)
 	if err != nil {
 		return nil, fmt.Errorf("edit index: %w", err)
 	}
-	defer rows.Close()
-	var out []loom.FileEdit
-	for rows.Next() {
-		var e loom.FileEdit
-		var lines []byte
-		if err := rows.Scan(&e.Tool, &e.Op, &e.Path, &e.From, &lines); err != nil {
-			return nil, fmt.Errorf("edit index: %w", err)
-		}
-		e.Lines = sqlstore.UnpackLines(lines)
-		out = append(out, e)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // RecordedRoots implements loom.RootLister.
 func (s *Store) RecordedRoots(ctx context.Context, userID string) ([]loom.RecordedRoot, error) {
-	rows, err := reads{s}.QueryContext(ctx, `SELECT project_root, project_id, max(project_name), count(*) FROM sessions
+	out, err := rowscan.All(ctx, rowsOf{reads{s}}, rowscan.RecordedRoot, `SELECT `+rowscan.RecordedRootColumns+` FROM sessions
 		WHERE user_id = ? AND deleted_at IS NULL AND project_root <> '' GROUP BY project_root, project_id`, userID)
 	if err != nil {
 		return nil, fmt.Errorf("edit index: %w", err)
 	}
-	defer rows.Close()
-	var out []loom.RecordedRoot
-	for rows.Next() {
-		var r loom.RecordedRoot
-		if err := rows.Scan(&r.Root, &r.ProjectID, &r.ProjectName, &r.Sessions); err != nil {
-			return nil, fmt.Errorf("edit index: %w", err)
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // EditVersion implements loom.EditVersioner: the number the triggers of

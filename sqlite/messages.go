@@ -137,19 +137,8 @@ func (w writes) ReplacePrompt(ctx context.Context, old, next string) error {
 
 // OwnUsage implements sessionstore.SessionSteps.
 func (w writes) OwnUsage(ctx context.Context, id string, seq int64) (string, loom.Usage, error) {
-	var old loom.Usage
-	var mid string
-	err := w.QueryRowContext(ctx, `SELECT id, input_tokens, output_tokens, reasoning_tokens, cache_read_tokens,
-		cache_write_tokens, cache_write_1h_tokens, cost_usd, api_calls, compactions FROM messages WHERE session_id = CAST(? AS TEXT) AND seq = ?`, id, seq).Scan(
-		&mid, &old.InputTokens, &old.OutputTokens, &old.ReasoningTokens, &old.CacheReadTokens,
-		&old.CacheWriteTokens, &old.CacheWrite1hTokens, &old.CostUSD, &old.APICalls, &old.Compactions)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", old, loom.Errorf(loom.ENOTFOUND, "session %s stores no message %d of its own", id, seq)
-	}
-	if err != nil {
-		return "", old, fmt.Errorf("read usage of message %d: %w", seq, err)
-	}
-	return mid, old, nil
+	return rowscan.OwnUsage(w.QueryRowContext(ctx, `SELECT `+rowscan.OwnUsageColumns+`
+		FROM messages WHERE session_id = CAST(? AS TEXT) AND seq = ?`, id, seq), sql.ErrNoRows, id, seq)
 }
 
 // MoveUsage implements sessionstore.SessionSteps.

@@ -8,34 +8,19 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 )
 
 // The original bytes of imported files (loom.OriginalsKeeper).
 
 // OriginalFiles implements loom.OriginalsKeeper.
 func (s *Store) OriginalFiles(ctx context.Context, userID, tool string) ([]loom.OriginalFile, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT o.path, o.tool, o.bundle, o.session_id, o.off + o.size, o.tail, o.mtime_ns,
-			(SELECT COUNT(*) FROM originals c WHERE c.user_id = o.user_id AND c.path = o.path),
-			(SELECT SUM(LENGTH(c.data)) FROM originals c WHERE c.user_id = o.user_id AND c.path = o.path)
+	out, err := rowscan.All(ctx, rowsOf{reads{s}}, rowscan.OriginalFile, `SELECT `+rowscan.OriginalFileColumns+`
 		FROM originals o
 		WHERE o.user_id = ? AND (? = '' OR o.tool = ?)
 		  AND o.off = (SELECT MAX(off) FROM originals m WHERE m.user_id = o.user_id AND m.path = o.path)
 		ORDER BY o.path`, userID, tool, tool)
 	if err != nil {
-		return nil, fmt.Errorf("read kept originals: %w", err)
-	}
-	defer rows.Close()
-	var out []loom.OriginalFile
-	for rows.Next() {
-		f := loom.OriginalFile{UserID: userID}
-		var mt int64
-		if err := rows.Scan(&f.Path, &f.Tool, &f.Bundle, &f.SessionID, &f.Size, &f.Tail, &mt, &f.Chunks, &f.Stored); err != nil {
-			return nil, fmt.Errorf("read kept originals: %w", err)
-		}
-		f.ModTime = time.Unix(0, mt).UTC()
-		out = append(out, f)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read kept originals: %w", err)
 	}
 	return out, nil

@@ -185,9 +185,7 @@ func (w writes) LastSummary(ctx context.Context, src string, seq int64) (int64, 
 
 // UsageOf implements sessionstore.ForkReads.
 func (w writes) UsageOf(ctx context.Context, src string, from, to int64) (loom.Usage, error) {
-	var u loom.Usage
-	err := w.QueryRowContext(ctx, usageSQL, from, to, src).Scan(&u.InputTokens, &u.OutputTokens, &u.ReasoningTokens,
-		&u.CacheReadTokens, &u.CacheWriteTokens, &u.CacheWrite1hTokens, &u.CostUSD, &u.APICalls, &u.Compactions)
+	u, err := rowscan.Usage(w.QueryRowContext(ctx, usageSQL, from, to, src))
 	if err != nil {
 		return u, fmt.Errorf("fork %s: usage: %w", src, err)
 	}

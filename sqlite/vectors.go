@@ -70,42 +70,15 @@ func (s *Store) renewClaim(ctx context.Context, tx *sql.Tx) error {
 	return err
 }
 
-// Unembedded implements loom.VectorStore.
+// Unembedded implements loom.VectorStore. The highest body is read
+// first: a body stored after it has a higher id (SQLite has one writer,
+// and gives the next id), so the mark never passes a body the scan could
+// not see.
 func (s *Store) Unembedded(ctx context.Context, n, maxChars int) ([]loom.Chunk, int64, error) {
-	// The highest body is read first: a body stored after it has a
-	// higher id (SQLite has one writer, and gives the next id), so the
-	// mark never passes a body the scan below could not see.
-	var mark, top int64
-	if err := (reads{s}).QueryRowContext(ctx, `SELECT mark, (SELECT coalesce(max(id), 0) FROM bodies) FROM vector_state`).Scan(&mark, &top); err != nil {
-		return nil, 0, fmt.Errorf("vectors: %w", err)
-	}
-	rows, err := reads{s}.QueryContext(ctx, `SELECT id, substr(content, 1, ?) FROM bodies
+	return rowscan.Unembedded(ctx, (reads{s}).QueryRowContext(ctx, `SELECT `+rowscan.UnembeddedColumns+` FROM vector_state`), rowsOf{reads{s}},
+		`SELECT id, substr(content, 1, ?) FROM bodies
 		WHERE id > ? AND content <> '' AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.body_id = bodies.id)
-		ORDER BY id LIMIT ?`, maxChars, mark, n)
-	if err != nil {
-		return nil, 0, fmt.Errorf("vectors: %w", err)
-	}
-	defer rows.Close()
-	var out []loom.Chunk
-	for rows.Next() {
-		var c loom.Chunk
-		if err := rows.Scan(&c.ID, &c.Text); err != nil {
-			return nil, 0, fmt.Errorf("vectors: %w", err)
-		}
-		out = append(out, c)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, 0, fmt.Errorf("vectors: %w", err)
-	}
-	if len(out) == n {
-		return out, out[len(out)-1].ID, nil
-	}
-	// Every body after the mark up to top was looked at.
-	upTo := max(top, mark)
-	if len(out) > 0 {
-		upTo = max(upTo, out[len(out)-1].ID)
-	}
-	return out, upTo, nil
+		ORDER BY id LIMIT ?`, n, maxChars)
 }
 
 // PutVectors implements loom.VectorStore.

@@ -263,17 +263,28 @@ func (st *State) takeCreate(e *Entry) error {
 	return nil
 }
 
+// newKeys checks the keys m an entry brings (what, as "an invite"),
+// which without names when they are missing: whole, and never named in
+// the chain before. It returns their fingerprint.
+func (st *State) newKeys(m *Member, what, without string) (string, error) {
+	if m == nil {
+		return "", errors.New(what + " without " + without)
+	}
+	if err := m.check(); err != nil {
+		return "", err
+	}
+	fp := m.Fingerprint()
+	if st.Past[fp] != nil {
+		return "", errors.New(what + " with keys the chain named before")
+	}
+	return fp, nil
+}
+
 // takeInvite adds the invite e makes to st.
 func (st *State) takeInvite(e *Entry) error {
-	if e.Invite == nil {
-		return errors.New("an invite without its keys")
-	}
-	if err := e.Invite.check(); err != nil {
+	fp, err := st.newKeys(e.Invite, "an invite", "its keys")
+	if err != nil {
 		return err
-	}
-	fp := e.Invite.Fingerprint()
-	if st.Past[fp] != nil {
-		return errors.New("an invite with keys the chain named before")
 	}
 	if len(e.Keys) != 1 || e.Keys[fp] == nil {
 		return errors.New("an invite must wrap the keys for the invite alone")
@@ -293,15 +304,9 @@ func (st *State) takeInvite(e *Entry) error {
 
 // takeJoin adds the member or machine that joins by e to st.
 func (st *State) takeJoin(e *Entry) error {
-	if e.Member == nil {
-		return errors.New("a join without its member")
-	}
-	if err := e.Member.check(); err != nil {
+	fp, err := st.newKeys(e.Member, "a join", "its member")
+	if err != nil {
 		return err
-	}
-	fp := e.Member.Fingerprint()
-	if st.Past[fp] != nil {
-		return errors.New("a join with keys the chain named before")
 	}
 	if e.Member.User == "" {
 		return errors.New("a join without the member's hub user")

@@ -14,6 +14,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/envelope"
 	"github.com/loomhq/loom/hub"
+	"github.com/loomhq/loom/internal/testkit/storetest"
 	"github.com/loomhq/loom/server"
 	"github.com/loomhq/loom/sqlite"
 	"github.com/loomhq/loom/syncrun"
@@ -141,23 +142,12 @@ func syncMain(ctx context.Context, out io.Writer, dir string, messages, runs int
 // fillForSync imports sessions of 100 messages into st, messages in all,
 // of text like an agent's.
 func fillForSync(ctx context.Context, st *sqlite.Store, messages int) error {
-	words := strings.Fields("the session model agent tool search index store write read fork lineage project memory context token cost usage append stream reply")
 	now := time.Now().UTC().Truncate(time.Millisecond).Add(-time.Hour)
 	var batch []*loom.SessionData
 	for n := 0; n < messages; {
 		d := &loom.SessionData{Session: &loom.Session{ID: loom.NewID(), UserID: "bench", Kind: loom.KindMain, CreatedAt: now, UpdatedAt: now}}
 		for i := 0; i < 100 && n < messages; i, n = i+1, n+1 {
-			var t strings.Builder
-			for j := 0; j < 40+n%60; j++ {
-				t.WriteString(words[(n*7+j*13)%len(words)])
-				t.WriteByte(' ')
-			}
-			role := loom.RoleUser
-			if i%2 == 1 {
-				role = loom.RoleAssistant
-			}
-			d.Messages = append(d.Messages, &loom.Message{ID: loom.NewID(), Seq: int64(i + 1), Role: role, CreatedAt: now,
-				Parts: []loom.Part{{ID: loom.NewID(), Type: loom.PartText, Text: t.String()}}})
+			d.Messages = append(d.Messages, storetest.Message(i, storetest.BenchText(n), now))
 		}
 		batch = append(batch, d)
 		if len(batch) == 50 || n == messages {

@@ -71,176 +71,64 @@ func (g *Gen) Secret(kind string) Secret {
 	if !ok {
 		panic("secretstest: unknown kind " + kind)
 	}
-	v, t := mk(g)
-	return Secret{Kind: kind, Value: v, Text: t}
+	v := mk.value(g)
+	return Secret{Kind: kind, Value: v, Text: mk.before + v + mk.after}
 }
 
-// makers make a fake secret of each kind: the secret and a line that
-// holds it.
-var makers = map[string]func(g *Gen) (v, t string){
-	"aws-access-key": func(g *Gen) (v, t string) {
-		v = "AKIA" + g.S(b32, 16)
-		t = "aws configure set aws_access_key_id " + v
-		return
-	},
-	"aws-secret-key": func(g *Gen) (v, t string) {
-		v = g.S(b64, 40)
-		t = "aws_secret_access_key = " + v
-		return
-	},
-	"github-token": func(g *Gen) (v, t string) {
-		v = "ghp_" + g.S(alnum, 36)
-		t = "git remote set-url origin https://github.com/acme/api.git # token " + v
-		return
-	},
-	"github-fine-grained-token": func(g *Gen) (v, t string) {
-		v = "github_pat_" + g.S(alnum, 22) + "_" + g.S(alnum, 59)
-		t = "GH_TOKEN=" + v + " gh pr list"
-		return
-	},
-	"gitlab-token": func(g *Gen) (v, t string) {
-		v = "glpat-" + g.S(url64, 20)
-		t = "curl --header \"PRIVATE-TOKEN: " + v + "\" https://gitlab.example.org/api/v4/projects"
-		return
-	},
-	"anthropic-api-key": func(g *Gen) (v, t string) {
-		v = "sk-ant-api03-" + g.S(url64, 93) + "AA"
-		t = "client = anthropic.Anthropic(api_key=\"" + v + "\")"
-		return
-	},
-	"openai-api-key": func(g *Gen) (v, t string) {
-		v = "sk-proj-" + g.S(url64, 48) + "T3BlbkFJ" + g.S(url64, 48)
-		t = "OpenAI(api_key='" + v + "')"
-		return
-	},
-	"google-api-key": func(g *Gen) (v, t string) {
-		v = "AIza" + g.S(url64, 35)
-		t = "https://maps.googleapis.com/maps/api/geocode/json?address=Paris&key=" + v
-		return
-	},
-	"google-oauth-secret": func(g *Gen) (v, t string) {
-		v = "GOCSPX-" + g.S(url64, 28)
-		t = `{"installed":{"client_id":"1234.apps.googleusercontent.com","client_secret":"` + v + `"}}`
-		return
-	},
-	"azure-storage-key": func(g *Gen) (v, t string) {
-		v = g.S(b64, 86) + "=="
-		t = "DefaultEndpointsProtocol=https;AccountName=acmedata;AccountKey=" + v + ";EndpointSuffix=core.windows.net"
-		return
-	},
-	"azure-sas-token": func(g *Gen) (v, t string) {
-		v = g.S(alnum, 43) + "%3D"
-		t = "https://acmedata.blob.core.windows.net/backups/db.bak?sv=2022-11-02&ss=b&srt=o&sp=r&se=2026-01-01T00:00:00Z&sig=" + v
-		return
-	},
-	"azure-client-secret": func(g *Gen) (v, t string) {
-		v = g.S(alnum, 3) + "8Q~" + g.S(alnum+"_~.-", 34)
-		t = "az login --service-principal -u 0f8fad5b-d9cb-469f-a165-70867728950e -p " + v + " --tenant acme"
-		return
-	},
-	"slack-token": func(g *Gen) (v, t string) {
-		v = "xoxb-" + g.S(digits, 12) + "-" + g.S(digits, 13) + "-" + g.S(alnum, 24)
-		t = "SLACK_BOT=" + v
-		return
-	},
-	"slack-webhook": func(g *Gen) (v, t string) {
-		v = "hooks.slack.com/services/T" + g.S(upper+digits, 8) + "/B" + g.S(upper+digits, 10) + "/" + g.S(alnum, 24)
-		t = "curl -X POST -d '{\"text\":\"deployed\"}' https://" + v
-		return
-	},
-	"stripe-key": func(g *Gen) (v, t string) {
-		v = "sk_live_" + g.S(alnum, 24)
-		t = "stripe.api_key = \"" + v + "\""
-		return
-	},
-	"stripe-webhook-secret": func(g *Gen) (v, t string) {
-		v = "whsec_" + g.S(alnum, 32)
-		t = "stripe listen --forward-to localhost:4242/webhook  # Ready! Your webhook signing secret is " + v
-		return
-	},
-	"twilio-api-key": func(g *Gen) (v, t string) {
-		v = "SK" + g.S(hex, 32)
-		t = "client = Client('" + v + "', api_secret, account_sid)"
-		return
-	},
-	"twilio-auth-token": func(g *Gen) (v, t string) {
-		v = g.S(hex, 32)
-		t = "TWILIO_AUTH_TOKEN: " + v
-		return
-	},
-	"sendgrid-api-key": func(g *Gen) (v, t string) {
-		v = "SG." + g.S(url64, 22) + "." + g.S(url64, 43)
-		t = "sg = SendGridAPIClient('" + v + "')"
-		return
-	},
-	"npm-token": func(g *Gen) (v, t string) {
-		v = "npm_" + g.S(alnum, 36)
-		t = "//registry.npmjs.org/:_authToken=" + v
-		return
-	},
-	"pypi-token": func(g *Gen) (v, t string) {
-		v = "pypi-AgEIcHlwaS5vcmc" + g.S(url64, 70)
-		t = "[pypi]\nusername = __token__\npassword = " + v
-		return
-	},
-	"huggingface-token": func(g *Gen) (v, t string) {
-		v = "hf_" + g.S(upper+lower, 34)
-		t = "huggingface-cli login --token " + v
-		return
-	},
-	"jwt": func(g *Gen) (v, t string) {
+// maker makes a fake secret of one kind (value) and the line that holds
+// it: the secret between before and after.
+type maker struct {
+	value         func(g *Gen) string
+	before, after string
+}
+
+// makers make a fake secret of each kind.
+var makers = map[string]maker{
+	"aws-access-key":            {func(g *Gen) string { return "AKIA" + g.S(b32, 16) }, "aws configure set aws_access_key_id ", ""},
+	"aws-secret-key":            {func(g *Gen) string { return g.S(b64, 40) }, "aws_secret_access_key = ", ""},
+	"github-token":              {func(g *Gen) string { return "ghp_" + g.S(alnum, 36) }, "git remote set-url origin https://github.com/acme/api.git # token ", ""},
+	"github-fine-grained-token": {func(g *Gen) string { return "github_pat_" + g.S(alnum, 22) + "_" + g.S(alnum, 59) }, "GH_TOKEN=", " gh pr list"},
+	"gitlab-token":              {func(g *Gen) string { return "glpat-" + g.S(url64, 20) }, "curl --header \"PRIVATE-TOKEN: ", "\" https://gitlab.example.org/api/v4/projects"},
+	"anthropic-api-key":         {func(g *Gen) string { return "sk-ant-api03-" + g.S(url64, 93) + "AA" }, "client = anthropic.Anthropic(api_key=\"", "\")"},
+	"openai-api-key":            {func(g *Gen) string { return "sk-proj-" + g.S(url64, 48) + "T3BlbkFJ" + g.S(url64, 48) }, "OpenAI(api_key='", "')"},
+	"google-api-key":            {func(g *Gen) string { return "AIza" + g.S(url64, 35) }, "https://maps.googleapis.com/maps/api/geocode/json?address=Paris&key=", ""},
+	"google-oauth-secret":       {func(g *Gen) string { return "GOCSPX-" + g.S(url64, 28) }, `{"installed":{"client_id":"1234.apps.googleusercontent.com","client_secret":"`, `"}}`},
+	"azure-storage-key":         {func(g *Gen) string { return g.S(b64, 86) + "==" }, "DefaultEndpointsProtocol=https;AccountName=acmedata;AccountKey=", ";EndpointSuffix=core.windows.net"},
+	"azure-sas-token":           {func(g *Gen) string { return g.S(alnum, 43) + "%3D" }, "https://acmedata.blob.core.windows.net/backups/db.bak?sv=2022-11-02&ss=b&srt=o&sp=r&se=2026-01-01T00:00:00Z&sig=", ""},
+	"azure-client-secret":       {func(g *Gen) string { return g.S(alnum, 3) + "8Q~" + g.S(alnum+"_~.-", 34) }, "az login --service-principal -u 0f8fad5b-d9cb-469f-a165-70867728950e -p ", " --tenant acme"},
+	"slack-token":               {func(g *Gen) string { return "xoxb-" + g.S(digits, 12) + "-" + g.S(digits, 13) + "-" + g.S(alnum, 24) }, "SLACK_BOT=", ""},
+	"slack-webhook": {func(g *Gen) string {
+		return "hooks.slack.com/services/T" + g.S(upper+digits, 8) + "/B" + g.S(upper+digits, 10) + "/" + g.S(alnum, 24)
+	}, "curl -X POST -d '{\"text\":\"deployed\"}' https://", ""},
+	"stripe-key":            {func(g *Gen) string { return "sk_live_" + g.S(alnum, 24) }, "stripe.api_key = \"", "\""},
+	"stripe-webhook-secret": {func(g *Gen) string { return "whsec_" + g.S(alnum, 32) }, "stripe listen --forward-to localhost:4242/webhook  # Ready! Your webhook signing secret is ", ""},
+	"twilio-api-key":        {func(g *Gen) string { return "SK" + g.S(hex, 32) }, "client = Client('", "', api_secret, account_sid)"},
+	"twilio-auth-token":     {func(g *Gen) string { return g.S(hex, 32) }, "TWILIO_AUTH_TOKEN: ", ""},
+	"sendgrid-api-key":      {func(g *Gen) string { return "SG." + g.S(url64, 22) + "." + g.S(url64, 43) }, "sg = SendGridAPIClient('", "')"},
+	"npm-token":             {func(g *Gen) string { return "npm_" + g.S(alnum, 36) }, "//registry.npmjs.org/:_authToken=", ""},
+	"pypi-token":            {func(g *Gen) string { return "pypi-AgEIcHlwaS5vcmc" + g.S(url64, 70) }, "[pypi]\nusername = __token__\npassword = ", ""},
+	"huggingface-token":     {func(g *Gen) string { return "hf_" + g.S(upper+lower, 34) }, "huggingface-cli login --token ", ""},
+	"jwt": {func(g *Gen) string {
 		head := base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"HS256","typ":"JWT"}`))
 		body := base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprintf(`{"sub":"%d","name":"Dana","iat":1700000000}`, g.r.IntN(1e9))))
-		v = head + "." + body + "." + g.S(url64, 43)
-		t = "Cookie: session=" + v
-		return
-	},
-	"private-key": func(g *Gen) (v, t string) {
+		return head + "." + body + "." + g.S(url64, 43)
+	}, "Cookie: session=", ""},
+	"private-key": {func(g *Gen) string {
 		var b strings.Builder
 		b.WriteString("-----BEGIN RSA PRIVATE KEY-----\n")
 		for range 6 {
 			b.WriteString(g.S(b64, 64) + "\n")
 		}
 		b.WriteString("-----END RSA PRIVATE KEY-----")
-		v = b.String()
-		t = "$ cat ~/.ssh/deploy_key\n" + v + "\n"
-		return
-	},
-	"url-credentials": func(g *Gen) (v, t string) {
-		v = g.S(alnum, 16)
-		t = "DATABASE_URL=postgres://app_user:" + v + "@db.internal:5432/orders?sslmode=require"
-		return
-	},
-	"connection-string-password": func(g *Gen) (v, t string) {
-		v = g.S(alnum, 14) + "!"
-		t = "Server=tcp:acme.database.windows.net,1433;Database=orders;User ID=sa;Password=" + v + ";Encrypt=True;"
-		return
-	},
-	"authorization-header": func(g *Gen) (v, t string) {
-		v = g.S(alnum, 40)
-		t = "curl -H \"Authorization: Bearer " + v + "\" https://api.acme.dev/v1/orders"
-		return
-	},
-	"api-key-header": func(g *Gen) (v, t string) {
-		v = g.S(alnum, 32)
-		t = "x-api-key: " + v
-		return
-	},
-	"dotenv-secret": func(g *Gen) (v, t string) {
-		v = g.S(alnum, 20)
-		t = "NODE_ENV=production\nPORT=8080\nSESSION_SECRET=" + v + "\n"
-		return
-	},
-	"secret-assignment": func(g *Gen) (v, t string) {
-		v = g.S(alnum, 24)
-		t = "const clientSecret = \"" + v + "\";"
-		return
-	},
-	"high-entropy-assignment": func(g *Gen) (v, t string) {
-		v = g.S(b64, 40)
-		t = "signing: \"" + v + "\""
-		return
-	},
+		return b.String()
+	}, "$ cat ~/.ssh/deploy_key\n", "\n"},
+	"url-credentials":            {func(g *Gen) string { return g.S(alnum, 16) }, "DATABASE_URL=postgres://app_user:", "@db.internal:5432/orders?sslmode=require"},
+	"connection-string-password": {func(g *Gen) string { return g.S(alnum, 14) + "!" }, "Server=tcp:acme.database.windows.net,1433;Database=orders;User ID=sa;Password=", ";Encrypt=True;"},
+	"authorization-header":       {func(g *Gen) string { return g.S(alnum, 40) }, "curl -H \"Authorization: Bearer ", "\" https://api.acme.dev/v1/orders"},
+	"api-key-header":             {func(g *Gen) string { return g.S(alnum, 32) }, "x-api-key: ", ""},
+	"dotenv-secret":              {func(g *Gen) string { return g.S(alnum, 20) }, "NODE_ENV=production\nPORT=8080\nSESSION_SECRET=", "\n"},
+	"secret-assignment":          {func(g *Gen) string { return g.S(alnum, 24) }, "const clientSecret = \"", "\";"},
+	"high-entropy-assignment":    {func(g *Gen) string { return g.S(b64, 40) }, "signing: \"", "\""},
 }
 
 // HoldsAny returns the first of values that text holds, "" for none: the

@@ -9,6 +9,7 @@ package rowscan
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -429,6 +430,82 @@ func ImportedFile(row Scanner) (loom.ImportedFile, error) {
 	}
 	f.ModTime, f.ImportedAt = time.Unix(0, mtime).UTC(), at.T
 	return f, nil
+}
+
+// OriginalFileColumns are the columns OriginalFile reads: o is a kept
+// file's last chunk in originals, and the count and stored bytes are of
+// all of its chunks.
+const OriginalFileColumns = `o.user_id, o.path, o.tool, o.bundle, o.session_id, o.off + o.size, o.tail, o.mtime_ns,
+	(SELECT COUNT(*) FROM originals c WHERE c.user_id = o.user_id AND c.path = o.path),
+	(SELECT COALESCE(SUM(LENGTH(c.data)), 0) FROM originals c WHERE c.user_id = o.user_id AND c.path = o.path)`
+
+// OriginalFile reads a row of OriginalFileColumns.
+func OriginalFile(row Scanner) (loom.OriginalFile, error) {
+	var f loom.OriginalFile
+	var mtime, chunks int64
+	if err := row.Scan(&f.UserID, &f.Path, &f.Tool, &f.Bundle, &f.SessionID, &f.Size, &f.Tail, &mtime, &chunks, &f.Stored); err != nil {
+		return f, err
+	}
+	f.Chunks, f.ModTime = int(chunks), time.Unix(0, mtime).UTC()
+	return f, nil
+}
+
+// Usage reads a row of query.UsageTotals: usage summed over rows.
+func Usage(row Scanner) (loom.Usage, error) {
+	var u loom.Usage
+	err := row.Scan(usageFields(&u)...)
+	return u, err
+}
+
+// usageFields are where a row's usage columns go, in the order of
+// loom.Usage's fields (query.UsageTotals' order).
+func usageFields(u *loom.Usage) []any {
+	return []any{&u.InputTokens, &u.OutputTokens, &u.ReasoningTokens, &u.CacheReadTokens,
+		&u.CacheWriteTokens, &u.CacheWrite1hTokens, &u.CostUSD, &u.APICalls, &u.Compactions}
+}
+
+// OwnUsageColumns are the columns OwnUsage reads from messages: a
+// message's id and its usage.
+const OwnUsageColumns = `id, input_tokens, output_tokens, reasoning_tokens, cache_read_tokens,
+	cache_write_tokens, cache_write_1h_tokens, cost_usd, api_calls, compactions`
+
+// OwnUsage reads a row of OwnUsageColumns, of message seq of session id
+// in the session's own rows: the message's id and its usage. No row
+// (noRows, the driver's error for it) is ENOTFOUND.
+func OwnUsage(row Scanner, noRows error, id string, seq int64) (string, loom.Usage, error) {
+	var u loom.Usage
+	var mid string
+	err := row.Scan(append([]any{&mid}, usageFields(&u)...)...)
+	if errors.Is(err, noRows) {
+		return "", u, loom.Errorf(loom.ENOTFOUND, "session %s stores no message %d of its own", id, seq)
+	}
+	if err != nil {
+		return "", u, fmt.Errorf("read usage of message %d: %w", seq, err)
+	}
+	return mid, u, nil
+}
+
+// BareEditColumns are the columns BareEdit reads from edits e.
+const BareEditColumns = `e.tool, e.op, e.path, e.from_path, e.lines`
+
+// BareEdit reads a row of BareEditColumns: an edit without its message.
+func BareEdit(row Scanner) (loom.FileEdit, error) {
+	var e loom.FileEdit
+	var lines []byte
+	err := row.Scan(&e.Tool, &e.Op, &e.Path, &e.From, &lines)
+	e.Lines = sqlstore.UnpackLines(lines)
+	return e, err
+}
+
+// RecordedRootColumns are the columns RecordedRoot reads from sessions
+// grouped by project_root and project_id.
+const RecordedRootColumns = `project_root, project_id, max(project_name), count(*)`
+
+// RecordedRoot reads a row of RecordedRootColumns.
+func RecordedRoot(row Scanner) (loom.RecordedRoot, error) {
+	var r loom.RecordedRoot
+	err := row.Scan(&r.Root, &r.ProjectID, &r.ProjectName, &r.Sessions)
+	return r, err
 }
 
 // ActivitySlice reads a row of query.ActivityPrompts: the hour, the

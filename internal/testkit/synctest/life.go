@@ -184,17 +184,10 @@ func testApplySyncTrashAndRestore(t *testing.T, newStore Factory) {
 func testApplySyncPurgeRescues(t *testing.T, newStore Factory) {
 	ctx := context.Background()
 	for _, bFirst := range []bool{false, true} {
-		a, b, c, s, ai, bi := syncedSession(t, newStore, bFirst)
-
-		c.tick()
-		if _, err := a.Delete(ctx, s.ID, loom.DeleteOptions{Purge: true}); err != nil {
-			t.Fatal(err)
-		}
-		cur, _ := b.Session(ctx, s.ID)
-		Say(t, b, cur, loom.RoleAssistant, "a giraffe answer")
-		ai, bi = exchange(t, a, b, ai, bi, bFirst)
-		exchange(t, a, b, ai, bi, bFirst) // b's copy
-		v := SameView(t, a, b, "zebra", "giraffe")
+		s, v := purgeWhileChanged(t, newStore, bFirst, func(b Store, s *loom.Session) {
+			cur, _ := b.Session(ctx, s.ID)
+			Say(t, b, cur, loom.RoleAssistant, "a giraffe answer")
+		}, "zebra", "giraffe")
 		if len(v.Sessions) != 1 || v.Sessions[0].ID == s.ID || v.Sessions[0].Title != "plan (recovered)" {
 			t.Fatalf("b first %v: sessions\n%s\nwant only the copy, plan (recovered)", bFirst, DumpSessions(v.Sessions))
 		}
@@ -204,6 +197,23 @@ func testApplySyncPurgeRescues(t *testing.T, newStore Factory) {
 	}
 }
 
+// purgeWhileChanged purges a synced session on machine a while machine
+// b, not yet told, changes it with change; then the two sync twice (the
+// second time for b's copy of it) and the view both hold, with words, is
+// returned with the purged session.
+func purgeWhileChanged(t *testing.T, newStore Factory, bFirst bool, change func(b Store, s *loom.Session), words ...string) (*loom.Session, View) {
+	t.Helper()
+	a, b, c, s, ai, bi := syncedSession(t, newStore, bFirst)
+	c.tick()
+	if _, err := a.Delete(context.Background(), s.ID, loom.DeleteOptions{Purge: true}); err != nil {
+		t.Fatal(err)
+	}
+	change(b, s)
+	ai, bi = exchange(t, a, b, ai, bi, bFirst)
+	exchange(t, a, b, ai, bi, bFirst) // b's copy
+	return s, SameView(t, a, b, words...)
+}
+
 // A change another machine made to a session before it heard of its
 // purge (a rename) reaches a machine that applied the purge after it: it
 // is dropped there, as every record of a purged session is, and the
@@ -211,18 +221,12 @@ func testApplySyncPurgeRescues(t *testing.T, newStore Factory) {
 func testApplySyncPurgeDropsLaterChanges(t *testing.T, newStore Factory) {
 	ctx := context.Background()
 	for _, bFirst := range []bool{false, true} {
-		a, b, c, s, ai, bi := syncedSession(t, newStore, bFirst)
-		c.tick()
-		if _, err := a.Delete(ctx, s.ID, loom.DeleteOptions{Purge: true}); err != nil {
-			t.Fatal(err)
-		}
-		title := "plan renamed on b"
-		if _, err := b.UpdateSession(ctx, s.ID, loom.SessionUpdate{Title: &title}); err != nil {
-			t.Fatal(err)
-		}
-		ai, bi = exchange(t, a, b, ai, bi, bFirst)
-		exchange(t, a, b, ai, bi, bFirst) // b's copy
-		v := SameView(t, a, b, "zebra")
+		s, v := purgeWhileChanged(t, newStore, bFirst, func(b Store, s *loom.Session) {
+			title := "plan renamed on b"
+			if _, err := b.UpdateSession(ctx, s.ID, loom.SessionUpdate{Title: &title}); err != nil {
+				t.Fatal(err)
+			}
+		}, "zebra")
 		if len(v.Sessions) != 1 || v.Sessions[0].ID == s.ID || v.Sessions[0].Title != "plan renamed on b (recovered)" {
 			t.Fatalf("b first %v: sessions\n%s\nwant only the copy, plan renamed on b (recovered)", bFirst, DumpSessions(v.Sessions))
 		}

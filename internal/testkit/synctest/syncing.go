@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/testkit/storetest"
 	"github.com/loomhq/loom/synclog"
 )
 
@@ -223,12 +224,7 @@ func testEnableSyncRecordsHistory(t *testing.T, newStore Factory) {
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	long := &loom.SessionData{Session: &loom.Session{ID: loom.NewID(), UserID: "alice", Kind: loom.KindMain, Title: "long", CreatedAt: now, UpdatedAt: now}}
 	for i := range 2500 {
-		role := loom.RoleUser
-		if i%2 == 1 {
-			role = loom.RoleAssistant
-		}
-		long.Messages = append(long.Messages, &loom.Message{ID: loom.NewID(), Seq: int64(i + 1), Role: role, CreatedAt: now,
-			Parts: []loom.Part{{ID: loom.NewID(), Type: loom.PartText, Text: fmt.Sprintf("message %d", i+1)}}})
+		long.Messages = append(long.Messages, storetest.Message(i, fmt.Sprintf("message %d", i+1), now))
 	}
 	if err := st.Import(ctx, []*loom.SessionData{long}); err != nil {
 		t.Fatal(err)
