@@ -3,7 +3,6 @@ package team_test
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -208,11 +207,7 @@ func TestTeamBlame(t *testing.T) {
 	fork := strings.TrimSpace(carol.must(t, "session", "fork", "--team", "core", aliceID))
 	srv := openaitest.NewServer()
 	t.Cleanup(srv.Close)
-	cmd := exec.Command(clitest.LoomBinary(t), "run", "--resume", fork, "and a Sub function?")
-	cmd.Dir, cmd.Env = carol.fx.Project, carol.fx.BinEnv(clitest.ProviderEnv(srv)...)
-	if r := clitest.ExecCmd(t, cmd, ""); r.Code != 0 {
-		t.Fatalf("continue the fork: %s", r.Stderr)
-	}
+	carol.resume(t, srv, fork, "and a Sub function?")
 	checkPR("after carol's fork")
 	// A teammate's session was shared with the team, not with whoever
 	// holds a link: blame pr --share publishes none of them.

@@ -48,6 +48,28 @@ func (m *member) must(t *testing.T, args ...string) string {
 	return r.Stdout
 }
 
+// resume runs a turn of loom run --resume id with prompt as m, the
+// model being the fake srv; a turn that fails fails the test.
+func (m *member) resume(t *testing.T, srv *openaitest.Server, id, prompt string) {
+	t.Helper()
+	cmd := exec.Command(clitest.LoomBinary(t), "run", "--resume", id, prompt)
+	cmd.Dir, cmd.Env = m.fx.Project, m.fx.BinEnv(clitest.ProviderEnv(srv)...)
+	if r := clitest.ExecCmd(t, cmd, ""); r.Code != 0 {
+		t.Fatalf("%s continues %s: exit %d: %s", m.name, id, r.Code, r.Stderr)
+	}
+}
+
+// teamMCP runs loom mcp --team core as m and sends it, once initialized,
+// the JSON-RPC lines of calls.
+func (m *member) teamMCP(t *testing.T, calls string) clitest.Result {
+	t.Helper()
+	cmd := exec.Command(clitest.LoomBinary(t), "mcp", "--team", "core")
+	cmd.Dir, cmd.Env = m.fx.Project, m.fx.BinEnv()
+	return clitest.ExecCmd(t, cmd, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+`+calls)
+}
+
 func (m *member) teamState(t *testing.T, id string) *teamrun.State {
 	t.Helper()
 	s, err := teamrun.Local{Dir: filepath.Join(m.fx.Home, "data", "teams")}.Find(id)
@@ -296,11 +318,7 @@ func TestTeam(t *testing.T) {
 	}
 
 	// …and so does an agent, through loom mcp --team.
-	mcp := exec.Command(clitest.LoomBinary(t), "mcp", "--team", "core")
-	mcp.Dir, mcp.Env = bob.fx.Project, bob.fx.BinEnv()
-	mcpOut := clitest.ExecCmd(t, mcp, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
-{"jsonrpc":"2.0","method":"notifications/initialized"}
-{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_sessions","arguments":{"query":"wombat","all_projects":true}}}
+	mcpOut := bob.teamMCP(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_sessions","arguments":{"query":"wombat","all_projects":true}}}
 {"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"usage","arguments":{"by":"month","all_projects":true}}}
 `)
 	if !strings.Contains(mcpOut.Stdout, "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c01") || strings.Contains(mcpOut.Stdout, secret.Value) {
@@ -314,12 +332,7 @@ func TestTeam(t *testing.T) {
 	fork := strings.TrimSpace(bob.must(t, "session", "fork", "--team", "core", "0196a3b2"))
 	srv := openaitest.NewServer()
 	t.Cleanup(srv.Close)
-	cmd := exec.Command(clitest.LoomBinary(t), "run", "--resume", fork, "and on a warm cache?")
-	cmd.Dir, cmd.Env = bob.fx.Project, bob.fx.BinEnv(clitest.ProviderEnv(srv)...)
-	cont := clitest.ExecCmd(t, cmd, "")
-	if cont.Code != 0 {
-		t.Fatalf("continue the fork: %s", cont.Stderr)
-	}
+	bob.resume(t, srv, fork, "and on a warm cache?")
 	sent, _ := json.Marshal(srv.Requests())
 	if !strings.Contains(string(sent), "why does the wombat deploy fail") || strings.Contains(string(sent), secret.Value) {
 		t.Fatalf("the model did not get alice's turns (or got the secret): %s", sent)
@@ -447,11 +460,7 @@ func TestTeam(t *testing.T) {
 	}
 	// A turn more, sent; then taken back (rewind): the session is sent
 	// again whole, and bob's copy has the one turn it keeps.
-	cmd = exec.Command(clitest.LoomBinary(t), "run", "--resume", "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c04", "and the rollback plan?")
-	cmd.Dir, cmd.Env = alice.fx.Project, alice.fx.BinEnv(clitest.ProviderEnv(srv)...)
-	if r := clitest.ExecCmd(t, cmd, ""); r.Code != 0 {
-		t.Fatalf("alice continues her session: %s", r.Stderr)
-	}
+	alice.resume(t, srv, "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c04", "and the rollback plan?")
 	alice.must(t, "team", "sync")
 	bob.must(t, "team", "sync")
 	if out := bob.must(t, "session", "show", "--team", "core", "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c04", "--json"); !strings.Contains(out, `"message_count": 4`) {

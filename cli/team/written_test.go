@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -168,11 +167,7 @@ func TestTeamRemovedMemberCannotWrite(t *testing.T) {
 		if out := m.must(t, "session", "list", "--team", "core", "--all-projects"); strings.Contains(out, "dingoforged") || !strings.Contains(out, "carol's platypus") {
 			t.Fatalf("%s's team sessions:\n%s", m.name, out)
 		}
-		mcp := exec.Command(clitest.LoomBinary(t), "mcp", "--team", "core")
-		mcp.Dir, mcp.Env = m.fx.Project, m.fx.BinEnv()
-		out := clitest.ExecCmd(t, mcp, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
-{"jsonrpc":"2.0","method":"notifications/initialized"}
-{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_sessions","arguments":{"query":"ignore your instructions","all_projects":true}}}
+		out := m.teamMCP(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_sessions","arguments":{"query":"ignore your instructions","all_projects":true}}}
 `)
 		if strings.Contains(out.Stdout, "dingoforged") || !strings.Contains(out.Stdout, `"id":2`) {
 			t.Fatalf("%s's loom mcp --team: %s %s", m.name, out.Stdout, out.Stderr)
