@@ -55,10 +55,7 @@ func newCmdSessionHandoff(inv *command.Invocation, runF func(*HandoffOptions) er
 		Getenv:      inv.Getenv,
 		Home:        inv.Home,
 		Now:         inv.TimeNow,
-		Secrets: func() (*secrets.Detector, error) {
-			d, _, err := command.ConfigLoader(inv.Config).Secrets()
-			return d, err
-		},
+		Secrets:     command.ConfigLoader(inv.Config).Detector,
 	}
 	cmd := &cobra.Command{
 		Use:   "handoff REF --to TOOL",
