@@ -133,9 +133,7 @@ func TestTeamBlame(t *testing.T) {
 	var created struct{ ID string }
 	json.Unmarshal([]byte(alice.must(t, "team", "create", "core", "--json")), &created)
 	for _, m := range []*member{bob, carol} {
-		var inv struct{ Code string }
-		json.Unmarshal([]byte(alice.must(t, "team", "invite", "--json")), &inv)
-		m.must(t, "team", "join", inv.Code, "--yes")
+		alice.admit(t, m)
 	}
 	for _, m := range []*member{alice, bob} {
 		m.must(t, "team", "share", "--content", "--yes")
@@ -244,9 +242,7 @@ func TestTeamBlame(t *testing.T) {
 	// no one's session's on carol's machine (the records hold no edit),
 	// his usage counts, and no text of his reaches her.
 	dave := cloneMember(t, "dave", hub2.Base, hubToken(t, hubHome, hubDB, "dave"), origin)
-	var inv struct{ Code string }
-	json.Unmarshal([]byte(alice.must(t, "team", "invite", "--json")), &inv)
-	dave.must(t, "team", "join", inv.Code, "--yes")
+	alice.admit(t, dave)
 	dave.git(t, "checkout", "-q", "-b", "feature", "origin/feature")
 	claudeWrites(t, dave, "da7e0000-0000-4000-8000-000000000004", "Add a Div function to calc.", "calc/div.go",
 		"package calc\n\n// Div divides two numbers for the quokka ledger.\nfunc Div(a, b int) int { return a / b }\n")

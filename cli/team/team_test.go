@@ -70,6 +70,23 @@ func (m *member) teamMCP(t *testing.T, calls string) clitest.Result {
 `+calls)
 }
 
+// invite makes an invite code to m's team, with more args (--machine,
+// --label).
+func (m *member) invite(t *testing.T, args ...string) string {
+	t.Helper()
+	var inv struct{ Code string }
+	if err := json.Unmarshal([]byte(m.must(t, append([]string{"team", "invite", "--json"}, args...)...)), &inv); err != nil {
+		t.Fatal(err)
+	}
+	return inv.Code
+}
+
+// admit has newcomer join m's team with an invite m makes with args.
+func (m *member) admit(t *testing.T, newcomer *member, args ...string) {
+	t.Helper()
+	newcomer.must(t, "team", "join", m.invite(t, args...), "--yes")
+}
+
 func (m *member) teamState(t *testing.T, id string) *teamrun.State {
 	t.Helper()
 	s, err := teamrun.Local{Dir: filepath.Join(m.fx.Home, "data", "teams")}.Find(id)
@@ -160,12 +177,7 @@ func TestTeam(t *testing.T) {
 	// Create, invite, join (bob through the hub's other process).
 	var created struct{ ID, Admin string }
 	json.Unmarshal([]byte(alice.must(t, "team", "create", "core", "--json")), &created)
-	invite := func() string {
-		var inv struct{ Code string }
-		json.Unmarshal([]byte(alice.must(t, "team", "invite", "--json")), &inv)
-		return inv.Code
-	}
-	bobCode := invite()
+	bobCode := alice.invite(t)
 	r := bob.run(t, "team", "join", bobCode)
 	if r.Code != 2 || !strings.Contains(r.Stderr, created.Admin) {
 		t.Fatalf("a join off a terminal without --yes shows the admin's fingerprint and asks for --yes: %d %s", r.Code, r.Stderr)
@@ -174,7 +186,7 @@ func TestTeam(t *testing.T) {
 	if r := carol.run(t, "team", "join", bobCode, "--yes"); r.Code == 0 || !strings.Contains(r.Stderr, "used already") {
 		t.Fatalf("a second join with one invite: %d %s", r.Code, r.Stderr)
 	}
-	carol.must(t, "team", "join", invite(), "--yes")
+	alice.admit(t, carol)
 
 	// Invites expire and can be revoked: a join with either is refused
 	// with one line, and the rotation at the revoke wraps no key for it.
@@ -197,7 +209,7 @@ func TestTeam(t *testing.T) {
 	if out := bob.must(t, "team", "sync"); strings.Contains(out, "rotated") {
 		t.Fatalf("a member's sync rotated: %s", out)
 	}
-	frankCode := invite()
+	frankCode := alice.invite(t)
 	if out := alice.must(t, "team", "invite", "--revoke", frankCode); !strings.Contains(out, "revoked invite invite-") || !strings.Contains(out, "not wrapped for it") {
 		t.Fatalf("the revoke: %s", out)
 	}
@@ -226,9 +238,7 @@ func TestTeam(t *testing.T) {
 	// Carol adds her laptop: a machine with its own key pair (its own
 	// home), under her hub user, invited by her and joined as hers.
 	carol2 := newMember(t, "carol", hub2.Base, carol.tok)
-	var laptop struct{ Code string }
-	json.Unmarshal([]byte(carol.must(t, "team", "invite", "--machine", "--label", "laptop", "--json")), &laptop)
-	r = carol2.run(t, "team", "join", laptop.Code, "--yes")
+	r = carol2.run(t, "team", "join", carol.invite(t, "--machine", "--label", "laptop"), "--yes")
 	if r.Code != 0 || !strings.Contains(r.Stderr, "another machine of carol") || !strings.Contains(r.Stdout, "as carol's machine laptop") {
 		t.Fatalf("carol's laptop joins: %d %s%s", r.Code, r.Stdout, r.Stderr)
 	}
@@ -237,9 +247,7 @@ func TestTeam(t *testing.T) {
 	}
 	// Bob's tablet joins, and the admin removes that machine alone.
 	bob2 := newMember(t, "bob", hub1.Base, bob.tok)
-	var tablet struct{ Code string }
-	json.Unmarshal([]byte(bob.must(t, "team", "invite", "--machine", "--label", "tablet", "--json")), &tablet)
-	bob2.must(t, "team", "join", tablet.Code, "--yes")
+	bob.admit(t, bob2, "--machine", "--label", "tablet")
 	if out := alice.must(t, "team", "remove", "bob/tablet"); !strings.Contains(out, "removed tablet") {
 		t.Fatalf("the removal of bob's tablet: %s", out)
 	}

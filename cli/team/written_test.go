@@ -33,9 +33,7 @@ func teamHead(t *testing.T, m *member) head {
 func (p *pair) joinCarol(t *testing.T) *member {
 	t.Helper()
 	carol := newMember(t, "carol", p.hubURL, p.tok("carol"))
-	var inv struct{ Code string }
-	json.Unmarshal([]byte(p.alice.must(t, "team", "invite", "--json")), &inv)
-	carol.must(t, "team", "join", inv.Code, "--yes")
+	p.alice.admit(t, carol)
 	return carol
 }
 
@@ -153,9 +151,7 @@ func TestTeamRemovedMemberCannotWrite(t *testing.T) {
 	forge(saved.Host, saved.Next+2, now.Seq, now.Head, "dingoforged4")
 
 	dave := newMember(t, "dave", p.hubURL, p.tok("dave"))
-	var inv struct{ Code string }
-	json.Unmarshal([]byte(alice.must(t, "team", "invite", "--json")), &inv)
-	dave.must(t, "team", "join", inv.Code, "--yes")
+	alice.admit(t, dave)
 	for _, m := range []*member{alice, bob, dave} {
 		r := m.run(t, "team", "sync")
 		if r.Code != 0 {
