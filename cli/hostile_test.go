@@ -42,6 +42,14 @@ func noEscapes(t *testing.T, what, out string, colour bool) {
 	}
 }
 
+// noEscapesIn checks, as noEscapes does, both what r wrote to stdout and
+// what it wrote to stderr.
+func noEscapesIn(t *testing.T, what string, r clitest.Result, colour bool) {
+	t.Helper()
+	noEscapes(t, what+" (stdout)", r.Stdout, colour)
+	noEscapes(t, what+" (stderr)", r.Stderr, colour)
+}
+
 // newHostileFixture is a store whose one session carries hostile in every
 // field a command prints: title, key, model, prompt, reply, reasoning,
 // tool title, input, output and error, file name, sub-agent name and a
@@ -100,8 +108,7 @@ func TestStoredTextCannotReachTheTerminal(t *testing.T) {
 			if r.Code != 0 {
 				t.Fatalf("%s: exit %d\n%s", name, r.Code, r.Stderr)
 			}
-			noEscapes(t, name, r.Stdout, tty)
-			noEscapes(t, name+" stderr", r.Stderr, tty)
+			noEscapesIn(t, name, r, tty)
 			if args[0] != "usage" && !strings.Contains(r.Stdout, `\x1b]0;`) {
 				t.Errorf("%s: the escaped text is not shown:\n%s", name, r.Stdout)
 			}
@@ -186,8 +193,7 @@ func TestForkChoiceEscapesPrompts(t *testing.T) {
 	if r.Code != 0 {
 		t.Fatalf("exit %d\n%s", r.Code, r.Stderr)
 	}
-	noEscapes(t, "fork turns", r.Stdout, true)
-	noEscapes(t, "fork", r.Stderr, true)
+	noEscapesIn(t, "fork", r, true)
 }
 
 // The report of an import of another agent's files names files and
@@ -206,8 +212,7 @@ func TestImportReportEscapesNames(t *testing.T) {
 		fx := clitest.NewEmptyFixture(t)
 		withFormats := func(f *cli.Factory) { f.Formats = []importer.Format{claudecode.Format{}} }
 		r := fx.RunWith(t, clitest.RunOpts{Tty: tty, Before: withFormats}, "session", "import", "--from", "claude-code", filepath.Dir(dir))
-		noEscapes(t, "import report", r.Stdout, tty)
-		noEscapes(t, "import report stderr", r.Stderr, tty)
+		noEscapesIn(t, "import report", r, tty)
 		if !strings.Contains(r.Stdout, "pwned") {
 			t.Errorf("the report does not name the file:\n%s", r.Stdout)
 		}
@@ -237,8 +242,7 @@ func TestTurnOutputEscapesModelText(t *testing.T) {
 		return r
 	}
 	r := run(true, withProviders, "run", "--resume", s.ID, "go on")
-	noEscapes(t, "run on a terminal", r.Stdout, true)
-	noEscapes(t, "run on a terminal, stderr", r.Stderr, true)
+	noEscapesIn(t, "run on a terminal", r, true)
 	if !strings.Contains(r.Stdout, "answer") {
 		t.Fatalf("no reply:\n%q", r.Stdout)
 	}
@@ -254,8 +258,7 @@ func TestTurnOutputEscapesModelText(t *testing.T) {
 		withProviders(f)
 		f.IO.SetStdinTTY(false)
 	}, "chat", "--resume", s.ID)
-	noEscapes(t, "chat resume", r.Stderr, true)
-	noEscapes(t, "chat resume stdout", r.Stdout, true)
+	noEscapesIn(t, "chat resume", r, true)
 	if !strings.Contains(r.Stderr, "reply pwned") {
 		t.Fatalf("the history is not shown:\n%s", r.Stderr)
 	}

@@ -421,11 +421,7 @@ func waysOut(sec *planted, hub *clitest.ServeProc, hubHome string, syncEnv []str
 		}},
 
 		// Gated: MCP over stdio, one row per tool.
-		{name: "mcp stdio: search_sessions", run: func(t *testing.T, w *world) []sent {
-			m := startMCP(t, w)
-			searchScript(t, m.cs, w)
-			return m.finish(t)
-		}},
+		{name: "mcp stdio: search_sessions", run: overStdio(searchScript)},
 		{name: "mcp stdio: search_sessions by meaning", run: func(t *testing.T, w *world) []sent {
 			emb := embeddingtest.New()
 			t.Cleanup(emb.Close)
@@ -440,31 +436,11 @@ func waysOut(sec *planted, hub *clitest.ServeProc, hubHome string, syncEnv []str
 			}
 			return m.finish(t)
 		}},
-		{name: "mcp stdio: list_sessions", run: func(t *testing.T, w *world) []sent {
-			m := startMCP(t, w)
-			listScript(t, m.cs)
-			return m.finish(t)
-		}},
-		{name: "mcp stdio: read_session", run: func(t *testing.T, w *world) []sent {
-			m := startMCP(t, w)
-			readScript(t, m.cs, w)
-			return m.finish(t)
-		}},
-		{name: "mcp stdio: recall", run: func(t *testing.T, w *world) []sent {
-			m := startMCP(t, w)
-			recallScript(t, m.cs)
-			return m.finish(t)
-		}},
-		{name: "mcp stdio: usage", run: func(t *testing.T, w *world) []sent {
-			m := startMCP(t, w)
-			usageScript(t, m.cs)
-			return m.finish(t)
-		}},
-		{name: "mcp stdio: memory", run: func(t *testing.T, w *world) []sent {
-			m := startMCP(t, w)
-			memoryScript(t, m.cs)
-			return m.finish(t)
-		}},
+		{name: "mcp stdio: list_sessions", run: overStdio(listScript)},
+		{name: "mcp stdio: read_session", run: overStdio(readScript)},
+		{name: "mcp stdio: recall", run: overStdio(recallScript)},
+		{name: "mcp stdio: usage", run: overStdio(usageScript)},
+		{name: "mcp stdio: memory", run: overStdio(memoryScript)},
 		{name: "mcp stdio: handoff", run: func(t *testing.T, w *world) []sent {
 			home := handoffHome(t)
 			m := startMCP(t, w, "HOME="+home)
@@ -516,12 +492,9 @@ func waysOut(sec *planted, hub *clitest.ServeProc, hubHome string, syncEnv []str
 			if err != nil {
 				t.Fatalf("connect to /mcp: %v", err)
 			}
-			searchScript(t, cs, w)
-			readScript(t, cs, w)
-			recallScript(t, cs)
-			listScript(t, cs)
-			usageScript(t, cs)
-			memoryScript(t, cs)
+			for _, script := range []mcpScript{searchScript, readScript, recallScript, listScript, usageScript, memoryScript} {
+				script(t, cs, w)
+			}
 			cs.Close()
 			return []sent{sentString("the answers of /mcp", got.String())}
 		}},
@@ -1010,6 +983,20 @@ func callTool(t *testing.T, cs *sdk.ClientSession, name string, args map[string]
 
 // The calls each MCP tool's row makes.
 
+// mcpScript is the calls of one MCP tool's row, made over either
+// transport.
+type mcpScript func(t *testing.T, cs *sdk.ClientSession, w *world)
+
+// overStdio is the run of a row that makes script's calls to loom mcp
+// over stdio.
+func overStdio(script mcpScript) func(*testing.T, *world) []sent {
+	return func(t *testing.T, w *world) []sent {
+		m := startMCP(t, w)
+		script(t, m.cs, w)
+		return m.finish(t)
+	}
+}
+
 func searchScript(t *testing.T, cs *sdk.ClientSession, w *world) {
 	t.Helper()
 	for _, q := range []string{"Authorization Bearer", "X-Api-Key staging", "BEGIN PRIVATE KEY", "mysql shop", "deploy", "smoke test", "DATABASE_URL"} {
@@ -1027,7 +1014,7 @@ func searchScript(t *testing.T, cs *sdk.ClientSession, w *world) {
 	mustTool(t, cs, "search_sessions", map[string]any{"query": "mysql", "role": "assistant", "keyword": true})
 }
 
-func listScript(t *testing.T, cs *sdk.ClientSession) {
+func listScript(t *testing.T, cs *sdk.ClientSession, _ *world) {
 	t.Helper()
 	mustTool(t, cs, "list_sessions", map[string]any{})
 	mustTool(t, cs, "list_sessions", map[string]any{"all_projects": true, "limit": 200})
@@ -1070,7 +1057,7 @@ func readScript(t *testing.T, cs *sdk.ClientSession, w *world) {
 	errTool(t, cs, "read_session", map[string]any{"ref": id, "turn": 9})
 }
 
-func recallScript(t *testing.T, cs *sdk.ClientSession) {
+func recallScript(t *testing.T, cs *sdk.ClientSession, _ *world) {
 	t.Helper()
 	mustTool(t, cs, "recall", map[string]any{})
 	mustTool(t, cs, "recall", map[string]any{"prompt": "smoke test Authorization Bearer staging"})
@@ -1078,13 +1065,13 @@ func recallScript(t *testing.T, cs *sdk.ClientSession) {
 	mustTool(t, cs, "recall", map[string]any{"prompt": "deploy key database", "tokens": 200, "all_projects": true})
 }
 
-func usageScript(t *testing.T, cs *sdk.ClientSession) {
+func usageScript(t *testing.T, cs *sdk.ClientSession, _ *world) {
 	t.Helper()
 	mustTool(t, cs, "usage", map[string]any{"by": "session"})
 	mustTool(t, cs, "usage", map[string]any{"by": "session", "all_projects": true, "breakdown": "model"})
 }
 
-func memoryScript(t *testing.T, cs *sdk.ClientSession) {
+func memoryScript(t *testing.T, cs *sdk.ClientSession, _ *world) {
 	t.Helper()
 	mustTool(t, cs, "memory", map[string]any{"action": "read"})
 	mustTool(t, cs, "memory", map[string]any{"action": "read", "file": "memory"})

@@ -151,10 +151,7 @@ func newOptions(inv *command.Invocation) *Options {
 		Cwd:        inv.Cwd,
 		BlameCache: inv.BlameCache(),
 		Version:    inv.Version,
-		Secrets: func() (*secrets.Detector, error) {
-			d, _, err := command.ConfigLoader(inv.Config).Secrets()
-			return d, err
-		},
+		Secrets:    command.ConfigLoader(inv.Config).Detector,
 		TeamStores: inv.TeamStores,
 	}
 }

@@ -251,6 +251,13 @@ func (load ConfigLoader) Secrets() (*secrets.Detector, *config.Config, error) {
 	return d, c, err
 }
 
+// Detector is the secret detector of Secrets alone, for the options of
+// commands that redact.
+func (load ConfigLoader) Detector() (*secrets.Detector, error) {
+	d, _, err := load.Secrets()
+	return d, err
+}
+
 // MCPRedact is the secret detector of the MCP read tools: nil when
 // config.toml's [mcp] redact is false; the built-in rules when
 // config.toml cannot be read, so that secrets never leave by an error.

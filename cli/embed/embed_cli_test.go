@@ -1,7 +1,6 @@
 package embed_test
 
 import (
-	"context"
 	"os"
 	"strings"
 	"testing"
@@ -18,10 +17,7 @@ import (
 func TestEmbedWithRedactOnWrite(t *testing.T) {
 	t.Parallel()
 	fx := clitest.NewEmptyFixture(t)
-	st, err := clitest.OpenEngine(context.Background(), fx.DB)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := fx.OpenEngine(t)
 	storetest.AppendTexts(t, st, &loom.Session{UserID: "local", Key: "cli:pool", Title: "pool"},
 		"why does the pool time out", "the idle timeout is 30s")
 	st.Close()

@@ -5,8 +5,6 @@ import (
 	"testing"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/anthropic/anthropictest"
-	"github.com/loomhq/loom/internal/testkit/agentclitest"
 	"github.com/loomhq/loom/internal/testkit/clitest"
 )
 
@@ -16,10 +14,8 @@ import (
 // payload names it, and the hook waits for it).
 func TestClaudeCodeStopHookOnly(t *testing.T) {
 	clitest.RealAgentsOnce(t)
-	fx := clitest.NewEmptyFixture(t)
-	srv := anthropictest.NewServer()
-	t.Cleanup(srv.Close)
-	bin, dir, env := clitest.ClaudeWithHooks(t, fx, srv, map[string]string{"Stop": "session import --hook claude-code"})
+	claude := clitest.NewHookedClaude(t, map[string]string{"Stop": "session import --hook claude-code"})
+	fx := claude.Fx
 	replies := func() []string {
 		t.Helper()
 		st := fx.OpenStore(t)
@@ -44,14 +40,11 @@ func TestClaudeCodeStopHookOnly(t *testing.T) {
 	}
 	prompts := []string{"Which file holds the fix?", "And what should the test use?", "Thanks, and the docs?"}
 	for i, p := range prompts {
-		args := []string{"-p", "--model", "claude-sonnet-4-5", p}
+		var flags []string
 		if i > 0 {
-			args = append([]string{"--continue"}, args...)
+			flags = []string{"--continue"}
 		}
-		reply := strings.TrimSpace(agentclitest.Run(t, clitest.CLITimeout, dir, env, bin, args...))
-		if reply == "" {
-			t.Fatalf("turn %d: claude printed no reply", i+1)
-		}
+		reply := claude.Ask(t, p, flags...)
 		// claude may print notices before the reply: the reply ends what
 		// it printed.
 		got := replies()

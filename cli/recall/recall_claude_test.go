@@ -8,8 +8,6 @@ import (
 	"testing"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/anthropic/anthropictest"
-	"github.com/loomhq/loom/internal/testkit/agentclitest"
 	"github.com/loomhq/loom/internal/testkit/clitest"
 	"github.com/loomhq/loom/paths"
 	"github.com/loomhq/loom/recall"
@@ -21,10 +19,8 @@ import (
 // is enabled for the project; before, nothing is added.
 func TestRecallHookClaudeCode(t *testing.T) {
 	clitest.RealAgentsOnce(t)
-	fx := clitest.NewEmptyFixture(t)
-	srv := anthropictest.NewServer()
-	t.Cleanup(srv.Close)
-	bin, dir, env := clitest.ClaudeWithHooks(t, fx, srv, map[string]string{"UserPromptSubmit": "recall --hook claude-code"}, "LOOM_RECALL_HOOK_TIME=1m")
+	claude := clitest.NewHookedClaude(t, map[string]string{"UserPromptSubmit": "recall --hook claude-code"}, "LOOM_RECALL_HOOK_TIME=1m")
+	fx, dir, srv := claude.Fx, claude.Dir, claude.Srv
 	past := seedRecallDecision(t, fx, dir)
 	// The first hook starts a warm recall, which answers the hooks
 	// after it; stopped before the test's directories are removed.
@@ -35,9 +31,7 @@ func TestRecallHookClaudeCode(t *testing.T) {
 	sent := func(prompt string) string {
 		t.Helper()
 		before := len(srv.Requests())
-		if reply := strings.TrimSpace(agentclitest.Run(t, clitest.CLITimeout, dir, env, bin, "-p", "--model", "claude-sonnet-4-5", prompt)); reply == "" {
-			t.Fatal("claude printed no reply")
-		}
+		claude.Ask(t, prompt)
 		var b strings.Builder
 		for _, r := range srv.Requests()[before:] {
 			b.Write(r.Raw)

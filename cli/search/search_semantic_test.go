@@ -1,7 +1,6 @@
 package search_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -18,10 +17,7 @@ import (
 func TestSearchByMeaning(t *testing.T) {
 	t.Parallel()
 	fx := clitest.NewEmptyFixture(t)
-	st, err := clitest.OpenEngine(context.Background(), fx.DB)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := fx.OpenEngine(t)
 	storetest.AppendTexts(t, st, &loom.Session{UserID: "local", Key: "cli:registry", Title: "registry"},
 		"add an ActiveSessionRegistry", "the registry keeps which sessions are still running",
 		"deploy the site with rsync", "done: rsync over ssh")
@@ -86,10 +82,7 @@ func TestSearchSaysOnceKeywordsOnly(t *testing.T) {
 func TestMCPSearchByMeaning(t *testing.T) {
 	t.Parallel()
 	fx := clitest.NewEmptyFixture(t)
-	st, err := clitest.OpenEngine(context.Background(), fx.DB)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := fx.OpenEngine(t)
 	storetest.AppendTexts(t, st, &loom.Session{UserID: "local", Key: "cli:registry", Project: fx.Proj, Cwd: fx.Project},
 		"add an ActiveSessionRegistry", "the registry keeps which sessions are still running")
 	st.Close()
@@ -114,10 +107,7 @@ func TestMCPSearchByMeaning(t *testing.T) {
 func TestSearchSaysNoEveryWordOnlyWhenTrue(t *testing.T) {
 	t.Parallel()
 	fx := clitest.NewEmptyFixture(t)
-	st, err := clitest.OpenEngine(context.Background(), fx.DB)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := fx.OpenEngine(t)
 	storetest.AppendTexts(t, st, &loom.Session{UserID: "local", Key: "cli:rsync", Title: "deploys"},
 		"deploy the site with rsync", "done: rsync over ssh", "rsyncing the deploys deployed")
 	st.Close()

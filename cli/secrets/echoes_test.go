@@ -33,10 +33,7 @@ func TestSecretsRedactEchoes(t *testing.T) {
 	fx := clitest.NewEmptyFixture(t)
 	token := randomOf(alnum, 32)
 	ctx := context.Background()
-	st, err := clitest.OpenEngine(ctx, fx.DB)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := fx.OpenEngine(t)
 	in, _ := json.Marshal(map[string]string{"command": "./smoke https://staging.example.com/health " + token})
 	s := &loom.Session{UserID: "local", Key: "cli:echo", Title: "retry the smoke test with " + token, Project: fx.Proj}
 	other := &loom.Session{UserID: "local", Key: "cli:echo-other", Title: "notes", Project: fx.Proj}

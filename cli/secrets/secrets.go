@@ -39,12 +39,9 @@ func commonOf(inv *command.Invocation) Common {
 		IO:        inv.IO,
 		ReadStore: inv.ReadStore,
 		Resolve:   inv.Scope().Resolve,
-		Detector: func() (*sec.Detector, error) {
-			d, _, err := command.ConfigLoader(inv.Config).Secrets()
-			return d, err
-		},
-		Dirs:  inv.Dirs,
-		DBURL: inv.DBURL,
+		Detector:  command.ConfigLoader(inv.Config).Detector,
+		Dirs:      inv.Dirs,
+		DBURL:     inv.DBURL,
 	}
 }
 

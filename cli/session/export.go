@@ -57,10 +57,7 @@ func newCmdSessionExport(inv *command.Invocation, runF func(*ExportOptions) erro
 		ReadStore: inv.ReadStore,
 		Resolve:   inv.Scope().Resolve,
 		Cwd:       inv.Cwd,
-		Secrets: func() (*secrets.Detector, error) {
-			d, _, err := command.ConfigLoader(inv.Config).Secrets()
-			return d, err
-		},
+		Secrets:   command.ConfigLoader(inv.Config).Detector,
 	}
 	var formatName string
 	cmd := &cobra.Command{

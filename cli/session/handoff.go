@@ -55,10 +55,7 @@ func newCmdSessionHandoff(inv *command.Invocation, runF func(*HandoffOptions) er
 		Getenv:      inv.Getenv,
 		Home:        inv.Home,
 		Now:         inv.TimeNow,
-		Secrets: func() (*secrets.Detector, error) {
-			d, _, err := command.ConfigLoader(inv.Config).Secrets()
-			return d, err
-		},
+		Secrets:     command.ConfigLoader(inv.Config).Detector,
 	}
 	cmd := &cobra.Command{
 		Use:   "handoff REF --to TOOL",
@@ -145,17 +142,9 @@ func handoffRun(ctx context.Context, opts *HandoffOptions) error {
 	if err != nil {
 		return err
 	}
-	dir := ""
-	if opts.Dir != "" {
-		if dir, err = opts.AbsPath(opts.Dir); err != nil {
-			return err
-		}
-		switch fi, err := os.Stat(dir); {
-		case err != nil:
-			return command.UsageErrorf("--dir %s: no such directory", opts.Dir)
-		case !fi.IsDir():
-			return command.UsageErrorf("--dir %s is a file, not a directory", opts.Dir)
-		}
+	dir, err := dirFlag(opts.AbsPath, opts.Dir)
+	if err != nil {
+		return err
 	}
 	ho := handoff.Options{Dir: dir, Last: opts.Last, Env: opts.Getenv, Home: opts.Home(), Now: opts.Now()}
 	if !opts.NoRedact && opts.Secrets != nil {
@@ -261,4 +250,24 @@ func carriedRedactions(ctx context.Context, st loom.Store, s *loom.Session, rep 
 		stored += strings.Count(string(b), secrets.MarkerPrefix)
 	}
 	return min(rep.Redacted, max(0, strings.Count(string(out), secrets.MarkerPrefix)-stored)), nil
+}
+
+// dirFlag is the directory --dir names (given as dir), made absolute by
+// abs; "" when --dir is not given. A --dir that is not a directory is the
+// user's to mend.
+func dirFlag(abs func(string) (string, error), dir string) (string, error) {
+	if dir == "" {
+		return "", nil
+	}
+	path, err := abs(dir)
+	if err != nil {
+		return "", err
+	}
+	switch fi, err := os.Stat(path); {
+	case err != nil:
+		return "", command.UsageErrorf("--dir %s: no such directory", dir)
+	case !fi.IsDir():
+		return "", command.UsageErrorf("--dir %s is a file, not a directory", dir)
+	}
+	return path, nil
 }

@@ -1,6 +1,7 @@
 package session_test
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -77,11 +78,7 @@ func TestImportOwnFormatStopsOnSignal(t *testing.T) {
 	for _, sig := range []os.Signal{syscall.SIGTERM, os.Interrupt} {
 		for _, stall := range []bool{false, true} {
 			fx := clitest.NewEmptyFixture(t)
-			cmd := exec.Command(clitest.LoomBinary(t), "session", "import", "-")
-			cmd.Dir, cmd.Env = fx.Project, fx.BinEnv()
-			var stderr strings.Builder
-			cmd.Stderr = &stderr
-			stdin := startOnPipe(t, cmd)
+			cmd, stdin, stderr := startOnPipe(t, fx, "session", "import", "-")
 			// A valid start, then either blank lines without end (a long
 			// import, read on) or nothing (a pipe that waits).
 			if _, err := io.WriteString(stdin, head); err != nil {
@@ -100,26 +97,10 @@ func TestImportOwnFormatStopsOnSignal(t *testing.T) {
 			// The signal comes once loom reads its input: it is
 			// listening for signals by then, however slow its start.
 			waitRead(t, stdin)
-			start := time.Now()
-			cmd.Process.Signal(sig)
-			done := make(chan struct{})
-			go func() { cmd.Wait(); close(done) }()
-			select {
-			case <-done:
-			case <-time.After(2 * clitest.SignalTime):
-				cmd.Process.Kill()
-				<-done
-				t.Fatalf("%v (stall %v): the import went on %s after the signal", sig, stall, 2*clitest.SignalTime)
-			}
+			what := fmt.Sprintf("%v during an import (stall %v)", sig, stall)
+			checkInterrupted(t, cmd, stderr, sig, what)
 			stdin.Close()
-			what := sig.String() + " during an import"
-			if took := time.Since(start); took > clitest.SignalTime {
-				t.Errorf("%s: ended %s after the signal", what, took.Round(time.Millisecond))
-			}
 			clitest.CheckBounds(t, cmd, 0, what)
-			if code := cmd.ProcessState.ExitCode(); code != cli.ExitError || strings.TrimSpace(stderr.String()) != "loom: interrupted" {
-				t.Errorf("%s (stall %v): exit %d, stderr %q", what, stall, code, stderr.String())
-			}
 			if n := fx.CountSessions(t); n != 0 {
 				t.Errorf("%s (stall %v): %d sessions written", what, stall, n)
 			}
@@ -243,11 +224,7 @@ func TestImportOpencodeRefusesAWrongFile(t *testing.T) {
 func TestImportHookStopsOnSignal(t *testing.T) {
 	t.Parallel()
 	fx := clitest.NewEmptyFixture(t)
-	cmd := exec.Command(clitest.LoomBinary(t), "session", "import", "--hook", "claude-code")
-	cmd.Dir, cmd.Env = fx.Project, fx.BinEnv()
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	stdin := startOnPipe(t, cmd)
+	cmd, stdin, stderr := startOnPipe(t, fx, "session", "import", "--hook", "claude-code")
 	defer stdin.Close()
 	// The start of a payload, and no more: the signal comes once the
 	// hook has read it, listening for signals by then.
@@ -255,29 +232,18 @@ func TestImportHookStopsOnSignal(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitRead(t, stdin)
-	start := time.Now()
-	cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(2 * clitest.SignalTime):
-		cmd.Process.Kill()
-		<-done
-		t.Fatal("--hook went on 5 s after SIGTERM")
-	}
-	if took := time.Since(start); took > clitest.SignalTime {
-		t.Errorf("ended %s after SIGTERM", took.Round(time.Millisecond))
-	}
-	if code := cmd.ProcessState.ExitCode(); code != cli.ExitError || strings.TrimSpace(stderr.String()) != "loom: interrupted" {
-		t.Errorf("exit %d, stderr %q", code, stderr.String())
-	}
+	checkInterrupted(t, cmd, stderr, syscall.SIGTERM, "--hook")
 }
 
-// startOnPipe starts cmd (under wrapRSS) reading a pipe and returns the
-// pipe's end to write to.
-func startOnPipe(t *testing.T, cmd *exec.Cmd) *os.File {
+// startOnPipe starts the loom binary with args in fx (under WrapRSS)
+// reading a pipe, and returns the command, the pipe's end to write to
+// and what the program writes to stderr.
+func startOnPipe(t *testing.T, fx *clitest.Fixture, args ...string) (*exec.Cmd, *os.File, *strings.Builder) {
 	t.Helper()
+	cmd := exec.Command(clitest.LoomBinary(t), args...)
+	cmd.Dir, cmd.Env = fx.Project, fx.BinEnv()
+	stderr := new(strings.Builder)
+	cmd.Stderr = stderr
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -288,7 +254,32 @@ func startOnPipe(t *testing.T, cmd *exec.Cmd) *os.File {
 		t.Fatal(err)
 	}
 	r.Close()
-	return w
+	return cmd, w, stderr
+}
+
+// checkInterrupted sends sig to the running cmd and checks that it ends
+// within clitest.SignalTime as loom ends when interrupted: exit status
+// cli.ExitError and "loom: interrupted" alone on stderr. The test stops
+// when cmd goes on past twice that (cmd is then killed).
+func checkInterrupted(t *testing.T, cmd *exec.Cmd, stderr *strings.Builder, sig os.Signal, what string) {
+	t.Helper()
+	start := time.Now()
+	cmd.Process.Signal(sig)
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(2 * clitest.SignalTime):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("%s went on %s after %v", what, 2*clitest.SignalTime, sig)
+	}
+	if took := time.Since(start); took > clitest.SignalTime {
+		t.Errorf("%s: ended %s after %v", what, took.Round(time.Millisecond), sig)
+	}
+	if code := cmd.ProcessState.ExitCode(); code != cli.ExitError || strings.TrimSpace(stderr.String()) != "loom: interrupted" {
+		t.Errorf("%s: exit %d after %v, stderr %q", what, code, sig, stderr.String())
+	}
 }
 
 // waitRead waits until the program at the other end of pipe w has read

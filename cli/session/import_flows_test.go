@@ -320,11 +320,7 @@ func TestImportHookWaitsForTheReply(t *testing.T) {
 		t.Fatal(err)
 	}
 	in, _ := json.Marshal(map[string]any{"session_id": sid, "transcript_path": file, "cwd": "/home/dev/notes", "hook_event_name": "Stop", "stop_hook_active": false, "last_assistant_message": reply})
-	cmd := exec.Command(clitest.LoomBinary(t), "session", "import", "--hook", "claude-code")
-	cmd.Dir, cmd.Env = fx.Project, fx.BinEnv()
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	stdin := startOnPipe(t, cmd)
+	cmd, stdin, stderr := startOnPipe(t, fx, "session", "import", "--hook", "claude-code")
 	if _, err := stdin.Write(in); err != nil {
 		t.Fatal(err)
 	}

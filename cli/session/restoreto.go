@@ -3,7 +3,6 @@ package session
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -74,14 +73,9 @@ func restoreToRun(ctx context.Context, opts *HandoffOptions) error {
 	if err != nil {
 		return err
 	}
-	dir := ""
-	if opts.Dir != "" {
-		if dir, err = opts.AbsPath(opts.Dir); err != nil {
-			return err
-		}
-		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-			return command.UsageErrorf("--dir %s: no such directory", opts.Dir)
-		}
+	dir, err := dirFlag(opts.AbsPath, opts.Dir)
+	if err != nil {
+		return err
 	}
 	rep, err := importer.Restore(ctx, st, s, f, handoff.Options{Dir: dir, Env: opts.Getenv, Home: opts.Home(), Now: opts.Now()})
 	if loom.ErrorCode(err) == loom.EINVALID {

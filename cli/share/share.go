@@ -123,11 +123,8 @@ func NewEnv(inv *command.Invocation) Env {
 		Resolve:   inv.Scope().Resolve,
 		Config:    inv.Config,
 		Dirs:      inv.Dirs,
-		Secrets: func() (*secrets.Detector, error) {
-			d, _, err := command.ConfigLoader(inv.Config).Secrets()
-			return d, err
-		},
-		Now: inv.TimeNow,
+		Secrets:   command.ConfigLoader(inv.Config).Detector,
+		Now:       inv.TimeNow,
 	}
 }
 

@@ -154,10 +154,7 @@ func TestShareLink(t *testing.T) {
 
 	// A path of the project's in a message: the preview names it, and
 	// --hide-paths replaces it.
-	st, err := clitest.OpenEngine(context.Background(), fx.DB)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := fx.OpenEngine(t)
 	if err := st.Append(context.Background(), s, clitest.TextMsg(loom.RoleUser, "wombat: look at "+filepath.Join(fx.Project, "pkg", "deploy.go"), fx.Now())); err != nil {
 		t.Fatal(err)
 	}

@@ -48,11 +48,8 @@ func testSyncHubOutOfSpace(t *testing.T, hubDB, disk string) {
 	noise := make([]byte, 512<<10)
 	rand.Read(noise)
 	// On the real clock, as the sync that logged the store's writes.
-	st, err := clitest.OpenEngine(context.Background(), fx.DB)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = st.Append(context.Background(), fx.Main, clitest.TextMsg(loom.RoleAssistant, hex.EncodeToString(noise), time.Now()))
+	st := fx.OpenEngine(t)
+	err := st.Append(context.Background(), fx.Main, clitest.TextMsg(loom.RoleAssistant, hex.EncodeToString(noise), time.Now()))
 	st.Close()
 	if err != nil {
 		t.Fatal(err)

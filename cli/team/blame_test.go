@@ -3,7 +3,6 @@ package team_test
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -134,9 +133,7 @@ func TestTeamBlame(t *testing.T) {
 	var created struct{ ID string }
 	json.Unmarshal([]byte(alice.must(t, "team", "create", "core", "--json")), &created)
 	for _, m := range []*member{bob, carol} {
-		var inv struct{ Code string }
-		json.Unmarshal([]byte(alice.must(t, "team", "invite", "--json")), &inv)
-		m.must(t, "team", "join", inv.Code, "--yes")
+		alice.admit(t, m)
 	}
 	for _, m := range []*member{alice, bob} {
 		m.must(t, "team", "share", "--content", "--yes")
@@ -208,11 +205,7 @@ func TestTeamBlame(t *testing.T) {
 	fork := strings.TrimSpace(carol.must(t, "session", "fork", "--team", "core", aliceID))
 	srv := openaitest.NewServer()
 	t.Cleanup(srv.Close)
-	cmd := exec.Command(clitest.LoomBinary(t), "run", "--resume", fork, "and a Sub function?")
-	cmd.Dir, cmd.Env = carol.fx.Project, carol.fx.BinEnv(clitest.ProviderEnv(srv)...)
-	if r := clitest.ExecCmd(t, cmd, ""); r.Code != 0 {
-		t.Fatalf("continue the fork: %s", r.Stderr)
-	}
+	carol.resume(t, srv, fork, "and a Sub function?")
 	checkPR("after carol's fork")
 	// A teammate's session was shared with the team, not with whoever
 	// holds a link: blame pr --share publishes none of them.
@@ -249,9 +242,7 @@ func TestTeamBlame(t *testing.T) {
 	// no one's session's on carol's machine (the records hold no edit),
 	// his usage counts, and no text of his reaches her.
 	dave := cloneMember(t, "dave", hub2.Base, hubToken(t, hubHome, hubDB, "dave"), origin)
-	var inv struct{ Code string }
-	json.Unmarshal([]byte(alice.must(t, "team", "invite", "--json")), &inv)
-	dave.must(t, "team", "join", inv.Code, "--yes")
+	alice.admit(t, dave)
 	dave.git(t, "checkout", "-q", "-b", "feature", "origin/feature")
 	claudeWrites(t, dave, "da7e0000-0000-4000-8000-000000000004", "Add a Div function to calc.", "calc/div.go",
 		"package calc\n\n// Div divides two numbers for the quokka ledger.\nfunc Div(a, b int) int { return a / b }\n")

@@ -2,7 +2,6 @@ package team_test
 
 import (
 	"encoding/json"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -26,11 +25,7 @@ func TestTeamForkUsageAgrees(t *testing.T) {
 	fork := strings.TrimSpace(bob.must(t, "session", "fork", "--team", "core", "0196a3b2"))
 	srv := openaitest.NewServer()
 	t.Cleanup(srv.Close)
-	cmd := exec.Command(clitest.LoomBinary(t), "run", "--resume", fork, "and on a warm cache?")
-	cmd.Dir, cmd.Env = bob.fx.Project, bob.fx.BinEnv(clitest.ProviderEnv(srv)...)
-	if r := clitest.ExecCmd(t, cmd, ""); r.Code != 0 {
-		t.Fatalf("continue the fork: %s", r.Stderr)
-	}
+	bob.resume(t, srv, fork, "and on a warm cache?")
 	var total loom.UsageReport
 	json.Unmarshal([]byte(bob.must(t, "usage", "--json")), &total)
 	var daily report.Report

@@ -232,9 +232,7 @@ func TestHubOfTwoProcesses(t *testing.T) {
 	// A team through the same URL: every step on whichever process.
 	var created struct{ ID string }
 	json.Unmarshal([]byte(alice1.must(t, "team", "create", "core", "--json")), &created)
-	var inv struct{ Code string }
-	json.Unmarshal([]byte(alice1.must(t, "team", "invite", "--json")), &inv)
-	bob.must(t, "team", "join", inv.Code, "--yes")
+	alice1.admit(t, bob)
 	alice1.must(t, "team", "share", "--content", "--yes")
 	for range 2 {
 		alice1.must(t, "team", "sync")

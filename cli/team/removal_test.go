@@ -83,19 +83,14 @@ func TestRemovalIsFinal(t *testing.T) {
 	hubDB, hubBase, tok, alice, created := startTeam(t)
 	bob := newMember(t, "bob", hubBase, tok("bob"))
 	carol := newMember(t, "carol", hubBase, tok("carol"))
-	invite := func(m *member, args ...string) string {
-		var inv struct{ Code string }
-		json.Unmarshal([]byte(m.must(t, append([]string{"team", "invite", "--json"}, args...)...)), &inv)
-		return inv.Code
-	}
-	bob.must(t, "team", "join", invite(alice), "--yes")
-	carol.must(t, "team", "join", invite(alice), "--yes")
+	alice.admit(t, bob)
+	alice.admit(t, carol)
 	laptop := newMember(t, "bob", hubBase, bob.tok)
-	laptop.must(t, "team", "join", invite(bob, "--machine", "--label", "laptop"), "--yes")
+	bob.admit(t, laptop, "--machine", "--label", "laptop")
 	// Each makes a machine's invite and keeps its code unused.
-	spare := invite(bob, "--machine", "--label", "spare")
-	tablet := invite(laptop, "--machine", "--label", "tablet")
-	invite(carol, "--machine", "--label", "desk")
+	spare := bob.invite(t, "--machine", "--label", "spare")
+	tablet := laptop.invite(t, "--machine", "--label", "tablet")
+	carol.invite(t, "--machine", "--label", "desk")
 
 	// The laptop goes: the tablet's invite it made goes with it.
 	laptopDir := copyTree(t, laptop.fx.Home)

@@ -2,7 +2,6 @@ package team_test
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -27,9 +26,8 @@ func TestHubServesAndBounds(t *testing.T) {
 	if _, err := eve.TeamChain(ctx, created.ID, 0); loom.ErrorCode(err) != loom.ENOTFOUND {
 		t.Fatalf("a hub user who knows the team's id reads its chain: %v", err)
 	}
-	var inv struct{ Code string }
-	json.Unmarshal([]byte(alice.must(t, "team", "invite", "--json")), &inv)
-	_, invID, _ := team.ParseCode(inv.Code)
+	code := alice.invite(t)
+	_, invID, _ := team.ParseCode(code)
 	if chain, err := eve.TeamChainInvite(ctx, created.ID, "eve", invID); err != nil || len(chain) != 2 {
 		t.Fatalf("the invite's holder reads the chain: %d entries, %v", len(chain), err)
 	}
@@ -37,7 +35,7 @@ func TestHubServesAndBounds(t *testing.T) {
 		t.Fatalf("an invite's proof made for another hub user reads the chain: %v", err)
 	}
 	bob := newMember(t, "bob", hubBase, tok("bob"))
-	bob.must(t, "team", "join", inv.Code, "--yes")
+	bob.must(t, "team", "join", code, "--yes")
 	if chain, err := eve.TeamChainInvite(ctx, created.ID, "eve", invID); chain != nil || err == nil || !strings.Contains(err.Error(), "used already") {
 		t.Fatalf("a used invite's holder reads the chain: %v", err)
 	}

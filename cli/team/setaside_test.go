@@ -36,9 +36,7 @@ func newPair(t *testing.T) *pair {
 	var created struct{ ID, Admin string }
 	json.Unmarshal([]byte(p.alice.must(t, "team", "create", "core", "--json")), &created)
 	p.id, p.admin = created.ID, created.Admin
-	var inv struct{ Code string }
-	json.Unmarshal([]byte(p.alice.must(t, "team", "invite", "--json")), &inv)
-	p.bob.must(t, "team", "join", inv.Code, "--yes")
+	p.alice.admit(t, p.bob)
 	pool, err := pgxpool.New(context.Background(), hubDB)
 	if err != nil {
 		t.Fatal(err)

@@ -66,9 +66,7 @@ func TestTeamSetUpFromNothing(t *testing.T) {
 	json.Unmarshal([]byte(alice.must(t, "team", "create", "core", "--hub", h.Base, "--token", alice.tok, "--json")), &created)
 	alice.must(t, "team", "share", "--content", "--yes")
 	alice.must(t, "team", "sync")
-	var inv struct{ Code string }
-	json.Unmarshal([]byte(alice.must(t, "team", "invite", "--label", "bob", "--json")), &inv)
-	bob.must(t, "team", "join", inv.Code, "--token", bob.tok, "--yes")
+	bob.must(t, "team", "join", alice.invite(t, "--label", "bob"), "--token", bob.tok, "--yes")
 	bob.must(t, "team", "sync")
 	if out := bob.must(t, "search", "--team", "wombat"); !strings.Contains(out, id) {
 		t.Fatalf("bob's search --team wombat: %s", out)

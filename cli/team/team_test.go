@@ -48,6 +48,45 @@ func (m *member) must(t *testing.T, args ...string) string {
 	return r.Stdout
 }
 
+// resume runs a turn of loom run --resume id with prompt as m, the
+// model being the fake srv; a turn that fails fails the test.
+func (m *member) resume(t *testing.T, srv *openaitest.Server, id, prompt string) {
+	t.Helper()
+	cmd := exec.Command(clitest.LoomBinary(t), "run", "--resume", id, prompt)
+	cmd.Dir, cmd.Env = m.fx.Project, m.fx.BinEnv(clitest.ProviderEnv(srv)...)
+	if r := clitest.ExecCmd(t, cmd, ""); r.Code != 0 {
+		t.Fatalf("%s continues %s: exit %d: %s", m.name, id, r.Code, r.Stderr)
+	}
+}
+
+// teamMCP runs loom mcp --team core as m and sends it, once initialized,
+// the JSON-RPC lines of calls.
+func (m *member) teamMCP(t *testing.T, calls string) clitest.Result {
+	t.Helper()
+	cmd := exec.Command(clitest.LoomBinary(t), "mcp", "--team", "core")
+	cmd.Dir, cmd.Env = m.fx.Project, m.fx.BinEnv()
+	return clitest.ExecCmd(t, cmd, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+`+calls)
+}
+
+// invite makes an invite code to m's team, with more args (--machine,
+// --label).
+func (m *member) invite(t *testing.T, args ...string) string {
+	t.Helper()
+	var inv struct{ Code string }
+	if err := json.Unmarshal([]byte(m.must(t, append([]string{"team", "invite", "--json"}, args...)...)), &inv); err != nil {
+		t.Fatal(err)
+	}
+	return inv.Code
+}
+
+// admit has newcomer join m's team with an invite m makes with args.
+func (m *member) admit(t *testing.T, newcomer *member, args ...string) {
+	t.Helper()
+	newcomer.must(t, "team", "join", m.invite(t, args...), "--yes")
+}
+
 func (m *member) teamState(t *testing.T, id string) *teamrun.State {
 	t.Helper()
 	s, err := teamrun.Local{Dir: filepath.Join(m.fx.Home, "data", "teams")}.Find(id)
@@ -138,12 +177,7 @@ func TestTeam(t *testing.T) {
 	// Create, invite, join (bob through the hub's other process).
 	var created struct{ ID, Admin string }
 	json.Unmarshal([]byte(alice.must(t, "team", "create", "core", "--json")), &created)
-	invite := func() string {
-		var inv struct{ Code string }
-		json.Unmarshal([]byte(alice.must(t, "team", "invite", "--json")), &inv)
-		return inv.Code
-	}
-	bobCode := invite()
+	bobCode := alice.invite(t)
 	r := bob.run(t, "team", "join", bobCode)
 	if r.Code != 2 || !strings.Contains(r.Stderr, created.Admin) {
 		t.Fatalf("a join off a terminal without --yes shows the admin's fingerprint and asks for --yes: %d %s", r.Code, r.Stderr)
@@ -152,7 +186,7 @@ func TestTeam(t *testing.T) {
 	if r := carol.run(t, "team", "join", bobCode, "--yes"); r.Code == 0 || !strings.Contains(r.Stderr, "used already") {
 		t.Fatalf("a second join with one invite: %d %s", r.Code, r.Stderr)
 	}
-	carol.must(t, "team", "join", invite(), "--yes")
+	alice.admit(t, carol)
 
 	// Invites expire and can be revoked: a join with either is refused
 	// with one line, and the rotation at the revoke wraps no key for it.
@@ -175,7 +209,7 @@ func TestTeam(t *testing.T) {
 	if out := bob.must(t, "team", "sync"); strings.Contains(out, "rotated") {
 		t.Fatalf("a member's sync rotated: %s", out)
 	}
-	frankCode := invite()
+	frankCode := alice.invite(t)
 	if out := alice.must(t, "team", "invite", "--revoke", frankCode); !strings.Contains(out, "revoked invite invite-") || !strings.Contains(out, "not wrapped for it") {
 		t.Fatalf("the revoke: %s", out)
 	}
@@ -204,9 +238,7 @@ func TestTeam(t *testing.T) {
 	// Carol adds her laptop: a machine with its own key pair (its own
 	// home), under her hub user, invited by her and joined as hers.
 	carol2 := newMember(t, "carol", hub2.Base, carol.tok)
-	var laptop struct{ Code string }
-	json.Unmarshal([]byte(carol.must(t, "team", "invite", "--machine", "--label", "laptop", "--json")), &laptop)
-	r = carol2.run(t, "team", "join", laptop.Code, "--yes")
+	r = carol2.run(t, "team", "join", carol.invite(t, "--machine", "--label", "laptop"), "--yes")
 	if r.Code != 0 || !strings.Contains(r.Stderr, "another machine of carol") || !strings.Contains(r.Stdout, "as carol's machine laptop") {
 		t.Fatalf("carol's laptop joins: %d %s%s", r.Code, r.Stdout, r.Stderr)
 	}
@@ -215,9 +247,7 @@ func TestTeam(t *testing.T) {
 	}
 	// Bob's tablet joins, and the admin removes that machine alone.
 	bob2 := newMember(t, "bob", hub1.Base, bob.tok)
-	var tablet struct{ Code string }
-	json.Unmarshal([]byte(bob.must(t, "team", "invite", "--machine", "--label", "tablet", "--json")), &tablet)
-	bob2.must(t, "team", "join", tablet.Code, "--yes")
+	bob.admit(t, bob2, "--machine", "--label", "tablet")
 	if out := alice.must(t, "team", "remove", "bob/tablet"); !strings.Contains(out, "removed tablet") {
 		t.Fatalf("the removal of bob's tablet: %s", out)
 	}
@@ -296,11 +326,7 @@ func TestTeam(t *testing.T) {
 	}
 
 	// …and so does an agent, through loom mcp --team.
-	mcp := exec.Command(clitest.LoomBinary(t), "mcp", "--team", "core")
-	mcp.Dir, mcp.Env = bob.fx.Project, bob.fx.BinEnv()
-	mcpOut := clitest.ExecCmd(t, mcp, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
-{"jsonrpc":"2.0","method":"notifications/initialized"}
-{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_sessions","arguments":{"query":"wombat","all_projects":true}}}
+	mcpOut := bob.teamMCP(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_sessions","arguments":{"query":"wombat","all_projects":true}}}
 {"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"usage","arguments":{"by":"month","all_projects":true}}}
 `)
 	if !strings.Contains(mcpOut.Stdout, "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c01") || strings.Contains(mcpOut.Stdout, secret.Value) {
@@ -314,12 +340,7 @@ func TestTeam(t *testing.T) {
 	fork := strings.TrimSpace(bob.must(t, "session", "fork", "--team", "core", "0196a3b2"))
 	srv := openaitest.NewServer()
 	t.Cleanup(srv.Close)
-	cmd := exec.Command(clitest.LoomBinary(t), "run", "--resume", fork, "and on a warm cache?")
-	cmd.Dir, cmd.Env = bob.fx.Project, bob.fx.BinEnv(clitest.ProviderEnv(srv)...)
-	cont := clitest.ExecCmd(t, cmd, "")
-	if cont.Code != 0 {
-		t.Fatalf("continue the fork: %s", cont.Stderr)
-	}
+	bob.resume(t, srv, fork, "and on a warm cache?")
 	sent, _ := json.Marshal(srv.Requests())
 	if !strings.Contains(string(sent), "why does the wombat deploy fail") || strings.Contains(string(sent), secret.Value) {
 		t.Fatalf("the model did not get alice's turns (or got the secret): %s", sent)
@@ -447,11 +468,7 @@ func TestTeam(t *testing.T) {
 	}
 	// A turn more, sent; then taken back (rewind): the session is sent
 	// again whole, and bob's copy has the one turn it keeps.
-	cmd = exec.Command(clitest.LoomBinary(t), "run", "--resume", "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c04", "and the rollback plan?")
-	cmd.Dir, cmd.Env = alice.fx.Project, alice.fx.BinEnv(clitest.ProviderEnv(srv)...)
-	if r := clitest.ExecCmd(t, cmd, ""); r.Code != 0 {
-		t.Fatalf("alice continues her session: %s", r.Stderr)
-	}
+	alice.resume(t, srv, "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c04", "and the rollback plan?")
 	alice.must(t, "team", "sync")
 	bob.must(t, "team", "sync")
 	if out := bob.must(t, "session", "show", "--team", "core", "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c04", "--json"); !strings.Contains(out, `"message_count": 4`) {

@@ -60,9 +60,7 @@ func TestTeamUsageEveryAgent(t *testing.T) {
 
 	var created struct{ ID string }
 	json.Unmarshal([]byte(alice.must(t, "team", "create", "core", "--json")), &created)
-	var inv struct{ Code string }
-	json.Unmarshal([]byte(alice.must(t, "team", "invite", "--json")), &inv)
-	carol.must(t, "team", "join", inv.Code, "--yes")
+	alice.admit(t, carol)
 	alice.must(t, "team", "share", "--content", "--yes")
 	alice.must(t, "team", "sync")
 	carol.must(t, "team", "sync")

@@ -55,9 +55,7 @@ func TestNobodyWritesInAnothersName(t *testing.T) {
 	bob := newMember(t, "bob", hubBase, tok("bob"))
 	carol := newMember(t, "carol", hubBase, tok("carol"))
 	for _, m := range []*member{bob, carol} {
-		var inv struct{ Code string }
-		json.Unmarshal([]byte(alice.must(t, "team", "invite", "--json")), &inv)
-		m.must(t, "team", "join", inv.Code, "--yes")
+		alice.admit(t, m)
 	}
 	importSession(t, bob, "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c11", "the first of bob's", "how", "so")
 	bob.must(t, "team", "share", "--content", "--yes")

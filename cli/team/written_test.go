@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -34,9 +33,7 @@ func teamHead(t *testing.T, m *member) head {
 func (p *pair) joinCarol(t *testing.T) *member {
 	t.Helper()
 	carol := newMember(t, "carol", p.hubURL, p.tok("carol"))
-	var inv struct{ Code string }
-	json.Unmarshal([]byte(p.alice.must(t, "team", "invite", "--json")), &inv)
-	carol.must(t, "team", "join", inv.Code, "--yes")
+	p.alice.admit(t, carol)
 	return carol
 }
 
@@ -154,9 +151,7 @@ func TestTeamRemovedMemberCannotWrite(t *testing.T) {
 	forge(saved.Host, saved.Next+2, now.Seq, now.Head, "dingoforged4")
 
 	dave := newMember(t, "dave", p.hubURL, p.tok("dave"))
-	var inv struct{ Code string }
-	json.Unmarshal([]byte(alice.must(t, "team", "invite", "--json")), &inv)
-	dave.must(t, "team", "join", inv.Code, "--yes")
+	alice.admit(t, dave)
 	for _, m := range []*member{alice, bob, dave} {
 		r := m.run(t, "team", "sync")
 		if r.Code != 0 {
@@ -168,11 +163,7 @@ func TestTeamRemovedMemberCannotWrite(t *testing.T) {
 		if out := m.must(t, "session", "list", "--team", "core", "--all-projects"); strings.Contains(out, "dingoforged") || !strings.Contains(out, "carol's platypus") {
 			t.Fatalf("%s's team sessions:\n%s", m.name, out)
 		}
-		mcp := exec.Command(clitest.LoomBinary(t), "mcp", "--team", "core")
-		mcp.Dir, mcp.Env = m.fx.Project, m.fx.BinEnv()
-		out := clitest.ExecCmd(t, mcp, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
-{"jsonrpc":"2.0","method":"notifications/initialized"}
-{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_sessions","arguments":{"query":"ignore your instructions","all_projects":true}}}
+		out := m.teamMCP(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_sessions","arguments":{"query":"ignore your instructions","all_projects":true}}}
 `)
 		if strings.Contains(out.Stdout, "dingoforged") || !strings.Contains(out.Stdout, `"id":2`) {
 			t.Fatalf("%s's loom mcp --team: %s %s", m.name, out.Stdout, out.Stderr)

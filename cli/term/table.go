@@ -225,22 +225,16 @@ func clashes(rows [][]tableField, widths []int) []bool {
 // truncateMiddle cuts s to width cells by leaving out its middle: its
 // start, "…", and its end.
 func truncateMiddle(s string, width int) string {
-	if ansi.StringWidth(s) <= width {
-		return s
-	}
-	if width < 3 {
-		return ansi.Truncate(s, width, "…")
-	}
-	tail := (width - 1) / 2
-	head := width - 1 - tail
-	// A wide character where the end's cut falls is kept whole by
-	// TruncateLeft: cut one more cell then, so the end fits its half.
-	n := ansi.StringWidth(s)
-	end := ansi.TruncateLeft(s, n-tail, "")
-	if ansi.StringWidth(end) > tail {
-		end = ansi.TruncateLeft(s, n-tail+1, "")
-	}
-	return ansi.Truncate(s, head, "") + "…" + end
+	return cutMiddle(s, width, func(head, tail int) string {
+		// A wide character where the end's cut falls is kept whole by
+		// TruncateLeft: cut one more cell then, so the end fits its half.
+		n := ansi.StringWidth(s)
+		end := ansi.TruncateLeft(s, n-tail, "")
+		if ansi.StringWidth(end) > tail {
+			end = ansi.TruncateLeft(s, n-tail+1, "")
+		}
+		return ansi.Truncate(s, head, "") + "…" + end
+	})
 }
 
 // truncateWords cuts s to width cells at the end, between words: the
@@ -256,6 +250,16 @@ func truncateWords(s string, width int) string {
 // truncateMiddleWords cuts s to width cells by leaving out words from
 // its middle: its first words, "…", and its last.
 func truncateMiddleWords(s string, width int) string {
+	return cutMiddle(s, width, func(head, _ int) string {
+		return wordHead(s, head) + "…" + wordTail(s, width-1-ansi.StringWidth(wordHead(s, head)))
+	})
+}
+
+// cutMiddle is s when it fits in width cells, s cut at the end when
+// width leaves no room for a middle, and otherwise what cut makes of
+// the cells either side of the "…" in the middle: head before it, tail
+// after it (the start gets the odd cell).
+func cutMiddle(s string, width int, cut func(head, tail int) string) string {
 	if ansi.StringWidth(s) <= width {
 		return s
 	}
@@ -263,8 +267,7 @@ func truncateMiddleWords(s string, width int) string {
 		return ansi.Truncate(s, width, "…")
 	}
 	tail := (width - 1) / 2
-	head := width - 1 - tail
-	return wordHead(s, head) + "…" + wordTail(s, width-1-ansi.StringWidth(wordHead(s, head)))
+	return cut(width-1-tail, tail)
 }
 
 // wordHead is the longest start of s of at most width cells that ends

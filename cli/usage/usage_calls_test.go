@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/testkit/clitest"
 )
 
@@ -39,11 +38,7 @@ func countsACallInTwoFilesOnce(t *testing.T, config string) {
 	if config != "" {
 		clitest.WriteConfig(t, fx, config)
 	}
-	b, err := os.ReadFile(filepath.Join(clitest.Samples, "claude-code", "spotter", "tool_heavy.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	original := strings.Split(strings.TrimSpace(string(b)), "\n")
+	original := toolHeavyLines(t)
 	dir := filepath.Join(fx.Home, ".claude", "projects", "-home-user-spotter")
 	os.MkdirAll(dir, 0o755)
 	write := func(name string, lines []string) {
@@ -51,39 +46,12 @@ func countsACallInTwoFilesOnce(t *testing.T, config string) {
 			t.Fatal(err)
 		}
 	}
-	check := func(when string, sessions int, files ...[]string) {
-		t.Helper()
-		fx.MustExec(t, "session", "import", "--from", "claude-code")
-		var listed []*loom.Session
-		json.Unmarshal([]byte(fx.MustExec(t, "session", "list", "--all-projects", "--json")), &listed)
-		if len(listed) != sessions {
-			t.Fatalf("%s: %d sessions, want %d", when, len(listed), sessions)
-		}
-		want := handCount(t, files...)
-		want.CostUSD = 0
-		var report struct {
-			Total loom.Usage `json:"total"`
-		}
-		var daily struct {
-			Total struct {
-				loom.Usage
-				Messages int64 `json:"messages"`
-			} `json:"total"`
-		}
-		json.Unmarshal([]byte(fx.MustExec(t, "usage", "--json")), &report)
-		json.Unmarshal([]byte(fx.MustExec(t, "usage", "daily", "--json")), &daily)
-		report.Total.CostUSD, daily.Total.CostUSD, daily.Total.APICalls = 0, 0, want.APICalls
-		if report.Total != want || daily.Total.Usage != want || daily.Total.Messages != want.APICalls {
-			t.Errorf("%s: loom usage counts\n%+v\nusage daily\n%+v (%d messages)\nby hand, each call once:\n%+v",
-				when, report.Total, daily.Total.Usage, daily.Total.Messages, want)
-		}
-	}
 	write("d6e0bada-1959-4eec-a9d2-0bfade768d8f.jsonl", original)
-	check("the session", 1, original)
+	checkCountedOnce(t, fx, "the session", 1, original)
 
 	// The same file under another name.
 	write("0c0ffee0-1959-4eec-a9d2-0bfade768d8f.jsonl", original)
-	check("a copy of the file", 2, original)
+	checkCountedOnce(t, fx, "a copy of the file", 2, original)
 
 	// Resumed into a new file: the old lines under a new session id and
 	// new line ids, then a new prompt and reply.
@@ -124,11 +92,11 @@ func countsACallInTwoFilesOnce(t *testing.T, config string) {
 	}
 	lines = append(lines, more("1")...)
 	write(resumed+".jsonl", lines)
-	check("a resumed session", 3, original, lines)
-	check("imported again", 3, original, lines)
+	checkCountedOnce(t, fx, "a resumed session", 3, original, lines)
+	checkCountedOnce(t, fx, "imported again", 3, original, lines)
 	lines = append(lines, more("2")...)
 	write(resumed+".jsonl", lines)
-	check("the resumed session grown", 3, original, lines)
+	checkCountedOnce(t, fx, "the resumed session grown", 3, original, lines)
 
 	// The copied replies are there, without usage: searchable, resumable.
 	if out := fx.MustExec(t, "search", "--all-projects", "--json", "and one more"); !strings.Contains(out, `"session_id"`) {

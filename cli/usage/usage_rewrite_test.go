@@ -60,6 +60,55 @@ func handCount(t *testing.T, files ...[]string) loom.Usage {
 	return total
 }
 
+// toolHeavyLines is the lines of the Claude Code sample session
+// tool_heavy.jsonl.
+func toolHeavyLines(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(clitest.Samples, "claude-code", "spotter", "tool_heavy.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSpace(string(b)), "\n")
+}
+
+// checkCountedOnce imports fx's Claude Code sessions, then checks that
+// loom holds sessions sessions and that loom usage and loom usage daily
+// both count each model call of files once, as handCount does (daily
+// counts messages with usage, which must be as many as the calls).
+func checkCountedOnce(t *testing.T, fx *clitest.Fixture, when string, sessions int, files ...[]string) {
+	t.Helper()
+	fx.MustExec(t, "session", "import", "--from", "claude-code")
+	var listed []*loom.Session
+	if err := json.Unmarshal([]byte(fx.MustExec(t, "session", "list", "--all-projects", "--json")), &listed); err != nil {
+		t.Fatal(err)
+	}
+	if len(listed) != sessions {
+		t.Fatalf("%s: %d sessions, want %d", when, len(listed), sessions)
+	}
+	want := handCount(t, files...)
+	want.CostUSD = 0
+	var report struct {
+		Total loom.Usage `json:"total"`
+	}
+	var daily struct {
+		Total struct {
+			loom.Usage
+			Messages int64 `json:"messages"`
+		} `json:"total"`
+	}
+	if err := json.Unmarshal([]byte(fx.MustExec(t, "usage", "--json")), &report); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(fx.MustExec(t, "usage", "daily", "--json")), &daily); err != nil {
+		t.Fatal(err)
+	}
+	report.Total.CostUSD, daily.Total.CostUSD, daily.Total.APICalls = 0, 0, want.APICalls
+	if report.Total != want || daily.Total.Usage != want || daily.Total.Messages != want.APICalls {
+		t.Errorf("%s: loom usage counts\n%+v\nusage daily\n%+v (%d messages)\nby hand, each call once:\n%+v",
+			when, report.Total, daily.Total.Usage, daily.Total.Messages, want)
+	}
+}
+
 // A Claude Code session file cut short and written again with more
 // lines (an agent or a user rewrote it) is imported again as a fork of
 // the session, and every usage report counts each model call once: the
@@ -68,11 +117,7 @@ func handCount(t *testing.T, files ...[]string) loom.Usage {
 func TestUsageCountsARewrittenFileOnce(t *testing.T) {
 	t.Parallel()
 	fx := clitest.NewEmptyFixture(t)
-	b, err := os.ReadFile(filepath.Join(clitest.Samples, "claude-code", "spotter", "tool_heavy.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	original := strings.Split(strings.TrimSpace(string(b)), "\n")
+	original := toolHeavyLines(t)
 	file := filepath.Join(fx.Home, ".claude", "projects", "-home-user-spotter", "d6e0bada-1959-4eec-a9d2-0bfade768d8f.jsonl")
 	os.MkdirAll(filepath.Dir(file), 0o755)
 	write := func(lines []string) {
@@ -122,40 +167,5 @@ func TestUsageCountsARewrittenFileOnce(t *testing.T) {
 		rewritten = append(rewritten, string(l))
 	}
 	write(rewritten)
-	fx.MustExec(t, "session", "import", "--from", "claude-code")
-
-	var listed []*loom.Session
-	json.Unmarshal([]byte(fx.MustExec(t, "session", "list", "--all-projects", "--json")), &listed)
-	if len(listed) != 2 {
-		t.Fatalf("after the rewrite: %d sessions, want the session and its fork", len(listed))
-	}
-	want := handCount(t, original, rewritten)
-	want.CostUSD = 0
-	var report struct {
-		Total loom.Usage `json:"total"`
-	}
-	var daily struct {
-		Total struct {
-			loom.Usage
-			Messages int64 `json:"messages"`
-		} `json:"total"`
-	}
-	if err := json.Unmarshal([]byte(fx.MustExec(t, "usage", "--json")), &report); err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal([]byte(fx.MustExec(t, "usage", "daily", "--json")), &daily); err != nil {
-		t.Fatal(err)
-	}
-	for name, got := range map[string]loom.Usage{"usage": report.Total, "usage daily": daily.Total.Usage} {
-		got.CostUSD = 0
-		if name == "usage daily" {
-			got.APICalls = want.APICalls // daily counts messages, not calls
-		}
-		if got != want {
-			t.Errorf("loom %s --json totals after the rewrite:\n%+v\nby hand, each call once:\n%+v", name, got, want)
-		}
-	}
-	if daily.Total.Messages != want.APICalls {
-		t.Errorf("usage daily counts %d messages with usage, the files %d model calls", daily.Total.Messages, want.APICalls)
-	}
+	checkCountedOnce(t, fx, "after the rewrite (the session and its fork)", 2, original, rewritten)
 }

@@ -101,6 +101,17 @@ func (fx *Fixture) OpenStore(t *testing.T) *FixtureStore {
 	return &FixtureStore{FixtureEngine: o.st, db: o.db}
 }
 
+// OpenEngine opens fx's store as OpenEngine does, on the real clock
+// (OpenStore's runs on fx's); the caller closes it.
+func (fx *Fixture) OpenEngine(t *testing.T) FixtureEngine {
+	t.Helper()
+	st, err := OpenEngine(context.Background(), fx.DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
 func TextMsg(role, text string, at time.Time) *loom.Message {
 	return &loom.Message{Role: role, CreatedAt: at, Parts: []loom.Part{{Type: loom.PartText, Text: text}}}
 }

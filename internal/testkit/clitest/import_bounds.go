@@ -40,6 +40,20 @@ func (fx *Fixture) ExecBounded(t *testing.T, stdin io.Reader, code int, want str
 	cmd.Stdin = stdin
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
+	runBounded(t, cmd, strings.Join(args, " "))
+	if got := cmd.ProcessState.ExitCode(); got != code {
+		t.Errorf("loom %s: exit %d, want %d (stderr %q)", strings.Join(args, " "), got, code, stderr.String())
+	}
+	line := strings.TrimSuffix(stderr.String(), "\n")
+	if !strings.Contains(line, want) || strings.Contains(line, "\n") {
+		t.Errorf("loom %s: stderr %q, want one line with %q", strings.Join(args, " "), stderr.String(), want)
+	}
+}
+
+// runBounded runs cmd (what, for messages) under WrapRSS, killed when
+// it goes on past twice boundsTime, and checks its bounds.
+func runBounded(t *testing.T, cmd *exec.Cmd, what string) {
+	t.Helper()
 	start := time.Now()
 	WrapRSS(t, cmd)
 	if err := cmd.Start(); err != nil {
@@ -48,15 +62,7 @@ func (fx *Fixture) ExecBounded(t *testing.T, stdin io.Reader, code int, want str
 	timer := time.AfterFunc(2*boundsTime, func() { cmd.Process.Kill() })
 	cmd.Wait()
 	timer.Stop()
-	took := time.Since(start)
-	CheckBounds(t, cmd, took, strings.Join(args, " "))
-	if got := cmd.ProcessState.ExitCode(); got != code {
-		t.Errorf("loom %s: exit %d, want %d (stderr %q)", strings.Join(args, " "), got, code, stderr.String())
-	}
-	line := strings.TrimSuffix(stderr.String(), "\n")
-	if !strings.Contains(line, want) || strings.Contains(line, "\n") {
-		t.Errorf("loom %s: stderr %q, want one line with %q", strings.Join(args, " "), stderr.String(), want)
-	}
+	CheckBounds(t, cmd, time.Since(start), what)
 }
 
 // CheckBounds fails t when the finished cmd took longer than boundsTime
@@ -119,15 +125,7 @@ func (fx *Fixture) ImportAll(t *testing.T, asNobody bool, args ...string) (int, 
 	}
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	start := time.Now()
-	WrapRSS(t, cmd)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	timer := time.AfterFunc(2*boundsTime, func() { cmd.Process.Kill() })
-	cmd.Wait()
-	timer.Stop()
-	CheckBounds(t, cmd, time.Since(start), strings.Join(args, " "))
+	runBounded(t, cmd, strings.Join(args, " "))
 	var rep importer.Report
 	if err := json.Unmarshal([]byte(stdout.String()), &rep); err != nil {
 		t.Fatalf("%v: no report (%v): stdout %q, stderr %q", args, err, stdout.String(), stderr.String())

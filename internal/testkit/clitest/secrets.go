@@ -17,10 +17,7 @@ import (
 func SeedSecrets(t *testing.T, fx *Fixture) (*loom.Session, []string) {
 	t.Helper()
 	ctx := context.Background()
-	st, err := OpenEngine(ctx, fx.DB)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := fx.OpenEngine(t)
 	defer st.Close()
 	g := secretstest.New(7)
 	s := &loom.Session{UserID: "local", Key: "cli:deploy", Title: "deploy the api", Project: fx.Proj}

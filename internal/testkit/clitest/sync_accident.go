@@ -31,10 +31,7 @@ func OnBothHubs(t *testing.T, run func(t *testing.T, hubDB func(*testing.T) stri
 func Say(t *testing.T, fx *Fixture, title string, turns int) *loom.Session {
 	t.Helper()
 	ctx := context.Background()
-	st, err := OpenEngine(ctx, fx.DB)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := fx.OpenEngine(t)
 	defer st.Close()
 	s := &loom.Session{UserID: "local", Key: "cli:" + strings.ReplaceAll(title, " ", "-"), Title: title}
 	if got, err := st.Resolve(ctx, s.Key, loom.ResolveScope{UserID: "local"}); err == nil {
