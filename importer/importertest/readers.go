@@ -1,7 +1,9 @@
 package importertest
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -33,6 +35,37 @@ func FuzzFilePair(f *testing.F, fm importer.Format, names [2]string, seeds ...[2
 	f.Fuzz(func(t *testing.T, first, second []byte) {
 		FuzzFiles(t, fm, names[:], first, second)
 	})
+}
+
+// FuzzStream is a reader's FuzzRead over one file read as a stream:
+// each input is read by read, within ReadTimed's bounds, and what it
+// returns without an error must pass check (an error is no failure:
+// the input may be no such file).
+func FuzzStream(f *testing.F, read func(ctx context.Context, r io.Reader) (*importer.Result, error), check func(t *testing.T, data []byte, res *importer.Result)) {
+	f.Fuzz(func(t *testing.T, data []byte) {
+		res, err := ReadTimed(t, func(ctx context.Context) (*importer.Result, error) {
+			return read(ctx, bytes.NewReader(data))
+		})
+		if err != nil {
+			return
+		}
+		check(t, data, res)
+	})
+}
+
+// CheckMessagesPerLine fails t when res holds more messages, in all its
+// sessions, than most allows for the lines of data: a reader must not
+// make messages out of nothing.
+func CheckMessagesPerLine(t testing.TB, res *importer.Result, data []byte, most func(lines int) int) {
+	t.Helper()
+	lines := bytes.Count(data, []byte("\n")) + 1
+	total := 0
+	for _, s := range res.Sessions {
+		total += len(s.Messages)
+	}
+	if total > most(lines) {
+		t.Fatalf("%d messages from %d lines", total, lines)
+	}
 }
 
 // SeedFiles adds the content of each file at paths to f's corpus,
