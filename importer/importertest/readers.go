@@ -155,6 +155,30 @@ func CheckRoles(t testing.TB, s *importer.Session, want string) {
 	}
 }
 
+// CheckOneCall checks that s's messages have the roles roles and that
+// s holds one tool call, completed, and every call is one ok accepts.
+func CheckOneCall(t testing.TB, s *importer.Session, roles string, ok func(call loom.Part) bool) {
+	t.Helper()
+	tl := TallyOf(s)
+	if tl.Tools[loom.ToolCompleted] != 1 || Roles(s) != roles {
+		t.Errorf("roles %s, want %s; %+v", Roles(s), roles, tl)
+	}
+	for _, p := range Parts(s, loom.PartTool) {
+		if !ok(p) {
+			t.Errorf("call %s(%s) output %s", p.Name, p.Input, p.Output)
+		}
+	}
+}
+
+// CheckNoUsage checks that s holds no usage, for a reader of files
+// that record none.
+func CheckNoUsage(t testing.TB, s *importer.Session) {
+	t.Helper()
+	if u := SumUsage(s); u != (loom.Usage{}) {
+		t.Errorf("usage %+v from files that record none", u)
+	}
+}
+
 // Parts is the parts of s's messages of type typ, in order.
 func Parts(s *importer.Session, typ string) []loom.Part {
 	var out []loom.Part
