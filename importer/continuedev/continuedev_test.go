@@ -134,12 +134,7 @@ func TestImportGrows(t *testing.T) {
 }
 
 func TestRoots(t *testing.T) {
-	got := Format{}.Roots(func(k string) string {
-		if k == "CONTINUE_GLOBAL_DIR" {
-			return filepath.FromSlash("/x/cont")
-		}
-		return ""
-	}, "/home/u")
+	got := Format{}.Roots(importertest.Getenv("CONTINUE_GLOBAL_DIR", filepath.FromSlash("/x/cont")), "/home/u")
 	if !slices.Equal(got, []string{filepath.FromSlash("/x/cont/sessions")}) {
 		t.Errorf("roots %v", got)
 	}

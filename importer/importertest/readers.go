@@ -155,6 +155,17 @@ func CheckRoles(t testing.TB, s *importer.Session, want string) {
 	}
 }
 
+// Getenv is the lookup of an environment that holds key, set to value,
+// and nothing else: what a test hands a Format's Roots.
+func Getenv(key, value string) func(string) string {
+	return func(k string) string {
+		if k == key {
+			return value
+		}
+		return ""
+	}
+}
+
 // CheckOneCall checks that s's messages have the roles roles and that
 // s holds one tool call, completed, and every call is one ok accepts.
 func CheckOneCall(t testing.TB, s *importer.Session, roles string, ok func(call loom.Part) bool) {

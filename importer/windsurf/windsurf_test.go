@@ -352,12 +352,7 @@ func TestBundlesAndRoots(t *testing.T) {
 	if r := (Format{}).Roots(func(string) string { return "" }, "/home/me"); r != nil {
 		t.Errorf("roots without %s: %v", DirEnv, r)
 	}
-	env := func(k string) string {
-		if k == DirEnv {
-			return "/a" + string(filepath.ListSeparator) + " " + string(filepath.ListSeparator) + "/b"
-		}
-		return ""
-	}
+	env := importertest.Getenv(DirEnv, "/a"+string(filepath.ListSeparator)+" "+string(filepath.ListSeparator)+"/b")
 	if r := (Format{}).Roots(env, "/home/me"); strings.Join(r, ",") != "/a,/b" {
 		t.Errorf("roots %v", r)
 	}
