@@ -90,6 +90,55 @@ func CheckValid(t testing.TB, res *importer.Result) {
 	}
 }
 
+// CheckTree checks what a reader of forks and sub-agents must return,
+// whatever its files held: each session's SourceID set, on one line
+// and its own; its kind main, fork or sub-agent, a fork or sub-agent
+// naming its parent and a fork coming after it; each message valid,
+// its id set and unique in the session, its parts' ids set and unique
+// in the message; each tool call's input a JSON object.
+func CheckTree(t testing.TB, res *importer.Result) {
+	t.Helper()
+	seen := map[string]bool{}
+	for _, s := range res.Sessions {
+		if s.SourceID == "" || strings.ContainsAny(s.SourceID, "\r\n") || seen[s.SourceID] {
+			t.Errorf("bad or repeated SourceID %q", s.SourceID)
+		}
+		seen[s.SourceID] = true
+		switch s.Kind {
+		case loom.KindMain:
+		case loom.KindFork, loom.KindSubagent:
+			if s.ParentSourceID == "" {
+				t.Errorf("%s session %s has no parent", s.Kind, s.SourceID)
+			}
+			if s.Kind == loom.KindFork && !seen[s.ParentSourceID] {
+				t.Errorf("fork %s comes before its parent %s", s.SourceID, s.ParentSourceID)
+			}
+		default:
+			t.Errorf("session %s kind %q", s.SourceID, s.Kind)
+		}
+		ids := map[string]bool{}
+		for _, m := range s.Messages {
+			if err := m.Validate(); err != nil {
+				t.Errorf("session %s message %s: %v", s.SourceID, m.ID, err)
+			}
+			if m.ID == "" || ids[m.ID] {
+				t.Errorf("session %s message id %q empty or repeated", s.SourceID, m.ID)
+			}
+			ids[m.ID] = true
+			parts := map[string]bool{}
+			for _, p := range m.Parts {
+				if p.ID == "" || parts[p.ID] {
+					t.Errorf("message %s part id %q empty or repeated", m.ID, p.ID)
+				}
+				parts[p.ID] = true
+				if p.Type == loom.PartTool && (len(p.Input) == 0 || p.Input[0] != '{') {
+					t.Errorf("tool part %s input %s is not an object", p.ID, p.Input)
+				}
+			}
+		}
+	}
+}
+
 // Session is the session of res with source id id; the test fails,
 // naming the ones there are, when there is none.
 func Session(t testing.TB, res *importer.Result, id string) *importer.Session {
