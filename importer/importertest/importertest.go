@@ -61,19 +61,10 @@ func CheckValid(t testing.TB, res *importer.Result) {
 	t.Helper()
 	sids := map[string]bool{}
 	for _, s := range res.Sessions {
-		if s.SourceID == "" || strings.ContainsAny(s.SourceID, "\n\r") || sids[s.SourceID] {
-			t.Errorf("bad or repeated SourceID %q", s.SourceID)
-		}
-		sids[s.SourceID] = true
+		checkSourceID(t, s, sids)
 		ids := map[string]bool{}
 		for _, m := range s.Messages {
-			if err := m.Validate(); err != nil {
-				t.Errorf("message %s: %v", m.ID, err)
-			}
-			if ids[m.ID] {
-				t.Errorf("message id %s twice", m.ID)
-			}
-			ids[m.ID] = true
+			checkMessage(t, m, ids)
 			if m.CompletedAt == nil || m.CompletedAt.Before(m.CreatedAt) {
 				t.Errorf("message %s: completed %v before created %v", m.ID, m.CompletedAt, m.CreatedAt)
 			}
@@ -90,6 +81,29 @@ func CheckValid(t testing.TB, res *importer.Result) {
 	}
 }
 
+// checkSourceID fails t unless s's SourceID is set, on one line, and
+// not in seen, to which it adds it.
+func checkSourceID(t testing.TB, s *importer.Session, seen map[string]bool) {
+	t.Helper()
+	if s.SourceID == "" || strings.ContainsAny(s.SourceID, "\n\r") || seen[s.SourceID] {
+		t.Errorf("bad or repeated SourceID %q", s.SourceID)
+	}
+	seen[s.SourceID] = true
+}
+
+// checkMessage fails t unless m is valid and its id not in ids, to
+// which it adds it.
+func checkMessage(t testing.TB, m *loom.Message, ids map[string]bool) {
+	t.Helper()
+	if err := m.Validate(); err != nil {
+		t.Errorf("message %s: %v", m.ID, err)
+	}
+	if ids[m.ID] {
+		t.Errorf("message id %s twice", m.ID)
+	}
+	ids[m.ID] = true
+}
+
 // CheckTree checks what a reader of forks and sub-agents must return,
 // whatever its files held: each session's SourceID set, on one line
 // and its own; its kind main, fork or sub-agent, a fork or sub-agent
@@ -100,10 +114,7 @@ func CheckTree(t testing.TB, res *importer.Result) {
 	t.Helper()
 	seen := map[string]bool{}
 	for _, s := range res.Sessions {
-		if s.SourceID == "" || strings.ContainsAny(s.SourceID, "\r\n") || seen[s.SourceID] {
-			t.Errorf("bad or repeated SourceID %q", s.SourceID)
-		}
-		seen[s.SourceID] = true
+		checkSourceID(t, s, seen)
 		switch s.Kind {
 		case loom.KindMain:
 		case loom.KindFork, loom.KindSubagent:
@@ -118,13 +129,10 @@ func CheckTree(t testing.TB, res *importer.Result) {
 		}
 		ids := map[string]bool{}
 		for _, m := range s.Messages {
-			if err := m.Validate(); err != nil {
-				t.Errorf("session %s message %s: %v", s.SourceID, m.ID, err)
+			checkMessage(t, m, ids)
+			if m.ID == "" {
+				t.Errorf("session %s has a message without an id", s.SourceID)
 			}
-			if m.ID == "" || ids[m.ID] {
-				t.Errorf("session %s message id %q empty or repeated", s.SourceID, m.ID)
-			}
-			ids[m.ID] = true
 			parts := map[string]bool{}
 			for _, p := range m.Parts {
 				if p.ID == "" || parts[p.ID] {
