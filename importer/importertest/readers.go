@@ -136,6 +136,22 @@ func RefusesFile(t testing.TB, f importer.Format, name, data, want string) {
 	}
 }
 
+// ReadsAsOneProblem writes data as name in a new directory and reads
+// it with f: a document cut short, or one of another program, must read
+// without an error as no session and one problem naming the file.
+func ReadsAsOneProblem(t testing.TB, f importer.Format, name string, data []byte) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	WriteFile(t, path, data, 0o600)
+	res, err := f.Read(context.Background(), importer.Bundle{Files: []string{path}})
+	if err != nil {
+		t.Fatalf("%s: %v, want one problem", name, err)
+	}
+	if len(res.Sessions) != 0 || len(res.Problems) != 1 || res.Problems[0].File != path {
+		t.Errorf("%s: sessions %d, problems %v; want none and one naming the file", name, len(res.Sessions), res.Problems)
+	}
+}
+
 // ReadClean is ReadAllValid, the test failing at once unless the result
 // holds n sessions and no problems.
 func ReadClean(t testing.TB, f importer.Format, root string, n int) *importer.Result {
