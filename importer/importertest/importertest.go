@@ -409,6 +409,18 @@ func NothingNew(t testing.TB, st loom.Engine, f importer.Format, roots ...string
 	}
 }
 
+// GrowsBy imports f's sessions at roots into st once more after one of
+// them grew: the test fails unless that import grows one session by
+// messages messages and adds none, and one more import adds nothing
+// (NothingNew).
+func GrowsBy(t testing.TB, st loom.Engine, f importer.Format, messages int, roots ...string) {
+	t.Helper()
+	if rep := Import(t, st, f, roots...); rep.SessionsGrown != 1 || rep.MessagesAdded != messages || rep.SessionsNew != 0 {
+		t.Fatalf("import of a grown session: %+v, want it grown by %d messages", rep, messages)
+	}
+	NothingNew(t, st, f, roots...)
+}
+
 // StoredUsage is the usage of the stored session of tool whose source
 // id is id (user "alice"); the test fails when there is none.
 func StoredUsage(t testing.TB, st loom.Store, tool, id string) loom.Usage {

@@ -375,10 +375,7 @@ func TestImportGrows(t *testing.T) {
 	path := filepath.Join(dir, filepath.Base(older))
 	data, _ := os.ReadFile(path)
 	os.WriteFile(path, append(data, "\n### User Input\n\nand locally?\n\n### Planner Response\n\nRun `make lint-ci`.\n\n*User accepted the command `make lint-ci`*\n"...), 0o644)
-	if tr = importertest.Import(t, st, Format{}, dir); tr.MessagesAdded != 2 || tr.SessionsGrown != 1 || tr.SessionsNew != 0 {
-		t.Fatalf("grown import: %+v", tr)
-	}
-	importertest.NothingNew(t, st, Format{}, dir)
+	importertest.GrowsBy(t, st, Format{}, 2, dir)
 }
 
 // --watch on a folder follows a trajectory downloaded again over its
