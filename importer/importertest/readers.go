@@ -208,13 +208,31 @@ func CheckNoUsage(t testing.TB, s *importer.Session) {
 
 // Parts is the parts of s's messages of type typ, in order.
 func Parts(s *importer.Session, typ string) []loom.Part {
+	return PartsOf(s, "", typ)
+}
+
+// PartsOf is the parts of type typ of s's messages of role role (of
+// every role when role is ""), in order.
+func PartsOf(s *importer.Session, role, typ string) []loom.Part {
 	var out []loom.Part
 	for _, m := range s.Messages {
+		if role != "" && m.Role != role {
+			continue
+		}
 		for _, p := range m.Parts {
 			if p.Type == typ {
 				out = append(out, p)
 			}
 		}
+	}
+	return out
+}
+
+// PartTexts is the texts of ps, in order.
+func PartTexts(ps []loom.Part) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.Text)
 	}
 	return out
 }
