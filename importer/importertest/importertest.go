@@ -507,6 +507,17 @@ func Handoff(home string) *handoff.Handoff {
 		}}
 }
 
+// HandOff hands h to w and returns what w wrote; an error fails the
+// test.
+func HandOff(t testing.TB, w handoff.Writer, h *handoff.Handoff) *handoff.Handed {
+	t.Helper()
+	out, err := w.Handoff(context.Background(), h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 // HandsBack hands Handoff to f under a new home directory, reads the
 // file back with f's reader and checks it with CheckHandedBack (shell
 // and read are f's tools for the shell command and the file read). It
@@ -517,10 +528,7 @@ func HandsBack(t testing.TB, f interface {
 }, shell, read string) (string, *handoff.Handed) {
 	t.Helper()
 	home := t.TempDir()
-	out, err := f.Handoff(context.Background(), Handoff(home))
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := HandOff(t, f, Handoff(home))
 	res, err := f.Read(context.Background(), importer.Bundle{Files: []string{out.Path}})
 	if err != nil {
 		t.Fatal(err)
