@@ -1,8 +1,8 @@
 package aider
 
 import (
-	"bytes"
 	"context"
+	"io"
 	"testing"
 
 	"github.com/loomhq/loom/importer"
@@ -21,13 +21,9 @@ func FuzzRead(f *testing.F) {
 		"# aider chat started at 2025-01-01 10:00:00\n#### x\nreply\n> Tokens: 1M sent, 2k cache hit, 5k cache write, 1 received.\n",
 		"\xff\xfe# aider chat started at 2025-01-01 10:00:00\r\n####   \r\n",
 	)
-	f.Fuzz(func(t *testing.T, data []byte) {
-		res, err := importertest.ReadTimed(t, func(ctx context.Context) (*importer.Result, error) {
-			return read(ctx, "/fuzz/"+HistoryFile, bytes.NewReader(data))
-		})
-		if err != nil {
-			return
-		}
+	importertest.FuzzStream(f, func(ctx context.Context, r io.Reader) (*importer.Result, error) {
+		return read(ctx, "/fuzz/"+HistoryFile, r)
+	}, func(t *testing.T, _ []byte, res *importer.Result) {
 		importertest.CheckValidOf(t, Tool, res)
 		for _, s := range res.Sessions {
 			for _, m := range s.Messages {

@@ -1,8 +1,8 @@
 package chatgpt
 
 import (
-	"bytes"
 	"context"
+	"io"
 	"testing"
 
 	"github.com/loomhq/loom/importer"
@@ -19,15 +19,11 @@ func FuzzRead(f *testing.F) {
 		`[{"id":"a","mapping":{"a":{"message":{"id":"m","author":{"role":"tool","name":"python"},"create_time":"NaN","content":{"content_type":"system_error","text":"x"}}}}}]`,
 		`[{"id":"a","mapping":{"a":{"message":{"id":"m","author":{"role":"assistant"},"recipient":"x","content":{"content_type":"code","text":"{"}}},"b":{"parent":"a","message":{"id":"m","author":{"role":"user"},"content":{"parts":[{"asset_pointer":"p"}]}}}}}]`,
 	)
-	f.Fuzz(func(t *testing.T, data []byte) {
-		res, err := importertest.ReadTimed(t, func(ctx context.Context) (*importer.Result, error) {
-			return importer.ReadExportFrom(ctx, Tool, "conversations.json", bytes.NewReader(data), func(i int, elem []byte, res *importer.Result) error {
-				return readConversation("conversations.json", i, elem, res)
-			})
+	importertest.FuzzStream(f, func(ctx context.Context, r io.Reader) (*importer.Result, error) {
+		return importer.ReadExportFrom(ctx, Tool, "conversations.json", r, func(i int, elem []byte, res *importer.Result) error {
+			return readConversation("conversations.json", i, elem, res)
 		})
-		if err != nil {
-			return
-		}
+	}, func(t *testing.T, _ []byte, res *importer.Result) {
 		importertest.CheckValidOf(t, Tool, res)
 	})
 }

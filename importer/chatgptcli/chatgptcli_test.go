@@ -1,14 +1,12 @@
 package chatgptcli
 
 import (
-	"context"
 	"encoding/json"
 	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/importer/importertest"
 )
 
@@ -63,10 +61,5 @@ func TestImportAndFollow(t *testing.T) {
 // problem naming the file, and no session.
 func TestReadCut(t *testing.T) {
 	data := importertest.ReadBytes(t, file)
-	path := filepath.Join(t.TempDir(), "work.json")
-	importertest.WriteFile(t, path, data[:len(data)/2], 0o600)
-	res, err := Format{}.Read(context.Background(), importer.Bundle{Files: []string{path}})
-	if err != nil || len(res.Sessions) != 0 || len(res.Problems) != 1 || res.Problems[0].File != path {
-		t.Errorf("sessions %d, problems %v, %v", len(res.Sessions), res.Problems, err)
-	}
+	importertest.ReadsAsOneProblem(t, Format{}, "work.json", data[:len(data)/2])
 }

@@ -23,7 +23,5 @@ func checkRead(t *testing.T, root string) {
 	}
 	s = importertest.Session(t, res, "notes")
 	importertest.CheckTexts(t, s, loom.RoleSystem, "You answer in few words.")
-	if u := importertest.SumUsage(s); u != (loom.Usage{}) {
-		t.Errorf("usage %+v from files that record none", u)
-	}
+	importertest.CheckNoUsage(t, s)
 }

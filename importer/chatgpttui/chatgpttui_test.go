@@ -58,12 +58,7 @@ func TestImportAndFollow(t *testing.T) {
 func TestReadNotConversations(t *testing.T) {
 	data := importertest.ReadBytes(t, filepath.Join(real, file))
 	for _, bad := range [][]byte{data[:len(data)/2], []byte(`{"api_key": "x"}`)} {
-		path := filepath.Join(t.TempDir(), file)
-		importertest.WriteFile(t, path, bad, 0o600)
-		res, err := Format{}.Read(context.Background(), importer.Bundle{Files: []string{path}})
-		if err != nil || len(res.Sessions) != 0 || len(res.Problems) != 1 || res.Problems[0].File != path {
-			t.Errorf("sessions %d, problems %v, %v", len(res.Sessions), res.Problems, err)
-		}
+		importertest.ReadsAsOneProblem(t, Format{}, file, bad)
 	}
 }
 

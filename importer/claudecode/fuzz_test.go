@@ -78,14 +78,7 @@ func FuzzRead(f *testing.F) {
 			t.Fatalf("Read: %v", err)
 		}
 		checkResult(t, res)
-		lines := bytes.Count(data, []byte("\n")) + 1
-		total := 0
-		for _, s := range res.Sessions {
-			total += len(s.Messages)
-		}
-		if total > 4*(lines+maxForkMessages) {
-			t.Fatalf("%d messages from %d lines", total, lines)
-		}
+		importertest.CheckMessagesPerLine(t, res, data, func(lines int) int { return 4 * (lines + maxForkMessages) })
 	})
 }
 

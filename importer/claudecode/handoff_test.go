@@ -1,7 +1,6 @@
 package claudecode
 
 import (
-	"context"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -48,10 +47,7 @@ func TestHandoffReadPathsAbsolute(t *testing.T) {
 			{Role: loom.RoleAssistant, Turn: 1, Parts: []loom.Part{read("c1", "notes-hc.txt"), read("c2", "/etc/hostname")}},
 		},
 	}
-	out, err := Format{}.Handoff(context.Background(), h)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := importertest.HandOff(t, Format{}, h)
 	var paths []string
 	for _, l := range readLines(t, out.Path) {
 		var line struct {

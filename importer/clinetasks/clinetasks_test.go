@@ -193,12 +193,7 @@ func TestRootsAndBundles(t *testing.T) {
 		t.Errorf("roots %v, want %s first", roots, want)
 	}
 	portable := filepath.FromSlash("/opt/vscode/data")
-	roots = Cline.Roots(func(k string) string {
-		if k == "VSCODE_PORTABLE" {
-			return portable
-		}
-		return ""
-	}, home)
+	roots = Cline.Roots(importertest.Getenv("VSCODE_PORTABLE", portable), home)
 	if roots[0] != filepath.Join(portable, "user-data", "User", "globalStorage", "saoudrizwan.claude-dev", "tasks") {
 		t.Errorf("portable roots %v", roots)
 	}

@@ -20,12 +20,7 @@ const sample = "../../testdata/agent-sessions/codex/vibecodingtracker-codex.json
 // readFile reads one file through Format.
 func readFile(t *testing.T, path string) *importer.Result {
 	t.Helper()
-	res, err := Format{}.Read(context.Background(), importer.Bundle{Files: []string{path}})
-	if err != nil {
-		t.Fatalf("Read(%s): %v", path, err)
-	}
-	importertest.CheckValid(t, res)
-	return res
+	return importertest.ReadFile(t, Format{}, path)
 }
 
 // readString reads a rollout held in a string.

@@ -1,8 +1,8 @@
 package codex
 
 import (
-	"bytes"
 	"context"
+	"io"
 	"testing"
 
 	"github.com/loomhq/loom/importer"
@@ -22,13 +22,9 @@ func FuzzRead(f *testing.F) {
 		`{"type":"compacted","payload":{"message":"","replacement_history":[{"type":"message","role":"user","content":"x"}]}}`,
 		`{"id":"x"}`+"\n"+`{"type":"message","role":"user","content":[{"type":"input_text","text":"# Context from my IDE setup:\n## My request for Codex:\nhi"}]}`,
 	)
-	f.Fuzz(func(t *testing.T, data []byte) {
-		res, err := importertest.ReadTimed(t, func(ctx context.Context) (*importer.Result, error) {
-			return read(ctx, "fuzz.jsonl", bytes.NewReader(data))
-		})
-		if err != nil {
-			return
-		}
+	importertest.FuzzStream(f, func(ctx context.Context, r io.Reader) (*importer.Result, error) {
+		return read(ctx, "fuzz.jsonl", r)
+	}, func(t *testing.T, _ []byte, res *importer.Result) {
 		if len(res.Sessions) > 1 {
 			t.Fatalf("%d sessions from one file", len(res.Sessions))
 		}

@@ -61,10 +61,7 @@ func TestHandoffCodexTools(t *testing.T) {
 					}},
 				},
 			}
-			out, err := Format{}.Handoff(context.Background(), h)
-			if err != nil {
-				t.Fatal(err)
-			}
+			out := importertest.HandOff(t, Format{}, h)
 			data := importertest.ReadBytes(t, out.Path)
 			for _, want := range append(c.want, `"output":"Process exited with code 0\nOutput:\nok"`, "[Tool call update_plan", "[Tool call apply_patch") {
 				if !strings.Contains(string(data), want) {
@@ -94,10 +91,7 @@ func TestHandoffCodexTools(t *testing.T) {
 	// arguments all of theirs.
 	h.Messages[1].Parts = []loom.Part{call("c4", "exec_command", `{"cmd":"ls","yield_time_ms":500}`)}
 	h.Messages[1].Parts[0].Output = json.RawMessage(`"Chunk ID: 7e3a90\nWall time: 0.0101 seconds\nProcess exited with code 0\nOutput:\na.go\n"`)
-	out, err := Format{}.Handoff(context.Background(), h)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := importertest.HandOff(t, Format{}, h)
 	if data, _ := os.ReadFile(out.Path); !strings.Contains(string(data), `"output":"Chunk ID: 7e3a90\nWall`) || !strings.Contains(string(data), `yield_time_ms\":500`) {
 		t.Errorf("exec_command's own call:\n%s", data)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/handoff"
+	"github.com/loomhq/loom/importer/importertest"
 )
 
 // threadsTable is the threads table of Codex CLI 0.169's state_5.sqlite
@@ -65,10 +66,7 @@ func TestHandoffRegistersThread(t *testing.T) {
 		VALUES ('019f0000-0000-7000-8000-000000000001', '/x.jsonl', 1795000000, 1795000000, 'cli', 'azure', '/home/dev/notes', 'earlier', ?, 'on-request', 'earlier')`, sandbox); err != nil {
 		t.Fatal(err)
 	}
-	out, err := Format{}.Handoff(context.Background(), h)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := importertest.HandOff(t, Format{}, h)
 	var path, provider, cwd, preview, first, policy, approval, branch string
 	var userEvent int
 	err = db.QueryRow(`SELECT rollout_path, model_provider, cwd, preview, first_user_message, sandbox_policy, approval_mode, git_branch, has_user_event

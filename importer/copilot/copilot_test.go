@@ -22,29 +22,6 @@ func readID(t *testing.T, id string) (*importer.Result, *importer.Session) {
 	return res, importertest.Session(t, res, id)
 }
 
-func partsOf(s *importer.Session, role, typ string) []loom.Part {
-	var out []loom.Part
-	for _, m := range s.Messages {
-		if role != "" && m.Role != role {
-			continue
-		}
-		for _, p := range m.Parts {
-			if p.Type == typ {
-				out = append(out, p)
-			}
-		}
-	}
-	return out
-}
-
-func textsOf(ps []loom.Part) []string {
-	var out []string
-	for _, p := range ps {
-		out = append(out, p.Text)
-	}
-	return out
-}
-
 // Files Copilot CLI 1.0.102 wrote against a fake model, in the flows of
 // TestImportRealCopilot (package cli): two turns, the second by
 // --continue; a file viewed with reasoning; a sub-agent (the task tool)
@@ -59,7 +36,7 @@ func TestReadReal(t *testing.T) {
 	if got := importertest.Roles(s); got != "user assistant user assistant" {
 		t.Errorf("roles %q", got)
 	}
-	if got := textsOf(partsOf(s, loom.RoleUser, loom.PartText)); !slices.Equal(got, []string{"Say hello in one line.", "One more on the greeting?"}) {
+	if got := importertest.PartTexts(importertest.PartsOf(s, loom.RoleUser, loom.PartText)); !slices.Equal(got, []string{"Say hello in one line.", "One more on the greeting?"}) {
 		t.Errorf("prompts %q", got)
 	}
 	if s.Cwd != "/tmp/ch/work" || s.Version != "1.0.102" || s.Model != "gpt-fake" {
@@ -74,10 +51,10 @@ func TestReadReal(t *testing.T) {
 	}
 
 	_, s = readID(t, "e077fa0d-a491-487d-aa99-2b8a8f52d9a4")
-	if got := textsOf(partsOf(s, "", loom.PartReasoning)); !slices.Equal(got, []string{"The user wants the file.", "Both lines are read."}) {
+	if got := importertest.PartTexts(importertest.PartsOf(s, "", loom.PartReasoning)); !slices.Equal(got, []string{"The user wants the file.", "Both lines are read."}) {
 		t.Errorf("reasoning %q", got)
 	}
-	tools := partsOf(s, "", loom.PartTool)
+	tools := importertest.PartsOf(s, "", loom.PartTool)
 	if len(tools) != 1 || tools[0].Name != "view" || tools[0].Status != loom.ToolCompleted || string(tools[0].Output) != `"alpha\nbeta\n"` ||
 		!strings.Contains(string(tools[0].Input), "notes.txt") {
 		t.Errorf("tool parts %+v", tools)
@@ -93,7 +70,7 @@ func TestReadReal(t *testing.T) {
 	if got := importertest.Roles(s); got != "user assistant assistant summary" {
 		t.Errorf("roles %q", got)
 	}
-	agents := partsOf(s, "", loom.PartAgent)
+	agents := importertest.PartsOf(s, "", loom.PartAgent)
 	if len(agents) != 1 || agents[0].SessionID != sub.SourceID || agents[0].Name != "general-purpose" {
 		t.Errorf("agent parts %+v", agents)
 	}
@@ -152,7 +129,7 @@ not json
 	if s.GitBranch != "main" || s.Version != "9.9" || len(res.Problems) != 1 || res.Skipped["future.event"] != 1 {
 		t.Errorf("session %+v, problems %v, skipped %v", s, res.Problems, res.Skipped)
 	}
-	tools := partsOf(s, "", loom.PartTool)
+	tools := importertest.PartsOf(s, "", loom.PartTool)
 	if len(tools) != 2 || tools[0].Status != loom.ToolError || tools[0].Error != "exit 1" ||
 		tools[1].Error != importer.NoResult || string(tools[1].Input) != `{"value":"x"}` {
 		t.Errorf("tool parts %+v", tools)

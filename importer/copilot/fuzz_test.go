@@ -1,8 +1,8 @@
 package copilot
 
 import (
-	"bytes"
 	"context"
+	"io"
 	"path/filepath"
 	"testing"
 
@@ -24,21 +24,10 @@ func FuzzRead(f *testing.F) {
 		`{"type":"session.compaction_complete","data":{"summaryContent":"s","compactionTokensUsed":{"inputTokens":1e18,"cacheReadTokens":-4}}}`,
 		`{"type":"assistant.message","data":{"parentToolCallId":"c","content":{"a":1}},"id":"x"}`+"\n"+`{"type":"user.message","data":{"content":"y"},"id":"x"}`,
 	)
-	f.Fuzz(func(t *testing.T, data []byte) {
-		res, err := importertest.ReadTimed(t, func(ctx context.Context) (*importer.Result, error) {
-			return read(ctx, "events.jsonl", bytes.NewReader(data))
-		})
-		if err != nil {
-			return
-		}
+	importertest.FuzzStream(f, func(ctx context.Context, r io.Reader) (*importer.Result, error) {
+		return read(ctx, "events.jsonl", r)
+	}, func(t *testing.T, data []byte, res *importer.Result) {
 		importertest.CheckComplete(t, res)
-		lines := bytes.Count(data, []byte("\n")) + 1
-		total := 0
-		for _, s := range res.Sessions {
-			total += len(s.Messages)
-		}
-		if total > lines {
-			t.Fatalf("%d messages from %d lines", total, lines)
-		}
+		importertest.CheckMessagesPerLine(t, res, data, func(lines int) int { return lines })
 	})
 }

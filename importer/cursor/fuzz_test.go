@@ -59,12 +59,7 @@ func FuzzRead(f *testing.F) {
 		if len(data) > 0 && data[0] == 't' {
 			name, data = "s.txt", data[1:]
 		}
-		path := filepath.Join(t.TempDir(), name)
-		importertest.WriteFile(t, path, data, 0o644)
-		res, err := Format{}.Read(context.Background(), importer.Bundle{Files: []string{path}})
-		if err == nil {
-			importertest.CheckValidOf(t, Tool, res)
-		}
+		importertest.FuzzOneFile(t, Format{}, name, data)
 	})
 }
 

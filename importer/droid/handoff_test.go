@@ -2,7 +2,6 @@ package droid
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/handoff"
+	"github.com/loomhq/loom/importer/importertest"
 )
 
 // TestHandoffDroidLines: the session goes in the directory droid names
@@ -26,10 +26,7 @@ func TestHandoffDroidLines(t *testing.T) {
 			{Role: loom.RoleUser, Turn: 1, Parts: []loom.Part{{Type: loom.PartText, Text: "hi"}}},
 			{Role: loom.RoleAssistant, Turn: 1, Parts: []loom.Part{{Type: loom.PartText, Text: "hello"}}},
 		}}
-	out, err := Format{}.Handoff(context.Background(), h)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := importertest.HandOff(t, Format{}, h)
 	want := filepath.Join(home, ".factory", "sessions", strings.ReplaceAll(dir, "/", "-"), out.SessionID+".jsonl")
 	if out.Path != want {
 		t.Errorf("written to %s, want %s", out.Path, want)

@@ -33,18 +33,10 @@ func TestRead(t *testing.T) {
 	if s.Title != "Greeting" || s.Cwd != "/home/u/work" || s.Model != "gpt-fake" || s.Provider != "openai" {
 		t.Errorf("title %q, cwd %q, model %q of %q", s.Title, s.Cwd, s.Model, s.Provider)
 	}
-	tl := importertest.TallyOf(s)
-	if tl.Tools[loom.ToolCompleted] != 1 || importertest.Roles(s) != "system user assistant user assistant assistant" {
-		t.Errorf("roles %s, %+v", importertest.Roles(s), tl)
-	}
-	for _, p := range importertest.Parts(s, loom.PartTool) {
-		if p.Name != "read_file" || string(p.Input) != `{"path":"notes.txt"}` || !strings.Contains(string(p.Output), `1\talpha`) {
-			t.Errorf("call %s %s output %s", p.Name, p.Input, p.Output)
-		}
-	}
-	if u := importertest.SumUsage(s); u != (loom.Usage{}) {
-		t.Errorf("usage %+v from files that record none", u)
-	}
+	importertest.CheckOneCall(t, s, "system user assistant user assistant assistant", func(p loom.Part) bool {
+		return p.Name == "read_file" && string(p.Input) == `{"path":"notes.txt"}` && strings.Contains(string(p.Output), `1\talpha`)
+	})
+	importertest.CheckNoUsage(t, s)
 }
 
 // A profile's autosave, which the next conversation overwrites and

@@ -31,49 +31,10 @@ func read(t *testing.T, files ...string) *importer.Result {
 // check asserts what every result must satisfy, whatever its input.
 func check(t testing.TB, res *importer.Result) {
 	t.Helper()
-	ids := map[string]bool{}
+	importertest.CheckTree(t, res)
 	for _, s := range res.Sessions {
-		if s.SourceID == "" || strings.ContainsAny(s.SourceID, "\r\n") {
-			t.Errorf("bad SourceID %q", s.SourceID)
-		}
-		if ids[s.SourceID] {
-			t.Errorf("SourceID %q twice", s.SourceID)
-		}
-		ids[s.SourceID] = true
-		switch s.Kind {
-		case loom.KindMain:
-			if s.ParentSourceID != "" {
-				t.Errorf("%s: main session with a parent", s.SourceID)
-			}
-		case loom.KindFork, loom.KindSubagent:
-			if s.ParentSourceID == "" {
-				t.Errorf("%s: %s session without a parent", s.SourceID, s.Kind)
-			}
-		default:
-			t.Errorf("%s: kind %q", s.SourceID, s.Kind)
-		}
-		if s.Kind == loom.KindFork && !ids[s.ParentSourceID] {
-			t.Errorf("%s: fork before its parent %s", s.SourceID, s.ParentSourceID)
-		}
-		msgIDs := map[string]bool{}
-		for _, m := range s.Messages {
-			if err := m.Validate(); err != nil {
-				t.Errorf("%s: message %s: %v", s.SourceID, m.ID, err)
-			}
-			if m.ID == "" || msgIDs[m.ID] {
-				t.Errorf("%s: message id %q empty or repeated", s.SourceID, m.ID)
-			}
-			msgIDs[m.ID] = true
-			partIDs := map[string]bool{}
-			for _, p := range m.Parts {
-				if p.ID == "" || partIDs[p.ID] {
-					t.Errorf("%s: part id %q empty or repeated", m.ID, p.ID)
-				}
-				partIDs[p.ID] = true
-				if p.Type == loom.PartTool && (len(p.Input) == 0 || p.Input[0] != '{') {
-					t.Errorf("%s: tool input %s is not an object", p.ID, p.Input)
-				}
-			}
+		if s.Kind == loom.KindMain && s.ParentSourceID != "" {
+			t.Errorf("%s: main session with a parent", s.SourceID)
 		}
 	}
 }

@@ -1,7 +1,6 @@
 package gemini
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -70,10 +69,7 @@ func TestHandoffSurvivesCleanup(t *testing.T) {
 			{Role: loom.RoleUser, Turn: 1, Parts: []loom.Part{{Type: loom.PartText, Text: "What is in this folder?"}}},
 			{Role: loom.RoleAssistant, Turn: 1, Parts: []loom.Part{{Type: loom.PartText, Text: "Two notes."}}},
 		}}
-	out, err := Format{}.Handoff(context.Background(), h)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := importertest.HandOff(t, Format{}, h)
 	name := filepath.Base(out.Path)
 	if !strings.HasPrefix(name, "session-") || !strings.HasSuffix(name, ".jsonl") || geminiShortID.MatchString(name) {
 		t.Errorf("the handed-off recording is %s: Gemini CLI's cleanup would take it with a context-only file of its id", name)

@@ -113,10 +113,31 @@ func FuzzFiles(t *testing.T, f importer.Format, names []string, data ...[]byte) 
 			t.Fatal(err)
 		}
 	}
+	fuzzBundles(t, f, func(ctx context.Context) []importer.Bundle {
+		bs, _ := f.Bundles(ctx, dir)
+		return bs
+	})
+}
+
+// FuzzOneFile writes data as name in a new directory and reads that
+// file with f as a bundle of its own, with FuzzFiles' deadline and
+// checks: what a reader's FuzzRead runs for each input when the file
+// alone is what it reads, wherever it is.
+func FuzzOneFile(t *testing.T, f importer.Format, name string, data []byte) {
+	path := filepath.Join(t.TempDir(), name)
+	WriteFile(t, path, data, 0o644)
+	fuzzBundles(t, f, func(context.Context) []importer.Bundle {
+		return []importer.Bundle{{Files: []string{path}}}
+	})
+}
+
+// fuzzBundles reads with f each bundle that bundles gives, all within
+// 10 s, and checks that what reads without an error is valid.
+func fuzzBundles(t *testing.T, f importer.Format, bundles func(ctx context.Context) []importer.Bundle) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	bs, _ := f.Bundles(ctx, dir)
-	for _, b := range bs {
+	for _, b := range bundles(ctx) {
 		if res, err := f.Read(ctx, b); err == nil {
 			CheckValidOf(t, f.Tool(), res)
 		}

@@ -61,19 +61,10 @@ func CheckValid(t testing.TB, res *importer.Result) {
 	t.Helper()
 	sids := map[string]bool{}
 	for _, s := range res.Sessions {
-		if s.SourceID == "" || strings.ContainsAny(s.SourceID, "\n\r") || sids[s.SourceID] {
-			t.Errorf("bad or repeated SourceID %q", s.SourceID)
-		}
-		sids[s.SourceID] = true
+		checkSourceID(t, s, sids)
 		ids := map[string]bool{}
 		for _, m := range s.Messages {
-			if err := m.Validate(); err != nil {
-				t.Errorf("message %s: %v", m.ID, err)
-			}
-			if ids[m.ID] {
-				t.Errorf("message id %s twice", m.ID)
-			}
-			ids[m.ID] = true
+			checkMessage(t, m, ids)
 			if m.CompletedAt == nil || m.CompletedAt.Before(m.CreatedAt) {
 				t.Errorf("message %s: completed %v before created %v", m.ID, m.CompletedAt, m.CreatedAt)
 			}
@@ -84,6 +75,72 @@ func CheckValid(t testing.TB, res *importer.Result) {
 				ids[p.ID] = true
 				if !strings.HasPrefix(p.ID, m.ID+"/") {
 					t.Errorf("part id %s not under message %s", p.ID, m.ID)
+				}
+			}
+		}
+	}
+}
+
+// checkSourceID fails t unless s's SourceID is set, on one line, and
+// not in seen, to which it adds it.
+func checkSourceID(t testing.TB, s *importer.Session, seen map[string]bool) {
+	t.Helper()
+	if s.SourceID == "" || strings.ContainsAny(s.SourceID, "\n\r") || seen[s.SourceID] {
+		t.Errorf("bad or repeated SourceID %q", s.SourceID)
+	}
+	seen[s.SourceID] = true
+}
+
+// checkMessage fails t unless m is valid and its id not in ids, to
+// which it adds it.
+func checkMessage(t testing.TB, m *loom.Message, ids map[string]bool) {
+	t.Helper()
+	if err := m.Validate(); err != nil {
+		t.Errorf("message %s: %v", m.ID, err)
+	}
+	if ids[m.ID] {
+		t.Errorf("message id %s twice", m.ID)
+	}
+	ids[m.ID] = true
+}
+
+// CheckTree checks what a reader of forks and sub-agents must return,
+// whatever its files held: each session's SourceID set, on one line
+// and its own; its kind main, fork or sub-agent, a fork or sub-agent
+// naming its parent and a fork coming after it; each message valid,
+// its id set and unique in the session, its parts' ids set and unique
+// in the message; each tool call's input a JSON object.
+func CheckTree(t testing.TB, res *importer.Result) {
+	t.Helper()
+	seen := map[string]bool{}
+	for _, s := range res.Sessions {
+		checkSourceID(t, s, seen)
+		switch s.Kind {
+		case loom.KindMain:
+		case loom.KindFork, loom.KindSubagent:
+			if s.ParentSourceID == "" {
+				t.Errorf("%s session %s has no parent", s.Kind, s.SourceID)
+			}
+			if s.Kind == loom.KindFork && !seen[s.ParentSourceID] {
+				t.Errorf("fork %s comes before its parent %s", s.SourceID, s.ParentSourceID)
+			}
+		default:
+			t.Errorf("session %s kind %q", s.SourceID, s.Kind)
+		}
+		ids := map[string]bool{}
+		for _, m := range s.Messages {
+			checkMessage(t, m, ids)
+			if m.ID == "" {
+				t.Errorf("session %s has a message without an id", s.SourceID)
+			}
+			parts := map[string]bool{}
+			for _, p := range m.Parts {
+				if p.ID == "" || parts[p.ID] {
+					t.Errorf("message %s part id %q empty or repeated", m.ID, p.ID)
+				}
+				parts[p.ID] = true
+				if p.Type == loom.PartTool && (len(p.Input) == 0 || p.Input[0] != '{') {
+					t.Errorf("tool part %s input %s is not an object", p.ID, p.Input)
 				}
 			}
 		}
@@ -352,6 +409,18 @@ func NothingNew(t testing.TB, st loom.Engine, f importer.Format, roots ...string
 	}
 }
 
+// GrowsBy imports f's sessions at roots into st once more after one of
+// them grew: the test fails unless that import grows one session by
+// messages messages and adds none, and one more import adds nothing
+// (NothingNew).
+func GrowsBy(t testing.TB, st loom.Engine, f importer.Format, messages int, roots ...string) {
+	t.Helper()
+	if rep := Import(t, st, f, roots...); rep.SessionsGrown != 1 || rep.MessagesAdded != messages || rep.SessionsNew != 0 {
+		t.Fatalf("import of a grown session: %+v, want it grown by %d messages", rep, messages)
+	}
+	NothingNew(t, st, f, roots...)
+}
+
 // StoredUsage is the usage of the stored session of tool whose source
 // id is id (user "alice"); the test fails when there is none.
 func StoredUsage(t testing.TB, st loom.Store, tool, id string) loom.Usage {
@@ -438,6 +507,17 @@ func Handoff(home string) *handoff.Handoff {
 		}}
 }
 
+// HandOff hands h to w and returns what w wrote; an error fails the
+// test.
+func HandOff(t testing.TB, w handoff.Writer, h *handoff.Handoff) *handoff.Handed {
+	t.Helper()
+	out, err := w.Handoff(context.Background(), h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 // HandsBack hands Handoff to f under a new home directory, reads the
 // file back with f's reader and checks it with CheckHandedBack (shell
 // and read are f's tools for the shell command and the file read). It
@@ -448,10 +528,7 @@ func HandsBack(t testing.TB, f interface {
 }, shell, read string) (string, *handoff.Handed) {
 	t.Helper()
 	home := t.TempDir()
-	out, err := f.Handoff(context.Background(), Handoff(home))
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := HandOff(t, f, Handoff(home))
 	res, err := f.Read(context.Background(), importer.Bundle{Files: []string{out.Path}})
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,9 @@
 package importertest
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -33,6 +35,37 @@ func FuzzFilePair(f *testing.F, fm importer.Format, names [2]string, seeds ...[2
 	f.Fuzz(func(t *testing.T, first, second []byte) {
 		FuzzFiles(t, fm, names[:], first, second)
 	})
+}
+
+// FuzzStream is a reader's FuzzRead over one file read as a stream:
+// each input is read by read, within ReadTimed's bounds, and what it
+// returns without an error must pass check (an error is no failure:
+// the input may be no such file).
+func FuzzStream(f *testing.F, read func(ctx context.Context, r io.Reader) (*importer.Result, error), check func(t *testing.T, data []byte, res *importer.Result)) {
+	f.Fuzz(func(t *testing.T, data []byte) {
+		res, err := ReadTimed(t, func(ctx context.Context) (*importer.Result, error) {
+			return read(ctx, bytes.NewReader(data))
+		})
+		if err != nil {
+			return
+		}
+		check(t, data, res)
+	})
+}
+
+// CheckMessagesPerLine fails t when res holds more messages, in all its
+// sessions, than most allows for the lines of data: a reader must not
+// make messages out of nothing.
+func CheckMessagesPerLine(t testing.TB, res *importer.Result, data []byte, most func(lines int) int) {
+	t.Helper()
+	lines := bytes.Count(data, []byte("\n")) + 1
+	total := 0
+	for _, s := range res.Sessions {
+		total += len(s.Messages)
+	}
+	if total > most(lines) {
+		t.Fatalf("%d messages from %d lines", total, lines)
+	}
 }
 
 // SeedFiles adds the content of each file at paths to f's corpus,
@@ -103,6 +136,22 @@ func RefusesFile(t testing.TB, f importer.Format, name, data, want string) {
 	}
 }
 
+// ReadsAsOneProblem writes data as name in a new directory and reads
+// it with f: a document cut short, or one of another program, must read
+// without an error as no session and one problem naming the file.
+func ReadsAsOneProblem(t testing.TB, f importer.Format, name string, data []byte) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	WriteFile(t, path, data, 0o600)
+	res, err := f.Read(context.Background(), importer.Bundle{Files: []string{path}})
+	if err != nil {
+		t.Fatalf("%s: %v, want one problem", name, err)
+	}
+	if len(res.Sessions) != 0 || len(res.Problems) != 1 || res.Problems[0].File != path {
+		t.Errorf("%s: sessions %d, problems %v; want none and one naming the file", name, len(res.Sessions), res.Problems)
+	}
+}
+
 // ReadClean is ReadAllValid, the test failing at once unless the result
 // holds n sessions and no problems.
 func ReadClean(t testing.TB, f importer.Format, root string, n int) *importer.Result {
@@ -122,15 +171,68 @@ func CheckRoles(t testing.TB, s *importer.Session, want string) {
 	}
 }
 
+// Getenv is the lookup of an environment that holds key, set to value,
+// and nothing else: what a test hands a Format's Roots.
+func Getenv(key, value string) func(string) string {
+	return func(k string) string {
+		if k == key {
+			return value
+		}
+		return ""
+	}
+}
+
+// CheckOneCall checks that s's messages have the roles roles and that
+// s holds one tool call, completed, and every call is one ok accepts.
+func CheckOneCall(t testing.TB, s *importer.Session, roles string, ok func(call loom.Part) bool) {
+	t.Helper()
+	tl := TallyOf(s)
+	if tl.Tools[loom.ToolCompleted] != 1 || Roles(s) != roles {
+		t.Errorf("roles %s, want %s; %+v", Roles(s), roles, tl)
+	}
+	for _, p := range Parts(s, loom.PartTool) {
+		if !ok(p) {
+			t.Errorf("call %s(%s) output %s", p.Name, p.Input, p.Output)
+		}
+	}
+}
+
+// CheckNoUsage checks that s holds no usage, for a reader of files
+// that record none.
+func CheckNoUsage(t testing.TB, s *importer.Session) {
+	t.Helper()
+	if u := SumUsage(s); u != (loom.Usage{}) {
+		t.Errorf("usage %+v from files that record none", u)
+	}
+}
+
 // Parts is the parts of s's messages of type typ, in order.
 func Parts(s *importer.Session, typ string) []loom.Part {
+	return PartsOf(s, "", typ)
+}
+
+// PartsOf is the parts of type typ of s's messages of role role (of
+// every role when role is ""), in order.
+func PartsOf(s *importer.Session, role, typ string) []loom.Part {
 	var out []loom.Part
 	for _, m := range s.Messages {
+		if role != "" && m.Role != role {
+			continue
+		}
 		for _, p := range m.Parts {
 			if p.Type == typ {
 				out = append(out, p)
 			}
 		}
+	}
+	return out
+}
+
+// PartTexts is the texts of ps, in order.
+func PartTexts(ps []loom.Part) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.Text)
 	}
 	return out
 }

@@ -89,12 +89,7 @@ func TestRootsAndBundles(t *testing.T) {
 	if got := (Format{}).Roots(nil, home); !slices.Equal(got, []string{filepath.Join(home, ".kimi", "sessions"), filepath.Join(home, ".kimi-code", "sessions")}) {
 		t.Errorf("roots %v", got)
 	}
-	if got := (Format{}).Roots(func(k string) string {
-		if k == envShare {
-			return "~" + string(filepath.Separator) + "k"
-		}
-		return ""
-	}, home); !slices.Equal(got, []string{filepath.Join(home, "k", "sessions")}) {
+	if got := (Format{}).Roots(importertest.Getenv(envShare, "~"+string(filepath.Separator)+"k"), home); !slices.Equal(got, []string{filepath.Join(home, "k", "sessions")}) {
 		t.Errorf("roots %v", got)
 	}
 	// The wire log names its session: the context first.

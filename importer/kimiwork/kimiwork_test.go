@@ -51,12 +51,7 @@ func TestImportAndFollow(t *testing.T) {
 // $LOOM_KIMI_WORK_DIR names the sessions' directory; else the app's
 // data directories.
 func TestRoots(t *testing.T) {
-	got := Format{}.Roots(func(k string) string {
-		if k == "LOOM_KIMI_WORK_DIR" {
-			return "/x/s"
-		}
-		return ""
-	}, "/home/u")
+	got := Format{}.Roots(importertest.Getenv("LOOM_KIMI_WORK_DIR", "/x/s"), "/home/u")
 	if len(got) != 1 || got[0] != "/x/s" {
 		t.Errorf("roots %v", got)
 	}

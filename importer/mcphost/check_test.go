@@ -34,17 +34,9 @@ func checkRead(t *testing.T, root string) *importer.Result {
 	if hello.Model != "gpt-fake" || hello.Provider != "openai" || hello.Messages[1].Model != "gpt-fake" {
 		t.Errorf("model %q of %q, reply's %q", hello.Model, hello.Provider, hello.Messages[1].Model)
 	}
-	tl := importertest.TallyOf(notes)
-	if tl.Tools[loom.ToolCompleted] != 1 || importertest.Roles(notes) != "user assistant assistant" {
-		t.Errorf("roles %s, %+v", importertest.Roles(notes), tl)
-	}
-	for _, p := range importertest.Parts(notes, loom.PartTool) {
-		if p.Name != "files__read_file" || string(p.Output) != `"alpha\nbeta\n"` || !strings.Contains(string(p.Input), "notes.txt") {
-			t.Errorf("call %s(%s) output %s", p.Name, p.Input, p.Output)
-		}
-	}
-	if u := importertest.SumUsage(notes); u != (loom.Usage{}) {
-		t.Errorf("usage %+v from files that record none", u)
-	}
+	importertest.CheckOneCall(t, notes, "user assistant assistant", func(p loom.Part) bool {
+		return p.Name == "files__read_file" && string(p.Output) == `"alpha\nbeta\n"` && strings.Contains(string(p.Input), "notes.txt")
+	})
+	importertest.CheckNoUsage(t, notes)
 	return res
 }

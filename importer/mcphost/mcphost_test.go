@@ -36,15 +36,10 @@ func TestImportAndFollow(t *testing.T) {
 // folder of sessions may hold other JSON files) is skipped, no problem.
 func TestReadNotASession(t *testing.T) {
 	data := importertest.ReadBytes(t, file)
-	dir := t.TempDir()
-	cut, other := filepath.Join(dir, "cut.json"), filepath.Join(dir, "package.json")
-	importertest.WriteFile(t, cut, data[:len(data)/2], 0o600)
+	importertest.ReadsAsOneProblem(t, Format{}, "cut.json", data[:len(data)/2])
+	other := filepath.Join(t.TempDir(), "package.json")
 	importertest.WriteFile(t, other, []byte(`{"name": "x", "version": "1.0.0"}`), 0o600)
-	res, err := Format{}.Read(context.Background(), importer.Bundle{Files: []string{cut}})
-	if err != nil || len(res.Sessions) != 0 || len(res.Problems) != 1 || res.Problems[0].File != cut {
-		t.Errorf("cut: sessions %d, problems %v, %v", len(res.Sessions), res.Problems, err)
-	}
-	res, err = Format{}.Read(context.Background(), importer.Bundle{Files: []string{other}})
+	res, err := Format{}.Read(context.Background(), importer.Bundle{Files: []string{other}})
 	if err != nil || len(res.Sessions) != 0 || len(res.Problems) != 0 || res.Skipped["not-a-session"] != 1 {
 		t.Errorf("other: sessions %d, problems %v, skipped %v, %v", len(res.Sessions), res.Problems, res.Skipped, err)
 	}

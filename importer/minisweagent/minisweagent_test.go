@@ -93,10 +93,5 @@ func TestImportAndFollow(t *testing.T) {
 // it, and the import goes on.
 func TestReadCut(t *testing.T) {
 	data := importertest.ReadBytes(t, file)
-	path := filepath.Join(t.TempDir(), "run.traj.json")
-	importertest.WriteFile(t, path, data[:len(data)/2], 0o644)
-	res := importertest.ReadFile(t, Format{}, path)
-	if len(res.Problems) != 1 || res.Problems[0].File != path || len(res.Sessions) != 0 {
-		t.Errorf("problems %v, %d sessions", res.Problems, len(res.Sessions))
-	}
+	importertest.ReadsAsOneProblem(t, Format{}, "run.traj.json", data[:len(data)/2])
 }

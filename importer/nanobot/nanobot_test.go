@@ -30,21 +30,13 @@ func TestRead(t *testing.T) {
 	s := importertest.Session(t, res, "cli_default")
 	importertest.CheckTexts(t, s, loom.RoleUser, "Say hello in one line.", "What is in notes.txt?")
 	importertest.CheckTexts(t, s, loom.RoleAssistant, "Hello there.", "It says alpha and beta.")
-	tl := importertest.TallyOf(s)
-	if tl.Tools[loom.ToolCompleted] != 1 || importertest.Roles(s) != "user assistant user assistant assistant" {
-		t.Errorf("roles %s, %+v", importertest.Roles(s), tl)
-	}
-	for _, p := range importertest.Parts(s, loom.PartTool) {
-		if p.Name != "read_file" || string(p.Output) != `"alpha\nbeta\n"` {
-			t.Errorf("call %s output %s", p.Name, p.Output)
-		}
-	}
+	importertest.CheckOneCall(t, s, "user assistant user assistant assistant", func(p loom.Part) bool {
+		return p.Name == "read_file" && string(p.Output) == `"alpha\nbeta\n"`
+	})
 	if !s.UpdatedAt.After(s.CreatedAt) {
 		t.Errorf("%s to %s", s.CreatedAt, s.UpdatedAt)
 	}
-	if u := importertest.SumUsage(s); u != (loom.Usage{}) {
-		t.Errorf("usage %+v from files that record none", u)
-	}
+	importertest.CheckNoUsage(t, s)
 	if s := importertest.Session(t, res, "cli_other"); importertest.Roles(s) != "user assistant" {
 		t.Errorf("cli_other: %s", importertest.Roles(s))
 	}

@@ -1,12 +1,10 @@
 package nanocoder
 
 import (
-	"context"
 	"path/filepath"
 	"testing"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/importer/importertest"
 )
 
@@ -37,18 +35,13 @@ func TestRead(t *testing.T) {
 		t.Errorf("title %q, cwd %q, model %q of %q, %s to %s", s.Title, s.Cwd, s.Model, s.Provider, s.CreatedAt, s.UpdatedAt)
 	}
 	s = importertest.Session(t, res, other)
-	tl := importertest.TallyOf(s)
-	if tl.Reasoning != 2 || tl.Tools[loom.ToolCompleted] != 1 || importertest.Roles(s) != "user assistant assistant" {
-		t.Errorf("roles %s, %+v", importertest.Roles(s), tl)
+	if tl := importertest.TallyOf(s); tl.Reasoning != 2 {
+		t.Errorf("%+v, want two reasoning parts", tl)
 	}
-	for _, p := range importertest.Parts(s, loom.PartTool) {
-		if p.Name != "read_file" || string(p.Output) != `"alpha\nbeta\n"` {
-			t.Errorf("call %s output %s", p.Name, p.Output)
-		}
-	}
-	if u := importertest.SumUsage(s); u != (loom.Usage{}) {
-		t.Errorf("usage %+v from files that record none", u)
-	}
+	importertest.CheckOneCall(t, s, "user assistant assistant", func(p loom.Part) bool {
+		return p.Name == "read_file" && string(p.Output) == `"alpha\nbeta\n"`
+	})
+	importertest.CheckNoUsage(t, s)
 }
 
 // Nanocoder rewrites the document after each turn: a turn more is read
@@ -62,10 +55,5 @@ func TestImportAndFollow(t *testing.T) {
 // problem naming the file, and no session.
 func TestReadCut(t *testing.T) {
 	data := importertest.ReadBytes(t, file)
-	path := filepath.Join(t.TempDir(), work+".json")
-	importertest.WriteFile(t, path, data[:len(data)/2], 0o600)
-	res, err := Format{}.Read(context.Background(), importer.Bundle{Files: []string{path}})
-	if err != nil || len(res.Sessions) != 0 || len(res.Problems) != 1 || res.Problems[0].File != path {
-		t.Errorf("sessions %d, problems %v, %v", len(res.Sessions), res.Problems, err)
-	}
+	importertest.ReadsAsOneProblem(t, Format{}, work+".json", data[:len(data)/2])
 }

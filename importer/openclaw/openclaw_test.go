@@ -39,12 +39,7 @@ func TestRoots(t *testing.T) {
 	if got := (Format{}).Roots(nil, home); !slices.Equal(got, want) {
 		t.Errorf("roots %v", got)
 	}
-	moved := func(k string) string {
-		if k == EnvState {
-			return "/srv/oc"
-		}
-		return ""
-	}
+	moved := importertest.Getenv(EnvState, "/srv/oc")
 	if got := (Format{}).Roots(moved, home); got[0] != filepath.Join("/srv/oc", "agents") {
 		t.Errorf("roots %v", got)
 	}

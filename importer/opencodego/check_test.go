@@ -35,14 +35,8 @@ func checkRead(t *testing.T, root string) *importer.Result {
 		t.Errorf("usage %+v, want the call's 1000 in and 15 out", u)
 	}
 	importertest.CheckTexts(t, other, loom.RoleAssistant, "It says alpha and beta.")
-	tl := importertest.TallyOf(other)
-	if tl.Tools[loom.ToolCompleted] != 1 || importertest.Roles(other) != "user assistant assistant" {
-		t.Errorf("roles %s, %+v", importertest.Roles(other), tl)
-	}
-	for _, p := range importertest.Parts(other, loom.PartTool) {
-		if p.Name != "view" || !strings.Contains(string(p.Output), `1|alpha\n     2|beta`) || !strings.Contains(string(p.Input), "notes.txt") {
-			t.Errorf("call %s(%s) output %s", p.Name, p.Input, p.Output)
-		}
-	}
+	importertest.CheckOneCall(t, other, "user assistant assistant", func(p loom.Part) bool {
+		return p.Name == "view" && strings.Contains(string(p.Output), `1|alpha\n     2|beta`) && strings.Contains(string(p.Input), "notes.txt")
+	})
 	return res
 }

@@ -60,9 +60,7 @@ func TestRead(t *testing.T) {
 	if s.Path != filepath.Join(real, "rollout-2026-11-27-"+second+".json") {
 		t.Errorf("path %s, want the conversation's last file", s.Path)
 	}
-	if u := importertest.SumUsage(s); u != (loom.Usage{}) {
-		t.Errorf("usage %+v from files that record none", u)
-	}
+	importertest.CheckNoUsage(t, s)
 	g := importertest.Session(t, res, greeting)
 	if got := importertest.Roles(g); got != "user assistant" {
 		t.Errorf("greeting: roles %s", got)

@@ -1,8 +1,8 @@
 package pi
 
 import (
-	"bytes"
 	"context"
+	"io"
 	"path/filepath"
 	"testing"
 
@@ -25,21 +25,10 @@ func FuzzRead(f *testing.F) {
 		head+`{"type":"compaction","id":"k","summary":"s","tokensBefore":1e99}`+"\n"+`{"type":"message","message":{"role":"user","content":7}}`,
 		head+`{"type":"message","id":"b","parentId":"z","message":{"role":"bashExecution","command":"ls","exitCode":2}}`,
 	)
-	f.Fuzz(func(t *testing.T, data []byte) {
-		res, err := importertest.ReadTimed(t, func(ctx context.Context) (*importer.Result, error) {
-			return read(ctx, "fuzz.jsonl", bytes.NewReader(data))
-		})
-		if err != nil {
-			return
-		}
+	importertest.FuzzStream(f, func(ctx context.Context, r io.Reader) (*importer.Result, error) {
+		return read(ctx, "fuzz.jsonl", r)
+	}, func(t *testing.T, data []byte, res *importer.Result) {
 		importertest.CheckComplete(t, res)
-		lines := bytes.Count(data, []byte("\n")) + 1
-		total := 0
-		for _, s := range res.Sessions {
-			total += len(s.Messages)
-		}
-		if total > 2*lines*lines+maxForkMessages {
-			t.Fatalf("%d messages from %d lines", total, lines)
-		}
+		importertest.CheckMessagesPerLine(t, res, data, func(lines int) int { return 2*lines*lines + maxForkMessages })
 	})
 }

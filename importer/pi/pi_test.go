@@ -19,10 +19,7 @@ import (
 
 func readFile(t *testing.T, path string) *importer.Result {
 	t.Helper()
-	res, err := Format{}.Read(context.Background(), importer.Bundle{Files: []string{path}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := importertest.ReadFile(t, Format{}, path)
 	importertest.CheckComplete(t, res)
 	return res
 }

@@ -1,8 +1,8 @@
 package qwen
 
 import (
-	"bytes"
 	"context"
+	"io"
 	"path/filepath"
 	"testing"
 
@@ -25,21 +25,15 @@ func FuzzRead(f *testing.F) {
 		`{"uuid":"a","type":"system","subtype":"chat_compression","systemPayload":{"compressedHistory":[{"role":"user","parts":[{"text":7}]}]}}`,
 		`{"uuid":"a","type":"user","subtype":"notification","message":{"parts":[{"inlineData":{"data":"AA=="}},{"fileData":{}}]}}`,
 	)
-	f.Fuzz(func(t *testing.T, data []byte) {
+	importertest.FuzzStream(f, func(ctx context.Context, r io.Reader) (*importer.Result, error) {
 		res := &importer.Result{}
-		var s *importer.Session
-		_, err := importertest.ReadTimed(t, func(ctx context.Context) (*importer.Result, error) {
-			var err error
-			s, err = readChat(ctx, res, "fuzz.jsonl", bytes.NewReader(data), "")
-			return res, err
-		})
-		if err != nil || s == nil {
-			return
+		s, err := readChat(ctx, res, "fuzz.jsonl", r, "")
+		if s != nil {
+			res.Sessions = append(res.Sessions, s)
 		}
-		res.Sessions = append(res.Sessions, s)
+		return res, err
+	}, func(t *testing.T, data []byte, res *importer.Result) {
 		importertest.CheckComplete(t, res)
-		if lines := bytes.Count(data, []byte("\n")) + 1; len(s.Messages) > lines {
-			t.Fatalf("%d messages from %d lines", len(s.Messages), lines)
-		}
+		importertest.CheckMessagesPerLine(t, res, data, func(lines int) int { return lines })
 	})
 }

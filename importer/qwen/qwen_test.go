@@ -36,21 +36,6 @@ func readReal(t *testing.T, id string) *importer.Result {
 	return nil
 }
 
-func texts(s *importer.Session, role, typ string) []string {
-	var out []string
-	for _, m := range s.Messages {
-		if role != "" && m.Role != role {
-			continue
-		}
-		for _, p := range m.Parts {
-			if p.Type == typ {
-				out = append(out, p.Text)
-			}
-		}
-	}
-	return out
-}
-
 // Files Qwen Code 0.24.4 wrote against a fake model, in the flows of
 // TestImportRealQwen (package cli): two
 // turns, the second by --continue; a file read with reasoning; a
@@ -61,7 +46,7 @@ func TestReadReal(t *testing.T) {
 	if got := importertest.Roles(s); got != "user assistant user assistant" {
 		t.Errorf("roles %q", got)
 	}
-	if got := texts(s, loom.RoleUser, loom.PartText); !slices.Equal(got, []string{"Say hello in one line.", "One more on the greeting?"}) {
+	if got := importertest.PartTexts(importertest.PartsOf(s, loom.RoleUser, loom.PartText)); !slices.Equal(got, []string{"Say hello in one line.", "One more on the greeting?"}) {
 		t.Errorf("prompts %q", got)
 	}
 	if s.Cwd != "/tmp/qh/work" || s.Version != "0.24.4" || s.Model != "gpt-fake" {
@@ -77,7 +62,7 @@ func TestReadReal(t *testing.T) {
 
 	res = readReal(t, "0eabb966-8635-48db-a857-f8d8c01eec6b")
 	s = importertest.Session(t, res, "0eabb966-8635-48db-a857-f8d8c01eec6b")
-	if got := texts(s, "", loom.PartReasoning); !slices.Equal(got, []string{"The user wants the file.", "Both lines are read."}) {
+	if got := importertest.PartTexts(importertest.PartsOf(s, "", loom.PartReasoning)); !slices.Equal(got, []string{"The user wants the file.", "Both lines are read."}) {
 		t.Errorf("reasoning %q", got)
 	}
 	var tool *loom.Part
@@ -127,7 +112,7 @@ func TestReadReal(t *testing.T) {
 			t.Errorf("summary %q %+v", m.Text(), m.Usage)
 		}
 	}
-	if got := texts(s, loom.RoleUser, loom.PartText); !slices.Equal(got, []string{"Delegate the count to a helper.", "After the compaction?"}) {
+	if got := importertest.PartTexts(importertest.PartsOf(s, loom.RoleUser, loom.PartText)); !slices.Equal(got, []string{"Delegate the count to a helper.", "After the compaction?"}) {
 		t.Errorf("prompts %q", got)
 	}
 	if res.Skipped["user:system-reminder"] != 1 {
@@ -185,7 +170,7 @@ func TestRewound(t *testing.T) {
 	}
 	importertest.CheckComplete(t, res)
 	s := importertest.Session(t, res, "s")
-	if got := texts(s, loom.RoleUser, loom.PartText); !slices.Equal(got, []string{"first", "second"}) {
+	if got := importertest.PartTexts(importertest.PartsOf(s, loom.RoleUser, loom.PartText)); !slices.Equal(got, []string{"first", "second"}) {
 		t.Errorf("prompts %q", got)
 	}
 	if res.Skipped["rewound:user"] != 1 || res.Skipped["rewound:assistant"] != 1 || len(res.Problems) != 1 {
@@ -252,10 +237,10 @@ func TestReadEarlyRecording(t *testing.T) {
 		if !strings.HasPrefix(s.SourceID, w.id) || s.Cwd != "" {
 			t.Errorf("source id %q, cwd %q", s.SourceID, s.Cwd)
 		}
-		if got := texts(s, loom.RoleUser, loom.PartText); !slices.Equal(got, []string{w.prompt}) {
+		if got := importertest.PartTexts(importertest.PartsOf(s, loom.RoleUser, loom.PartText)); !slices.Equal(got, []string{w.prompt}) {
 			t.Errorf("prompts %q", got)
 		}
-		if got := texts(s, loom.RoleAssistant, loom.PartText); !slices.Equal(got, []string{w.reply}) {
+		if got := importertest.PartTexts(importertest.PartsOf(s, loom.RoleAssistant, loom.PartText)); !slices.Equal(got, []string{w.reply}) {
 			t.Errorf("replies %q", got)
 		}
 		var u loom.Usage

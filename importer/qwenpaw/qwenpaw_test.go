@@ -51,12 +51,7 @@ func TestImportAndFollow(t *testing.T) {
 // $QWENPAW_WORKING_DIR, else $COPAW_WORKING_DIR, names the directory.
 func TestRoots(t *testing.T) {
 	for _, v := range []string{"QWENPAW_WORKING_DIR", "COPAW_WORKING_DIR"} {
-		got := Format{}.Roots(func(k string) string {
-			if k == v {
-				return "/x/qp"
-			}
-			return ""
-		}, "/home/u")
+		got := Format{}.Roots(importertest.Getenv(v, "/x/qp"), "/home/u")
 		if len(got) != 1 || got[0] != filepath.Join("/x/qp", "workspaces") {
 			t.Errorf("%s: roots %v", v, got)
 		}

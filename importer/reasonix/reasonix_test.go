@@ -144,12 +144,7 @@ func TestCutLogAndOthers(t *testing.T) {
 
 // $REASONIX_HOME replaces ~/.reasonix.
 func TestRoots(t *testing.T) {
-	got := Format{}.Roots(func(k string) string {
-		if k == "REASONIX_HOME" {
-			return "/x/rh"
-		}
-		return ""
-	}, "/home/u")
+	got := Format{}.Roots(importertest.Getenv("REASONIX_HOME", "/x/rh"), "/home/u")
 	if len(got) != 1 || got[0] != filepath.Join("/x/rh", "projects") {
 		t.Errorf("roots %v", got)
 	}

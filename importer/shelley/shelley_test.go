@@ -103,12 +103,7 @@ func TestRead(t *testing.T) {
 
 // $SHELLEY_DB names the database.
 func TestRoots(t *testing.T) {
-	got := Format{}.Roots(func(k string) string {
-		if k == "SHELLEY_DB" {
-			return "/x/s.db"
-		}
-		return ""
-	}, "/home/u")
+	got := Format{}.Roots(importertest.Getenv("SHELLEY_DB", "/x/s.db"), "/home/u")
 	if len(got) != 1 || got[0] != "/x/s.db" {
 		t.Errorf("roots %v", got)
 	}

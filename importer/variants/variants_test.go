@@ -91,12 +91,7 @@ func TestVariantsReadTheirBasesFiles(t *testing.T) {
 			// Its override variable names its directory.
 			if c.v.Env != "" {
 				dir := filepath.Join(home, "elsewhere")
-				got := c.v.Roots(func(k string) string {
-					if k == c.v.Env {
-						return dir
-					}
-					return ""
-				}, home)
+				got := c.v.Roots(importertest.Getenv(c.v.Env, dir), home)
 				if len(got) != 1 || got[0] != filepath.Join(dir, c.v.Sub) {
 					t.Errorf("with $%s: roots %v", c.v.Env, got)
 				}

@@ -352,12 +352,7 @@ func TestBundlesAndRoots(t *testing.T) {
 	if r := (Format{}).Roots(func(string) string { return "" }, "/home/me"); r != nil {
 		t.Errorf("roots without %s: %v", DirEnv, r)
 	}
-	env := func(k string) string {
-		if k == DirEnv {
-			return "/a" + string(filepath.ListSeparator) + " " + string(filepath.ListSeparator) + "/b"
-		}
-		return ""
-	}
+	env := importertest.Getenv(DirEnv, "/a"+string(filepath.ListSeparator)+" "+string(filepath.ListSeparator)+"/b")
 	if r := (Format{}).Roots(env, "/home/me"); strings.Join(r, ",") != "/a,/b" {
 		t.Errorf("roots %v", r)
 	}
@@ -380,10 +375,7 @@ func TestImportGrows(t *testing.T) {
 	path := filepath.Join(dir, filepath.Base(older))
 	data, _ := os.ReadFile(path)
 	os.WriteFile(path, append(data, "\n### User Input\n\nand locally?\n\n### Planner Response\n\nRun `make lint-ci`.\n\n*User accepted the command `make lint-ci`*\n"...), 0o644)
-	if tr = importertest.Import(t, st, Format{}, dir); tr.MessagesAdded != 2 || tr.SessionsGrown != 1 || tr.SessionsNew != 0 {
-		t.Fatalf("grown import: %+v", tr)
-	}
-	importertest.NothingNew(t, st, Format{}, dir)
+	importertest.GrowsBy(t, st, Format{}, 2, dir)
 }
 
 // --watch on a folder follows a trajectory downloaded again over its
