@@ -9,6 +9,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/testkit/storetest"
+	"github.com/loomhq/loom/internal/workload"
 	"github.com/loomhq/loom/sqlite"
 )
 
@@ -25,11 +26,11 @@ func benchStore(b *testing.B, n int) (*sqlite.Store, *loom.Session) {
 	s := &loom.Session{ID: loom.NewID(), UserID: "bench", Key: "cli:bench", Kind: loom.KindMain, CreatedAt: time.Now(), UpdatedAt: time.Now()}
 	msgs := make([]*loom.Message, n)
 	for i := range msgs {
-		text := storetest.BenchText(i)
+		text := workload.Text(i)
 		if i%997 == 0 {
 			text += "zyzzogeton"
 		}
-		msgs[i] = storetest.Message(i, text, time.Now())
+		msgs[i] = workload.Message(i, text, time.Now())
 	}
 	if err := st.Import(ctx, []*loom.SessionData{{Session: s, Messages: msgs}}); err != nil {
 		b.Fatal(err)

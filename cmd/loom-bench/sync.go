@@ -14,7 +14,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/envelope"
 	"github.com/loomhq/loom/hub"
-	"github.com/loomhq/loom/internal/testkit/storetest"
+	"github.com/loomhq/loom/internal/workload"
 	"github.com/loomhq/loom/server"
 	"github.com/loomhq/loom/sqlite"
 	"github.com/loomhq/loom/syncrun"
@@ -147,7 +147,7 @@ func fillForSync(ctx context.Context, st *sqlite.Store, messages int) error {
 	for n := 0; n < messages; {
 		d := &loom.SessionData{Session: &loom.Session{ID: loom.NewID(), UserID: "bench", Kind: loom.KindMain, CreatedAt: now, UpdatedAt: now}}
 		for i := 0; i < 100 && n < messages; i, n = i+1, n+1 {
-			d.Messages = append(d.Messages, storetest.Message(i, storetest.BenchText(n), now))
+			d.Messages = append(d.Messages, workload.Message(i, workload.Text(n), now))
 		}
 		batch = append(batch, d)
 		if len(batch) == 50 || n == messages {

@@ -3,11 +3,11 @@ package storetest
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/workload"
 )
 
 // LongSessionLength is the length of LongSession's session: 100,000
@@ -18,32 +18,6 @@ func LongSessionLength() int {
 		return 2000
 	}
 	return 100000
-}
-
-// benchWords are the words of BenchText.
-var benchWords = strings.Fields("the session model agent tool search index store write read fork lineage project memory context token cost usage append stream reply")
-
-// BenchText is the n-th text of a benchmark's messages: 40 to 99 words
-// like an agent's.
-func BenchText(n int) string {
-	var t strings.Builder
-	for j := 0; j < 40+n%60; j++ {
-		t.WriteString(benchWords[(n*7+j*13)%len(benchWords)])
-		t.WriteByte(' ')
-	}
-	return t.String()
-}
-
-// Message is message i (from 0) of a session made to be imported whole:
-// sequence number i+1, the user's and the assistant's in turn, made at
-// now and holding text.
-func Message(i int, text string, now time.Time) *loom.Message {
-	role := loom.RoleUser
-	if i%2 == 1 {
-		role = loom.RoleAssistant
-	}
-	return &loom.Message{ID: loom.NewID(), Seq: int64(i + 1), Role: role, CreatedAt: now,
-		Parts: []loom.Part{{ID: loom.NewID(), Type: loom.PartText, Text: text}}}
 }
 
 // LongSession measures what the budgets of forks and rewinds are about,
@@ -60,7 +34,7 @@ func LongSession(b *testing.B, st loom.Store, ready func() error) {
 	s := &loom.Session{ID: loom.NewID(), UserID: "bench", Key: "cli:bench", Kind: loom.KindMain, CreatedAt: now, UpdatedAt: now}
 	msgs := make([]*loom.Message, LongSessionLength())
 	for i := range msgs {
-		msgs[i] = Message(i, BenchText(i), now)
+		msgs[i] = workload.Message(i, workload.Text(i), now)
 	}
 	if err := st.Import(ctx, []*loom.SessionData{{Session: s, Messages: msgs}}); err != nil {
 		b.Fatal(err)

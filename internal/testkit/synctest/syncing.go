@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/testkit/storetest"
+	"github.com/loomhq/loom/internal/workload"
 	"github.com/loomhq/loom/synclog"
 )
 
@@ -224,7 +224,7 @@ func testEnableSyncRecordsHistory(t *testing.T, newStore Factory) {
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	long := &loom.SessionData{Session: &loom.Session{ID: loom.NewID(), UserID: "alice", Kind: loom.KindMain, Title: "long", CreatedAt: now, UpdatedAt: now}}
 	for i := range 2500 {
-		long.Messages = append(long.Messages, storetest.Message(i, fmt.Sprintf("message %d", i+1), now))
+		long.Messages = append(long.Messages, workload.Message(i, fmt.Sprintf("message %d", i+1), now))
 	}
 	if err := st.Import(ctx, []*loom.SessionData{long}); err != nil {
 		t.Fatal(err)
