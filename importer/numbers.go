@@ -42,10 +42,10 @@ func RFC3339Time(s string) time.Time {
 // datetime.now() writes it); the zero time for anything else. The time
 // is returned in UTC.
 func ISOTime(s string) time.Time {
-	s = strings.TrimSpace(s)
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t.UTC()
+	if t := RFC3339Time(s); !t.IsZero() {
+		return t
 	}
+	s = strings.TrimSpace(s)
 	for _, layout := range []string{"2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999"} {
 		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
 			return t.UTC()
