@@ -263,6 +263,17 @@ func chatNumber(path string) int {
 	return i
 }
 
+// chatPeople are the two people a REALTALK file's name names
+// (Chat_1_Emi_Elise: emi, elise): each of them talks in two of its ten
+// chats.
+func chatPeople(name string) []string {
+	f := strings.Split(strings.ToLower(name), "_")
+	if len(f) < 3 {
+		return nil
+	}
+	return f[2:]
+}
+
 // realTalkTime is how REALTALK dates a session and each turn.
 const realTalkTime = "02.01.2006, 15:04:05"
 
@@ -284,7 +295,7 @@ func parseRealTalk(set *retrievalSet, name string, b []byte) error {
 	if err := json.Unmarshal(chat["qa"], &qas); err != nil {
 		return fmt.Errorf("not a REALTALK conversation: its qa: %w", err)
 	}
-	c := retrievalConv{name: name}
+	c := retrievalConv{name: name, people: chatPeople(name)}
 	for key, raw := range chat {
 		num, ok := strings.CutPrefix(key, "session_")
 		if !ok || strings.Contains(num, "_") {

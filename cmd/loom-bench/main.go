@@ -176,6 +176,7 @@ func main() {
 	scaleProjects := flag.Int("scale-projects", 1000, "projects of the filler of -scale")
 	scaleEvery := flag.Int("scale-every", 1, "-scale asks every n-th question on SQLite (0: SQLite is left out)")
 	scaleScopes := flag.String("scale-scopes", "", "-scale asks each question in this scope only: \"per project\" or \"all projects\" (default both)")
+	scaleTogether := flag.Bool("scale-together", false, "-scale plants every conversation in one store, even those in which one person talks to different friends (REALTALK's); by default those go to stores of their own (see docs/search.md)")
 	scalePG := flag.Bool("scale-postgres", false, "-scale also builds (once, in -scale-pg-schema of -postgres) and asks the store on PostgreSQL")
 	scalePGSchema := flag.String("scale-pg-schema", "loombench_scale", "the schema of -postgres that keeps -scale's PostgreSQL store")
 	scalePGMessages := flag.Int("scale-pg-messages", 1000000, "filler messages of -scale's PostgreSQL store")
@@ -200,7 +201,7 @@ func main() {
 	}
 	if *scale {
 		o := scaleOptions{store: *scaleStore, messages: *scaleMessages, projects: *scaleProjects, samples: *samplesDir,
-			every: *scaleEvery, pgEvery: *scalePGEvery, pgSchema: *scalePGSchema, pgMessages: *scalePGMessages, limit: *retrievalLimit, out: c.out, scopes: *scaleScopes, misses: *misses}
+			every: *scaleEvery, pgEvery: *scalePGEvery, pgSchema: *scalePGSchema, pgMessages: *scalePGMessages, limit: *retrievalLimit, out: c.out, scopes: *scaleScopes, misses: *misses, together: *scaleTogether}
 		if o.scopes != "" && o.scopes != "per project" && o.scopes != "all projects" {
 			fmt.Fprintln(os.Stderr, "bench: -scale-scopes: \"per project\" or \"all projects\"")
 			os.Exit(2)

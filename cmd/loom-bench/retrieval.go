@@ -49,6 +49,10 @@ type retrievalSet struct {
 type retrievalConv struct {
 	name     string
 	sessions []retrievalSession
+	// people are the people who talk in it, where the dataset names the
+	// same person in several conversations (REALTALK's file names);
+	// empty where each conversation is of people of its own (LoCoMo).
+	people []string
 }
 
 // retrievalSession is one session of a conversation, named by the
@@ -167,15 +171,11 @@ func retrievalMain(ctx context.Context, out io.Writer, dir string, set *retrieva
 	fByCat := map[string]*retrievalScore{}
 	fTotal := &retrievalScore{}
 	var fWorse, fBetter int
-	var misses *json.Encoder
-	if o.misses != "" {
-		f, err := os.Create(o.misses)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		misses = json.NewEncoder(f)
+	misses, closeMisses, err := jsonLines(o.misses)
+	if err != nil {
+		return err
 	}
+	defer closeMisses()
 	byCat := map[string]*retrievalScore{}
 	total := &retrievalScore{}
 	// byTier counts the questions by the tier of their first hit, and

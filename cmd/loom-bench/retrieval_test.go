@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -251,8 +252,10 @@ func TestFillerVocabulary(t *testing.T) {
 
 // The scale run plants the conversations among filler of several agents
 // and projects, asks each question in its project and across all, and
-// reuses the store it built on the next run. No filler session is ever a
-// question's first hit.
+// reuses the stores it built on the next run. No filler session is ever
+// a question's first hit. Two chats in which Elise talks are planted in
+// stores of their own, where neither answers the other's questions; with
+// -scale-together, in one, where one does.
 func TestScaleRun(t *testing.T) {
 	locomo, err := parseLoCoMo([]byte(locomoSample))
 	if err != nil {
@@ -272,33 +275,89 @@ func TestScaleRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := scaleOptions{store: filepath.Join(t.TempDir(), "scale.db"), messages: 3000, projects: 12, samples: "../../testdata/agent-sessions", every: 1, limit: 20}
-	for run := range 2 {
-		var out bytes.Buffer
-		if err := scaleMain(context.Background(), &out, []*retrievalSet{locomo, realtalk}, o); err != nil {
-			t.Fatal(err)
-		}
-		got := out.String()
-		for _, row := range []string{"| locomo | SQLite | ", "| realtalk | SQLite | "} {
-			for _, scope := range []string{"per project | ", "all projects | "} {
-				if !strings.Contains(got, row) || !strings.Contains(got[strings.Index(got, row):], scope) {
-					t.Errorf("run %d: no row %s%s:\n%s", run, row, scope, got)
+	for _, together := range []bool{true, false} {
+		stores := map[bool]int{true: 1, false: 2}[together]
+		o := scaleOptions{store: filepath.Join(t.TempDir(), "scale.db"), messages: 3000, projects: 12, samples: "../../testdata/agent-sessions", every: 1, limit: 20, together: together}
+		for run := range 2 {
+			var out bytes.Buffer
+			if err := scaleMain(context.Background(), &out, []*retrievalSet{locomo, realtalk}, o); err != nil {
+				t.Fatal(err)
+			}
+			got := out.String()
+			// The columns of a row: "", benchmark, engine, messages,
+			// scope, n, hit@1, hit@5, hit@10, MRR, p50, p99, filler
+			// first, another conversation first, refused, load.
+			rows := map[string][]string{}
+			for _, line := range strings.Split(got, "\n") {
+				if f := strings.Split(line, " | "); len(f) == 15 && f[1] == "SQLite" {
+					rows[f[0]+" | "+f[3]] = f
+					if f[11] != "0" || f[13] != "0" {
+						t.Errorf("together %v, run %d: a filler session first, or a question refused: %s", together, run, line)
+					}
 				}
 			}
-		}
-		if !strings.Contains(got, "| locomo | SQLite | 3014 | all projects | 2 | 100.0% |") || strings.Count(got, "| 0 | 0 | 0 | ") != 3 {
-			t.Errorf("run %d: LoCoMo's questions across 3,000 filler messages, or a filler session first:\n%s", run, got)
-		}
-		// The columns of a row: "", benchmark, engine, messages, scope, n,
-		// hit@1, hit@5, hit@10, MRR, p50, p99, filler first, another
-		// conversation first, refused, load.
-		for _, line := range strings.Split(got, "\n") {
-			if f := strings.Split(line, " | "); len(f) == 15 && f[0] == "| realtalk" && f[3] == "all projects" && (f[11] != "0" || f[12] == "0") {
-				t.Errorf("run %d: REALTALK across projects: the other chat never first, or a filler session first:\n%s", run, got)
+			for _, row := range []string{"| locomo | per project", "| locomo | all projects", "| realtalk | per project", "| realtalk | all projects"} {
+				if rows[row] == nil {
+					t.Errorf("together %v, run %d: no row %s:\n%s", together, run, row, got)
+				}
+			}
+			if f := rows["| locomo | all projects"]; f != nil && (f[4] != "2" || f[5] != "100.0%") {
+				t.Errorf("together %v, run %d: LoCoMo's questions across 3,000 filler messages:\n%s", together, run, got)
+			}
+			if f := rows["| realtalk | all projects"]; f != nil && (f[4] != "4" || (f[12] == "0") == together) {
+				t.Errorf("together %v, run %d: REALTALK across projects: the other chat first %s times:\n%s", together, run, f[12], got)
+			}
+			if n := strings.Count(got, "was there (no build this run)"); n != run*stores {
+				t.Errorf("together %v, run %d: %d stores reused, want %d:\n%s", together, run, n, run*stores, got)
+			}
+			if apart := strings.Contains(got, "Store 2 of 2: Planted: locomo (1 conversations, 2 sessions, 4 messages, 0 questions), realtalk (1 conversations"); apart == together {
+				t.Errorf("together %v, run %d: the second chat planted apart: %v:\n%s", together, run, apart, got)
 			}
 		}
-		if was := strings.Contains(got, "was there (no build this run)"); was != (run == 1) {
-			t.Errorf("run %d: the store reused: %v:\n%s", run, was, got)
+	}
+}
+
+// REALTALK's ten chats go to three stores, nobody talking in two chats
+// of one; each question is asked in the store of its chat. LoCoMo, whose
+// conversations share nobody, is planted in each and asked in the first.
+func TestApartRounds(t *testing.T) {
+	rt := &retrievalSet{name: "realtalk"}
+	for _, name := range []string{"Chat_1_Emi_Elise", "Chat_2_Kevin_Elise", "Chat_3_Kevin_Paola", "Chat_4_Emi_Paola", "Chat_5_Nicolas_Nebraas",
+		"Chat_6_Vanessa_Nicolas", "Chat_7_Nebraas_Vanessa", "Chat_8_Akib_Muhhamed", "Chat_9_Fahim_Akib", "Chat_10_Fahim_Muhhamed"} {
+		rt.qs = append(rt.qs, retrievalQuestion{conv: len(rt.convs), text: "about " + name})
+		rt.convs = append(rt.convs, retrievalConv{name: name, people: chatPeople(name)})
+	}
+	lc := &retrievalSet{name: "locomo", convs: []retrievalConv{{name: "conv-26"}, {name: "conv-30"}},
+		qs: []retrievalQuestion{{conv: 1, text: "Where did Jon go?"}}}
+	rounds := apartRounds([]*retrievalSet{lc, rt}, false)
+	var got [][]string
+	for r, rs := range rounds {
+		if len(rs[0].convs) != 2 || (len(rs[0].qs) == 1) != (r == 0) {
+			t.Errorf("store %d: LoCoMo %d conversations, %d questions", r+1, len(rs[0].convs), len(rs[0].qs))
 		}
+		var names []string
+		for _, c := range rs[1].convs {
+			names = append(names, c.name)
+		}
+		got = append(got, names)
+		for _, q := range rs[1].qs {
+			if q.text != "about "+rs[1].convs[q.conv].name {
+				t.Errorf("store %d: %q asked of %s", r+1, q.text, rs[1].convs[q.conv].name)
+			}
+		}
+		if len(rs[1].qs) != len(rs[1].convs) {
+			t.Errorf("store %d: %d questions of %d chats", r+1, len(rs[1].qs), len(rs[1].convs))
+		}
+	}
+	want := [][]string{
+		{"Chat_1_Emi_Elise", "Chat_3_Kevin_Paola", "Chat_5_Nicolas_Nebraas", "Chat_8_Akib_Muhhamed"},
+		{"Chat_2_Kevin_Elise", "Chat_4_Emi_Paola", "Chat_6_Vanessa_Nicolas", "Chat_9_Fahim_Akib"},
+		{"Chat_7_Nebraas_Vanessa", "Chat_10_Fahim_Muhhamed"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("the stores' chats: %v, want %v", got, want)
+	}
+	if together := apartRounds([]*retrievalSet{lc, rt}, true); len(together) != 1 || len(together[0][1].convs) != 10 || len(together[0][1].qs) != 10 {
+		t.Errorf("together: %d stores", len(together))
 	}
 }

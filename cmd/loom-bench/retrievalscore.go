@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -91,4 +93,17 @@ func scoreTable(b *strings.Builder, set *retrievalSet, byCat map[string]*retriev
 		}
 	}
 	total.row(b, "**all**")
+}
+
+// jsonLines creates path for one JSON value a line; with no path it
+// returns a nil encoder. done closes the file.
+func jsonLines(path string) (enc *json.Encoder, done func(), err error) {
+	if path == "" {
+		return nil, func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return json.NewEncoder(f), func() { f.Close() }, nil
 }

@@ -22,6 +22,8 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -57,8 +59,11 @@ type scaleOptions struct {
 	// misses, when set, is a file that gets one JSON line for each
 	// question whose first hit is in another planted conversation.
 	misses string
-	limit  int
-	out    string
+	// together plants every conversation in one store, people who talk
+	// in several of them included (see apartRounds).
+	together bool
+	limit    int
+	out      string
 }
 
 // scaleTools are the agents the filler's sessions are said to come from,
@@ -70,23 +75,25 @@ var scaleTools = []string{"claude-code", "codex", "gemini", "cursor", "aider"}
 func scaleMain(ctx context.Context, out io.Writer, sets []*retrievalSet, o scaleOptions) error {
 	dir := filepath.Dir(o.store)
 	files := filepath.Join(dir, "scale-files")
-	if err := os.RemoveAll(files); err != nil {
-		return err
-	}
 	defer os.RemoveAll(files)
-	pl, err := plantScale(files, sets)
-	if err != nil {
-		return err
-	}
 	t0 := time.Now()
 	vocab, err := fillerVocabulary(o.samples, sets)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "scale: a filler vocabulary of %d words (%s)\n", len(vocab), time.Since(t0).Round(time.Millisecond))
+	rounds := apartRounds(sets, o.together)
+	misses, closeMisses, err := jsonLines(o.misses)
+	if err != nil {
+		return err
+	}
+	defer closeMisses()
 	var b strings.Builder
-	fmt.Fprintf(&b, "Planted: %s. Filler: a vocabulary of %d words (the words of %s less every one a planted content word could match), %d projects, agents %s. %d cores, %s.\n\n",
-		pl.describe(), len(vocab), o.samples, o.projects, strings.Join(scaleTools, ", "), runtime.NumCPU(), runtime.Version())
+	for r, rs := range rounds {
+		fmt.Fprintf(&b, "%sPlanted: %s.\n", roundOf(r, len(rounds)), describeSets(rs))
+	}
+	fmt.Fprintf(&b, "Filler: a vocabulary of %d words (the words of %s less every one a planted content word could match), %d projects, agents %s. %d cores, %s.\n\n",
+		len(vocab), o.samples, o.projects, strings.Join(scaleTools, ", "), runtime.NumCPU(), runtime.Version())
 	fmt.Fprintln(&b, "| benchmark | engine | messages | scope | n | hit@1 | hit@5 | hit@10 | MRR | p50 | p99 | first hit filler | first hit another conversation | refused | load |")
 	fmt.Fprintln(&b, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	var notes []string
@@ -94,25 +101,40 @@ func scaleMain(ctx context.Context, out io.Writer, sets []*retrievalSet, o scale
 	engines := []struct {
 		name  string
 		every int
-		open  func() (loom.Engine, string, error)
+		open  func(o scaleOptions, pl *planted) (loom.Engine, string, error)
 	}{
-		{"SQLite", o.every, func() (loom.Engine, string, error) { return openScaleSQLite(ctx, o, files, pl, vocab) }},
-		{"PostgreSQL", o.pgEvery, func() (loom.Engine, string, error) { return openScalePostgres(ctx, o, files, pl, vocab) }},
+		{"SQLite", o.every, func(o scaleOptions, pl *planted) (loom.Engine, string, error) {
+			return openScaleSQLite(ctx, o, files, pl, vocab)
+		}},
+		{"PostgreSQL", o.pgEvery, func(o scaleOptions, pl *planted) (loom.Engine, string, error) {
+			return openScalePostgres(ctx, o, files, pl, vocab)
+		}},
 	}
 	for _, e := range engines {
 		if e.every <= 0 || e.name == "PostgreSQL" && o.postgres == "" {
 			continue
 		}
-		st, built, err := e.open()
-		if err != nil {
-			return err
+		tally := newScaleTally(sets, o.scopes)
+		for r, rs := range rounds {
+			if err := os.RemoveAll(files); err != nil {
+				return err
+			}
+			pl, err := plantScale(files, rs)
+			if err != nil {
+				return err
+			}
+			st, built, err := e.open(o.round(r), pl)
+			if err != nil {
+				return err
+			}
+			note, err := askScale(ctx, st, e.name, pl, e.every, o.limit, misses, tally)
+			st.Close()
+			if err != nil {
+				return err
+			}
+			notes = append(notes, roundOf(r, len(rounds))+built, roundOf(r, len(rounds))+note)
 		}
-		note, err := askScale(ctx, &b, st, e.name, pl, e.every, o.limit, o.scopes, o.misses)
-		st.Close()
-		if err != nil {
-			return err
-		}
-		notes = append(notes, built, note)
+		tally.rows(&b, e.name)
 	}
 	fmt.Fprintln(&b)
 	for _, n := range notes {
@@ -123,6 +145,105 @@ func scaleMain(ctx context.Context, out io.Writer, sets []*retrievalSet, o scale
 		return os.WriteFile(o.out, []byte(b.String()), 0o644)
 	}
 	return nil
+}
+
+// round is o for store r of the run (from 0): the first is o's store
+// and schema, the next ones are named after them with their number.
+func (o scaleOptions) round(r int) scaleOptions {
+	if r > 0 {
+		ext := filepath.Ext(o.store)
+		o.store = fmt.Sprintf("%s-%d%s", strings.TrimSuffix(o.store, ext), r+1, ext)
+		o.pgSchema = fmt.Sprintf("%s_%d", o.pgSchema, r+1)
+	}
+	return o
+}
+
+// roundOf names store r of n before a note ("" when there is one).
+func roundOf(r, n int) string {
+	if n == 1 {
+		return ""
+	}
+	return fmt.Sprintf("Store %d of %d: ", r+1, n)
+}
+
+// apartRounds splits the planted conversations into the stores of the
+// run so that nobody talks in two conversations of one store. A question
+// names the person it asks about; where that person talks in another
+// conversation of the store (REALTALK: each of its people talks in two
+// of its ten chats, with a different friend), that conversation answers
+// it too, often in the same words, and each question's evidence is no
+// longer unique. So a set whose conversations share a person goes, each
+// conversation in its order, to the first store where none of its
+// people talks yet (REALTALK's ten chats: 1, 3, 5 and 8; 2, 4, 6 and 9;
+// 7 and 10), its questions asked where their conversation is; a set
+// whose conversations share nobody (LoCoMo) is planted whole in every
+// store, to compete everywhere, and its questions asked in the first.
+// The filler is the same in each. together plants everything in one
+// store.
+func apartRounds(sets []*retrievalSet, together bool) [][]*retrievalSet {
+	var rounds [][]*retrievalSet
+	var talking []map[string]bool
+	grow := func(r int) {
+		for len(rounds) <= r {
+			rs := make([]*retrievalSet, len(sets))
+			for i, set := range sets {
+				rs[i] = &retrievalSet{name: set.name, cats: set.cats, names: set.names}
+			}
+			rounds, talking = append(rounds, rs), append(talking, map[string]bool{})
+		}
+	}
+	grow(0)
+	for si, set := range sets {
+		if together || !sharesPeople(set) {
+			continue
+		}
+		// at[c] is where conversation c went: its store and its index
+		// there.
+		at := make([][2]int, len(set.convs))
+		for ci, c := range set.convs {
+			r := 0
+			for ; r < len(talking) && slices.ContainsFunc(c.people, func(p string) bool { return talking[r][p] }); r++ {
+			}
+			grow(r)
+			for _, p := range c.people {
+				talking[r][p] = true
+			}
+			at[ci] = [2]int{r, len(rounds[r][si].convs)}
+			rounds[r][si].convs = append(rounds[r][si].convs, c)
+		}
+		for _, q := range set.qs {
+			r, ci := at[q.conv][0], at[q.conv][1]
+			q.conv = ci
+			rounds[r][si].qs = append(rounds[r][si].qs, q)
+		}
+	}
+	for si, set := range sets {
+		if !together && sharesPeople(set) {
+			continue
+		}
+		for r := range rounds {
+			rounds[r][si].convs = set.convs
+			if r == 0 {
+				rounds[r][si].qs = set.qs
+			}
+		}
+	}
+	return rounds
+}
+
+// sharesPeople reports whether someone talks in two of set's
+// conversations.
+func sharesPeople(set *retrievalSet) bool {
+	seen := map[string]bool{}
+	for _, c := range set.convs {
+		for _, p := range c.people {
+			if seen[p] {
+				return true
+			}
+			seen[p] = true
+		}
+	}
+	return false
 }
 
 // planted are the benchmarks' conversations written as Claude Code
@@ -136,9 +257,12 @@ type planted struct {
 	names map[string]string
 }
 
-func (p *planted) describe() string {
+func (p *planted) describe() string { return describeSets(p.sets) }
+
+// describeSets says what sets plant and ask.
+func describeSets(sets []*retrievalSet) string {
 	var parts []string
-	for _, s := range p.sets {
+	for _, s := range sets {
 		n, m := 0, 0
 		for _, c := range s.convs {
 			n += len(c.sessions)
@@ -182,8 +306,8 @@ func plantScale(root string, sets []*retrievalSet) (*planted, error) {
 
 // scaleBuilt is the note written beside a store once it is whole: the
 // store is reused when the note says the same.
-func scaleBuilt(messages, projects, vocab int) string {
-	return fmt.Sprintf("%d filler messages, %d projects, %d words\n", messages, projects, vocab)
+func scaleBuilt(messages, projects, vocab int, pl *planted) string {
+	return fmt.Sprintf("%d filler messages, %d projects, %d words; planted %s\n", messages, projects, vocab, pl.describe())
 }
 
 // keepBuilt builds the opened store st with build, then writes want to
@@ -203,7 +327,7 @@ func keepBuilt(st loom.Engine, mark, want string, build func() (string, error)) 
 
 func openScaleSQLite(ctx context.Context, o scaleOptions, files string, pl *planted, vocab []string) (loom.Engine, string, error) {
 	mark := o.store + ".built"
-	want := scaleBuilt(o.messages, o.projects, len(vocab))
+	want := scaleBuilt(o.messages, o.projects, len(vocab), pl)
 	if b, err := os.ReadFile(mark); err == nil && string(b) == want {
 		st, err := sqlite.Open(ctx, o.store)
 		return st, "SQLite: the store " + o.store + " was there (no build this run).", err
@@ -223,7 +347,7 @@ func openScaleSQLite(ctx context.Context, o scaleOptions, files string, pl *plan
 // (the schema made anew) unless a note beside o.store says it is whole.
 func openScalePostgres(ctx context.Context, o scaleOptions, files string, pl *planted, vocab []string) (loom.Engine, string, error) {
 	mark := o.store + ".pg-" + o.pgSchema + ".built"
-	want := scaleBuilt(o.pgMessages, o.projects, len(vocab))
+	want := scaleBuilt(o.pgMessages, o.projects, len(vocab), pl)
 	u, err := schemaURL(o.postgres, o.pgSchema)
 	if err != nil {
 		return nil, "", err
@@ -326,19 +450,56 @@ func (g *generator) fillerSession(tool string, n int, project loom.Project) *loo
 	return &loom.SessionData{Session: s, Messages: msgs}
 }
 
-// askScale asks every n-th question of each planted set in its project
-// and across all projects, and writes a row for each; it returns a note
-// on the store and the memory the questions took.
-func askScale(ctx context.Context, b *strings.Builder, st loom.Engine, engine string, pl *planted, every, limit int, only, missesFile string) (string, error) {
-	var misses *json.Encoder
-	if missesFile != "" {
-		f, err := os.Create(missesFile)
-		if err != nil {
-			return "", err
-		}
-		defer f.Close()
-		misses = json.NewEncoder(f)
+// scaleTally is what the questions of each set found, in each scope,
+// over the stores they were asked in.
+type scaleTally struct {
+	scopes []string
+	sets   []string
+	bySet  map[string]*setTally
+}
+
+// setTally is one set's figures, a scope each.
+type setTally struct {
+	scores                 []retrievalScore
+	filler, other, refused []int
+	loads                  []string
+	messages               []string
+}
+
+func newScaleTally(sets []*retrievalSet, only string) *scaleTally {
+	t := &scaleTally{scopes: []string{"per project", "all projects"}, bySet: map[string]*setTally{}}
+	if only != "" {
+		t.scopes = []string{only}
 	}
+	for _, set := range sets {
+		n := len(t.scopes)
+		t.sets = append(t.sets, set.name)
+		t.bySet[set.name] = &setTally{scores: make([]retrievalScore, n), filler: make([]int, n), other: make([]int, n), refused: make([]int, n)}
+	}
+	return t
+}
+
+// rows writes a row for each set and scope of engine.
+func (t *scaleTally) rows(b *strings.Builder, engine string) {
+	for _, name := range t.sets {
+		st := t.bySet[name]
+		for i, s := range st.scores {
+			if s.n == 0 {
+				continue
+			}
+			p := func(k int) string { return fmt.Sprintf("%.1f%%", 100*float64(k)/float64(s.n)) }
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %d | %s | %s | %s | %.3f | %.1f ms | %.1f ms | %d | %d | %d | %s |\n", name, engine, strings.Join(st.messages, " / "), t.scopes[i], s.n,
+				p(s.hit1), p(s.hit5), p(s.hit10), s.mrr/float64(s.n), ms(pct(s.times, 0.5)), ms(pct(s.times, 0.99)), st.filler[i], st.other[i], st.refused[i], strings.Join(st.loads, "; "))
+		}
+	}
+}
+
+// askScale asks every n-th question of each planted set in its project
+// and across all projects, and counts what it found in tally; it
+// returns a note on the store and the memory the questions took. misses,
+// when set, gets each question whose first hit is in another planted
+// conversation.
+func askScale(ctx context.Context, st loom.Engine, engine string, pl *planted, every, limit int, misses *json.Encoder, tally *scaleTally) (string, error) {
 	keys := map[string]string{}
 	if err := sessionKeys(ctx, st, pl.names, keys); err != nil {
 		return "", err
@@ -351,17 +512,15 @@ func askScale(ctx context.Context, b *strings.Builder, st loom.Engine, engine st
 	resetPeak()
 	startRSS := residentKB()
 	for si, set := range pl.sets {
-		scopes := []string{"per project", "all projects"}
-		if only != "" {
-			scopes = []string{only}
+		if len(set.qs) == 0 {
+			continue
 		}
-		scores := make([]retrievalScore, len(scopes))
-		filler, other, refused := make([]int, len(scopes)), make([]int, len(scopes)), make([]int, len(scopes))
+		t := tally.bySet[set.name]
 		load0 := load1()
 		for n := 0; n < len(set.qs); n += max(every, 1) {
 			q := set.qs[n]
 			gold := pl.goldOf(set, q)
-			for i, scope := range scopes {
+			for i, scope := range tally.scopes {
 				project := pl.projects[si][q.conv]
 				if scope == "all projects" {
 					project = ""
@@ -370,47 +529,41 @@ func askScale(ctx context.Context, b *strings.Builder, st loom.Engine, engine st
 				// The time is the first try's; a search refused for
 				// running out of time is tried again, four times at most,
 				// for its hits, then counted as not found.
-				t := time.Now()
+				start := time.Now()
 				hits, err := st.Search(ctx, sq)
-				took := time.Since(t)
+				took := time.Since(start)
 				if errors.Is(err, loom.ErrSearchTime) {
 					hits, err = retryBusy(func() ([]loom.SearchHit, error) { return st.Search(ctx, sq) })
 				}
 				if errors.Is(err, loom.ErrSearchTime) {
-					fmt.Fprintf(os.Stderr, "%s: %s, %s: refused: %q\n", engine, set.name, scopes[i], q.text)
-					refused[i]++
+					fmt.Fprintf(os.Stderr, "%s: %s, %s: refused: %q\n", engine, set.name, scope, q.text)
+					t.refused[i]++
 					err = nil
 				}
 				if err != nil {
 					return "", fmt.Errorf("%s: %s: question %q: %w", engine, set.name, q.text, err)
 				}
+				ranked := rankedSessions(hits, keys)
 				if len(hits) > 0 {
 					switch first := keys[hits[0].SessionID]; {
 					case first == "":
-						filler[i]++
+						t.filler[i]++
 					case path.Dir(first) != path.Dir(gold[0]):
-						other[i]++
+						t.other[i]++
+						if misses != nil {
+							misses.Encode(map[string]any{"engine": engine, "set": set.name, "scope": scope, "question": q.text, "gold": gold,
+								"rank": goldRank(ranked, gold), "first": first, "seq": hits[0].Seq, "snippet": hits[0].Snippet, "top": ranked[:min(5, len(ranked))]})
+						}
 					}
 				}
-				ranked := rankedSessions(hits, keys)
-				if first := ""; misses != nil && len(hits) > 0 {
-					if first = keys[hits[0].SessionID]; first != "" && path.Dir(first) != path.Dir(gold[0]) {
-						misses.Encode(map[string]any{"engine": engine, "set": set.name, "scope": scope, "question": q.text, "gold": gold,
-							"rank": goldRank(ranked, gold), "first": first, "seq": hits[0].Seq, "snippet": hits[0].Snippet, "top": ranked[:min(5, len(ranked))]})
-					}
-				}
-				scores[i].add(goldRank(ranked, gold), ranked, gold, took)
+				t.scores[i].add(goldRank(ranked, gold), ranked, gold, took)
 			}
 			if (n/max(every, 1)+1)%50 == 0 {
 				fmt.Fprintf(os.Stderr, "%s: %s: %d questions asked\n", engine, set.name, n+1)
 			}
 		}
-		load := load0 + " → " + load1()
-		for i, s := range scores {
-			p := func(k int) string { return fmt.Sprintf("%.1f%%", 100*float64(k)/float64(s.n)) }
-			fmt.Fprintf(b, "| %s | %s | %d | %s | %d | %s | %s | %s | %.3f | %.1f ms | %.1f ms | %d | %d | %d | %s |\n", set.name, engine, messages, scopes[i], s.n,
-				p(s.hit1), p(s.hit5), p(s.hit10), s.mrr/float64(s.n), ms(pct(s.times, 0.5)), ms(pct(s.times, 0.99)), filler[i], other[i], refused[i], load)
-		}
+		t.loads = append(t.loads, load0+" → "+load1())
+		t.messages = append(t.messages, strconv.Itoa(messages))
 	}
 	return fmt.Sprintf("%s: %d messages in %d sessions; while asking, the process's resident memory went from %d MB to a peak of %d MB (the bench's own, the engine's in-process cache included%s).",
 		engine, messages, sessions, startRSS>>10, peakKB()>>10, map[bool]string{true: "; PostgreSQL's server is not counted", false: ""}[engine == "PostgreSQL"]), nil
