@@ -60,6 +60,7 @@ func Run(t *testing.T, factory Factory, orphan Orphan) {
 		{"SearchAnyWord", testSearchAnyWord},
 		{"SearchTiers", testSearchTiers},
 		{"SearchRareAmongCommon", testSearchRareAmongCommon},
+		{"SearchRareAmongCommonElsewhere", testSearchRareAmongCommonElsewhere},
 		{"SearchWordsMeet", testSearchWordsMeet},
 		{"SearchSameIDs", testSearchSameIDs},
 		{"SearchTitlesWeighed", testSearchTitlesWeighed},

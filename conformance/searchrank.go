@@ -169,16 +169,11 @@ func RareAmongCommon(t testing.TB, st loom.Store, notes int) {
 	t.Helper()
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	s := newSession("alice", "cli:pets")
-	s.Kind, s.MessageCount, s.TurnCount, s.CreatedAt, s.UpdatedAt = loom.KindMain, notes+1, notes+1, t0, t0.Add(time.Duration(notes)*time.Second)
-	d := &loom.SessionData{Session: s}
-	say := func(seq int, words string) {
-		d.Messages = append(d.Messages, &loom.Message{ID: loom.NewID(), SessionID: s.ID, Seq: int64(seq), Role: loom.RoleUser, Turn: seq,
-			Parts: []loom.Part{{ID: loom.NewID(), Type: loom.PartText, Text: words}}, CreatedAt: t0.Add(time.Duration(seq) * time.Second)})
-	}
-	say(1, "Audrey: I think positive reinforcement training is important for pets.")
+	lines := []string{"Audrey: I think positive reinforcement training is important for pets."}
 	for i := 1; i <= notes; i++ {
-		say(i+1, fmt.Sprintf("Bob: I think so, note %d.", i))
+		lines = append(lines, fmt.Sprintf("Bob: I think so, note %d.", i))
 	}
+	d := sessionOf(s, t0, lines)
 	c, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	if err := st.Import(c, []*loom.SessionData{d}); err != nil {
@@ -207,6 +202,83 @@ func RareAmongCommon(t testing.TB, st loom.Store, notes int) {
 		}
 		if !strings.Contains(hits[0].Snippet, loom.DefaultMarkStart+"Audrey"+loom.DefaultMarkEnd) {
 			t.Fatalf("snippet %q", hits[0].Snippet)
+		}
+	}
+}
+
+// sessionOf is s with lines as its messages from the user, a second
+// apart from at.
+func sessionOf(s *loom.Session, at time.Time, lines []string) *loom.SessionData {
+	s.Kind, s.MessageCount, s.TurnCount, s.CreatedAt, s.UpdatedAt = loom.KindMain, len(lines), len(lines), at, at.Add(time.Duration(len(lines)-1)*time.Second)
+	d := &loom.SessionData{Session: s}
+	for i, line := range lines {
+		d.Messages = append(d.Messages, &loom.Message{ID: loom.NewID(), SessionID: s.ID, Seq: int64(i + 1), Role: loom.RoleUser, Turn: i + 1,
+			Parts: []loom.Part{{ID: loom.NewID(), Type: loom.PartText, Text: line}}, CreatedAt: at.Add(time.Duration(i) * time.Second)})
+	}
+	return d
+}
+
+// testSearchRareAmongCommonElsewhere: within a project, a question whose
+// common word fills another project finds its own project's message of
+// its rare word first, ranked in full.
+func testSearchRareAmongCommonElsewhere(t *testing.T, open Opener) {
+	RareAmongCommonElsewhere(t, open(t), 2100)
+}
+
+// RareAmongCommonElsewhere checks a project's search where the question's
+// common word is in notes newer messages of another project and in 40 of
+// its own: "Why does Audrey think reinforcement matters?" and the
+// any-word "audrey think", asked in the project of "Audrey: I think
+// positive reinforcement training is important for pets.", have it
+// first, only the project's messages after it, best first, and not
+// partial: every match the project holds was ranked. The engines' tests
+// call it with more notes than an engine walks at once too (SQLite's
+// ScanDepth), where a project's few matches are ranked among all of the
+// word's: that ranking once took seconds in a store of a million
+// messages and was refused.
+func RareAmongCommonElsewhere(t testing.TB, st loom.Store, notes int) {
+	t.Helper()
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	mine := newSession("alice", "cli:pets-mine")
+	other := newSession("alice", "cli:pets-other")
+	other.Project = loom.Project{ID: "fedcba9876543210", Name: "kennel", Root: "/src/kennel"}
+	other.Cwd = other.Project.Root
+	own := []string{"Audrey: I think positive reinforcement training is important for pets."}
+	for i := 1; i <= 40; i++ {
+		own = append(own, fmt.Sprintf("Carol: I think so too, entry %d.", i))
+	}
+	var elsewhere []string
+	for i := 1; i <= notes; i++ {
+		elsewhere = append(elsewhere, fmt.Sprintf("Bob: I think so, note %d.", i))
+	}
+	c, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	if err := st.Import(c, []*loom.SessionData{sessionOf(mine, t0, own), sessionOf(other, t0.Add(time.Hour), elsewhere)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []loom.SearchQuery{
+		{Text: "Why does Audrey think reinforcement matters?", UserID: "alice", Limit: 5, ProjectID: mine.Project.ID},
+		{Text: "audrey think", UserID: "alice", Limit: 5, AnyWord: true, ProjectID: mine.Project.ID},
+	} {
+		start := time.Now()
+		hits, err := searchAgain(c, st, q)
+		if err != nil {
+			t.Fatalf("search %+v: %v", q, err)
+		}
+		t.Logf("search %q in a project, %d notes elsewhere: %v", q.Text, notes, time.Since(start))
+		if len(hits) != 5 || hits[0].SessionID != mine.ID || hits[0].Seq != 1 {
+			t.Fatalf("search %q in its project, %d newer matches of its common word elsewhere: first hit is not the rare word's message: %+v", q.Text, notes, hits)
+		}
+		for i, h := range hits {
+			if h.SessionID != mine.ID {
+				t.Fatalf("search %q in its project: a hit of another project: %+v", q.Text, h)
+			}
+			if h.Partial {
+				t.Fatalf("search %q in its project: partial, though the project's %d matches could all be ranked: %+v", q.Text, len(own), hits)
+			}
+			if i > 0 && h.Score > hits[i-1].Score {
+				t.Fatalf("hits not best first: %+v", hits)
+			}
 		}
 	}
 }

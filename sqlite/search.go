@@ -148,6 +148,10 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 	if err != nil {
 		return nil, searchError(err, q.Raw)
 	}
+	// filtered is set when the query's words are in more messages than
+	// ScanDepth and its filters keep few of them (a project's, a
+	// user's): newest then holds every match that passes them.
+	filtered := false
 	if q.SessionID == "" && len(newest) < want {
 		// Few of the newest ScanDepth matches pass the filters. When the
 		// query has more matches than those, they are walked again from
@@ -161,6 +165,7 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 			return nil, searchError(err, q.Raw)
 		}
 		if n == ScanDepth {
+			filtered = true
 			if q.UserID != "" {
 				from = ` FROM sessions s CROSS JOIN session_messages m ON m.session_id = s.id
 					CROSS JOIN bodies_fts ON bodies_fts.rowid = m.body_id WHERE ` + where
@@ -181,15 +186,25 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 	var broad map[int64]float64
 	partial := false
 	switch {
-	case len(newest) <= RankDepth && !q.Newest && coordinating(q, terms):
+	case len(newest) <= RankDepth && !q.Newest && filtered:
+		// Every match that passes the filters is in newest, but the
+		// query's words are in more messages than ScanDepth: bm25 over
+		// them counts every message of each word, and joined to the
+		// filters FTS5 counted them afresh for each message of the
+		// project (seconds for a project's 600 messages of "others" in
+		// a store of a million where 500,000 hold it). They are ranked
+		// as a broad query's are, all of them, so the answer is exact.
 		var best []sqlstore.Scored
-		if best, err = s.rankCoordinated(ctx, coordTerms(terms), from, args, newest, limit); err != nil {
+		if best, partial, err = s.rankBroad(ctx, q, terms, from, args, newest, limit, true); err != nil {
 			return nil, searchError(err, q.Raw)
 		}
-		broad = make(map[int64]float64, len(best))
-		for _, b := range best {
-			broad[b.Body] = b.Score
+		broad = scoresOf(best)
+	case len(newest) <= RankDepth && !q.Newest && coordinating(q, terms):
+		var best []sqlstore.Scored
+		if best, err = s.rankCoordinated(ctx, coordTerms(terms), from, args, rowidRange(newest), limit); err != nil {
+			return nil, searchError(err, q.Raw)
 		}
+		broad = scoresOf(best)
 	case len(newest) <= RankDepth && !q.Newest:
 		rows, err = reads{s}.QueryContext(ctx, fmt.Sprintf(cols, "-bodies_fts.rank")+from+`
 			ORDER BY bodies_fts.rank, m.created_at DESC LIMIT ?`, append(args, limit)...)
@@ -202,13 +217,10 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 		}
 	default:
 		var best []sqlstore.Scored
-		if best, partial, err = s.rankBroad(ctx, q, terms, from, args, newest, limit); err != nil {
+		if best, partial, err = s.rankBroad(ctx, q, terms, from, args, newest, limit, false); err != nil {
 			return nil, searchError(err, q.Raw)
 		}
-		broad = make(map[int64]float64, len(best))
-		for _, b := range best {
-			broad[b.Body] = b.Score
-		}
+		broad = scoresOf(best)
 	}
 	if broad != nil {
 		targs := slices.Clone(filters.Args)
@@ -295,7 +307,11 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 // An every-word query (and a raw one) with more than RankDepth matches
 // has no rare word: each of its newest RankDepth matches holds every
 // word, so they tie, newest first, and the answer is partial.
-func (s *Store) rankBroad(ctx context.Context, q loom.SearchQuery, terms []loom.Term, from string, args []any, newest []int64, limit int) ([]sqlstore.Scored, bool, error) {
+//
+// whole says newest holds every match that passes the filters (at most
+// RankDepth of them): each is ranked, the common words' look-ups only
+// among them, and the answer is exact but for an every-word query's.
+func (s *Store) rankBroad(ctx context.Context, q loom.SearchQuery, terms []loom.Term, from string, args []any, newest []int64, limit int, whole bool) ([]sqlstore.Scored, bool, error) {
 	pool := newest[:min(len(newest), RankDepth)]
 	inPool := make(map[int64]float64, len(pool))
 	for _, id := range pool {
@@ -339,10 +355,10 @@ func (s *Store) rankBroad(ctx context.Context, q loom.SearchQuery, terms []loom.
 	}
 	heldSelected, heldPool := map[int64]int{}, map[int64]int{}
 	// holding adds weight to the score of each message of scores that
-	// matches expr (from rowid lo on), and counts part in held, when it
+	// matches expr (among the rowids among says), and counts part in held, when it
 	// counts, as held by it.
-	holding := func(expr string, part loom.Term, lo int64, weight float64, scores map[int64]float64, held map[int64]int) error {
-		ids, err := s.newest(ctx, `SELECT rowid AS id FROM bodies_fts WHERE bodies_fts MATCH ? AND rowid >= ?`, expr, lo)
+	holding := func(expr string, part loom.Term, among string, weight float64, scores map[int64]float64, held map[int64]int) error {
+		ids, err := s.newest(ctx, `SELECT rowid AS id FROM bodies_fts WHERE bodies_fts MATCH ? AND `+among, expr)
 		counts := coord[termExpr(part)]
 		for _, id := range ids {
 			if _, ok := scores[id]; ok {
@@ -357,7 +373,14 @@ func (s *Store) rankBroad(ctx context.Context, q loom.SearchQuery, terms []loom.
 	selected := map[int64]float64{}
 	if len(rare) > 0 {
 		rareExpr := "(" + strings.Join(rare, " OR ") + ")"
-		rows, err := reads{s}.QueryContext(ctx, `SELECT bodies_fts.rowid, -bodies_fts.rank`+from, append([]any{rareExpr}, args[1:]...)...)
+		stmt, sargs := `SELECT bodies_fts.rowid, -bodies_fts.rank`+from, append([]any{rareExpr}, args[1:]...)
+		if whole {
+			// The rare words' own messages, at most RankDepth, in one
+			// pass (joined to the filters, FTS5 would count them
+			// afresh for each message), those in newest kept below.
+			stmt, sargs = `SELECT rowid, -rank FROM bodies_fts WHERE bodies_fts MATCH ?`, []any{rareExpr}
+		}
+		rows, err := reads{s}.QueryContext(ctx, stmt, sargs...)
 		if err != nil {
 			return nil, false, err
 		}
@@ -368,7 +391,9 @@ func (s *Store) rankBroad(ctx context.Context, q loom.SearchQuery, terms []loom.
 				rows.Close()
 				return nil, false, err
 			}
-			selected[id] = score
+			if _, ok := inPool[id]; ok || !whole {
+				selected[id] = score
+			}
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
@@ -384,7 +409,7 @@ func (s *Store) rankBroad(ctx context.Context, q loom.SearchQuery, terms []loom.
 				// weight.
 				expr, weight = rareExpr+" AND "+termExpr(p), sqlstore.IDF(total, counts[i])
 			}
-			if err := holding(expr, p, 0, weight, selected, heldSelected); err != nil {
+			if err := holding(expr, p, "rowid >= 0", weight, selected, heldSelected); err != nil {
 				return nil, false, err
 			}
 		}
@@ -395,7 +420,11 @@ func (s *Store) rankBroad(ctx context.Context, q loom.SearchQuery, terms []loom.
 		if !sel[i] {
 			w := sqlstore.IDF(total, counts[i])
 			bound += w
-			if err := holding(termExpr(p), p, pool[len(pool)-1], w, inPool, heldPool); err != nil {
+			among := "rowid >= " + strconv.FormatInt(pool[len(pool)-1], 10)
+			if whole {
+				among = idList(pool)
+			}
+			if err := holding(termExpr(p), p, among, w, inPool, heldPool); err != nil {
 				return nil, false, err
 			}
 		}
@@ -411,7 +440,7 @@ func (s *Store) rankBroad(ctx context.Context, q loom.SearchQuery, terms []loom.
 		}
 	}
 	best, partial := sqlstore.MergeBroad(scoredList(selected), scoredList(inPool), limit, bound)
-	return best, partial, nil
+	return best, partial && !whole, nil
 }
 
 // coordinating reports whether q's hits are weighed by the share of its
@@ -441,8 +470,8 @@ func coordTerms(terms []loom.Term) []loom.Term {
 // and sessions and filtered. Which message holds which part is one
 // look-up of each part within the matches' rowids: each holds at most as
 // many messages as the whole query matched.
-func (s *Store) rankCoordinated(ctx context.Context, parts []loom.Term, from string, args []any, newest []int64, limit int) ([]sqlstore.Scored, error) {
-	scores := make(map[int64]float64, len(newest))
+func (s *Store) rankCoordinated(ctx context.Context, parts []loom.Term, from string, args []any, among string, limit int) ([]sqlstore.Scored, error) {
+	scores := make(map[int64]float64, RankDepth)
 	rows, err := reads{s}.QueryContext(ctx, `SELECT bodies_fts.rowid, -bodies_fts.rank`+from, args...)
 	if err != nil {
 		return nil, err
@@ -460,7 +489,7 @@ func (s *Store) rankCoordinated(ctx context.Context, parts []loom.Term, from str
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	held, err := s.held(ctx, parts, newest[len(newest)-1], newest[0], scores)
+	held, err := s.held(ctx, parts, among, scores)
 	if err != nil {
 		return nil, err
 	}
@@ -473,11 +502,12 @@ func (s *Store) rankCoordinated(ctx context.Context, parts []loom.Term, from str
 }
 
 // held counts, for each message of scores, how many of parts it holds,
-// looking each part up among the rowids from lo to hi.
-func (s *Store) held(ctx context.Context, parts []loom.Term, lo, hi int64, scores map[int64]float64) (map[int64]int, error) {
+// looking each part up among the rowids among says (rowidRange,
+// idList).
+func (s *Store) held(ctx context.Context, parts []loom.Term, among string, scores map[int64]float64) (map[int64]int, error) {
 	held := make(map[int64]int, len(scores))
 	for _, p := range parts {
-		ids, err := s.newest(ctx, `SELECT rowid AS id FROM bodies_fts WHERE bodies_fts MATCH ? AND rowid >= ? AND rowid <= ?`, termExpr(p), lo, hi)
+		ids, err := s.newest(ctx, `SELECT rowid AS id FROM bodies_fts WHERE bodies_fts MATCH ? AND `+among, termExpr(p))
 		if err != nil {
 			return nil, err
 		}
@@ -488,6 +518,37 @@ func (s *Store) held(ctx context.Context, parts []loom.Term, lo, hi int64, score
 		}
 	}
 	return held, nil
+}
+
+// scoresOf is best's scores by body.
+func scoresOf(best []sqlstore.Scored) map[int64]float64 {
+	out := make(map[int64]float64, len(best))
+	for _, b := range best {
+		out[b.Body] = b.Score
+	}
+	return out
+}
+
+// rowidRange is the condition on bodies_fts's rowid that holds the
+// rowids of newest (newest first) and those between them.
+func rowidRange(newest []int64) string {
+	return "rowid >= " + strconv.FormatInt(newest[len(newest)-1], 10) + " AND rowid <= " + strconv.FormatInt(newest[0], 10)
+}
+
+// idList is the condition on bodies_fts's rowid that holds the rowids
+// of ids and no other: FTS5 seeks each, where a range of rowids is read
+// whole.
+func idList(ids []int64) string {
+	var b strings.Builder
+	b.WriteString("rowid IN (")
+	for i, id := range ids {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.FormatInt(id, 10))
+	}
+	b.WriteByte(')')
+	return b.String()
 }
 
 // scoredList is scores as a list.
