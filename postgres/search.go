@@ -374,31 +374,38 @@ func (s *Store) rankBroad(ctx context.Context, q loom.SearchQuery, terms []loom.
 	if n := len(selected.hits); n >= st.limit && selected.hits[st.limit-1].Score >= bound {
 		// No message of common terms only can take a place: the newest
 		// matches, which take 2,000 look-ups to rank, are not needed.
-		return broadHits(q, selected, pool, bound)
+		return broadHits(q, selected, pool, bound, false)
 	}
+	var inPool int64
 	if q.SessionID == "" {
-		if pool, _, err = s.ranked(ctx, st.pool, st.args, q); err != nil {
+		if pool, inPool, err = s.ranked(ctx, st.pool, st.args, q); err != nil {
 			return nil, err
 		}
 	}
-	if q.SessionID != "" || len(pool.hits) < st.limit {
-		// Few of the store's newest matches pass the filters: the
-		// filters choose where to start.
-		if pool, _, err = s.ranked(ctx, st.poolNewest, st.args, q); err != nil {
+	whole := false
+	if q.SessionID != "" || inPool < RankDepth {
+		// Fewer than RankDepth of the store's newest matches pass the
+		// filters (a project's, a session's): the filters choose where
+		// to start, and when fewer than RankDepth pass them in all,
+		// every one is ranked and the answer is exact.
+		if pool, inPool, err = s.ranked(ctx, st.poolNewest, st.args, q); err != nil {
 			return nil, err
 		}
+		whole = inPool < RankDepth
 	}
-	return broadHits(q, selected, pool, bound)
+	return broadHits(q, selected, pool, bound, whole)
 }
 
 // broadHits returns the best of a broad query's ranked hits, selected
-// by its rare terms and pool, its newest matches, as rankBroad says.
-func broadHits(q loom.SearchQuery, selected, pool rankedHits, bound float64) ([]loom.SearchHit, error) {
+// by its rare terms and pool, its newest matches, as rankBroad says;
+// whole says pool holds every match that passes the filters.
+func broadHits(q loom.SearchQuery, selected, pool rankedHits, bound float64, whole bool) ([]loom.SearchHit, error) {
 	limit := q.Limit
 	if limit <= 0 {
 		limit = 20
 	}
 	best, partial := sqlstore.MergeBroad(selected.scored(), pool.scored(), limit, bound)
+	partial = partial && !whole
 	// The hits of the best bodies, in their order (a body read in
 	// several sessions is a hit in each).
 	var out []loom.SearchHit
