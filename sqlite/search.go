@@ -186,7 +186,7 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 	var broad map[int64]float64
 	partial := false
 	switch {
-	case len(newest) <= RankDepth && !q.Newest && filtered:
+	case len(newest) <= RankDepth && !q.Newest && filtered && q.AnyWord && !q.Raw:
 		// Every match that passes the filters is in newest, but the
 		// query's words are in more messages than ScanDepth: bm25 over
 		// them counts every message of each word, and joined to the
@@ -194,6 +194,8 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 		// project (seconds for a project's 600 messages of "others" in
 		// a store of a million where 500,000 hold it). They are ranked
 		// as a broad query's are, all of them, so the answer is exact.
+		// (An every-word query's matches all hold every word, which
+		// that ranking cannot tell apart: it is ranked by bm25 below.)
 		var best []sqlstore.Scored
 		if best, partial, err = s.rankBroad(ctx, q, terms, from, args, newest, limit, true); err != nil {
 			return nil, searchError(err, q.Raw)
