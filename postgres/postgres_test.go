@@ -5,9 +5,11 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"net"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -307,5 +309,59 @@ func TestConnectionsHaveNoJIT(t *testing.T) {
 	}
 	if v, err := open(t, dsn).Setting(ctx, "jit"); err != nil || v != "off" {
 		t.Errorf("Open: jit = %q, %v", v, err)
+	}
+}
+
+// A statement whose context ends stops on the server, even when its
+// process exits at once (a loom search refused for running out of time):
+// pgx closes the connection and sends the server a cancel request from a
+// goroutine that the exit stops before it is sent, and the server ran
+// the statement on to its end (8 s of a refused search at a million
+// messages). The server now checks that its client is there
+// (client_connection_check_interval) and ends it. The statement is run
+// by this test's binary as a process of its own, which exits as soon as
+// its context of 300 ms has ended.
+func TestCancelledStatementStopsOnServer(t *testing.T) {
+	if dsn := os.Getenv("LOOM_TEST_CANCEL_AND_EXIT"); dsn != "" {
+		st, err := postgres.Open(context.Background(), dsn)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer cancel()
+		_, err = st.Pool().Exec(ctx, "SELECT pg_sleep(60) AS "+os.Getenv("LOOM_TEST_MARKER"))
+		fmt.Println("ended:", err)
+		os.Exit(0)
+	}
+	_, admin := server(t)
+	dsn := freshSchema(t)
+	open(t, dsn).Close() // the schema made before the process runs
+	var b [6]byte
+	rand.Read(b[:])
+	marker := fmt.Sprintf("loom_cancel_%x", b)
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestCancelledStatementStopsOnServer$")
+	cmd.Env = append(os.Environ(), "LOOM_TEST_CANCEL_AND_EXIT="+dsn, "LOOM_TEST_MARKER="+marker)
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "ended:") || strings.Contains(string(out), "ended: <nil>") {
+		t.Fatalf("the process that cancels: %v: %s", err, out)
+	}
+	// Waits for the server's statement to end: long enough for a busy
+	// server to notice (it checks every second), a third of the 60 s it
+	// would run unchecked.
+	watch, stop := context.WithTimeout(context.Background(), 20*time.Second)
+	defer stop()
+	for {
+		var n int
+		if err := admin.QueryRow(watch, `SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND pid <> pg_backend_pid() AND strpos(query, $1) > 0`, marker).Scan(&n); err != nil {
+			t.Fatalf("the statement of a process that exited still runs on the server 20 s after its context ended (or pg_stat_activity: %v)", err)
+		}
+		if n == 0 {
+			return
+		}
+		select {
+		case <-watch.Done():
+		case <-time.After(100 * time.Millisecond):
+		}
 	}
 }
