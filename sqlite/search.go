@@ -375,30 +375,14 @@ func (s *Store) rankBroad(ctx context.Context, q loom.SearchQuery, terms []loom.
 	selected := map[int64]float64{}
 	if len(rare) > 0 {
 		rareExpr := "(" + strings.Join(rare, " OR ") + ")"
-		stmt, sargs := `SELECT bodies_fts.rowid, -bodies_fts.rank`+from, append([]any{rareExpr}, args[1:]...)
+		stmt, sargs, among := `SELECT bodies_fts.rowid, -bodies_fts.rank`+from, append([]any{rareExpr}, args[1:]...), map[int64]float64(nil)
 		if whole {
 			// The rare words' own messages, at most RankDepth, in one
 			// pass (joined to the filters, FTS5 would count them
-			// afresh for each message), those in newest kept below.
-			stmt, sargs = `SELECT rowid, -rank FROM bodies_fts WHERE bodies_fts MATCH ?`, []any{rareExpr}
+			// afresh for each message), those in newest kept.
+			stmt, sargs, among = `SELECT rowid, -rank FROM bodies_fts WHERE bodies_fts MATCH ?`, []any{rareExpr}, inPool
 		}
-		rows, err := reads{s}.QueryContext(ctx, stmt, sargs...)
-		if err != nil {
-			return nil, false, err
-		}
-		for rows.Next() {
-			var id int64
-			var score float64
-			if err := rows.Scan(&id, &score); err != nil {
-				rows.Close()
-				return nil, false, err
-			}
-			if _, ok := inPool[id]; ok || !whole {
-				selected[id] = score
-			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		if selected, err = s.scored(ctx, stmt, sargs, among); err != nil {
 			return nil, false, err
 		}
 		for i, p := range parts {
@@ -473,22 +457,8 @@ func coordTerms(terms []loom.Term) []loom.Term {
 // look-up of each part within the matches' rowids: each holds at most as
 // many messages as the whole query matched.
 func (s *Store) rankCoordinated(ctx context.Context, parts []loom.Term, from string, args []any, among string, limit int) ([]sqlstore.Scored, error) {
-	scores := make(map[int64]float64, RankDepth)
-	rows, err := reads{s}.QueryContext(ctx, `SELECT bodies_fts.rowid, -bodies_fts.rank`+from, args...)
+	scores, err := s.scored(ctx, `SELECT bodies_fts.rowid, -bodies_fts.rank`+from, args, nil)
 	if err != nil {
-		return nil, err
-	}
-	for rows.Next() {
-		var id int64
-		var score float64
-		if err := rows.Scan(&id, &score); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		scores[id] = score
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	held, err := s.held(ctx, parts, among, scores)
@@ -520,6 +490,28 @@ func (s *Store) held(ctx context.Context, parts []loom.Term, among string, score
 		}
 	}
 	return held, nil
+}
+
+// scored reads the rows of stmt, each a rowid and a score, into a map
+// by rowid: those that among holds, or all when among is nil.
+func (s *Store) scored(ctx context.Context, stmt string, args []any, among map[int64]float64) (map[int64]float64, error) {
+	rows, err := reads{s}.QueryContext(ctx, stmt, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[int64]float64{}
+	for rows.Next() {
+		var id int64
+		var score float64
+		if err := rows.Scan(&id, &score); err != nil {
+			return nil, err
+		}
+		if _, ok := among[id]; ok || among == nil {
+			out[id] = score
+		}
+	}
+	return out, rows.Err()
 }
 
 // scoresOf is best's scores by body.
