@@ -14,16 +14,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -449,143 +445,3 @@ func (g *generator) fillerSession(tool string, n int, project loom.Project) *loo
 	s.UpdatedAt = g.now
 	return &loom.SessionData{Session: s, Messages: msgs}
 }
-
-// scaleTally is what the questions of each set found, in each scope,
-// over the stores they were asked in.
-type scaleTally struct {
-	scopes []string
-	sets   []string
-	bySet  map[string]*setTally
-}
-
-// setTally is one set's figures, a scope each.
-type setTally struct {
-	scores                 []retrievalScore
-	filler, other, refused []int
-	loads                  []string
-	messages               []string
-}
-
-func newScaleTally(sets []*retrievalSet, only string) *scaleTally {
-	t := &scaleTally{scopes: []string{"per project", "all projects"}, bySet: map[string]*setTally{}}
-	if only != "" {
-		t.scopes = []string{only}
-	}
-	for _, set := range sets {
-		n := len(t.scopes)
-		t.sets = append(t.sets, set.name)
-		t.bySet[set.name] = &setTally{scores: make([]retrievalScore, n), filler: make([]int, n), other: make([]int, n), refused: make([]int, n)}
-	}
-	return t
-}
-
-// rows writes a row for each set and scope of engine.
-func (t *scaleTally) rows(b *strings.Builder, engine string) {
-	for _, name := range t.sets {
-		st := t.bySet[name]
-		for i, s := range st.scores {
-			if s.n == 0 {
-				continue
-			}
-			p := func(k int) string { return fmt.Sprintf("%.1f%%", 100*float64(k)/float64(s.n)) }
-			fmt.Fprintf(b, "| %s | %s | %s | %s | %d | %s | %s | %s | %.3f | %.1f ms | %.1f ms | %d | %d | %d | %s |\n", name, engine, strings.Join(st.messages, " / "), t.scopes[i], s.n,
-				p(s.hit1), p(s.hit5), p(s.hit10), s.mrr/float64(s.n), ms(pct(s.times, 0.5)), ms(pct(s.times, 0.99)), st.filler[i], st.other[i], st.refused[i], strings.Join(st.loads, "; "))
-		}
-	}
-}
-
-// askScale asks every n-th question of each planted set in its project
-// and across all projects, and counts what it found in tally; it
-// returns a note on the store and the memory the questions took. misses,
-// when set, gets each question whose first hit is in another planted
-// conversation.
-func askScale(ctx context.Context, st loom.Engine, engine string, pl *planted, every, limit int, misses *json.Encoder, tally *scaleTally) (string, error) {
-	keys := map[string]string{}
-	if err := sessionKeys(ctx, st, pl.names, keys); err != nil {
-		return "", err
-	}
-	sessions, messages, err := storeSize(ctx, st)
-	if err != nil {
-		return "", err
-	}
-	runtime.GC()
-	resetPeak()
-	startRSS := residentKB()
-	for si, set := range pl.sets {
-		if len(set.qs) == 0 {
-			continue
-		}
-		t := tally.bySet[set.name]
-		load0 := load1()
-		for n := 0; n < len(set.qs); n += max(every, 1) {
-			q := set.qs[n]
-			gold := pl.goldOf(set, q)
-			for i, scope := range tally.scopes {
-				project := pl.projects[si][q.conv]
-				if scope == "all projects" {
-					project = ""
-				}
-				sq := loom.SearchQuery{Text: q.text, UserID: "bench", ProjectID: project, Limit: limit}
-				// The time is the first try's; a search refused for
-				// running out of time is tried again, four times at most,
-				// for its hits, then counted as not found.
-				start := time.Now()
-				hits, err := st.Search(ctx, sq)
-				took := time.Since(start)
-				if errors.Is(err, loom.ErrSearchTime) {
-					hits, err = retryBusy(func() ([]loom.SearchHit, error) { return st.Search(ctx, sq) })
-				}
-				if errors.Is(err, loom.ErrSearchTime) {
-					fmt.Fprintf(os.Stderr, "%s: %s, %s: refused: %q\n", engine, set.name, scope, q.text)
-					t.refused[i]++
-					err = nil
-				}
-				if err != nil {
-					return "", fmt.Errorf("%s: %s: question %q: %w", engine, set.name, q.text, err)
-				}
-				ranked := rankedSessions(hits, keys)
-				if len(hits) > 0 {
-					switch first := keys[hits[0].SessionID]; {
-					case first == "":
-						t.filler[i]++
-					case path.Dir(first) != path.Dir(gold[0]):
-						t.other[i]++
-						if misses != nil {
-							misses.Encode(map[string]any{"engine": engine, "set": set.name, "scope": scope, "question": q.text, "gold": gold,
-								"rank": goldRank(ranked, gold), "first": first, "seq": hits[0].Seq, "snippet": hits[0].Snippet, "top": ranked[:min(5, len(ranked))]})
-						}
-					}
-				}
-				t.scores[i].add(goldRank(ranked, gold), ranked, gold, took)
-			}
-			if (n/max(every, 1)+1)%50 == 0 {
-				fmt.Fprintf(os.Stderr, "%s: %s: %d questions asked\n", engine, set.name, n+1)
-			}
-		}
-		t.loads = append(t.loads, load0+" → "+load1())
-		t.messages = append(t.messages, strconv.Itoa(messages))
-	}
-	return fmt.Sprintf("%s: %d messages in %d sessions; while asking, the process's resident memory went from %d MB to a peak of %d MB (the bench's own, the engine's in-process cache included%s).",
-		engine, messages, sessions, startRSS>>10, peakKB()>>10, map[bool]string{true: "; PostgreSQL's server is not counted", false: ""}[engine == "PostgreSQL"]), nil
-}
-
-// storeSize counts the user's sessions and their messages.
-func storeSize(ctx context.Context, st loom.Engine) (sessions, messages int, err error) {
-	for cursor := (*loom.Cursor)(nil); ; {
-		ss, err := st.Sessions(ctx, loom.SessionFilter{UserID: "bench", Limit: 1000, Before: cursor})
-		if err != nil {
-			return 0, 0, err
-		}
-		for _, s := range ss {
-			sessions++
-			messages += s.MessageCount
-		}
-		if len(ss) < 1000 {
-			return sessions, messages, nil
-		}
-		cursor = loom.CursorAfter(ss[len(ss)-1])
-	}
-}
-
-// load1 is the machine's load average over the last minute.
-func load1() string { return strings.Fields(loadAverage() + " ?")[0] }
