@@ -203,7 +203,7 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 		broad = scoresOf(best)
 	case len(newest) <= RankDepth && !q.Newest && coordinating(q, terms):
 		var best []sqlstore.Scored
-		if best, err = s.rankCoordinated(ctx, coordTerms(terms), from, args, rowidRange(newest), limit); err != nil {
+		if best, err = s.rankCoordinated(ctx, coordTerms(terms), from, args, newest, limit); err != nil {
 			return nil, searchError(err, q.Raw)
 		}
 		broad = scoresOf(best)
@@ -456,12 +456,12 @@ func coordTerms(terms []loom.Term) []loom.Term {
 // and sessions and filtered. Which message holds which part is one
 // look-up of each part within the matches' rowids: each holds at most as
 // many messages as the whole query matched.
-func (s *Store) rankCoordinated(ctx context.Context, parts []loom.Term, from string, args []any, among string, limit int) ([]sqlstore.Scored, error) {
+func (s *Store) rankCoordinated(ctx context.Context, parts []loom.Term, from string, args []any, newest []int64, limit int) ([]sqlstore.Scored, error) {
 	scores, err := s.scored(ctx, `SELECT bodies_fts.rowid, -bodies_fts.rank`+from, args, nil)
 	if err != nil {
 		return nil, err
 	}
-	held, err := s.held(ctx, parts, among, scores)
+	held, err := s.held(ctx, parts, rowidRange(newest), scores)
 	if err != nil {
 		return nil, err
 	}
