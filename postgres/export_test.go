@@ -37,6 +37,23 @@ func SearchStatements(q loom.SearchQuery, terms []loom.Term) (ranked string, arg
 	return st.ranked, st.args, ok
 }
 
+// BroadPool returns the statement with which a search of the any-word
+// query q, with more than RankDepth matches, ranks the store's newest
+// (rankBroad), and its arguments.
+func (s *Store) BroadPool(ctx context.Context, q loom.SearchQuery) (string, []any, error) {
+	q.AnyWord = true
+	terms, err := q.Terms()
+	if err != nil {
+		return "", nil, err
+	}
+	w, err := s.rarity(ctx, terms)
+	if err != nil {
+		return "", nil, err
+	}
+	st, _ := searchStatements(q, terms, w.score, "")
+	return newestPool(st, w), st.args, nil
+}
+
 // Setting returns a server setting as the store's connections see it.
 func (s *Store) Setting(ctx context.Context, name string) (string, error) {
 	var v string

@@ -142,8 +142,9 @@ func (s *Store) importTx(ctx context.Context, tx pgx.Tx, p *importRows) error {
 }
 
 // analyzeImported refreshes statistics an import of n sessions may have
-// left behind, where autovacuum would only catch up a minute later.
-// Best effort: a role that may not analyze still imported.
+// left behind, where autovacuum would only catch up a minute later, or
+// never where it is off. Best effort: a role that may not analyze still
+// imported.
 func (s *Store) analyzeImported(ctx context.Context, n int) {
 	if n >= analyzeAfter {
 		// Lineage queries walk sessions_parent instead of guessing from
@@ -153,21 +154,29 @@ func (s *Store) analyzeImported(ctx context.Context, n int) {
 	// Without any statistics of messages the planner guesses some 150
 	// messages per body, and costs a search's lookups of its matches so
 	// high that it compiles the statement with JIT (0.2 s, for a search
-	// that takes milliseconds). Once analyzed, the estimate stays right
-	// as the table grows, so this runs once per store, and is looked up
-	// once per handle.
-	if s.analyzed.Load() {
+	// that takes milliseconds). Without those of bodies, a broad search
+	// cannot tell how common its common words are (fewMatches). With
+	// those of a store a hundredth of its size (its first import, never
+	// refreshed where autovacuum is off), the planner took words that are
+	// in none of the newer messages for common ones and counted them by
+	// reading the whole table. So each table is analyzed when it never
+	// was, and again when it has grown past twice what was analyzed, as
+	// autovacuum would sooner: a few times over a store's life (at a
+	// million messages, 0.4 s each), one look at the statistics' counters
+	// an import otherwise.
+	rows, err := s.pool.Query(ctx, `SELECT t FROM unnest(ARRAY['messages', 'bodies']) t
+		WHERE coalesce(pg_stat_get_last_analyze_time(t::regclass), pg_stat_get_last_autoanalyze_time(t::regclass)) IS NULL
+			OR pg_stat_get_mod_since_analyze(t::regclass) > greatest(pg_stat_get_live_tuples(t::regclass) - pg_stat_get_mod_since_analyze(t::regclass), 1000)`)
+	if err != nil {
 		return
 	}
-	var never bool
-	if err := s.pool.QueryRow(ctx, `SELECT coalesce(last_analyze, last_autoanalyze) IS NULL
-		FROM pg_stat_user_tables WHERE relid = 'messages'::regclass`).Scan(&never); err != nil {
+	stale, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
 		return
 	}
-	if never {
-		s.pool.Exec(ctx, `ANALYZE messages`)
+	for _, table := range stale {
+		s.pool.Exec(ctx, `ANALYZE `+pgx.Identifier{table}.Sanitize())
 	}
-	s.analyzed.Store(true)
 }
 
 func queueSession(b *pgx.Batch, d *loom.SessionData) {

@@ -72,6 +72,7 @@ type planNode struct {
 	NodeType string     `json:"Node Type"`
 	Relation string     `json:"Relation Name"`
 	Index    string     `json:"Index Name"`
+	Filter   string     `json:"Filter"`
 	Plans    []planNode `json:"Plans"`
 }
 
@@ -210,5 +211,95 @@ func TestSearchPlansUseIndex(t *testing.T) {
 	hits, err := st.Search(ctx, loom.SearchQuery{Text: "zyzzogeton", Limit: 10})
 	if err != nil || len(hits) != 4 {
 		t.Fatalf("search = %d hits, %v; want 4", len(hits), err)
+	}
+}
+
+// A broad any-word query (more matches than RankDepth) ranks the store's
+// newest matches. When its words' matches are few, counted, it does not
+// walk back along the table testing each message: at a million messages
+// the planner, guessing thousands of matches for each word outside its
+// most common and taking a LIMIT to end the walk early, walked the whole
+// table (2.8 s, for four words in 2,063 messages; loom-bench -scale
+// -scale-postgres, docs/search.md) where the search index took 5 ms.
+// When its words are in most messages, the walk finds the newest soon
+// and is kept. The fixture is too small for the planner to make that
+// mistake; what it checks is which statement the counts choose.
+func TestBroadPoolFindsFewMatchesThroughIndex(t *testing.T) {
+	t.Parallel()
+	st, _ := planFixture(t)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, st.Pool().Config().ConnConfig.ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	// 60,000 newer messages of common words only, so that the rare
+	// words' matches are a few hundredths of the store, as in a real one
+	// (island is in some 3,200 of the fixture's first 40,000).
+	for _, stmt := range []string{
+		`INSERT INTO sessions (id, user_id, key, surface, project_id, title, created_at, updated_at)
+			SELECT format('s%05s', i), 'alice', 'cli:' || i, 'cli', 'p' || (i % 20), 'session ' || i,
+				timestamptz '2026-02-01', timestamptz '2026-02-01' + i * interval '1 hour'
+			FROM generate_series(401, 1000) i`,
+		`INSERT INTO bodies (id, content)
+			SELECT i, 'the session message agent model tool search index store ' || (i % 7) FROM generate_series(40001, 100000) i`,
+		`INSERT INTO messages (session_id, seq, id, role, turn, body_id, created_at)
+			SELECT format('s%05s', 1 + (i - 1) / 100), 1 + (i - 1) % 100, 'm' || i, 'user', 1 + (i - 1) % 100 / 2, i,
+				timestamptz '2026-02-01' + i * interval '1 minute'
+			FROM generate_series(40001, 100000) i`,
+		`ANALYZE`,
+	} {
+		if _, err := conn.Exec(ctx, stmt); err != nil {
+			t.Fatalf("%.60s…: %v", stmt, err)
+		}
+	}
+	count := func(words string) int {
+		var n int
+		if err := conn.QueryRow(ctx, `SELECT count(*) FROM bodies WHERE search @@ to_tsquery('english', $1)`,
+			strings.ReplaceAll(words, " ", " | ")).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	// walks reports whether the plan walks bodies back along their key,
+	// testing each against the query, and how it reads them.
+	walks := func(plan planNode) (walk bool, reads []string) {
+		plan.walk(func(n planNode) {
+			if n.Relation == "bodies" || n.Index == "bodies_search" {
+				reads = append(reads, strings.TrimSpace(n.NodeType+" "+n.Index))
+			}
+			if n.Relation == "bodies" && n.NodeType == "Index Scan" && n.Index == "bodies_pkey" && n.Filter != "" {
+				walk = true
+			}
+		})
+		return walk, reads
+	}
+	for _, tc := range []struct {
+		words string
+		few   bool
+	}{
+		{"zyzzogeton island", true},
+		{"session message agent model", false},
+	} {
+		n := count(tc.words)
+		if n <= postgres.RankDepth {
+			t.Fatalf("%q: %d matches; the case needs more than RankDepth", tc.words, n)
+		}
+		for _, q := range []loom.SearchQuery{
+			{Text: tc.words, UserID: "alice"},
+			{Text: tc.words, UserID: "alice", ProjectID: "p3"},
+		} {
+			sql, args, err := st.BroadPool(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			walk, reads := walks(explain(t, conn, sql, args, false))
+			switch {
+			case tc.few && walk:
+				t.Errorf("%q (%d matches, project %q): bodies read by %v: a walk back along their key", tc.words, n, q.ProjectID, reads)
+			case !tc.few && !walk:
+				t.Errorf("%q (%d matches, project %q): bodies read by %v, not by a walk back along their key", tc.words, n, q.ProjectID, reads)
+			}
+		}
 	}
 }

@@ -82,8 +82,9 @@ const RarityDepth = 10000
 // rarity returns the score of an any-word search of terms: each term's
 // ts_rank weighed by bm25's inverse document frequency, ln((N - n + 0.5)
 // / (n + 0.5)) for the n messages of N that hold it (n counted up to
-// RarityDepth; N the planner's estimate, or a count up to RarityDepth
-// where it has none), at least 0.000001 as FTS5 keeps it: a rare word
+// RarityDepth; N the planner's estimate, the rows per page last
+// analyzed times the pages now, or a count up to RarityDepth where it
+// has none), at least 0.000001 as FTS5 keeps it: a rare word
 // weighs more than a common one said often, as in SQLite; ts_rank alone
 // knows nothing of other messages. The sum is weighed by the share of
 // the terms a message holds (sqlstore.Coordinated). The counts run
@@ -145,7 +146,8 @@ func (s *Store) rarity(ctx context.Context, terms []loom.Term) (weights, error) 
 	if len(cols) == 0 {
 		return weights{score: "0"}, nil
 	}
-	rows, err := s.pool.Query(ctx, fmt.Sprintf(`SELECT greatest((SELECT reltuples FROM pg_class WHERE oid = 'bodies'::regclass), (SELECT count(*) FROM (SELECT FROM bodies LIMIT %d) a))::float8, %s`,
+	rows, err := s.pool.Query(ctx, fmt.Sprintf(`SELECT greatest((SELECT CASE WHEN relpages > 0 THEN reltuples / relpages * (pg_relation_size(oid) / current_setting('block_size')::float8) ELSE reltuples END
+			FROM pg_class WHERE oid = 'bodies'::regclass), (SELECT count(*) FROM (SELECT FROM bodies LIMIT %d) a))::float8, %s`,
 		RarityDepth, strings.Join(cols, ", ")), append([]any{s.planMode()}, c.Args...)...)
 	if err != nil {
 		return weights{}, fmt.Errorf("search: %w", err)
@@ -158,24 +160,36 @@ func (s *Store) rarity(ctx context.Context, terms []loom.Term) (weights, error) 
 	if err != nil {
 		return weights{}, fmt.Errorf("search: %w", err)
 	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return weights{}, fmt.Errorf("search: %w", err)
+	}
 	total, _ := vals[0].(float64)
-	var out weights
-	var sum, held []string
+	out := weights{total: total}
 	for i := 1; i+1 < len(vals); i += 2 {
 		tsq, _ := vals[i].(string)
 		n, _ := vals[i+1].(float64)
 		if tsq == "" {
 			continue
 		}
-		// A sum of alternatives' counts may pass the total.
-		n = min(n, total)
-		w := max(math.Log((total-n+0.5)/(n+0.5)), 0.000001)
-		part := weighedPart{tsq: "'" + strings.ReplaceAll(tsq, "'", "''") + "'::tsquery", n: int64(n), w: w}
+		part := weighedPart{tsq: "'" + strings.ReplaceAll(tsq, "'", "''") + "'::tsquery", n: int64(n)}
 		if !counted[i/2] {
 			part.n = -1
 		}
 		out.parts = append(out.parts, part)
-		sum = append(sum, fmt.Sprintf("ts_rank(c.search, %s, 1) * %g", part.tsq, w))
+	}
+	// A word counted to RarityDepth is in that many messages or more: how
+	// many more, the statistics say (commonParts).
+	if err := s.commonParts(ctx, out.parts, total); err != nil {
+		return weights{}, err
+	}
+	var sum, held []string
+	for i, part := range out.parts {
+		// A sum of alternatives' counts may pass the total; a part not
+		// counted (-1) weighs as if in none.
+		n := min(max(float64(part.n), 0), total)
+		out.parts[i].w = max(math.Log((total-n+0.5)/(n+0.5)), 0.000001)
+		sum = append(sum, fmt.Sprintf("ts_rank(c.search, %s, 1) * %g", part.tsq, out.parts[i].w))
 		held = append(held, fmt.Sprintf("(c.search @@ %s)::int", part.tsq))
 	}
 	out.score = "0"
@@ -187,23 +201,27 @@ func (s *Store) rarity(ctx context.Context, terms []loom.Term) (weights, error) 
 	case len(sum) == 1:
 		out.score = "(" + sum[0] + ")"
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
-// weights are the score of an any-word search (rarity) and its parts,
-// the terms it weighs.
+// weights are the score of an any-word search (rarity), its parts, the
+// terms it weighs, and the number of messages they were weighed among.
 type weights struct {
 	score string
 	parts []weighedPart
+	total float64
 }
 
 // weighedPart is one term of an any-word search: its tsquery (SQL of a
-// constant), how many messages hold it (up to RarityDepth; -1 when not
-// counted) and its weight.
+// constant), how many messages hold it (counted up to RarityDepth, and
+// beyond it as the statistics say, see commonParts; -1 when not
+// counted), whether that many is a floor only (neither counted whole
+// nor known to the statistics) and its weight.
 type weighedPart struct {
-	tsq string
-	n   int64
-	w   float64
+	tsq   string
+	n     int64
+	floor bool
+	w     float64
 }
 
 // termSQL returns SQL for a tsquery of one term of a search's tiers: its
@@ -378,7 +396,7 @@ func (s *Store) rankBroad(ctx context.Context, q loom.SearchQuery, terms []loom.
 	}
 	var inPool int64
 	if q.SessionID == "" {
-		if pool, inPool, err = s.ranked(ctx, st.pool, st.args, q); err != nil {
+		if pool, inPool, err = s.ranked(ctx, newestPool(st, w), st.args, q); err != nil {
 			return nil, err
 		}
 	}
@@ -394,6 +412,16 @@ func (s *Store) rankBroad(ctx context.Context, q loom.SearchQuery, terms []loom.
 		whole = inPool < RankDepth
 	}
 	return broadHits(q, selected, pool, bound, whole)
+}
+
+// newestPool returns the statement that ranks the store's newest matches
+// of a broad query whose statements are st and whose terms weigh w:
+// st.poolIndexed when they are few enough (fewMatches), else st.pool.
+func newestPool(st searchSQL, w weights) string {
+	if fewMatches(w.parts, w.total) {
+		return st.poolIndexed
+	}
+	return st.pool
 }
 
 // broadHits returns the best of a broad query's ranked hits, selected
@@ -556,9 +584,9 @@ const lookup = `CROSS JOIN LATERAL (
 // searchSQL are the statements of one search, their arguments, and the
 // most hits it returns.
 type searchSQL struct {
-	ranked, walk, newest, pool, poolNewest string
-	args                                   []any
-	limit                                  int
+	ranked, walk, newest, pool, poolIndexed, poolNewest string
+	args                                                []any
+	limit                                               int
 }
 
 // searchStatements returns the statements that run q, whose text parses
@@ -584,7 +612,9 @@ type searchSQL struct {
 // many users'.
 //
 // pool and poolNewest rank the newest RankDepth matches of a query with
-// more (rankBroad), as ranked does, found as walk and newest find them.
+// more (rankBroad), as ranked does, found as walk and newest find them;
+// poolIndexed is pool for a query whose matches are few enough to be all
+// found through the search index first (see fewMatches).
 //
 // score is the SQL of a hit's score, ts_rank of the whole query when "";
 // match, when not "", is the SQL of a tsquery (constants only) that
@@ -672,17 +702,22 @@ func searchStatements(q loom.SearchQuery, terms []loom.Term, score, match string
 		ORDER BY p.score DESC, p.body_id DESC, p.created_at DESC, p.session_id, p.seq
 		LIMIT %[3]d`
 	cols := `m.session_id, m.id, m.seq, m.role, m.created_at, c.id AS body_id, ` + score + ` AS score, s.title, coalesce(s.key, '') AS key`
-	st.pool = fmt.Sprintf(pool, text, fmt.Sprintf(`SELECT %[1]s
+	newestMatches := fmt.Sprintf(`SELECT %[1]s
 		FROM (
-			SELECT b.id, b.search FROM bodies b
-			WHERE numnode(%[2]s) > 0 AND b.search @@ %[2]s
+			SELECT b.id, b.search FROM %%s
 			ORDER BY b.id DESC
 			LIMIT %[3]d
 		) c
 		%[4]s
 		WHERE %[5]s
 		ORDER BY c.id DESC, m.created_at DESC, m.session_id, m.seq
-		LIMIT %[6]d`, cols, tsq, ScanDepth, lookup, c.String(), RankDepth), limit)
+		LIMIT %[6]d`, cols, tsq, ScanDepth, lookup, c.String(), RankDepth)
+	matches := fmt.Sprintf(`bodies b WHERE numnode(%[1]s) > 0 AND b.search @@ %[1]s`, tsq)
+	st.pool = fmt.Sprintf(pool, text, fmt.Sprintf(newestMatches, matches), limit)
+	// The same, its matches all found through the search index first
+	// (OFFSET 0 keeps the planner from walking the table back instead),
+	// for a query known to have few (fewMatches).
+	st.poolIndexed = fmt.Sprintf(pool, text, fmt.Sprintf(newestMatches, "(SELECT b.id, b.search FROM "+matches+" OFFSET 0) b"), limit)
 	st.poolNewest = fmt.Sprintf(pool, text, fmt.Sprintf(`SELECT %[1]s
 		FROM bodies c
 		JOIN session_messages m ON m.body_id = c.id

@@ -28,7 +28,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -65,10 +64,6 @@ type Store struct {
 	LeaseTTL time.Duration
 
 	holder sessionstore.Holder // whose locks this handle's are
-
-	// analyzed is set once this handle has seen messages analyzed, or
-	// tried to analyze them (see analyzeImported).
-	analyzed atomic.Bool
 
 	// locks is the pool of the connections that hold the hub's locks
 	// (hublocks.go), made at the first.
