@@ -704,7 +704,7 @@ func searchStatements(q loom.SearchQuery, terms []loom.Term, score, match string
 	cols := `m.session_id, m.id, m.seq, m.role, m.created_at, c.id AS body_id, ` + score + ` AS score, s.title, coalesce(s.key, '') AS key`
 	newestMatches := fmt.Sprintf(`SELECT %[1]s
 		FROM (
-			SELECT b.id, b.search FROM %%s
+			SELECT b.id, b.search FROM {matches}
 			ORDER BY b.id DESC
 			LIMIT %[3]d
 		) c
@@ -713,11 +713,13 @@ func searchStatements(q loom.SearchQuery, terms []loom.Term, score, match string
 		ORDER BY c.id DESC, m.created_at DESC, m.session_id, m.seq
 		LIMIT %[6]d`, cols, tsq, ScanDepth, lookup, c.String(), RankDepth)
 	matches := fmt.Sprintf(`bodies b WHERE numnode(%[1]s) > 0 AND b.search @@ %[1]s`, tsq)
-	st.pool = fmt.Sprintf(pool, text, fmt.Sprintf(newestMatches, matches), limit)
+	// Put in with Replace, not Sprintf: what was formatted into
+	// newestMatches is not read for verbs again.
+	st.pool = fmt.Sprintf(pool, text, strings.Replace(newestMatches, "{matches}", matches, 1), limit)
 	// The same, its matches all found through the search index first
 	// (OFFSET 0 keeps the planner from walking the table back instead),
 	// for a query known to have few (fewMatches).
-	st.poolIndexed = fmt.Sprintf(pool, text, fmt.Sprintf(newestMatches, "(SELECT b.id, b.search FROM "+matches+" OFFSET 0) b"), limit)
+	st.poolIndexed = fmt.Sprintf(pool, text, strings.Replace(newestMatches, "{matches}", "(SELECT b.id, b.search FROM "+matches+" OFFSET 0) b", 1), limit)
 	st.poolNewest = fmt.Sprintf(pool, text, fmt.Sprintf(`SELECT %[1]s
 		FROM bodies c
 		JOIN session_messages m ON m.body_id = c.id
