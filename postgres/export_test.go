@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"strings"
 
 	"github.com/loomhq/loom"
 )
@@ -52,6 +53,24 @@ func (s *Store) BroadPool(ctx context.Context, q loom.SearchQuery) (string, []an
 	}
 	st, _ := searchStatements(q, terms, w.score, "")
 	return newestPool(st, w), st.args, nil
+}
+
+// CommonParts returns how many of total messages hold each of tsqs,
+// tsquery texts each counted to RarityDepth, as the statistics say
+// (commonParts), and whether that many is a floor only.
+func (s *Store) CommonParts(ctx context.Context, tsqs []string, total float64) ([]int64, []bool, error) {
+	parts := make([]weighedPart, len(tsqs))
+	for i, t := range tsqs {
+		parts[i] = weighedPart{tsq: "'" + strings.ReplaceAll(t, "'", "''") + "'::tsquery", n: RarityDepth}
+	}
+	if err := s.commonParts(ctx, parts, total); err != nil {
+		return nil, nil, err
+	}
+	ns, floors := make([]int64, len(parts)), make([]bool, len(parts))
+	for i, p := range parts {
+		ns[i], floors[i] = p.n, p.floor
+	}
+	return ns, floors, nil
 }
 
 // Setting returns a server setting as the store's connections see it.

@@ -78,10 +78,18 @@ func (s *Store) commonParts(ctx context.Context, parts []weighedPart, total floa
 			p.floor = true
 			continue
 		}
+		// A phrase is in no more messages than its rarest word;
+		// alternatives in as many as all of theirs.
+		phrase := strings.Contains(p.tsq, "<") || strings.Contains(p.tsq, "&")
 		share := 0.0
-		for _, l := range lexemes(p.tsq) {
+		for i, l := range lexemes(p.tsq) {
 			f, found := shares[l]
-			share += f
+			switch {
+			case !phrase:
+				share += f
+			case i == 0 || f < share:
+				share = f
+			}
 			// A word the statistics leave out is rarer than those they
 			// hold, by how much they do not say.
 			p.floor = p.floor || !found

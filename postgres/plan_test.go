@@ -274,6 +274,17 @@ func TestBroadPoolFindsFewMatchesThroughIndex(t *testing.T) {
 		})
 		return walk, reads
 	}
+	// How many messages hold words counted past RarityDepth, as the
+	// statistics say: "session" is in every one of the 60,000 newer; a
+	// phrase in no more than its rarer word; a word they do not hold,
+	// or a prefix, is a floor only.
+	ns, floors, err := st.CommonParts(ctx, []string{"'session'", "'session' <-> 'island'", "'island' | 'session'", "'zyzzogeton'", "'sess':*"}, 100000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ns[0] < 60000 || floors[0] || ns[1] > ns[0] || ns[2] < ns[0] || !floors[3] || ns[3] != postgres.RarityDepth || !floors[4] {
+		t.Errorf("common parts: %v, floors %v", ns, floors)
+	}
 	for _, tc := range []struct {
 		words string
 		few   bool
