@@ -164,9 +164,11 @@ func (s *Store) analyzeImported(ctx context.Context, n int) {
 	// autovacuum would sooner: a few times over a store's life (at a
 	// million messages, 0.4 s each), one look at the statistics' counters
 	// an import otherwise.
+	// Without track_counts the counters read nothing, and every import
+	// would analyze.
 	rows, err := s.pool.Query(ctx, `SELECT t FROM unnest(ARRAY['messages', 'bodies']) t
-		WHERE coalesce(pg_stat_get_last_analyze_time(t::regclass), pg_stat_get_last_autoanalyze_time(t::regclass)) IS NULL
-			OR pg_stat_get_mod_since_analyze(t::regclass) > greatest(pg_stat_get_live_tuples(t::regclass) - pg_stat_get_mod_since_analyze(t::regclass), 1000)`)
+		WHERE current_setting('track_counts')::bool AND (coalesce(pg_stat_get_last_analyze_time(t::regclass), pg_stat_get_last_autoanalyze_time(t::regclass)) IS NULL
+			OR pg_stat_get_mod_since_analyze(t::regclass) > greatest(pg_stat_get_live_tuples(t::regclass) - pg_stat_get_mod_since_analyze(t::regclass), 1000))`)
 	if err != nil {
 		return
 	}
