@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/sqlstore/query"
 )
 
 // Clean is clean, for tests.
@@ -36,6 +37,12 @@ func (s *Store) ImportVectors(ctx context.Context, texts []string, conns int) ([
 func SearchStatements(q loom.SearchQuery, terms []loom.Term) (ranked string, args []any, ok bool) {
 	st, ok := searchStatements(q, terms, "", "")
 	return st.ranked, st.args, ok
+}
+
+// TitleStatement returns the statement of a search of session titles
+// and its arguments.
+func TitleStatement(q loom.SearchQuery, terms []loom.Term) (string, []any, bool) {
+	return query.TitleSQL(dialect, q, terms)
 }
 
 // BroadPool returns the statement with which a search of the any-word

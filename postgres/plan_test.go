@@ -73,6 +73,7 @@ type planNode struct {
 	Relation string     `json:"Relation Name"`
 	Index    string     `json:"Index Name"`
 	Filter   string     `json:"Filter"`
+	Loops    float64    `json:"Actual Loops"`
 	Plans    []planNode `json:"Plans"`
 }
 
@@ -312,5 +313,66 @@ func TestBroadPoolFindsFewMatchesThroughIndex(t *testing.T) {
 				t.Errorf("%q (%d matches, project %q): bodies read by %v, not by a walk back along their key", tc.words, n, q.ProjectID, reads)
 			}
 		}
+	}
+}
+
+// The title tier reads the first prompt of the sessions whose titles
+// match, not of every session: with the sessions' statistics (which
+// autovacuum gathers), PostgreSQL hashed every session with its first
+// prompt looked up to join the few found, 430 ms of an all-project
+// search at 10,000 sessions for two that matched.
+func TestTitlePlanReadsFoundSessionsOnly(t *testing.T) {
+	t.Parallel()
+	st, _ := planFixture(t)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, st.Pool().Config().ConnConfig.ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `UPDATE sessions SET title = 'the mountain pass of ' || title WHERE title IN ('session 7', 'session 301'); ANALYZE`); err != nil {
+		t.Fatal(err)
+	}
+	q := loom.SearchQuery{Text: "mountain pass", UserID: "alice", Titles: true, Limit: 10}
+	terms, err := q.Terms()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sql, args, ok := postgres.TitleStatement(q, terms)
+	if !ok {
+		t.Fatal("no statement")
+	}
+	var out []byte
+	if err := conn.QueryRow(ctx, `EXPLAIN (ANALYZE, FORMAT JSON) `+sql, append([]any{pgx.QueryExecModeCacheDescribe}, args...)...).Scan(&out); err != nil {
+		t.Fatal(err)
+	}
+	var plans []struct {
+		Plan planNode `json:"Plan"`
+	}
+	if err := json.Unmarshal(out, &plans); err != nil || len(plans) != 1 {
+		t.Fatalf("explain output %s: %v", out, err)
+	}
+	most := 0.0
+	plans[0].Plan.walk(func(n planNode) {
+		if n.Relation == "messages" {
+			most = max(most, n.Loops)
+		}
+	})
+	if most > 10 {
+		t.Errorf("messages read %v times for the first prompts of 2 sessions found (of 400)", most)
+	}
+	rows, err := conn.Query(ctx, sql, append([]any{pgx.QueryExecModeCacheDescribe}, args...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (string, error) {
+		vals, err := r.Values()
+		if err != nil {
+			return "", err
+		}
+		return vals[0].(string), nil
+	})
+	if err != nil || len(found) != 2 {
+		t.Fatalf("the statement found %v, %v; want the first prompts of sessions 7 and 301", found, err)
 	}
 }

@@ -86,7 +86,7 @@ func TitleSQL(d Dialect, q loom.SearchQuery, terms []loom.Term) (sql string, arg
 		SELECT m.session_id, m.id, m.seq, m.role, m.created_at, t.score, s.title, coalesce(s.key, ''), s.description,
 			substr(b.content, 1, %d)
 		FROM t %s sessions s ON s.id = t.id %s session_messages m ON m.session_id = s.id
-			AND m.seq = (SELECT coalesce(min(f.seq), 1) FROM session_messages f WHERE f.session_id = s.id AND f.role = 'user')
+			AND m.seq = (SELECT coalesce(min(f.seq), 1) FROM session_messages f WHERE f.session_id = t.id AND f.role = 'user')
 			%s bodies b ON b.id = m.body_id
 		WHERE %s
 		ORDER BY 6 DESC, t.updated_at DESC, s.id
