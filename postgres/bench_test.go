@@ -13,7 +13,7 @@ import (
 func BenchmarkLongSession(b *testing.B) {
 	st := open(b, freshSchema(b))
 	storetest.LongSession(b, st, func() error {
-		_, err := st.Pool().Exec(context.Background(), `ANALYZE`)
+		_, err := st.Pool().Exec(context.Background(), analyzeOwn)
 		return err
 	})
 }

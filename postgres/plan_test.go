@@ -58,7 +58,7 @@ func planFixture(t *testing.T) (*postgres.Store, string) {
 				CASE WHEN i % 2 = 1 THEN 'user' ELSE 'assistant' END, 1 + (i - 1) % 100 / 2, i,
 				timestamptz '2026-01-01' + i * interval '1 minute'
 			FROM generate_series(1, 40000) i`,
-		`ANALYZE`,
+		analyzeOwn,
 	} {
 		if _, err := conn.Exec(ctx, stmt); err != nil {
 			t.Fatalf("%.60s…: %v", stmt, err)
@@ -66,6 +66,15 @@ func planFixture(t *testing.T) (*postgres.Store, string) {
 	}
 	return st, "s00042"
 }
+
+// analyzeOwn analyzes the tables of the connection's schema only: a
+// bare ANALYZE reads every table of the database, and would change the
+// plans of the tests running beside in schemas of their own.
+const analyzeOwn = `DO $$DECLARE t text; BEGIN
+	FOR t IN SELECT format('%I.%I', schemaname, relname) FROM pg_stat_user_tables WHERE schemaname = current_schema() LOOP
+		EXECUTE 'ANALYZE ' || t;
+	END LOOP;
+END$$`
 
 // planNode is a node of EXPLAIN (FORMAT JSON).
 type planNode struct {
@@ -248,7 +257,7 @@ func TestBroadPoolFindsFewMatchesThroughIndex(t *testing.T) {
 			SELECT format('s%05s', 1 + (i - 1) / 100), 1 + (i - 1) % 100, 'm' || i, 'user', 1 + (i - 1) % 100 / 2, i,
 				timestamptz '2026-02-01' + i * interval '1 minute'
 			FROM generate_series(40001, 100000) i`,
-		`ANALYZE`,
+		analyzeOwn,
 	} {
 		if _, err := conn.Exec(ctx, stmt); err != nil {
 			t.Fatalf("%.60s…: %v", stmt, err)
@@ -330,7 +339,7 @@ func TestTitlePlanReadsFoundSessionsOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, `UPDATE sessions SET title = 'the mountain pass of ' || title WHERE title IN ('session 7', 'session 301'); ANALYZE`); err != nil {
+	if _, err := conn.Exec(ctx, `UPDATE sessions SET title = 'the mountain pass of ' || title WHERE title IN ('session 7', 'session 301'); `+analyzeOwn); err != nil {
 		t.Fatal(err)
 	}
 	q := loom.SearchQuery{Text: "mountain pass", UserID: "alice", Titles: true, Limit: 10}

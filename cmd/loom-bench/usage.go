@@ -94,7 +94,7 @@ func usageMain(ctx context.Context, out string, dir, server string, n, runs int)
 		if err := usageFill(ctx, pst, pq, n, "postgres"); err != nil {
 			return err
 		}
-		if _, err := conn.Exec(ctx, `ANALYZE`); err != nil {
+		if err := analyzeSchema(ctx, conn); err != nil {
 			return err
 		}
 		total, _ = pq(`SELECT count(*) FROM messages`)
