@@ -226,3 +226,61 @@ func TestImportAnalyzes(t *testing.T) {
 		t.Errorf("the search column's most common words: %d, %v", common, err)
 	}
 }
+
+// A store grown past twice what was analyzed is analyzed again at an
+// import, as autovacuum would (which may be off): with its first
+// import's statistics alone, at a hundred times that size the planner
+// took words in none of the newer messages for common ones.
+func TestImportAnalyzesAgainWhenGrown(t *testing.T) {
+	t.Parallel()
+	st := open(t, freshSchema(t))
+	ctx := context.Background()
+	if err := st.Import(ctx, importData(2, 10)); err != nil {
+		t.Fatal(err)
+	}
+	analyzed := func() (last time.Time, modified int64) {
+		t.Helper()
+		if err := st.Pool().QueryRow(ctx, `SELECT coalesce(pg_stat_get_last_analyze_time('bodies'::regclass), 'epoch'),
+			pg_stat_get_mod_since_analyze('bodies'::regclass)`).Scan(&last, &modified); err != nil {
+			t.Fatal(err)
+		}
+		return last, modified
+	}
+	first, _ := analyzed()
+	if first.Unix() == 0 {
+		t.Fatal("the first import did not analyze bodies")
+	}
+	batch := func(name string, sessions, n int) []*loom.SessionData {
+		data := importData(sessions, n)
+		for i, d := range data {
+			d.Session.Key = fmt.Sprintf("cli:%s%d", name, i)
+		}
+		return data
+	}
+	if err := st.Import(ctx, batch("more", 30, 100)); err != nil {
+		t.Fatal(err)
+	}
+	// Each connection sends its counts to the server's statistics when
+	// idle, up to seconds after: the import that follows them is the one
+	// that sees the store has grown, unless this one already did.
+	deadline := time.Now().Add(time.Minute)
+	for {
+		last, modified := analyzed()
+		if last.After(first) {
+			return
+		}
+		if modified >= 3000 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("3,000 rows imported; the statistics' counters show %d after a minute", modified)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := st.Import(ctx, batch("last", 1, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if last, modified := analyzed(); !last.After(first) {
+		t.Errorf("bodies not analyzed again after growing from 20 rows by %d", modified)
+	}
+}
