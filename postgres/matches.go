@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // How a broad query's newest matches are found (searchSQL's pool). Two
@@ -110,17 +112,13 @@ func (s *Store) commonShares(ctx context.Context, words []string) (map[string]fl
 	if err != nil {
 		return nil, fmt.Errorf("search: the search column's statistics: %w", err)
 	}
-	defer rows.Close()
 	out := map[string]float64{}
-	for rows.Next() {
-		var w string
-		var f float32
-		if err := rows.Scan(&w, &f); err != nil {
-			return nil, fmt.Errorf("search: the search column's statistics: %w", err)
-		}
+	var w string
+	var f float32
+	if _, err := pgx.ForEachRow(rows, []any{&w, &f}, func() error {
 		out[w] = float64(f)
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	}); err != nil {
 		return nil, fmt.Errorf("search: the search column's statistics: %w", err)
 	}
 	return out, nil

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/postgres"
@@ -43,8 +44,7 @@ func planFixture(t *testing.T) (*postgres.Store, string) {
 	}
 	defer conn.Release()
 	// One connection, so that setseed makes the same words every run.
-	for _, stmt := range []string{
-		`SELECT setseed(0.42)`,
+	execAll(t, conn, `SELECT setseed(0.42)`,
 		`INSERT INTO sessions (id, user_id, key, surface, project_id, title, created_at, updated_at)
 			SELECT format('s%05s', i), CASE WHEN i % 10 = 0 THEN 'bob' ELSE 'alice' END, 'cli:' || i, 'cli',
 				'p' || (i % 20), 'session ' || i, timestamptz '2026-01-01', timestamptz '2026-01-01' + i * interval '1 hour'
@@ -52,19 +52,39 @@ func planFixture(t *testing.T) (*postgres.Store, string) {
 		`INSERT INTO bodies (id, content)
 			SELECT i, (SELECT string_agg(w[g * 0 + 1 + floor(power(random(), 3) * array_length(w, 1))::int], ' ')
 				FROM generate_series(1, 30 + i % 20) g) || CASE WHEN i % 9973 = 0 THEN ' zyzzogeton' ELSE '' END
-			FROM generate_series(1, 40000) i, (SELECT ARRAY[` + strings.Join(vocab, ",") + `]) v(w)`,
+			FROM generate_series(1, 40000) i, (SELECT ARRAY[`+strings.Join(vocab, ",")+`]) v(w)`,
 		`INSERT INTO messages (session_id, seq, id, role, turn, body_id, created_at)
 			SELECT format('s%05s', 1 + (i - 1) / 100), 1 + (i - 1) % 100, 'm' || i,
 				CASE WHEN i % 2 = 1 THEN 'user' ELSE 'assistant' END, 1 + (i - 1) % 100 / 2, i,
 				timestamptz '2026-01-01' + i * interval '1 minute'
 			FROM generate_series(1, 40000) i`,
-		analyzeOwn,
-	} {
-		if _, err := conn.Exec(ctx, stmt); err != nil {
+		analyzeOwn)
+	return st, "s00042"
+}
+
+// execAll runs stmts on conn in turn.
+func execAll(t *testing.T, conn interface {
+	Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
+}, stmts ...string) {
+	t.Helper()
+	for _, stmt := range stmts {
+		if _, err := conn.Exec(context.Background(), stmt); err != nil {
 			t.Fatalf("%.60s…: %v", stmt, err)
 		}
 	}
-	return st, "s00042"
+}
+
+// planConn returns a connection of its own to st's schema, closed when
+// the test ends: plans are explained on it.
+func planConn(t *testing.T, st *postgres.Store) *pgx.Conn {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, st.Pool().Config().ConnConfig.ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(ctx) })
+	return conn
 }
 
 // analyzeOwn analyzes the tables of the connection's schema only: a
@@ -160,6 +180,12 @@ func explain(t *testing.T, conn *pgx.Conn, sql string, args []any, generic bool)
 			t.Fatalf("explain: %v", err)
 		}
 	}
+	return readPlan(t, out)
+}
+
+// readPlan returns the plan of EXPLAIN (FORMAT JSON)'s output.
+func readPlan(t *testing.T, out []byte) planNode {
+	t.Helper()
 	var plans []struct {
 		Plan planNode `json:"Plan"`
 	}
@@ -178,11 +204,7 @@ func TestSearchPlansUseIndex(t *testing.T) {
 	t.Parallel()
 	st, session := planFixture(t)
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, st.Pool().Config().ConnConfig.ConnString())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := planConn(t, st)
 	day := time.Date(2026, 1, 10, 0, 0, 0, 0, time.UTC)
 	shapes := []struct {
 		name string
@@ -234,19 +256,15 @@ func TestSearchPlansUseIndex(t *testing.T) {
 // When its words are in most messages, the walk finds the newest soon
 // and is kept. The fixture is too small for the planner to make that
 // mistake; what it checks is which statement the counts choose.
-func TestBroadPoolFindsFewMatchesThroughIndex(t *testing.T) {
+func TestBroadPoolWalksBackForCommonWordsOnly(t *testing.T) {
 	t.Parallel()
 	st, _ := planFixture(t)
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, st.Pool().Config().ConnConfig.ConnString())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := planConn(t, st)
 	// 60,000 newer messages of common words only, so that the rare
 	// words' matches are a few hundredths of the store, as in a real one
 	// (island is in some 3,200 of the fixture's first 40,000).
-	for _, stmt := range []string{
+	execAll(t, conn,
 		`INSERT INTO sessions (id, user_id, key, surface, project_id, title, created_at, updated_at)
 			SELECT format('s%05s', i), 'alice', 'cli:' || i, 'cli', 'p' || (i % 20), 'session ' || i,
 				timestamptz '2026-02-01', timestamptz '2026-02-01' + i * interval '1 hour'
@@ -257,12 +275,7 @@ func TestBroadPoolFindsFewMatchesThroughIndex(t *testing.T) {
 			SELECT format('s%05s', 1 + (i - 1) / 100), 1 + (i - 1) % 100, 'm' || i, 'user', 1 + (i - 1) % 100 / 2, i,
 				timestamptz '2026-02-01' + i * interval '1 minute'
 			FROM generate_series(40001, 100000) i`,
-		analyzeOwn,
-	} {
-		if _, err := conn.Exec(ctx, stmt); err != nil {
-			t.Fatalf("%.60s…: %v", stmt, err)
-		}
-	}
+		analyzeOwn)
 	count := func(words string) int {
 		var n int
 		if err := conn.QueryRow(ctx, `SELECT count(*) FROM bodies WHERE search @@ to_tsquery('english', $1)`,
@@ -334,11 +347,7 @@ func TestTitlePlanReadsFoundSessionsOnly(t *testing.T) {
 	t.Parallel()
 	st, _ := planFixture(t)
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, st.Pool().Config().ConnConfig.ConnString())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := planConn(t, st)
 	if _, err := conn.Exec(ctx, `UPDATE sessions SET title = 'the mountain pass of ' || title WHERE title IN ('session 7', 'session 301'); `+analyzeOwn); err != nil {
 		t.Fatal(err)
 	}
@@ -355,14 +364,8 @@ func TestTitlePlanReadsFoundSessionsOnly(t *testing.T) {
 	if err := conn.QueryRow(ctx, `EXPLAIN (ANALYZE, FORMAT JSON) `+sql, append([]any{pgx.QueryExecModeCacheDescribe}, args...)...).Scan(&out); err != nil {
 		t.Fatal(err)
 	}
-	var plans []struct {
-		Plan planNode `json:"Plan"`
-	}
-	if err := json.Unmarshal(out, &plans); err != nil || len(plans) != 1 {
-		t.Fatalf("explain output %s: %v", out, err)
-	}
 	most := 0.0
-	plans[0].Plan.walk(func(n planNode) {
+	readPlan(t, out).walk(func(n planNode) {
 		if n.Relation == "messages" {
 			most = max(most, n.Loops)
 		}
