@@ -62,6 +62,7 @@ func Run(t *testing.T, factory Factory, orphan Orphan) {
 		{"SearchRareAmongCommon", testSearchRareAmongCommon},
 		{"SearchRareAmongCommonElsewhere", testSearchRareAmongCommonElsewhere},
 		{"SearchWordsMeet", testSearchWordsMeet},
+		{"SearchNamedSession", testSearchNamedSession},
 		{"SearchSameIDs", testSearchSameIDs},
 		{"SearchTitlesWeighed", testSearchTitlesWeighed},
 		{"LongMessage", testLongMessage},

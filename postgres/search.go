@@ -13,6 +13,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/query"
+	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 	"github.com/loomhq/loom/snippet"
 )
 
@@ -267,7 +268,7 @@ func termSQL(t loom.Term) (sql string, args []any) {
 
 // Search implements loom.Store, within the limits sqlstore.RunSearch sets.
 func (s *Store) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHit, error) {
-	return sqlstore.RunSearch(ctx, q, s.search)
+	return sqlstore.RunSearch(ctx, q, s.search, s)
 }
 
 // search runs q, whose text parses into terms: first the ranked
@@ -755,3 +756,34 @@ func (s *Store) IndexSize(ctx context.Context) (int64, error) {
 	}
 	return n, nil
 }
+
+// NamedSessions implements sqlstore.Namer: the messages holding name are
+// counted to depth+1 through the search index; when there are at most
+// depth, their sessions are read, with q's filters.
+func (s *Store) NamedSessions(ctx context.Context, q loom.SearchQuery, name loom.Term, depth int) (int64, []sqlstore.Share, error) {
+	word := strings.Join(name.Words, " ")
+	var n int64
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM (SELECT FROM bodies WHERE search @@ plainto_tsquery('english', $1::text) LIMIT $2) n`,
+		word, depth+1).Scan(&n); err != nil {
+		return 0, nil, fmt.Errorf("search: weigh a name: %w", err)
+	}
+	if n > int64(depth) || n == 0 {
+		return n, nil, nil
+	}
+	c := query.New(dialect)
+	tsq := c.SQL("plainto_tsquery('english', ?::text)", word)
+	c.Search(q)
+	held, err := rowscan.All(ctx, rowsOf{s.pool}, rowscan.NameShare, `SELECT m.session_id, count(*)::float8 / greatest(max(s.message_count), 1)
+		FROM bodies b JOIN session_messages m ON m.body_id = b.id
+		JOIN sessions s ON s.id = m.session_id WHERE b.search @@ `+tsq+` AND `+c.String()+` GROUP BY m.session_id`, c.Args...)
+	if err != nil {
+		return 0, nil, fmt.Errorf("search: weigh a name: %w", err)
+	}
+	return n, held, nil
+}
+
+// NameRank implements sqlstore.Namer: ts_rank (normalization 1) gives
+// a word said once in a message of n words about 0.06/(1+ln n) times
+// the weight rarity gives it: 0.01 at a hundred words, as an agent's
+// reply, 0.015 at twenty, a line of chat.
+func (s *Store) NameRank() float64 { return 0.01 }

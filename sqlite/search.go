@@ -87,7 +87,7 @@ func termExpr(t loom.Term) string {
 
 // Search implements loom.Store, within the limits sqlstore.RunSearch sets.
 func (s *Store) Search(ctx context.Context, q loom.SearchQuery) ([]loom.SearchHit, error) {
-	return sqlstore.RunSearch(ctx, q, s.search)
+	return sqlstore.RunSearch(ctx, q, s.search, s)
 }
 
 // search runs q, whose text parses into terms. Ranking and filtering run
@@ -718,3 +718,32 @@ func (s *Store) IndexSize(ctx context.Context) (int64, error) {
 	}
 	return n, nil
 }
+
+// NamedSessions implements sqlstore.Namer: the messages holding name are
+// counted to depth+1 from the full-text index; when there are at most
+// depth, their sessions are read, with q's filters.
+func (s *Store) NamedSessions(ctx context.Context, q loom.SearchQuery, name loom.Term, depth int) (int64, []sqlstore.Share, error) {
+	expr := termExpr(name)
+	var n int64
+	if err := (reads{s}).QueryRowContext(ctx, `SELECT count(*) FROM (SELECT rowid FROM bodies_fts WHERE bodies_fts MATCH ? LIMIT ?)`,
+		expr, depth+1).Scan(&n); err != nil {
+		return 0, nil, fmt.Errorf("search: weigh a name: %w", err)
+	}
+	if n > int64(depth) || n == 0 {
+		return n, nil, nil
+	}
+	filters := query.New(dialect)
+	filters.Search(q)
+	held, err := rowscan.All(ctx, rowsOf{reads{s}}, rowscan.NameShare, `SELECT m.session_id, count(*) * 1.0 / max(max(s.message_count), 1)
+		FROM bodies_fts CROSS JOIN session_messages m ON m.body_id = bodies_fts.rowid
+		CROSS JOIN sessions s ON s.id = m.session_id WHERE bodies_fts MATCH ? AND `+filters.String()+` GROUP BY m.session_id`,
+		append([]any{expr}, filters.Args...)...)
+	if err != nil {
+		return 0, nil, fmt.Errorf("search: weigh a name: %w", err)
+	}
+	return n, held, nil
+}
+
+// NameRank implements sqlstore.Namer: bm25 gives a word said once in a
+// message of average length its inverse document frequency.
+func (s *Store) NameRank() float64 { return 1 }

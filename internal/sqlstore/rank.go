@@ -27,17 +27,24 @@ const (
 // of each session, the sessions by their scores (see spread), and among
 // them the other hits by their own, each after the best hits of the
 // sessions that score at least as much. when, when set, is the period
-// the query names. The order of equal scores is kept.
-func bySession(hits []loom.SearchHit, when *period) []loom.SearchHit {
+// the query names, and named the weight of each session that holds the
+// question's names (see Names), added to its best hit's score and to
+// each of its hits' place among other sessions' hits, but not spread:
+// a session holding a name comes before the sessions whose hits score
+// up to that weight more, never before its own better hits. The order
+// of equal scores is kept.
+func bySession(hits []loom.SearchHit, when *period, named map[string]float64) []loom.SearchHit {
 	if len(hits) < 2 {
 		return hits
 	}
-	score := make([]float64, len(hits))
+	// base is a hit's own score, score its place among other sessions'.
+	base, score := make([]float64, len(hits)), make([]float64, len(hits))
 	for i, h := range hits {
-		score[i] = max(h.Score, 0)
+		base[i] = max(h.Score, 0)
 		if when.holds(h.CreatedAt) {
-			score[i] *= inTime
+			base[i] *= inTime
 		}
+		score[i] = base[i] + named[h.SessionID]
 	}
 	type session struct {
 		best  int // the index of its best hit
@@ -61,7 +68,7 @@ func bySession(hits []loom.SearchHit, when *period) []loom.SearchHit {
 		}
 		if s.rest < spreadHits {
 			s.rest++
-			s.score += spread * score[i]
+			s.score += spread * base[i]
 		}
 	}
 	slices.SortStableFunc(order, func(a, b *session) int { return cmp.Compare(b.score, a.score) })

@@ -23,7 +23,7 @@ func TestBySession(t *testing.T) {
 		h("one", "o1", 10, june), h("spread", "s1", 9, june), h("spread", "s2", 5, june), h("spread", "s3", 4, june), h("other", "x1", 3, june),
 	}
 	var ids []string
-	for _, x := range bySession(slices.Clone(hits), nil) {
+	for _, x := range bySession(slices.Clone(hits), nil, nil) {
 		ids = append(ids, x.MessageID)
 	}
 	if want := []string{"s1", "o1", "s2", "s3", "x1"}; !slices.Equal(ids, want) {
@@ -32,7 +32,7 @@ func TestBySession(t *testing.T) {
 	later := hits[len(hits)-1]
 	later.CreatedAt = june.AddDate(0, 1, 0)
 	named, _ := namedPeriod("in July 2023")
-	got := bySession([]loom.SearchHit{h("a", "a1", 5, june), later}, named)
+	got := bySession([]loom.SearchHit{h("a", "a1", 5, june), later}, named, nil)
 	if got[0].MessageID != "x1" {
 		t.Errorf("in the named period first: %+v", got)
 	}

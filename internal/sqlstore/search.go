@@ -36,7 +36,10 @@ func (e searchTimeError) Unwrap() []error { return []error{e.refusal, loom.ErrSe
 // refused as above. A plain query over the limits of loom.ParseQuery is
 // not refused: the tiers that need not every word run with its first
 // words.
-func RunSearch(ctx context.Context, q loom.SearchQuery, search func(ctx context.Context, q loom.SearchQuery, terms []loom.Term) ([]loom.SearchHit, error)) ([]loom.SearchHit, error) {
+//
+// The some-words tier weighs the sessions that hold the question's names
+// (see Names) by what namer finds; a nil namer weighs none.
+func RunSearch(ctx context.Context, q loom.SearchQuery, search func(ctx context.Context, q loom.SearchQuery, terms []loom.Term) ([]loom.SearchHit, error), namer Namer) ([]loom.SearchHit, error) {
 	limit := q.Limit
 	if limit <= 0 {
 		limit = 20
@@ -67,6 +70,9 @@ func RunSearch(ctx context.Context, q loom.SearchQuery, search func(ctx context.
 	tctx, cancel := context.WithDeadlineCause(ctx, budgetEnd(q, loom.MaxSearchTime), loom.ErrSearchTime)
 	defer cancel()
 	pg := newTierPage(hits, limit)
+	if namer != nil {
+		pg.namer, pg.names = namer, Names(q.Text)
+	}
 	// A date the query names is looked for in the times of messages,
 	// not in their words (see bySession).
 	when, rest := namedPeriod(q.Text)
@@ -101,6 +107,12 @@ type tierPage struct {
 	seen     map[string]bool
 	sessions map[string]bool
 	dated    []tierHits
+	// names are the question's names, weighed by namer in the tiers
+	// that rank sessions by every word they may hold: named, once
+	// found, the weight of each session that holds them.
+	namer Namer
+	names []string
+	named map[string]float64
 }
 
 // newTierPage is the page that the tiers fill after hits.
@@ -148,8 +160,15 @@ func (pg *tierPage) run(ctx, tctx context.Context, q loom.SearchQuery, ts []tier
 		if pg.when != nil && !t.sessions && !t.titles && pg.filled() {
 			break
 		}
+		var err error
+		if t.anyWord && t.sessions && len(pg.names) > 0 && pg.named == nil {
+			pg.named, err = nameWeights(tctx, pg.namer, q, pg.names)
+		}
+		var th []loom.SearchHit
 		tq := pg.tierQuery(q, t)
-		th, err := search(tctx, tq, t.terms)
+		if err == nil {
+			th, err = search(tctx, tq, t.terms)
+		}
 		if err != nil {
 			if ctx.Err() == nil && errors.Is(context.Cause(tctx), loom.ErrSearchTime) {
 				// Out of time: what the tiers before this one found,
@@ -175,7 +194,10 @@ func (pg *tierPage) run(ctx, tctx context.Context, q loom.SearchQuery, ts []tier
 
 // tierQuery is q as tier t runs it.
 func (pg *tierPage) tierQuery(q loom.SearchQuery, t tier) loom.SearchQuery {
-	limit, when := pg.limit, pg.when
+	limit, when, named := pg.limit, pg.when, pg.named
+	if !t.anyWord {
+		named = nil
+	}
 	tq := q
 	tq.AnyWord, tq.Titles, tq.Limit = t.anyWord, t.titles, 2*limit
 	if t.sessions {
@@ -185,7 +207,7 @@ func (pg *tierPage) tierQuery(q loom.SearchQuery, t tier) loom.SearchQuery {
 		tq.Keep = func(hits []loom.SearchHit) []loom.SearchHit {
 			hits = OneHitPerMessage(hits, len(hits))
 			if !loom.Partial(hits) {
-				hits = bySession(hits, when)
+				hits = bySession(hits, when, named)
 			}
 			if when != nil {
 				slices.SortStableFunc(hits, func(a, b loom.SearchHit) int {

@@ -32,7 +32,7 @@ func TestRunSearch(t *testing.T) {
 		return slow(ctx, q, nil)
 	}
 	start := time.Now()
-	hits, err := RunSearch(context.Background(), loom.SearchQuery{Text: "slow"}, slowRank)
+	hits, err := RunSearch(context.Background(), loom.SearchQuery{Text: "slow"}, slowRank, nil)
 	if loom.ErrorCode(err) != loom.EINVALID || !errors.Is(err, loom.ErrSearchTime) || !strings.Contains(loom.ErrorMessage(err), "fewer or rarer words") || len(hits) != 0 {
 		t.Fatalf("a search out of time = %+v, %v (asked %q), want an invalid-input error and no hit", hits, err, asked)
 	}
@@ -52,7 +52,7 @@ func TestRunSearch(t *testing.T) {
 		}
 		return slow(ctx, q, nil)
 	}
-	hits, err = RunSearch(context.Background(), loom.SearchQuery{Text: "why did the schema migration"}, slowTiers)
+	hits, err = RunSearch(context.Background(), loom.SearchQuery{Text: "why did the schema migration"}, slowTiers, nil)
 	if !errors.Is(err, loom.ErrSearchTime) || len(hits) != 0 {
 		t.Fatalf("a search whose tiers ran out of time before any hit = %+v, %v (asked %q), want refused", hits, err, asked)
 	}
@@ -71,26 +71,26 @@ func TestRunSearch(t *testing.T) {
 		}
 		return slow(ctx, q, nil)
 	}
-	hits, err = RunSearch(context.Background(), loom.SearchQuery{Text: "schema migration"}, someTiers)
+	hits, err = RunSearch(context.Background(), loom.SearchQuery{Text: "schema migration"}, someTiers, nil)
 	if err != nil || len(hits) != 2 || hits[0].MessageID != "every" || hits[1].MessageID != "form" || hits[1].Tier != loom.TierWordForms || !hits[0].Partial || !hits[1].Partial {
 		t.Fatalf("a search whose later tiers ran out of time = %+v, %v (asked %q), want the hits found before, partial", hits, err, asked)
 	}
 	// The caller's deadline ends the tiers as their budget does.
 	asked = nil
 	start = time.Now()
-	hits, err = RunSearch(context.Background(), loom.SearchQuery{Text: "schema migration", Deadline: time.Now().Add(loom.MaxSearchTime / 8)}, someTiers)
+	hits, err = RunSearch(context.Background(), loom.SearchQuery{Text: "schema migration", Deadline: time.Now().Add(loom.MaxSearchTime / 8)}, someTiers, nil)
 	if err != nil || len(hits) != 2 || !loom.Partial(hits) || time.Since(start) >= loom.MaxSearchTime {
 		t.Fatalf("a search past its deadline = %+v, %v after %v, want the hits found before it, partial", hits, err, time.Since(start))
 	}
 	if hits, err := RunSearch(context.Background(), loom.SearchQuery{Text: "fast"}, func(context.Context, loom.SearchQuery, []loom.Term) ([]loom.SearchHit, error) {
 		return []loom.SearchHit{{MessageID: "a"}}, nil
-	}); err != nil || loom.Partial(hits) {
+	}, nil); err != nil || loom.Partial(hits) {
 		t.Fatalf("a search in time = %+v, %v, want its hits, not partial", hits, err)
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(10*time.Millisecond, cancel)
-	if _, err := RunSearch(ctx, loom.SearchQuery{Text: "slow"}, slow); !errors.Is(err, context.Canceled) || loom.ErrorCode(err) != loom.EINTERNAL {
+	if _, err := RunSearch(ctx, loom.SearchQuery{Text: "slow"}, slow, nil); !errors.Is(err, context.Canceled) || loom.ErrorCode(err) != loom.EINTERNAL {
 		t.Fatalf("a cancelled search = %v, want the context's error", err)
 	}
 
@@ -98,7 +98,7 @@ func TestRunSearch(t *testing.T) {
 	_, err = RunSearch(context.Background(), loom.SearchQuery{Text: strings.Repeat("x ", loom.MaxQueryBytes), Exact: true}, func(context.Context, loom.SearchQuery, []loom.Term) ([]loom.SearchHit, error) {
 		t.Fatal("search ran a refused query")
 		return nil, nil
-	})
+	}, nil)
 	if loom.ErrorCode(err) != loom.EINVALID {
 		t.Fatalf("a query over the limits = %v", err)
 	}
@@ -106,7 +106,7 @@ func TestRunSearch(t *testing.T) {
 	RunSearch(context.Background(), loom.SearchQuery{Text: "pool pool size"}, func(_ context.Context, _ loom.SearchQuery, terms []loom.Term) ([]loom.SearchHit, error) {
 		got = terms
 		return nil, nil
-	})
+	}, nil)
 	if len(got) != 2 {
 		t.Fatalf("search was given terms %v", got)
 	}

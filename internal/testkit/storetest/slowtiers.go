@@ -24,5 +24,5 @@ func (s SlowTiers) Search(ctx context.Context, q loom.SearchQuery) ([]loom.Searc
 		}
 		<-ctx.Done()
 		return nil, context.Cause(ctx)
-	})
+	}, nil)
 }
