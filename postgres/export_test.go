@@ -45,6 +45,13 @@ func TitleStatement(q loom.SearchQuery, terms []loom.Term) (string, []any, bool)
 	return query.TitleSQL(dialect, q, terms)
 }
 
+// NamedStatement returns the statement with which a search finds the
+// sessions that hold one of its names (NamedSessions), and its
+// arguments.
+func NamedStatement(q loom.SearchQuery, name string, depth int) (string, []any) {
+	return namedSQL(q, loom.Term{Words: []string{name}}, depth)
+}
+
 // BroadPool returns the statement with which a search of the any-word
 // query q, with more than RankDepth matches, ranks the store's newest
 // (rankBroad), and its arguments.

@@ -764,15 +764,8 @@ func (s *Store) IndexSize(ctx context.Context) (int64, error) {
 // planner walked every message of the user's sessions (7 s at a million
 // messages).
 func (s *Store) NamedSessions(ctx context.Context, q loom.SearchQuery, name loom.Term, depth int) (int64, []sqlstore.Share, error) {
-	c := query.New(dialect)
-	tsq := c.SQL("plainto_tsquery('english', ?::text)", strings.Join(name.Words, " "))
-	c.Search(q)
-	rows, err := s.pool.Query(ctx, fmt.Sprintf(`WITH c AS MATERIALIZED (SELECT b.id FROM bodies b WHERE b.search @@ %[1]s LIMIT %[2]d),
-		n AS MATERIALIZED (SELECT count(*) AS n FROM c)
-		SELECT n.n, h.session_id, h.share FROM n LEFT JOIN LATERAL (
-			SELECT m.session_id, count(*)::float8 / greatest(max(s.message_count), 1) AS share FROM c %[3]s
-			WHERE n.n <= %[4]d AND %[5]s GROUP BY m.session_id
-		) h ON true`, tsq, depth+1, lookup, depth, c.String()), c.Args...)
+	stmt, args := namedSQL(q, name, depth)
+	rows, err := s.pool.Query(ctx, stmt, args...)
 	if err != nil {
 		return 0, nil, fmt.Errorf("search: weigh a name: %w", err)
 	}
@@ -793,6 +786,19 @@ func (s *Store) NamedSessions(ctx context.Context, q loom.SearchQuery, name loom
 		return 0, nil, fmt.Errorf("search: weigh a name: %w", err)
 	}
 	return n, held, nil
+}
+
+// namedSQL is the statement of NamedSessions and its arguments.
+func namedSQL(q loom.SearchQuery, name loom.Term, depth int) (string, []any) {
+	c := query.New(dialect)
+	tsq := c.SQL("plainto_tsquery('english', ?::text)", strings.Join(name.Words, " "))
+	c.Search(q)
+	return fmt.Sprintf(`WITH c AS MATERIALIZED (SELECT b.id FROM bodies b WHERE b.search @@ %[1]s LIMIT %[2]d),
+		n AS MATERIALIZED (SELECT count(*) AS n FROM c)
+		SELECT n.n, h.session_id, h.share FROM n LEFT JOIN LATERAL (
+			SELECT m.session_id, count(*)::float8 / greatest(max(s.message_count), 1) AS share FROM c %[3]s
+			WHERE n.n <= %[4]d AND %[5]s GROUP BY m.session_id
+		) h ON true`, tsq, depth+1, lookup, depth, c.String()), c.Args
 }
 
 // NameRank implements sqlstore.Namer: ts_rank (normalization 1) gives
