@@ -719,26 +719,33 @@ func (s *Store) IndexSize(ctx context.Context) (int64, error) {
 	return n, nil
 }
 
-// NamedSessions implements sqlstore.Namer: the messages holding name are
-// counted to depth+1 from the full-text index; when there are at most
-// depth, their sessions are read, with q's filters.
+// NamedSessions implements sqlstore.Namer in one statement: the
+// messages holding name, read from the full-text index to depth+1 of
+// them, counted, and when there are at most depth, their sessions that
+// pass q's filters, each with the share of its messages that hold it.
+// No row says none passes, or more than depth hold it: no weight.
 func (s *Store) NamedSessions(ctx context.Context, q loom.SearchQuery, name loom.Term, depth int) (int64, []sqlstore.Share, error) {
-	expr := termExpr(name)
-	var n int64
-	if err := (reads{s}).QueryRowContext(ctx, `SELECT count(*) FROM (SELECT rowid FROM bodies_fts WHERE bodies_fts MATCH ? LIMIT ?)`,
-		expr, depth+1).Scan(&n); err != nil {
-		return 0, nil, fmt.Errorf("search: weigh a name: %w", err)
-	}
-	if n > int64(depth) || n == 0 {
-		return n, nil, nil
-	}
 	filters := query.New(dialect)
 	filters.Search(q)
-	held, err := rowscan.All(ctx, rowsOf{reads{s}}, rowscan.NameShare, `SELECT m.session_id, count(*) * 1.0 / max(max(s.message_count), 1)
-		FROM bodies_fts CROSS JOIN session_messages m ON m.body_id = bodies_fts.rowid
-		CROSS JOIN sessions s ON s.id = m.session_id WHERE bodies_fts MATCH ? AND `+filters.String()+` GROUP BY m.session_id`,
-		append([]any{expr}, filters.Args...)...)
+	rows, err := reads{s}.QueryContext(ctx, `WITH f AS MATERIALIZED (SELECT rowid AS id FROM bodies_fts WHERE bodies_fts MATCH ? LIMIT ?)
+		SELECT (SELECT count(*) FROM f), m.session_id, count(*) * 1.0 / max(max(s.message_count), 1)
+		FROM f CROSS JOIN session_messages m ON m.body_id = f.id CROSS JOIN sessions s ON s.id = m.session_id
+		WHERE (SELECT count(*) FROM f) <= ? AND `+filters.String()+` GROUP BY m.session_id`,
+		append([]any{termExpr(name), depth + 1, depth}, filters.Args...)...)
 	if err != nil {
+		return 0, nil, fmt.Errorf("search: weigh a name: %w", err)
+	}
+	defer rows.Close()
+	var n int64
+	var held []sqlstore.Share
+	for rows.Next() {
+		var h sqlstore.Share
+		if err := rows.Scan(&n, &h.Session, &h.Share); err != nil {
+			return 0, nil, fmt.Errorf("search: weigh a name: %w", err)
+		}
+		held = append(held, h)
+	}
+	if err := rows.Err(); err != nil {
 		return 0, nil, fmt.Errorf("search: weigh a name: %w", err)
 	}
 	return n, held, nil

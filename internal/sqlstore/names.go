@@ -46,7 +46,8 @@ type Namer interface {
 	IndexSize(ctx context.Context) (int64, error)
 	// NamedSessions returns how many messages of the whole store hold
 	// name (a one-word term), counted to depth+1, and, when that is at
-	// most depth, the sessions that pass q's filters and hold it.
+	// most depth, the sessions that pass q's filters and hold it; the
+	// count may be left 0 when no session is returned.
 	NamedSessions(ctx context.Context, q loom.SearchQuery, name loom.Term, depth int) (int64, []Share, error)
 	// NameRank is what the engine's score gives a word said once in a
 	// message of common length, per unit of its inverse document

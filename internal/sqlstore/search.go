@@ -70,9 +70,7 @@ func RunSearch(ctx context.Context, q loom.SearchQuery, search func(ctx context.
 	tctx, cancel := context.WithDeadlineCause(ctx, budgetEnd(q, loom.MaxSearchTime), loom.ErrSearchTime)
 	defer cancel()
 	pg := newTierPage(hits, limit)
-	if namer != nil {
-		pg.namer, pg.names = namer, Names(q.Text)
-	}
+	pg.weighNames(tctx, q, namer)
 	// A date the query names is looked for in the times of messages,
 	// not in their words (see bySession).
 	when, rest := namedPeriod(q.Text)
@@ -107,12 +105,36 @@ type tierPage struct {
 	seen     map[string]bool
 	sessions map[string]bool
 	dated    []tierHits
-	// names are the question's names, weighed by namer in the tiers
-	// that rank sessions by every word they may hold: named, once
-	// found, the weight of each session that holds them.
-	namer Namer
-	names []string
+	// names, when set, delivers the weight of each session that holds
+	// the question's names (weighNames), and named holds it once read.
+	names <-chan namesWeighed
 	named map[string]float64
+}
+
+// namesWeighed is what nameWeights returned.
+type namesWeighed struct {
+	named map[string]float64
+	err   error
+}
+
+// weighNames starts weighing the names of q (Names) with namer, within
+// ctx, beside the tiers before the one that needs them (some words): a
+// search across projects only, and one in one session never. Inside one
+// project its sessions mostly share the names (a conversation's
+// speakers, a repository's tools), and weighing them there changed no
+// benchmark's figure by more than a question or two while it cost each
+// question the look-ups.
+func (pg *tierPage) weighNames(ctx context.Context, q loom.SearchQuery, namer Namer) {
+	names := Names(q.Text)
+	if namer == nil || len(names) == 0 || q.ProjectID != "" || q.SessionID != "" {
+		return
+	}
+	ch := make(chan namesWeighed, 1)
+	pg.names = ch
+	go func() {
+		named, err := nameWeights(ctx, namer, q, names)
+		ch <- namesWeighed{named, err}
+	}()
 }
 
 // newTierPage is the page that the tiers fill after hits.
@@ -161,8 +183,9 @@ func (pg *tierPage) run(ctx, tctx context.Context, q loom.SearchQuery, ts []tier
 			break
 		}
 		var err error
-		if t.anyWord && t.sessions && len(pg.names) > 0 && pg.named == nil {
-			pg.named, err = nameWeights(tctx, pg.namer, q, pg.names)
+		if t.anyWord && t.sessions && pg.names != nil {
+			w := <-pg.names
+			pg.names, pg.named, err = nil, w.named, w.err
 		}
 		var th []loom.SearchHit
 		tq := pg.tierQuery(q, t)

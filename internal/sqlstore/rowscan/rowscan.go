@@ -549,11 +549,3 @@ func SessionActivity(row Scanner) (loom.SessionActivity, error) {
 	r.FirstPrompt, r.LastReply = first.T, last.T
 	return r, nil
 }
-
-// NameShare reads a session holding a name and the share of its
-// messages that do (sqlstore.Namer).
-func NameShare(row Scanner) (sqlstore.Share, error) {
-	var s sqlstore.Share
-	err := row.Scan(&s.Session, &s.Share)
-	return s, err
-}
