@@ -13,6 +13,7 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/sqlstore"
 	"github.com/loomhq/loom/internal/sqlstore/query"
+	"github.com/loomhq/loom/internal/sqlstore/rowscan"
 	"github.com/loomhq/loom/snippet"
 )
 
@@ -765,40 +766,28 @@ func (s *Store) IndexSize(ctx context.Context) (int64, error) {
 // messages).
 func (s *Store) NamedSessions(ctx context.Context, q loom.SearchQuery, name loom.Term, depth int) (int64, []sqlstore.Share, error) {
 	stmt, args := namedSQL(q, name, depth)
-	rows, err := s.pool.Query(ctx, stmt, args...)
-	if err != nil {
-		return 0, nil, fmt.Errorf("search: weigh a name: %w", err)
-	}
-	defer rows.Close()
 	var n int64
-	var held []sqlstore.Share
-	for rows.Next() {
-		var session *string
-		var share *float64
-		if err := rows.Scan(&n, &session, &share); err != nil {
-			return 0, nil, fmt.Errorf("search: weigh a name: %w", err)
-		}
-		if session != nil && share != nil {
-			held = append(held, sqlstore.Share{Session: *session, Share: *share})
-		}
-	}
-	if err := rows.Err(); err != nil {
+	held, err := rowscan.All(ctx, rowsOf{s.pool}, func(r rowscan.Scanner) (sqlstore.Share, error) {
+		var h sqlstore.Share
+		err := r.Scan(&n, &h.Session, &h.Share)
+		return h, err
+	}, stmt, args...)
+	if err != nil {
 		return 0, nil, fmt.Errorf("search: weigh a name: %w", err)
 	}
 	return n, held, nil
 }
 
-// namedSQL is the statement of NamedSessions and its arguments.
+// namedSQL is the statement of NamedSessions and its arguments: no row
+// when no session passes the filters or more than depth messages hold
+// the name.
 func namedSQL(q loom.SearchQuery, name loom.Term, depth int) (string, []any) {
 	c := query.New(dialect)
 	tsq := c.SQL("plainto_tsquery('english', ?::text)", strings.Join(name.Words, " "))
 	c.Search(q)
-	return fmt.Sprintf(`WITH c AS MATERIALIZED (SELECT b.id FROM bodies b WHERE b.search @@ %[1]s LIMIT %[2]d),
-		n AS MATERIALIZED (SELECT count(*) AS n FROM c)
-		SELECT n.n, h.session_id, h.share FROM n LEFT JOIN LATERAL (
-			SELECT m.session_id, count(*)::float8 / greatest(max(s.message_count), 1) AS share FROM c %[3]s
-			WHERE n.n <= %[4]d AND %[5]s GROUP BY m.session_id
-		) h ON true`, tsq, depth+1, lookup, depth, c.String()), c.Args
+	return fmt.Sprintf(`WITH c AS MATERIALIZED (SELECT b.id FROM bodies b WHERE b.search @@ %[1]s LIMIT %[2]d)
+		SELECT (SELECT count(*) FROM c), m.session_id, count(*)::float8 / greatest(max(s.message_count), 1) FROM c %[3]s
+		WHERE (SELECT count(*) FROM c) <= %[4]d AND %[5]s GROUP BY m.session_id`, tsq, depth+1, lookup, depth, c.String()), c.Args
 }
 
 // NameRank implements sqlstore.Namer: ts_rank (normalization 1) gives

@@ -727,25 +727,17 @@ func (s *Store) IndexSize(ctx context.Context) (int64, error) {
 func (s *Store) NamedSessions(ctx context.Context, q loom.SearchQuery, name loom.Term, depth int) (int64, []sqlstore.Share, error) {
 	filters := query.New(dialect)
 	filters.Search(q)
-	rows, err := reads{s}.QueryContext(ctx, `WITH f AS MATERIALIZED (SELECT rowid AS id FROM bodies_fts WHERE bodies_fts MATCH ? LIMIT ?)
+	var n int64
+	held, err := rowscan.All(ctx, rowsOf{reads{s}}, func(r rowscan.Scanner) (sqlstore.Share, error) {
+		var h sqlstore.Share
+		err := r.Scan(&n, &h.Session, &h.Share)
+		return h, err
+	}, `WITH f AS MATERIALIZED (SELECT rowid AS id FROM bodies_fts WHERE bodies_fts MATCH ? LIMIT ?)
 		SELECT (SELECT count(*) FROM f), m.session_id, count(*) * 1.0 / max(max(s.message_count), 1)
 		FROM f CROSS JOIN session_messages m ON m.body_id = f.id CROSS JOIN sessions s ON s.id = m.session_id
 		WHERE (SELECT count(*) FROM f) <= ? AND `+filters.String()+` GROUP BY m.session_id`,
 		append([]any{termExpr(name), depth + 1, depth}, filters.Args...)...)
 	if err != nil {
-		return 0, nil, fmt.Errorf("search: weigh a name: %w", err)
-	}
-	defer rows.Close()
-	var n int64
-	var held []sqlstore.Share
-	for rows.Next() {
-		var h sqlstore.Share
-		if err := rows.Scan(&n, &h.Session, &h.Share); err != nil {
-			return 0, nil, fmt.Errorf("search: weigh a name: %w", err)
-		}
-		held = append(held, h)
-	}
-	if err := rows.Err(); err != nil {
 		return 0, nil, fmt.Errorf("search: weigh a name: %w", err)
 	}
 	return n, held, nil

@@ -16,7 +16,8 @@ import (
 // movies?", "did the Elixir style checker flag anything?"), and the
 // message that answers it seldom says the name again: the conversation
 // it is in does, as its speaker's name or its subject. So the some-words
-// tier, which ranks sessions (bySession), weighs a session that holds
+// tier of a search across projects (weighNames), which ranks sessions
+// (bySession), weighs a session that holds
 // one of the question's names anywhere by that name's weight (IDF), once
 // for the session: a message about films in Nate's conversation comes
 // before one in a conversation that never names him. Messages of one
