@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -256,6 +257,34 @@ func TestFillerVocabulary(t *testing.T) {
 // a question's first hit. Two chats in which Elise talks are planted in
 // stores of their own, where neither answers the other's questions; with
 // -scale-together, in one, where one does.
+// checkScaleRanks reads what -ranks wrote for TestScaleRun's sets: a
+// line for each of their six questions in each scope, LoCoMo's two
+// found first in both.
+func checkScaleRanks(t *testing.T, file string) {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines, first int
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var r struct {
+			Set, Scope, Question string
+			Rank                 int
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("-ranks: %v: %s", err, line)
+		}
+		lines++
+		if r.Set == "locomo" && r.Rank == 1 && r.Question != "" && r.Scope != "" {
+			first++
+		}
+	}
+	if lines != 12 || first != 4 {
+		t.Errorf("-ranks wrote %d lines, LoCoMo's first in %d, want 12 and 4:\n%s", lines, first, data)
+	}
+}
+
 func TestScaleRun(t *testing.T) {
 	locomo, err := parseLoCoMo([]byte(locomoSample))
 	if err != nil {
@@ -280,10 +309,12 @@ func TestScaleRun(t *testing.T) {
 		o := scaleOptions{store: filepath.Join(t.TempDir(), "scale.db"), messages: 3000, projects: 12, samples: "../../testdata/agent-sessions", every: 1, limit: 20, together: together}
 		for run := range 2 {
 			var out bytes.Buffer
+			o.ranks = filepath.Join(t.TempDir(), "ranks.jsonl")
 			if err := scaleMain(context.Background(), &out, []*retrievalSet{locomo, realtalk}, o); err != nil {
 				t.Fatal(err)
 			}
 			got := out.String()
+			checkScaleRanks(t, o.ranks)
 			// The columns of a row: "", benchmark, engine, messages,
 			// scope, n, hit@1, hit@5, hit@10, MRR, p50, p99, filler
 			// first, another conversation first, refused, load.

@@ -55,6 +55,9 @@ type scaleOptions struct {
 	// misses, when set, is a file that gets one JSON line for each
 	// question whose first hit is in another planted conversation.
 	misses string
+	// ranks, when set, is a file that gets one JSON line for each
+	// question in each scope: the rank of its evidence's session.
+	ranks string
 	// together plants every conversation in one store, people who talk
 	// in several of them included (see apartRounds).
 	together bool
@@ -84,6 +87,11 @@ func scaleMain(ctx context.Context, out io.Writer, sets []*retrievalSet, o scale
 		return err
 	}
 	defer closeMisses()
+	ranks, closeRanks, err := jsonLines(o.ranks)
+	if err != nil {
+		return err
+	}
+	defer closeRanks()
 	var b strings.Builder
 	for r, rs := range rounds {
 		fmt.Fprintf(&b, "%sPlanted: %s.\n", roundOf(r, len(rounds)), describeSets(rs))
@@ -111,6 +119,7 @@ func scaleMain(ctx context.Context, out io.Writer, sets []*retrievalSet, o scale
 			continue
 		}
 		tally := newScaleTally(sets, o.scopes)
+		tally.ranks = ranks
 		for r, rs := range rounds {
 			if err := os.RemoveAll(files); err != nil {
 				return err

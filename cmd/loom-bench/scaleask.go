@@ -24,6 +24,8 @@ type scaleTally struct {
 	scopes []string
 	sets   []string
 	bySet  map[string]*setTally
+	// ranks, when set, gets each question's rank in each scope.
+	ranks *json.Encoder
 }
 
 // setTally is one set's figures, a scope each.
@@ -125,6 +127,10 @@ func askScale(ctx context.Context, st loom.Engine, engine string, pl *planted, e
 					}
 				}
 				t.scores[i].add(goldRank(ranked, gold), ranked, gold, took)
+				if tally.ranks != nil {
+					tally.ranks.Encode(map[string]any{"engine": engine, "set": set.name, "scope": scope, "question": q.text,
+						"rank": goldRank(ranked, gold), "gold": gold, "top": ranked[:min(5, len(ranked))]})
+				}
 			}
 			if (n/max(every, 1)+1)%50 == 0 {
 				fmt.Fprintf(os.Stderr, "%s: %s: %d questions asked\n", engine, set.name, n+1)
