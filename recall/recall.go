@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"math"
 	"slices"
 	"sort"
@@ -81,6 +82,9 @@ type Turn struct {
 	// AlsoIn names the other sessions that hold the same text: a turn
 	// is recalled once, however many sessions said it.
 	AlsoIn []string `json:"also_in,omitempty"`
+	// kind orders it among the others (see kind), told from its whole
+	// text before a long one is cut to the part around its match.
+	kind int
 }
 
 // Result is what a recall found, best first, and what its rendering
@@ -203,8 +207,9 @@ func Recall(ctx context.Context, st loom.Reader, o Options) (res *Result, err er
 			// was recalled.
 			text += " " + unmarked(h.Snippet)
 		}
+		text = strings.Join(strings.Fields(text), " ")
 		t := Turn{SessionID: h.SessionID, Title: h.SessionTitle, Date: h.CreatedAt, Seq: h.Seq, Role: h.Role,
-			Text: loom.TruncateBytes(strings.Join(strings.Fields(text), " "), maxTurnBytes), Tier: h.Tier}
+			Text: around(text, h.Snippet, maxTurnBytes), Tier: h.Tier, kind: kind(h.Role, text)}
 		if i, ok := byText[t.Text]; ok {
 			if s := &turns[i]; s.SessionID != t.SessionID && !slices.Contains(s.AlsoIn, t.SessionID) {
 				s.AlsoIn = append(s.AlsoIn, t.SessionID)
@@ -213,11 +218,11 @@ func Recall(ctx context.Context, st loom.Reader, o Options) (res *Result, err er
 		}
 		byText[t.Text] = len(turns)
 		turns = append(turns, t)
-		if kind(t) == 0 {
+		if t.kind == 0 {
 			firsts += Estimate(t.line())
 		}
 	}
-	slices.SortStableFunc(turns, func(a, b Turn) int { return kind(a) - kind(b) })
+	slices.SortStableFunc(turns, func(a, b Turn) int { return a.kind - b.kind })
 	used := Estimate(res.header())
 	shown := make(map[string]bool, len(turns))
 	for _, t := range turns {
@@ -258,11 +263,11 @@ func refusedForTime(err error, start, deadline time.Time) bool {
 // done (a reply, or a prompt with the reply it led to), 1 for a prompt
 // alone, 2 for text an agent or a tool wrote into the session rather than
 // its user or model (see boilerplate).
-func kind(t Turn) int {
+func kind(role, text string) int {
 	switch {
-	case boilerplate(t.Text):
+	case boilerplate(text):
 		return 2
-	case t.Role == loom.RoleUser && !strings.Contains(t.Text, replyMark):
+	case role == loom.RoleUser && !strings.Contains(text, replyMark):
 		return 1
 	}
 	return 0
@@ -486,19 +491,92 @@ func holdsMatch(text, snippet string) bool {
 	}
 	text = strings.ToLower(text)
 	for stem := range matched {
+		for range wordsStarting(text, stem) {
+			return true
+		}
+	}
+	return false
+}
+
+// wordsStarting yields the offsets in text where a word starts with
+// stem (none for an empty stem).
+func wordsStarting(text, stem string) iter.Seq[int] {
+	return func(yield func(int) bool) {
 		for from := 0; stem != ""; {
 			i := strings.Index(text[from:], stem)
 			if i < 0 {
-				break
+				return
 			}
 			i += from
 			if r, _ := utf8.DecodeLastRuneInString(text[:i]); i == 0 || !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-				return true
+				if !yield(i) {
+					return
+				}
 			}
 			from = i + len(stem)
 		}
 	}
-	return false
+}
+
+// around is the part of text a recalled turn shows: all of it when it
+// fits in n bytes, else n bytes of it from a little before the place
+// where most of the words its hit matched (snippet's marks) meet, with
+// "…" where it is cut. A long turn (a compaction's summary, a reply that
+// goes on past what was asked, a prompt and its long reply) shows why it
+// was recalled, not only how it opens; with no matched word in text, its
+// opening.
+func around(text, snippet string, n int) string {
+	if len(text) <= n {
+		return text
+	}
+	type word struct {
+		at   int
+		stem string
+	}
+	var found []word
+	// Lower-cased byte for byte, so that an offset in one is the same
+	// place in the other.
+	lower := strings.Map(func(r rune) rune {
+		if 'A' <= r && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return r
+	}, text)
+	for stem := range markedStems(snippet) {
+		for i := range wordsStarting(lower, stem) {
+			found = append(found, word{i, stem})
+		}
+	}
+	if len(found) == 0 {
+		return loom.TruncateBytes(text, n)
+	}
+	slices.SortFunc(found, func(a, b word) int { return a.at - b.at })
+	// The first place from which the next n/2 bytes hold the most
+	// different matched words.
+	best, most := found[0].at, 0
+	for i, w := range found {
+		held := map[string]bool{}
+		for _, v := range found[i:] {
+			if v.at-w.at > n/2 {
+				break
+			}
+			held[v.stem] = true
+		}
+		if len(held) > most {
+			best, most = w.at, len(held)
+		}
+	}
+	start := best - n/4
+	if start <= 0 {
+		return loom.TruncateBytes(text, n)
+	}
+	if sp := strings.IndexByte(text[start:best], ' '); sp >= 0 {
+		start += sp + 1
+	}
+	for !utf8.RuneStart(text[start]) {
+		start++
+	}
+	return loom.TruncateBytes("…"+text[start:], n)
 }
 
 // markedStems are the stems of the words snippet marks as matched.

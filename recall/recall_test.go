@@ -258,3 +258,42 @@ func TestRecallNarrationShowsWhatMatched(t *testing.T) {
 		t.Fatalf("a reply that says the words is not recalled as it is: %+v", res.Turns)
 	}
 }
+
+// A long turn is shown around the words that made it a hit, not by its
+// opening alone: a compaction's summary or a long reply says what was
+// asked far from its start, and a narrating reply's long text must not
+// push out what matched in its tool's output.
+func TestRecallLongTurnShowsWhereItMatched(t *testing.T) {
+	ctx := context.Background()
+	st := store(t)
+	filler := strings.Repeat("The migration ran, the schema was regenerated and the page rendered again. ", 30)
+	session(t, st, "api", "Review work", "what did the checks say?",
+		filler+"Credo reported no issues after the alias ordering fix. "+filler)
+	s := &loom.Session{ID: loom.NewID(), UserID: "alice", Key: "cli:zk", Title: "Cluster settings", Surface: "cli",
+		Project: loom.Project{ID: "api", Name: "api", Root: "/src/api"}, Cwd: "/src/api"}
+	out, _ := json.Marshal("zookeeper.session.timeout.ms=18000")
+	if err := st.Append(ctx, s,
+		&loom.Message{Role: loom.RoleUser, Parts: []loom.Part{{Type: loom.PartText, Text: "look at the cluster"}}},
+		&loom.Message{Role: loom.RoleAssistant, Parts: []loom.Part{
+			{Type: loom.PartText, Text: "Now let me read the config file. " + filler},
+			{Type: loom.PartTool, CallID: "c1", Name: "Read", Status: "completed", Input: json.RawMessage(`{"file_path":"conf/zoo.cfg"}`), Output: out},
+		}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ prompt, want string }{
+		{"did credo flag the alias ordering?", "Credo reported no issues"},
+		{"how long is the zookeeper session timeout?", "18000"},
+	} {
+		res, err := recall.Recall(ctx, st, recall.Options{Prompt: c.prompt, UserID: "alice"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(res.Turns, func(tr recall.Turn) bool { return tr.Seq == 2 })
+		if i < 0 || !strings.Contains(res.Turns[i].Text, c.want) || len(res.Turns[i].Text) > 1200 {
+			t.Fatalf("%q: the long turn does not show %q within 1,200 bytes: %+v", c.prompt, c.want, res.Turns)
+		}
+		if !strings.HasPrefix(res.Turns[i].Text, "…") {
+			t.Errorf("%q: the turn's cut opening is not marked: %q", c.prompt, res.Turns[i].Text)
+		}
+	}
+}
