@@ -297,3 +297,36 @@ func TestRecallLongTurnShowsWhereItMatched(t *testing.T) {
 		}
 	}
 }
+
+// A compaction's summary that is the best hit comes first: it says what
+// was done, where the replies that share a word or two with the prompt
+// are all the budget would otherwise hold. Another summary, not the
+// best hit, still comes after them (summaries hold many words).
+func TestRecallSummaryFirstWhenBest(t *testing.T) {
+	ctx := context.Background()
+	st := store(t)
+	var texts []string
+	for i := range 12 {
+		texts = append(texts, fmt.Sprintf("check step %d of the deploy", i), fmt.Sprintf("Step %d of the deploy is checked; the order of the rest is next.", i))
+	}
+	s := session(t, st, "api", "Deploy", texts...)
+	sum := "This session is being continued from a previous conversation that ran out of context. " +
+		strings.Repeat("Earlier work covered the build and the docs. ", 20) +
+		"The release tasks depend on each other: the changelog depends on the version bump, which depends on the migration review; tackle them in that order."
+	if err := st.Append(ctx, s, &loom.Message{Role: loom.RoleSummary, Parts: []loom.Part{{Type: loom.PartText, Text: sum}}}); err != nil {
+		t.Fatal(err)
+	}
+	session(t, st, "api", "Other", "This session is being continued from a previous conversation. The deploy order was discussed.", "ok")
+	res, err := recall.Recall(ctx, st, recall.Options{Prompt: "in which order can the remaining release tasks be tackled?", UserID: "alice", ProjectID: "api", Tokens: 600})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Turns) == 0 || res.Turns[0].Role != loom.RoleSummary || !strings.Contains(res.Turns[0].Text, "depends on the version bump") {
+		t.Fatalf("the best hit, a summary, is not first with its answer: %+v", res.Turns)
+	}
+	for _, tr := range res.Turns[1:] {
+		if strings.HasPrefix(tr.Text, "This session is being continued") {
+			t.Errorf("a summary that is not the best hit came before the replies: %+v", res.Turns)
+		}
+	}
+}

@@ -262,9 +262,10 @@ func recallEach(t *testing.T, st loom.Engine, keys, project map[string]string, p
 // words it holds (sqlstore.Coordinated), 26 on SQLite and 27 on
 // PostgreSQL, losing 1 and 0 of those answered inside their project
 // (before: 1 and 2); the held-out questions, 7 of 8 on both engines
-// before and after.
+// before and after. Since a compaction's summary that is the best hit
+// comes first (package recall), 27 on SQLite and 28 on PostgreSQL.
 const (
-	minParaphrases = 26
+	minParaphrases = 27
 	minHeldOut     = 7
 	// maxLost is how many questions answered inside their project may
 	// go unanswered across projects: what genuinely competes ("which
