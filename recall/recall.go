@@ -569,18 +569,19 @@ func around(text, snippet string, n int) string {
 	}
 	slices.SortFunc(found, func(a, b word) int { return a.at - b.at })
 	// The first place from which the next n/2 bytes hold the most
-	// different matched words.
+	// different matched words: a window slid over the matches once.
 	best, most := found[0].at, 0
-	for i, w := range found {
-		held := map[string]bool{}
-		for _, v := range found[i:] {
-			if v.at-w.at > n/2 {
-				break
-			}
-			held[v.stem] = true
+	held := map[string]int{}
+	end := 0
+	for _, w := range found {
+		for ; end < len(found) && found[end].at-w.at <= n/2; end++ {
+			held[found[end].stem]++
 		}
 		if len(held) > most {
 			best, most = w.at, len(held)
+		}
+		if held[w.stem]--; held[w.stem] == 0 {
+			delete(held, w.stem)
 		}
 	}
 	start := best - n/4

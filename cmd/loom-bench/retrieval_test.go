@@ -257,34 +257,6 @@ func TestFillerVocabulary(t *testing.T) {
 // a question's first hit. Two chats in which Elise talks are planted in
 // stores of their own, where neither answers the other's questions; with
 // -scale-together, in one, where one does.
-// checkScaleRanks reads what -ranks wrote for TestScaleRun's sets: a
-// line for each of their six questions in each scope, LoCoMo's two
-// found first in both.
-func checkScaleRanks(t *testing.T, file string) {
-	t.Helper()
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var lines, first int
-	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		var r struct {
-			Set, Scope, Question string
-			Rank                 int
-		}
-		if err := json.Unmarshal([]byte(line), &r); err != nil {
-			t.Fatalf("-ranks: %v: %s", err, line)
-		}
-		lines++
-		if r.Set == "locomo" && r.Rank == 1 && r.Question != "" && r.Scope != "" {
-			first++
-		}
-	}
-	if lines != 12 || first != 4 {
-		t.Errorf("-ranks wrote %d lines, LoCoMo's first in %d, want 12 and 4:\n%s", lines, first, data)
-	}
-}
-
 func TestScaleRun(t *testing.T) {
 	locomo, err := parseLoCoMo([]byte(locomoSample))
 	if err != nil {
@@ -345,6 +317,34 @@ func TestScaleRun(t *testing.T) {
 				t.Errorf("together %v, run %d: the second chat planted apart: %v:\n%s", together, run, apart, got)
 			}
 		}
+	}
+}
+
+// checkScaleRanks reads what -ranks wrote for TestScaleRun's sets: a
+// line for each of their six questions in each scope, LoCoMo's two
+// found first in both.
+func checkScaleRanks(t *testing.T, file string) {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines, first int
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var r struct {
+			Set, Scope, Question string
+			Rank                 int
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("-ranks: %v: %s", err, line)
+		}
+		lines++
+		if r.Set == "locomo" && r.Rank == 1 && r.Question != "" && r.Scope != "" {
+			first++
+		}
+	}
+	if lines != 12 || first != 4 {
+		t.Errorf("-ranks wrote %d lines, LoCoMo's first in %d, want 12 and 4:\n%s", lines, first, data)
 	}
 }
 
