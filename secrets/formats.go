@@ -17,8 +17,8 @@ import (
 // fits no known format, since a service has more kinds of credential
 // than the formats known of it (an Asana client secret is not the
 // token TruffleHog knows), unless it has the one length a format
-// fixes and misses it by a letter or two (lengthMisfit). What says so is serviceFormats
-// (services.go), learned from the detectors of TruffleHog; a name that
+// fixes and misses it by a letter or two (lengthMisfit). What says so is
+// services (services.go), learned from the detectors of TruffleHog; a name that
 // says no service (password, token, API_KEY, client_secret) is left as
 // it was, and so is a password under any name.
 
@@ -187,11 +187,12 @@ func serviceMisfit(text string, ns int, name, v string) bool {
 // it on its line, or, for a URL's query parameter, the URL's host;
 // known is whether it says any.
 func namedFormats(text string, ns int, name string) (fs []serviceFormat, known bool) {
+	formats := services().formats
 	try := func(w string) {
 		if len(w) < 3 {
 			return
 		}
-		if f, ok := serviceFormats[w]; ok {
+		if f, ok := formats[w]; ok {
 			known = true
 			fs = append(fs, f...)
 		}

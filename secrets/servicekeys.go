@@ -9,7 +9,7 @@ import (
 // and digits) is known by the name of its service written right before
 // it: cloze: 1a2b3c…, kanban '11XQ98FVS8WI', a Jenkins credential's
 // <id>{agora 3devtbiys8…}</id>, apiMetrics := "5po8TFGa…". The service
-// is one of serviceFormats' (services.go), named by the words of the
+// is one of services' (services.go), named by the words of the
 // name before the value, or by that name and one word after it (alegra
 // Key=…, apideck id …); the value must fit one of the service's
 // formats exactly — its alphabet, and a length that format fixes to a
@@ -196,6 +196,7 @@ func namedServiceFormats(name string) []serviceFormat {
 	if !mayNameService(name) {
 		return nil
 	}
+	aliased := services().aliased
 	words := nameWords(name)
 	var out []serviceFormat
 	for i := range words {
@@ -205,7 +206,7 @@ func namedServiceFormats(name string) []serviceFormat {
 			if len(w) < 3 {
 				continue
 			}
-			for _, f := range aliasedFormats[w] {
+			for _, f := range aliased[w] {
 				if f.tight() {
 					out = append(out, f)
 				}
@@ -222,21 +223,21 @@ var serviceAliases = map[string]string{
 	"owm": "openweather", "pyowm": "openweather", "openweathermap": "openweather",
 }
 
-// aliasedFormats are serviceFormats with their aliases' entries, so that
-// a name is looked up once.
-var aliasedFormats = func() map[string][]serviceFormat {
-	m := maps.Clone(serviceFormats)
+// aliasedFormats are formats with their aliases' entries, so that a
+// name is looked up once.
+func aliasedFormats(formats map[string][]serviceFormat) map[string][]serviceFormat {
+	m := maps.Clone(formats)
 	for a, name := range serviceAliases {
-		m[a] = serviceFormats[name]
+		m[a] = formats[name]
 	}
 	return m
-}()
+}
 
-// servicePrefixes are the first three bytes of serviceFormats' names
+// servicePrefixes are the first three bytes of the names of formats
 // with a tight format, and of their aliases.
-var servicePrefixes = func() map[[3]byte]bool {
+func servicePrefixes(formats map[string][]serviceFormat) map[[3]byte]bool {
 	m := map[[3]byte]bool{}
-	for k, fs := range serviceFormats {
+	for k, fs := range formats {
 		for _, f := range fs {
 			if len(k) >= 3 && f.tight() {
 				m[[3]byte{k[0], k[1], k[2]}] = true
@@ -247,17 +248,18 @@ var servicePrefixes = func() map[[3]byte]bool {
 		m[[3]byte{k[0], k[1], k[2]}] = true
 	}
 	return m
-}()
+}
 
 // mayNameService reports whether a word of name may start a service's
 // name: three letters of one at a word's start.
 func mayNameService(name string) bool {
+	prefixes := services().prefixes
 	for i := 0; i+3 <= len(name); i++ {
 		if i > 0 && isAlnum(name[i-1]) && !(name[i] >= 'A' && name[i] <= 'Z' && name[i-1] >= 'a' && name[i-1] <= 'z') {
 			continue
 		}
 		k := [3]byte{lowerByte(name[i]), lowerByte(name[i+1]), lowerByte(name[i+2])}
-		if servicePrefixes[k] {
+		if prefixes[k] {
 			return true
 		}
 	}

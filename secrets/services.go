@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // servicesTable is, for each service's name or keyword, the formats of
@@ -17,8 +18,23 @@ import (
 //go:embed services.txt
 var servicesTable string
 
-// serviceFormats are the formats of each service's credentials.
-var serviceFormats = readServiceFormats(servicesTable)
+// services are the formats of each service's credentials, read from
+// the table the first time a scan needs them, not when the program
+// starts: most runs of loom scan nothing (a search, a list), and reading
+// the table is most of this package's start-up.
+var services = sync.OnceValue(func() serviceTables {
+	formats := readServiceFormats(servicesTable)
+	return serviceTables{formats: formats, aliased: aliasedFormats(formats), prefixes: servicePrefixes(formats)}
+})
+
+// serviceTables are the services' formats (by a service's name), the
+// same with the names' aliases, and the first three bytes of the names
+// with a tight format (mayNameService).
+type serviceTables struct {
+	formats  map[string][]serviceFormat
+	aliased  map[string][]serviceFormat
+	prefixes map[[3]byte]bool
+}
 
 // readServiceFormats reads a table of services' formats: lines of a
 // name and its formats (lo,hi,least,greatest: the bytes allowed and

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -46,31 +47,59 @@ var months = map[string]time.Month{
 
 // The forms of a date a query may name. A month alone must follow a word
 // that says it is a time ("in May", "since March"): "may" and "march"
-// are also a verb. A year is 1970 to 2099.
+// are also a verb. A year is 1970 to 2099. Each form holds a digit or a
+// month's name (mayNameDate); they are compiled by the first query that
+// holds either, not when the program starts.
 var (
 	monthName = `(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?`
 	year      = `((?:19[7-9]|20\d)\d)`
-	datePats  = []struct {
-		re   *regexp.Regexp
-		kind string
-	}{
-		{regexp.MustCompile(`\b` + year + `-(\d{2})-(\d{2})\b`), "ymd"},
-		{regexp.MustCompile(`(?i)\b` + monthName + `\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+` + year + `\b`), "mdy"},
-		{regexp.MustCompile(`(?i)\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?` + monthName + `,?\s+` + year + `\b`), "dmy"},
-		{regexp.MustCompile(`(?i)\b` + monthName + `,?\s+` + year + `\b`), "my"},
-		{regexp.MustCompile(`\b` + year + `-(\d{2})\b`), "ym"},
-		{regexp.MustCompile(`(?i)\b` + monthName + `\s+(\d{1,2})(?:st|nd|rd|th)?\b`), "md"},
-		{regexp.MustCompile(`(?i)\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?` + monthName + `\b`), "dm"},
-		{regexp.MustCompile(`(?i)\b(?:in|during|since|until|by|from|of|early|late|mid|last|this|next)\s+` + monthName + `\b`), "m"},
-		{regexp.MustCompile(`(?i)\b(?:in|during|since|until|by|from|of)\s+` + year + `\b`), "y"},
-	}
+	datePats  = sync.OnceValue(func() []datePat {
+		return []datePat{
+			{regexp.MustCompile(`\b` + year + `-(\d{2})-(\d{2})\b`), "ymd"},
+			{regexp.MustCompile(`(?i)\b` + monthName + `\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+` + year + `\b`), "mdy"},
+			{regexp.MustCompile(`(?i)\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?` + monthName + `,?\s+` + year + `\b`), "dmy"},
+			{regexp.MustCompile(`(?i)\b` + monthName + `,?\s+` + year + `\b`), "my"},
+			{regexp.MustCompile(`\b` + year + `-(\d{2})\b`), "ym"},
+			{regexp.MustCompile(`(?i)\b` + monthName + `\s+(\d{1,2})(?:st|nd|rd|th)?\b`), "md"},
+			{regexp.MustCompile(`(?i)\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?` + monthName + `\b`), "dm"},
+			{regexp.MustCompile(`(?i)\b(?:in|during|since|until|by|from|of|early|late|mid|last|this|next)\s+` + monthName + `\b`), "m"},
+			{regexp.MustCompile(`(?i)\b(?:in|during|since|until|by|from|of)\s+` + year + `\b`), "y"},
+		}
+	})
 )
+
+// datePat is a form of a date and its kind, which says what its groups
+// hold.
+type datePat struct {
+	re   *regexp.Regexp
+	kind string
+}
+
+// mayNameDate reports whether text holds what every form of a date
+// holds: a digit, or a month's name as a word of ASCII letters (months'
+// keys), as the forms' \b reads a word.
+func mayNameDate(text string) bool {
+	if strings.ContainsAny(text, "0123456789") {
+		return true
+	}
+	for w := range strings.FieldsFuncSeq(text, func(r rune) bool { return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z') }) {
+		if len(w) <= len("september") {
+			if _, ok := months[strings.ToLower(w)]; ok {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // namedPeriod is the first date the text of a query names, in the first
 // of the forms above that it holds, and the text without it; nil and
 // text when it names none.
 func namedPeriod(text string) (*period, string) {
-	for _, p := range datePats {
+	if !mayNameDate(text) {
+		return nil, text
+	}
+	for _, p := range datePats() {
 		loc := p.re.FindStringSubmatchIndex(text)
 		if loc == nil {
 			continue

@@ -58,12 +58,21 @@ func TestNamedPeriod(t *testing.T) {
 	}
 }
 
-// Any text: no panic, and the text left is the text without the date.
+// Any text: no panic, the text left is the text without the date, and
+// a text that mayNameDate passes over holds none of the forms.
 func FuzzNamedPeriod(f *testing.F) {
-	for _, s := range []string{"on October 13, 2023", "1 May, 2022", "in July", "2019-12-24", "in 2021", "may march", "31 February 2023", "Sept. 9th 2024"} {
+	for _, s := range []string{"on October 13, 2023", "1 May, 2022", "in July", "2019-12-24", "in 2021", "may march", "31 February 2023", "Sept. 9th 2024",
+		"in éMay", "since_March", "during dec.", "from SEPT", "in Mayday"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
+		if !mayNameDate(s) {
+			for _, p := range datePats() {
+				if p.re.MatchString(s) {
+					t.Errorf("%q holds the form %s, yet mayNameDate passes over it", s, p.kind)
+				}
+			}
+		}
 		p, rest := namedPeriod(s)
 		if p == nil && rest != s {
 			t.Errorf("no period in %q, yet %q left", s, rest)
