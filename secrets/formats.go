@@ -17,10 +17,10 @@ import (
 // fits no known format, since a service has more kinds of credential
 // than the formats known of it (an Asana client secret is not the
 // token TruffleHog knows), unless it has the one length a format
-// fixes and misses it by a letter or two (lengthMisfit). What says so is
-// services (services.go), learned from the detectors of TruffleHog; a name that
-// says no service (password, token, API_KEY, client_secret) is left as
-// it was, and so is a password under any name.
+// fixes and misses it by a letter or two (lengthMisfit). What says so
+// is services (services.go), learned from the detectors of TruffleHog;
+// a name that says no service (password, token, API_KEY, client_secret)
+// is left as it was, and so is a password under any name.
 
 // serviceFormat is one format of a service's credentials.
 type serviceFormat struct {
