@@ -62,6 +62,9 @@ type AgentStatus struct {
 	// Hooks says whether loom's import hooks are in the agent's
 	// settings; nil for an agent without hooks.
 	Hooks *bool `json:"hooks"`
+	// HooksProblem says why the agent cannot run the loom its hooks
+	// name (Hooks is false then): a hook present but broken is no hook.
+	HooksProblem string `json:"hooks_problem,omitempty"`
 	// Sessions counts the sessions loom keeps of it (its main ones,
 	// archived included), from the store: what was captured, also
 	// once the agent deleted its files.
@@ -147,10 +150,10 @@ func Collect(ctx context.Context, opts *Options) (*Status, error) {
 	if err != nil {
 		return nil, err
 	}
-	hookOf := map[string]bool{}
-	if reps, err := hooks.Statuses(placesOf(opts)); err == nil {
+	hookOf := map[string]*hooks.Report{}
+	if reps, err := hooks.Statuses(ctx, placesOf(opts)); err == nil {
 		for _, r := range reps {
-			hookOf[r.Agent] = r.Import
+			hookOf[r.Agent] = r
 		}
 	}
 	for _, fm := range opts.Formats {
@@ -166,8 +169,12 @@ func Collect(ctx context.Context, opts *Options) (*Status, error) {
 			// Neither on this machine nor captured.
 			continue
 		}
-		if on, ok := hookOf[a.Agent]; ok {
+		if r, ok := hookOf[a.Agent]; ok {
+			on := r.Import && r.Problem == ""
 			a.Hooks = &on
+			if r.Import {
+				a.HooksProblem = r.Problem
+			}
 		}
 		out.Agents = append(out.Agents, *a)
 	}
@@ -368,12 +375,19 @@ func printStatus(opts *Options, st *Status) {
 			t.AddField("-", nil)
 		case *a.Hooks:
 			t.AddField("yes", nil)
+		case a.HooksProblem != "":
+			t.AddField("broken", cs.Yellow)
 		default:
 			t.AddField("no", nil)
 		}
 		t.EndRow()
 	}
 	t.Render()
+	for _, a := range st.Agents {
+		if a.HooksProblem != "" {
+			fmt.Fprintln(out, opts.IO.WrapErr(cs.Yellow(hooks.Label(a.Agent)+"'s hooks do not run")+": "+a.HooksProblem))
+		}
+	}
 }
 
 // lagText writes a lag compactly: to the tenth of a second under a

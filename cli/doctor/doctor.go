@@ -64,6 +64,17 @@ type Report struct {
 	// RecallHooks counts the recall hooks that answered within their
 	// budget and those that ran out of time (and gave the agent nothing).
 	RecallHooks recall.HookCounts `json:"recall_hooks"`
+	// BrokenHooks are the agents whose settings hold loom's hooks but
+	// cannot run the loom they name, with why.
+	BrokenHooks []BrokenHook `json:"broken_hooks"`
+}
+
+// BrokenHook is an agent whose hooks name a loom that does not run.
+type BrokenHook struct {
+	Agent   string `json:"agent"`
+	File    string `json:"file"`
+	Program string `json:"program"`
+	Problem string `json:"problem"`
 }
 
 // CaptureReport says whether capture runs, as its heartbeat shows.
@@ -145,6 +156,14 @@ func Check(ctx context.Context, opts *Options) (*Report, error) {
 	if d, err := opts.Dirs(); err == nil {
 		rep.RecallHooks = recall.ReadHookCounts(d.State)
 	}
+	rep.BrokenHooks = []BrokenHook{}
+	if hs, err := hooks.Statuses(ctx, hooks.Places{Getenv: opts.Getenv, Home: opts.Home}); err == nil {
+		for _, h := range hs {
+			if h.Problem != "" {
+				rep.BrokenHooks = append(rep.BrokenHooks, BrokenHook{Agent: h.Agent, File: h.File, Program: h.Program, Problem: h.Problem})
+			}
+		}
+	}
 	return rep, nil
 }
 
@@ -184,6 +203,9 @@ func printReport(opts *Options, rep *Report) {
 	}
 	if h := rep.RecallHooks; h.Late > 0 {
 		fmt.Fprintln(out, opts.IO.WrapErr(recallAdvice(h, rep.Capture, cs.Yellow)))
+	}
+	for _, h := range rep.BrokenHooks {
+		fmt.Fprintln(out, opts.IO.WrapErr(cs.Yellow(hooks.Label(h.Agent)+"'s hooks do not run")+" ("+hooks.Short(pl, h.File)+"): "+h.Problem))
 	}
 	within := human.Plural(int(rep.WithinDays+0.5), "day")
 	now := opts.Now()

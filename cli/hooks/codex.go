@@ -1,7 +1,6 @@
 package hooks
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -23,7 +22,9 @@ func codexNotify(b []byte) ([]string, error) {
 
 // applyCodex sets or takes out Codex's notify program. A top-level key
 // goes before the file's first table, so loom's line goes there; the
-// rest of the file, comments included, is kept as it was.
+// rest of the file, comments included, is kept as it was. A notify
+// program of loom's that runs another loom (moved, or named bare) is
+// set again to run this one.
 func applyCodex(r *Report, b []byte, prog, args string, install bool) ([]byte, error) {
 	cur, err := codexNotify(b)
 	if err != nil {
@@ -32,41 +33,73 @@ func applyCodex(r *Report, b []byte, prog, args string, install bool) ([]byte, e
 	ours := isLoom(strings.Join(cur, " "), args)
 	r.Import = ours
 	lines := strings.SplitAfter(string(b), "\n")
-	top := len(lines) // lines before the first table
-	for i, l := range lines {
-		if strings.HasPrefix(strings.TrimSpace(l), "[") {
-			top = i
-			break
-		}
-	}
 	switch {
-	case install && ours, !install && !ours:
+	case install && ours && len(cur) > 0 && cur[0] == prog, !install && !ours:
 		return nil, nil
+	case install && ours:
+		lines, err = dropNotify(lines, args)
+		if err != nil {
+			return nil, err
+		}
+		out, err := addNotify(lines, prog, args)
+		if err != nil {
+			return nil, err
+		}
+		r.Updated = []string{"notify"}
+		return out, nil
 	case install && cur != nil:
 		return nil, fmt.Errorf("codex already runs %q after each turn and has room for one notify program: call it and `%s %s` from a script (docs/import.md)", strings.Join(cur, " "), prog, args)
 	case install:
-		var words []string
-		for _, w := range append([]string{prog}, strings.Fields(args)...) {
-			q, err := marshal(w) // a JSON string is a TOML basic string
-			if err != nil {
-				return nil, err
-			}
-			words = append(words, string(q))
+		out, err := addNotify(lines, prog, args)
+		if err != nil {
+			return nil, err
 		}
-		// After the last line of the top section that is not blank.
-		at := top
-		for at > 0 && strings.TrimSpace(lines[at-1]) == "" {
-			at--
-		}
-		head := strings.Join(lines[:at], "")
-		if head != "" && !strings.HasSuffix(head, "\n") {
-			head += "\n"
-		}
-		out := head + "notify = [" + strings.Join(words, ", ") + "]\n" + strings.Join(lines[at:], "")
 		r.Import, r.Added = true, []string{"notify"}
-		return []byte(out), nil
+		return out, nil
 	}
-	for i, l := range lines[:top] {
+	lines, err = dropNotify(lines, args)
+	if err != nil {
+		return nil, err
+	}
+	r.Import, r.Removed = false, []string{"notify"}
+	return []byte(strings.Join(lines, "")), nil
+}
+
+// topLines counts the lines before the file's first table.
+func topLines(lines []string) int {
+	for i, l := range lines {
+		if strings.HasPrefix(strings.TrimSpace(l), "[") {
+			return i
+		}
+	}
+	return len(lines)
+}
+
+// addNotify puts loom's notify line after the last line of the top
+// section that is not blank.
+func addNotify(lines []string, prog, args string) ([]byte, error) {
+	var words []string
+	for _, w := range append([]string{prog}, strings.Fields(args)...) {
+		q, err := marshal(w) // a JSON string is a TOML basic string
+		if err != nil {
+			return nil, err
+		}
+		words = append(words, string(q))
+	}
+	at := topLines(lines)
+	for at > 0 && strings.TrimSpace(lines[at-1]) == "" {
+		at--
+	}
+	head := strings.Join(lines[:at], "")
+	if head != "" && !strings.HasSuffix(head, "\n") {
+		head += "\n"
+	}
+	return []byte(head + "notify = [" + strings.Join(words, ", ") + "]\n" + strings.Join(lines[at:], "")), nil
+}
+
+// dropNotify is lines without loom's notify line.
+func dropNotify(lines []string, args string) ([]string, error) {
+	for i, l := range lines[:topLines(lines)] {
 		k, _, ok := strings.Cut(strings.TrimSpace(l), "=")
 		if !ok || strings.TrimSpace(k) != "notify" {
 			continue
@@ -74,9 +107,7 @@ func applyCodex(r *Report, b []byte, prog, args string, install bool) ([]byte, e
 		if n, err := codexNotify([]byte(l)); err != nil || !isLoom(strings.Join(n, " "), args) {
 			break
 		}
-		out := bytes.NewBufferString(strings.Join(lines[:i], "") + strings.Join(lines[i+1:], ""))
-		r.Import, r.Removed = false, []string{"notify"}
-		return out.Bytes(), nil
+		return append(lines[:i:i], lines[i+1:]...), nil
 	}
 	return nil, errors.New("loom's notify program spans several lines: take it out by hand")
 }

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -79,9 +80,17 @@ type Report struct {
 	// file once the command is done.
 	Import bool `json:"import"`
 	Recall bool `json:"recall"`
-	// Added and Removed name the events the command changed.
+	// Added and Removed name the events the command changed; Updated
+	// those whose hook ran another loom (one since moved, or a bare
+	// "loom") and now runs this one.
 	Added   []string `json:"added,omitempty"`
 	Removed []string `json:"removed,omitempty"`
+	Updated []string `json:"updated,omitempty"`
+	// Program is what loom's import hook runs (status only), and
+	// Problem, when set, why an agent cannot run it: a hook that is
+	// there but does not run is no hook.
+	Program string `json:"program,omitempty"`
+	Problem string `json:"problem,omitempty"`
 }
 
 // Options are the options of `loom hooks`, which shows the hooks.
@@ -116,7 +125,7 @@ func NewCmdHooks(inv *command.Invocation, runF func(*Options) error) *cobra.Comm
 		Use:   "hooks",
 		Short: "Show, install or remove loom's hooks in Claude Code, Gemini CLI and Codex",
 		Long: `With no sub-command, show which of loom's hooks each agent's settings
-file holds. The import hooks bring each turn into loom as the agent ends
+file holds, and whether the loom they name runs. The import hooks bring each turn into loom as the agent ends
 it (loom session import --hook); the recall hooks hand the agent what
 past sessions of the project said (loom recall --hook), in projects where
 loom recall enable was run.`,
@@ -130,7 +139,7 @@ loom recall enable was run.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return statusRun(opts)
+			return statusRun(cmd.Context(), opts)
 		},
 	}
 	cmd.AddCommand(newCmdChange(inv, true, nil), newCmdChange(inv, false, nil))
@@ -217,6 +226,9 @@ func statusOf(pl Places, a agent) (*Report, error) {
 			return r, fmt.Errorf("%s: %w", r.File, err)
 		}
 		r.Import = isLoom(strings.Join(cmd, " "), a.importArgs())
+		if r.Import {
+			r.Program = cmd[0]
+		}
 		return r, nil
 	}
 	s, err := parseSettings(b)
@@ -225,19 +237,63 @@ func statusOf(pl Places, a agent) (*Report, error) {
 	}
 	r.Import = s.has(a.imports, a.importArgs())
 	r.Recall = len(a.recalls) > 0 && s.has(a.recalls, a.recallArgs())
+	for _, ev := range append(slices.Clone(a.imports), a.recalls...) {
+		if p := cmp.Or(s.programOf(ev, a.importArgs()), s.programOf(ev, a.recallArgs())); p != "" {
+			r.Program = p
+			break
+		}
+	}
 	return r, nil
+}
+
+// checkRuns sets r.Problem when the agent could not run the loom its
+// hooks name: a bare "loom" (found only through a PATH the agent may
+// not have), a path that is gone, or a program that does not start.
+// runs keeps each program's answer, so that one loom named by every
+// agent starts once.
+func checkRuns(ctx context.Context, r *Report, runs map[string]string) {
+	if r.Program == "" {
+		return
+	}
+	prog := r.Program
+	if !filepath.IsAbs(prog) {
+		r.Problem = "runs `" + prog + "` by name, which an agent started without loom on its PATH cannot find: `loom hooks install` writes loom's full path"
+		return
+	}
+	problem, ok := runs[prog]
+	if !ok {
+		problem = startProblem(ctx, prog)
+		runs[prog] = problem
+	}
+	r.Problem = problem
+}
+
+// startProblem says why prog (an absolute path to a loom) does not run
+// as a hook would run it; "" when `prog version` exits 0.
+func startProblem(ctx context.Context, prog string) string {
+	if _, err := os.Stat(prog); err != nil {
+		return "runs " + prog + ", which is not there any more: `loom hooks install` (or `loom capture install`) writes this loom's path"
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, prog, "version")
+	cmd.Env = append(os.Environ(), "LOOM_RECALL_WARM=false")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		why := err.Error()
+		if line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n"); line != "" {
+			why = line
+		}
+		return "runs " + prog + ", which does not start (" + why + "): `loom hooks install` writes this loom's path"
+	}
+	return ""
 }
 
 // statusRun prints, for every agent, which of loom's hooks its file
 // holds.
-func statusRun(opts *Options) error {
-	var reports []*Report
-	for _, a := range agents {
-		r, err := statusOf(opts.Places, a)
-		if err != nil {
-			return err
-		}
-		reports = append(reports, r)
+func statusRun(ctx context.Context, opts *Options) error {
+	reports, err := Statuses(ctx, opts.Places)
+	if err != nil {
+		return err
 	}
 	if opts.JSON {
 		return command.WriteJSON(opts.IO.Out, reports)
@@ -249,6 +305,9 @@ func statusRun(opts *Options) error {
 			recall = "-"
 		}
 		fmt.Fprintf(opts.IO.Out, "%-12s import %-3s  recall %-3s  %s\n", agents[i].label, yes(r.Import), recall, shortPath(opts.Places, r.File))
+		if r.Problem != "" {
+			fmt.Fprintln(opts.IO.Out, opts.IO.WrapErr("  "+opts.IO.ColorScheme().Yellow("does not run")+": "+r.Problem))
+		}
 	}
 	return nil
 }
@@ -297,6 +356,17 @@ func changeRun(ctx context.Context, opts *ChangeOptions) error {
 			what := verb + ": " + strings.Join(events, ", ")
 			if len(events) == 0 {
 				what = map[bool]string{true: "already there", false: "none there"}[install]
+			}
+			if len(r.Updated) > 0 {
+				up := "updated to run " + prog + ": " + strings.Join(r.Updated, ", ")
+				if opts.DryRun {
+					up = "would be " + up
+				}
+				if len(events) == 0 {
+					what = up
+				} else {
+					what += "; " + up
+				}
 			}
 			fmt.Fprintf(opts.IO.Out, "%s (%s): %s\n", agents[i].label, shortPath(opts.Places, r.File), what)
 		}
@@ -354,6 +424,16 @@ func applySettings(r *Report, a agent, b []byte, prog string, install, recall bo
 					return nil, err
 				}
 				r.Added = append(r.Added, ev)
+			case k.want && s.programOf(ev, k.args) != prog:
+				// loom's hook runs another loom (moved, or named
+				// bare): it runs this one from now on.
+				if err := s.remove(ev, k.args); err != nil {
+					return nil, err
+				}
+				if err := s.add(ev, shellQuote(prog)+" "+k.args); err != nil {
+					return nil, err
+				}
+				r.Updated = append(r.Updated, ev)
 			case !install && (k.args == a.importArgs() || recall) && s.hasEvent(ev, k.args):
 				if err := s.remove(ev, k.args); err != nil {
 					return nil, err
@@ -364,21 +444,27 @@ func applySettings(r *Report, a agent, b []byte, prog string, install, recall bo
 	}
 	r.Import = s.has(a.imports, a.importArgs())
 	r.Recall = len(a.recalls) > 0 && s.has(a.recalls, a.recallArgs())
-	if len(r.Added)+len(r.Removed) == 0 {
+	if len(r.Added)+len(r.Removed)+len(r.Updated) == 0 {
 		return nil, nil
 	}
 	return s.encode()
 }
 
-// hookCommand is how a hook runs this loom: "loom" when that is what the
-// PATH finds, else the executable's absolute path.
+// hookCommand is how a hook runs this loom: always by an absolute path,
+// since an agent may run its hooks with a PATH that lacks loom (a
+// desktop app, a service, a shell set up after the agent started). The
+// PATH's loom is kept when it is this one, so that a link a package
+// manager keeps current (Homebrew's bin/loom) stays what the hook runs
+// across upgrades; else the executable itself.
 func hookCommand() string {
 	exe, err := os.Executable()
 	if err != nil {
 		return "loom"
 	}
 	if p, err := exec.LookPath("loom"); err == nil && sameFile(p, exe) {
-		return "loom"
+		if abs, err := filepath.Abs(p); err == nil {
+			return abs
+		}
 	}
 	return exe
 }
@@ -401,12 +487,23 @@ func sameFile(a, b string) bool {
 // isLoom says whether a hook's command line runs loom with args: its
 // program is named loom (by any path) and it ends with args.
 func isLoom(cmd, args string) bool {
+	_, ok := loomProgram(cmd, args)
+	return ok
+}
+
+// loomProgram is the program of a hook's command line that runs loom
+// with args, as the hook names it (a path, or "loom" alone).
+func loomProgram(cmd, args string) (string, bool) {
 	cmd = strings.TrimSpace(cmd)
 	if !strings.HasSuffix(cmd, " "+args) {
-		return false
+		return "", false
 	}
-	prog := strings.Trim(strings.TrimSpace(strings.TrimSuffix(cmd, args)), `'"`)
-	return filepath.Base(prog) == "loom"
+	prog := strings.TrimSpace(strings.TrimSuffix(cmd, args))
+	if len(prog) >= 2 && prog[0] == '\'' && prog[len(prog)-1] == '\'' {
+		prog = strings.ReplaceAll(prog[1:len(prog)-1], `'\''`, "'")
+	}
+	prog = strings.Trim(prog, `'"`)
+	return prog, filepath.Base(prog) == "loom"
 }
 
 func readFile(path string) ([]byte, error) {

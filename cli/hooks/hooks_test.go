@@ -3,6 +3,7 @@ package hooks_test
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -169,5 +170,144 @@ func TestHooksCodexNotifyReal(t *testing.T) {
 	}
 	if len(listed) != 1 || !strings.Contains(listed[0].Title, "Say hello from codex") {
 		t.Fatalf("after a Codex turn with loom's notify program, loom holds %+v", listed)
+	}
+}
+
+// A hook names loom by its full path, so that an agent whose PATH lacks
+// loom still runs it; once that loom is moved, status, capture status
+// and doctor say the hooks do not run (a hook that is there but cannot
+// start is no hook), and installing again from where loom is now points
+// them at it. A bare "loom" written by an earlier version is reported
+// and replaced the same way.
+func TestHooksFollowLoom(t *testing.T) {
+	t.Parallel()
+	fx := clitest.NewEmptyFixture(t)
+	claude := filepath.Join(fx.Home, ".claude", "settings.json")
+	codex := filepath.Join(fx.Home, ".codex", "config.toml")
+	clitest.MustWrite(t, claude, "{}\n")
+	clitest.MustWrite(t, codex, "model = \"gpt-5\"\n")
+	src, err := os.ReadFile(clitest.LoomBinary(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	place := func(dir string) string {
+		t.Helper()
+		p := filepath.Join(t.TempDir(), dir, "loom")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, src, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	run := func(bin string, args ...string) clitest.Result {
+		t.Helper()
+		cmd := exec.Command(bin, args...)
+		cmd.Dir, cmd.Env = fx.Project, fx.BinEnv()
+		return clitest.ExecCmd(t, cmd, "")
+	}
+	read := func(p string) string {
+		t.Helper()
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	type status struct {
+		Agent, Program, Problem string
+		Import                  bool
+	}
+	statuses := func(bin string) map[string]status {
+		t.Helper()
+		r := run(bin, "hooks", "--json")
+		var st []status
+		if err := json.Unmarshal([]byte(r.Stdout), &st); err != nil {
+			t.Fatalf("hooks --json: %v\n%s%s", err, r.Stdout, r.Stderr)
+		}
+		m := map[string]status{}
+		for _, s := range st {
+			m[s.Agent] = s
+		}
+		return m
+	}
+
+	a := place("a")
+	if r := run(a, "hooks", "install", "claude-code", "codex"); r.Code != 0 {
+		t.Fatalf("install: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if !strings.Contains(read(claude), `"`+a+` session import --hook claude-code"`) || !strings.Contains(read(codex), `notify = ["`+a+`", "session"`) {
+		t.Fatalf("the hooks do not name loom's full path %s:\n%s\n%s", a, read(claude), read(codex))
+	}
+	for _, ag := range []string{"claude-code", "codex"} {
+		if s := statuses(a)[ag]; !s.Import || s.Program != a || s.Problem != "" {
+			t.Errorf("%s with loom in place: %+v", ag, s)
+		}
+	}
+
+	// loom moves: the hooks name a program that is gone.
+	b := place("b")
+	if err := os.Remove(a); err != nil {
+		t.Fatal(err)
+	}
+	for _, ag := range []string{"claude-code", "codex"} {
+		if s := statuses(b)[ag]; !s.Import || !strings.Contains(s.Problem, "not there any more") {
+			t.Errorf("%s after loom moved: %+v", ag, s)
+		}
+	}
+	r := run(b, "hooks")
+	if !strings.Contains(r.Stdout, "does not run") {
+		t.Errorf("loom hooks does not say the hooks do not run:\n%s", r.Stdout)
+	}
+	var doc struct {
+		BrokenHooks []struct{ Agent, Problem string } `json:"broken_hooks"`
+	}
+	r = run(b, "doctor", "--json")
+	if err := json.Unmarshal([]byte(r.Stdout), &doc); err != nil || len(doc.BrokenHooks) != 2 {
+		t.Errorf("doctor --json broken_hooks: %v %+v\n%s%s", err, doc.BrokenHooks, r.Stdout, r.Stderr)
+	}
+	if r := run(b, "doctor"); !strings.Contains(r.Stdout, "Claude Code's hooks do not run") {
+		t.Errorf("doctor does not name the broken hooks:\n%s%s", r.Stdout, r.Stderr)
+	}
+	var capt struct {
+		Agents []struct {
+			Agent        string
+			Hooks        *bool
+			HooksProblem string `json:"hooks_problem"`
+		}
+	}
+	r = run(b, "capture", "status", "--json")
+	if err := json.Unmarshal([]byte(r.Stdout), &capt); err != nil {
+		t.Fatalf("capture status --json: %v\n%s%s", err, r.Stdout, r.Stderr)
+	}
+	for _, ag := range capt.Agents {
+		if ag.Agent == "claude-code" && (ag.Hooks == nil || *ag.Hooks || ag.HooksProblem == "") {
+			t.Errorf("capture status says claude-code's broken hooks are %v (%q)", ag.Hooks, ag.HooksProblem)
+		}
+	}
+
+	// Installing again from where loom is now: every hook runs it.
+	r = run(b, "hooks", "install", "claude-code", "codex")
+	if r.Code != 0 || strings.Count(r.Stdout, "updated to run "+b) != 2 {
+		t.Fatalf("install after the move: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if strings.Contains(read(claude), a) || strings.Contains(read(codex), a) || strings.Count(read(claude), b+" session import") != 2 {
+		t.Errorf("after the second install:\n%s\n%s", read(claude), read(codex))
+	}
+	for _, ag := range []string{"claude-code", "codex"} {
+		if s := statuses(b)[ag]; s.Problem != "" || s.Program != b {
+			t.Errorf("%s after install again: %+v", ag, s)
+		}
+	}
+
+	// A bare loom, as an earlier version wrote it.
+	clitest.MustWrite(t, claude, `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "loom session import --hook claude-code"}]}]}}`)
+	if s := statuses(b)["claude-code"]; !strings.Contains(s.Problem, "by name") {
+		t.Errorf("a bare loom hook: %+v", s)
+	}
+	if r := run(b, "hooks", "install", "claude-code"); r.Code != 0 || !strings.Contains(r.Stdout, "updated to run") ||
+		strings.Contains(read(claude), `"loom session`) {
+		t.Errorf("install over a bare loom: exit %d\n%s%s\n%s", r.Code, r.Stdout, r.Stderr, read(claude))
 	}
 }

@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"slices"
@@ -49,14 +50,16 @@ func UninstallImports(pl Places, names []string) (reports []*Report, problems []
 }
 
 // Statuses says, for every agent that has hooks, which of loom's its
-// settings file holds.
-func Statuses(pl Places) ([]*Report, error) {
+// settings file holds, and whether the loom they name runs.
+func Statuses(ctx context.Context, pl Places) ([]*Report, error) {
 	var out []*Report
+	runs := map[string]string{}
 	for _, a := range agents {
 		r, err := statusOf(pl, a)
 		if err != nil {
 			return nil, err
 		}
+		checkRuns(ctx, r, runs)
 		out = append(out, r)
 	}
 	return out, nil
@@ -82,6 +85,8 @@ func (r *Report) String() string {
 		return fmt.Sprintf("added %v", r.Added)
 	case len(r.Removed) > 0:
 		return fmt.Sprintf("removed %v", r.Removed)
+	case len(r.Updated) > 0:
+		return fmt.Sprintf("updated %v", r.Updated)
 	}
 	return "unchanged"
 }

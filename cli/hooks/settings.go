@@ -152,6 +152,20 @@ func (s *settings) hasEvent(ev, args string) bool {
 	return false
 }
 
+// programOf is the program loom's hook of args in event ev runs ("" when
+// there is none).
+func (s *settings) programOf(ev, args string) string {
+	gs, _ := s.groups(ev)
+	for _, g := range gs {
+		for _, c := range commands(g) {
+			if p, ok := loomProgram(c, args); ok {
+				return p
+			}
+		}
+	}
+	return ""
+}
+
 func (s *settings) has(events []string, args string) bool {
 	for _, ev := range events {
 		if !s.hasEvent(ev, args) {
