@@ -35,10 +35,14 @@ type serviceReport struct {
 	// (loginctl enable-linger), before any login.
 	Linger *bool `json:"linger,omitempty"`
 	// NoManager says that no user service manager runs here (a
-	// container, WSL without systemd, a minimal VM): nothing will start
-	// the service. Instead (install) is the crontab line that starts
-	// loom capture run at boot in its place.
+	// container, WSL without systemd, a minimal VM, a machine without
+	// systemctl): nothing will start the service. StartNow (install) is
+	// the shell command that starts loom capture run now, in the
+	// background, and Instead the crontab line that starts it at boot,
+	// when this machine has cron (crontab on PATH); without cron, the
+	// start command belongs in whatever starts the machine or container.
 	NoManager bool   `json:"no_manager,omitempty"`
+	StartNow  string `json:"start_now,omitempty"`
 	Instead   string `json:"instead,omitempty"`
 	// ByHand (uninstall) is the pid of a capture run started otherwise
 	// than by the service (in a terminal, by cron), and ByHandStopped
@@ -157,12 +161,20 @@ func installRun(ctx context.Context, opts *InstallOptions) error {
 		domain := "gui/" + strconv.Itoa(os.Getuid())
 		rep.Service.Run = []string{"launchctl bootout " + domain + "/" + capture.Label, "launchctl bootstrap " + domain + " " + shellQuote(rep.Service.Path)}
 	}
-	if opts.Start {
+	switch {
+	case opts.Start:
 		startErr = opts.manage(ctx, &rep.Service, true)
+	default:
+		opts.managerMissing(&rep.Service)
 	}
 	if rep.Service.NoManager {
-		rep.Service.Instead = cronLine(svc)
-		startErr = fmt.Errorf("no user service manager runs here (%s), so nothing starts the service: add the @reboot line printed to your crontab (crontab -e) to start capture at boot (docs/durability.md)", rep.Service.Problem)
+		rep.Service.StartNow = startLine(svc, opts.LookPath)
+		keep := "with no cron here either, run it from what starts this machine or container to keep it running"
+		if _, err := opts.LookPath("crontab"); err == nil {
+			rep.Service.Instead = cronLine(svc)
+			keep = "add the @reboot line printed to your crontab (crontab -e) to keep it running"
+		}
+		startErr = fmt.Errorf("no user service manager runs here (%s): start capture now with the command printed; %s (docs/durability.md)", rep.Service.Problem, keep)
 	}
 	if opts.JSON() {
 		if err := command.WriteJSON(opts.IO.Out, rep); err != nil {
@@ -185,16 +197,27 @@ func (opts *Options) change() (*changeReport, error) {
 	return &changeReport{Service: serviceReport{Manager: mgr, Path: opts.servicePath()}, Hooks: []*hooks.Report{}, HookProblems: []string{}}, nil
 }
 
-// manage runs the service manager's commands of r (r.Run), for install
-// (start) or uninstall. A manager that is not installed is no error:
-// the commands are left in r.Run for the user. One that fails is.
-func (opts *Options) manage(ctx context.Context, r *serviceReport, start bool) error {
+// managerMissing says whether r's service manager is not installed here
+// (no systemctl or launchctl on PATH): then no user service manager runs,
+// and r says so, with nothing to run.
+func (opts *Options) managerMissing(r *serviceReport) bool {
 	name := "systemctl"
 	if r.Manager == "launchd" {
 		name = "launchctl"
 	}
-	if _, err := opts.LookPath(name); err != nil {
-		r.Problem = name + " is not on PATH"
+	if _, err := opts.LookPath(name); err == nil {
+		return false
+	}
+	r.NoManager, r.Problem, r.Run = true, name+" is not installed", nil
+	return true
+}
+
+// manage runs the service manager's commands of r (r.Run), for install
+// (start) or uninstall. A manager that is not installed, or runs no
+// user manager, is no error here: r says so (NoManager), and install
+// says what starts capture instead. One that fails is.
+func (opts *Options) manage(ctx context.Context, r *serviceReport, start bool) error {
+	if opts.managerMissing(r) {
 		return nil
 	}
 	for i, line := range r.Run {
@@ -242,8 +265,14 @@ func printChange(opts *Options, rep *changeReport, install, start bool) {
 	case s.Stopped:
 		fmt.Fprintln(out, "Stopped it.")
 	case s.NoManager && install:
-		fmt.Fprintln(out, "No user service manager runs here; this line in your crontab (crontab -e) starts capture at boot instead:")
-		fmt.Fprintf(out, "  %s\n", s.Instead)
+		fmt.Fprintf(out, "No user service manager runs here (%s). Start capture now with:\n", s.Problem)
+		fmt.Fprintf(out, "  %s\n", cs.Bold(s.StartNow))
+		if s.Instead != "" {
+			fmt.Fprintln(out, "and keep it running across restarts with this line in your crontab (crontab -e):")
+			fmt.Fprintf(out, "  %s\n", s.Instead)
+		} else {
+			fmt.Fprintln(out, "This machine has no cron either: to keep capture running across restarts, run that command from what starts the machine or container (its entrypoint, or your shell's profile).")
+		}
 	case s.NoManager:
 		fmt.Fprintf(out, "No user service manager runs here (%s): it ran no service to stop.\n", s.Problem)
 	case len(s.Run) > 0:
@@ -389,7 +418,7 @@ func uninstallRun(ctx context.Context, opts *UninstallOptions) error {
 	}
 	// A manager that failed otherwise may still run the service, whose
 	// capture is then no capture started otherwise.
-	if s := rep.Service; s.Stopped || s.NoManager || strings.HasSuffix(s.Problem, " is not on PATH") {
+	if s := rep.Service; s.Stopped || s.NoManager {
 		stopByHand(ctx, opts.Options, &rep.Service)
 	}
 	m, err := opts.readManifest()

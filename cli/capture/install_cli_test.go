@@ -132,24 +132,58 @@ func verifyUnit(t *testing.T, unit string) {
 }
 
 // TestCaptureInstallWithoutManager: where systemctl is not installed,
-// install writes the unit and says what starts it (exit 0). Where no
-// user service manager runs (a container, WSL without systemd: systemctl
-// fails to reach the bus), install writes the unit, prints the crontab
-// line that starts capture at boot instead, and says so in one line
-// (exit 1); that line, run as cron runs it (a bare environment, another
-// HOME), starts a capture of this home, and uninstall stops it rather
+// or no user service manager runs (a container, WSL without systemd:
+// systemctl fails to reach the bus), install writes the unit, says in
+// one line (exit 1) that nothing starts it, and prints a command that
+// starts capture now with what the machine has (nohup, else sh), and
+// the crontab line that keeps it running only where crontab exists;
+// never systemctl commands that cannot run. The start command starts a
+// capture of this home; the crontab line, run as cron runs it (a bare
+// environment, another HOME), does too, and uninstall stops it rather
 // than say nothing of it.
 func TestCaptureInstallWithoutManager(t *testing.T) {
 	t.Parallel()
 	fx := clitest.NewEmptyFixture(t)
-	r := runLoom(t, fx, []string{"PATH=" + t.TempDir()}, "capture", "install", "--no-hooks")
-	if r.Code != 0 || !strings.Contains(r.Stdout, "systemctl is not on PATH") || !strings.Contains(r.Stdout, "systemctl --user enable loom-capture.service") {
-		t.Fatalf("without systemctl: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	bare := t.TempDir() // no systemctl, no crontab, no nohup
+	r := runLoom(t, fx, []string{"PATH=" + bare}, "capture", "install", "--no-hooks")
+	if r.Code != 1 || strings.Count(r.Stderr, "\n") != 1 || !strings.Contains(r.Stderr, "systemctl is not installed") ||
+		!strings.Contains(r.Stderr, "no cron here either") || strings.Contains(r.Stdout, "systemctl --user") || strings.Contains(r.Stdout, "crontab") {
+		t.Fatalf("without systemctl or cron: exit %d\nstdout: %s\nstderr: %s", r.Code, r.Stdout, r.Stderr)
 	}
+	start := ""
+	for _, l := range strings.Split(r.Stdout, "\n") {
+		if l = strings.TrimSpace(l); strings.HasSuffix(l, " &") {
+			start = l
+		}
+	}
+	if !strings.Contains(start, "HOME="+fx.Home+" sh -c ") || !strings.Contains(start, clitest.LoomBinary(t)+" capture run >>") {
+		t.Fatalf("no start command with the home, sh and loom:\n%s", r.Stdout)
+	}
+	if r := runLoom(t, fx, []string{"PATH=" + bare}, "capture", "install", "--no-hooks", "--no-start"); r.Code != 1 || strings.Contains(r.Stdout, "systemctl --user") {
+		t.Fatalf("--no-start without systemctl: exit %d\nstdout: %s\nstderr: %s", r.Code, r.Stdout, r.Stderr)
+	}
+	// The start command, run by a shell with only what this machine's
+	// PATH has: capture runs; uninstall stops it.
+	now := exec.Command("/bin/sh", "-c", start)
+	now.Env = []string{"PATH=/usr/bin:/bin", "LOOM_RECALL_WARM=false"}
+	if out, err := now.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", start, err, out)
+	}
+	var quiet strings.Builder
+	s := waitStatus(t, fx, []string{"PATH=" + bare}, &quiet, "running from the start command", func(st capture.Status) bool { return st.Running })
+	r = runLoom(t, fx, []string{"PATH=" + bare}, "capture", "uninstall")
+	if r.Code != 0 || !strings.Contains(r.Stdout, fmt.Sprintf("Stopped the capture started otherwise (pid %d)", s.PID)) {
+		t.Fatalf("uninstall with a capture started by hand: exit %d\nstdout: %s\nstderr: %s", r.Code, r.Stdout, r.Stderr)
+	}
+
 	path, _ := fakeSystemctl(t, "Failed to connect to bus: No medium found")
+	fakeDir, _, _ := strings.Cut(path, string(os.PathListSeparator))
+	if err := os.WriteFile(filepath.Join(fakeDir, "crontab"), []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	r = runLoom(t, fx, []string{"PATH=" + path}, "capture", "install", "--no-hooks")
 	if r.Code != 1 || strings.Count(r.Stderr, "\n") != 1 || !strings.Contains(r.Stderr, "no user service manager runs here (systemctl: Failed to connect to bus") ||
-		!strings.Contains(r.Stderr, "crontab -e") {
+		!strings.Contains(r.Stderr, "crontab -e") || !strings.Contains(r.Stdout, "Start capture now with:") {
 		t.Fatalf("with no user bus: exit %d\nstdout: %s\nstderr: %s", r.Code, r.Stdout, r.Stderr)
 	}
 	var line string
@@ -175,7 +209,7 @@ func TestCaptureInstallWithoutManager(t *testing.T) {
 	go func() { ended <- cron.Wait() }()
 	t.Cleanup(func() { cron.Process.Kill() })
 	var none strings.Builder
-	s := waitStatus(t, fx, []string{"PATH=" + path}, &none, "running from the crontab line", func(st capture.Status) bool { return st.Running })
+	s = waitStatus(t, fx, []string{"PATH=" + path}, &none, "running from the crontab line", func(st capture.Status) bool { return st.Running })
 
 	r = runLoom(t, fx, []string{"PATH=" + path}, "capture", "uninstall")
 	if r.Code != 0 || !strings.Contains(r.Stdout, fmt.Sprintf("Stopped the capture started otherwise (pid %d)", s.PID)) || strings.Contains(r.Stdout, "Stopped it.") {

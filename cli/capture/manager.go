@@ -47,6 +47,32 @@ func cronLine(s capture.Service) string {
 	return strings.ReplaceAll(line, "%", `\%`)
 }
 
+// startLine is the shell command that starts s now, in the background,
+// where no service manager does: s's environment and log as in the
+// crontab line, detached from the terminal's hang-up by nohup where
+// the machine has it, else by the shell's own trap (a minimal image
+// may lack coreutils' nohup, never sh).
+func startLine(s capture.Service, lookPath func(string) (string, error)) string {
+	words := []string{}
+	for _, kv := range s.Env {
+		k, v, _ := strings.Cut(kv, "=")
+		words = append(words, k+"="+shellQuote(v))
+	}
+	run := []string{shellQuote(s.Program)}
+	for _, a := range s.Args {
+		run = append(run, shellQuote(a))
+	}
+	log := ""
+	if s.Log != "" {
+		log = " >>" + shellQuote(s.Log) + " 2>&1"
+	}
+	if _, err := lookPath("nohup"); err == nil {
+		return strings.Join(append(append(words, "nohup"), run...), " ") + log + " </dev/null &"
+	}
+	inner := `trap "" HUP; exec ` + strings.Join(run, " ") + log
+	return strings.Join(append(words, "sh", "-c", shellQuote(inner)), " ") + " </dev/null &"
+}
+
 func firstLine(out string, err error) string {
 	out = strings.TrimSpace(out)
 	if out == "" {
