@@ -258,6 +258,26 @@ func ToolDir(env func(string) string, home, envVar string, rel ...string) string
 	return filepath.Join(append([]string{home}, rel...)...)
 }
 
+// SharedRoots is the roots that more than one of fms names on this
+// machine (Open Codex's ~/.codex/sessions is the Codex CLI's too): such
+// a directory being there says only that one of them is, so an agent is
+// found there only by files of its own.
+func SharedRoots(fms []Format, env func(string) string, home string) map[string]bool {
+	seen := map[string]int{}
+	for _, fm := range fms {
+		for _, r := range fm.Roots(env, home) {
+			seen[filepath.Clean(r)]++
+		}
+	}
+	shared := map[string]bool{}
+	for r, n := range seen {
+		if n > 1 {
+			shared[r] = true
+		}
+	}
+	return shared
+}
+
 // Under is the one root dir joined with rel, the directory a tool keeps
 // its sessions in below its own (ToolDir) or the home directory: none
 // when dir is empty, the tool's directory unknown.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -156,6 +157,7 @@ func Collect(ctx context.Context, opts *Options) (*Status, error) {
 			hookOf[r.Agent] = r
 		}
 	}
+	shared := importer.SharedRoots(opts.Formats, opts.Getenv, opts.Home())
 	for _, fm := range opts.Formats {
 		roots := fm.Roots(opts.Getenv, opts.Home())
 		if len(roots) == 0 {
@@ -165,8 +167,10 @@ func Collect(ctx context.Context, opts *Options) (*Status, error) {
 		if err != nil {
 			return nil, err
 		}
-		if a.Sessions == 0 && a.LastCaptureAt == nil && !anyExists(roots) {
-			// Neither on this machine nor captured.
+		if a.Sessions == 0 && a.LastCaptureAt == nil && (!anyExists(roots) || a.Files == 0 && allShared(roots, shared)) {
+			// Neither on this machine nor captured (a directory it
+			// shares with another agent, holding none of its files,
+			// says only that the other one is here).
 			continue
 		}
 		if r, ok := hookOf[a.Agent]; ok {
@@ -179,6 +183,16 @@ func Collect(ctx context.Context, opts *Options) (*Status, error) {
 		out.Agents = append(out.Agents, *a)
 	}
 	return out, nil
+}
+
+// allShared says whether every root is another agent's directory too.
+func allShared(roots []string, shared map[string]bool) bool {
+	for _, r := range roots {
+		if !shared[filepath.Clean(r)] {
+			return false
+		}
+	}
+	return true
 }
 
 func anyExists(paths []string) bool {

@@ -38,6 +38,7 @@ type AgentFound struct {
 func importList(ctx context.Context, opts *ImportOptions) error {
 	home := opts.Home()
 	out := []AgentFound{}
+	shared := importer.SharedRoots(opts.Formats, opts.Getenv, home)
 	for _, fm := range opts.Formats {
 		a := AgentFound{Agent: fm.Tool(), Paths: []string{}}
 		roots := fm.Roots(opts.Getenv, home)
@@ -45,13 +46,18 @@ func importList(ctx context.Context, opts *ImportOptions) error {
 			if _, err := os.Stat(r); err != nil {
 				continue
 			}
-			a.Found = true
-			a.Paths = append(a.Paths, r)
 			bs, err := fm.Bundles(ctx, r)
 			n, cerr := importer.CountSessions(ctx, fm, bs)
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
+			if shared[filepath.Clean(r)] && n == 0 && err == nil && cerr == nil {
+				// Another agent's directory too, with none of this
+				// one's sessions: that one is there, not this one.
+				continue
+			}
+			a.Found = true
+			a.Paths = append(a.Paths, r)
 			a.Sessions += n
 			if err == nil {
 				err = cerr

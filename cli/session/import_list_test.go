@@ -1,6 +1,7 @@
 package session_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -166,4 +167,58 @@ func TestImportFromListCountsDatabasesAndFits(t *testing.T) {
 		}
 	}
 	checkTable("on a terminal", strings.Join(table, "\n"))
+}
+
+// A directory two agents share (~/.codex/sessions is the Codex CLI's and
+// Open Codex's) finds an agent there only by files of its own: Codex's
+// rollout does not make Open Codex found, in --from list or in capture
+// status, and an Open Codex document beside it does.
+func TestImportFromListSharedDirectory(t *testing.T) {
+	t.Parallel()
+	fx := clitest.NewEmptyFixture(t)
+	sessions := filepath.Join(fx.Home, ".codex", "sessions")
+	b, err := os.ReadFile(filepath.Join(clitest.Samples, "codex", "vibecodingtracker-codex.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	clitest.MustWrite(t, filepath.Join(sessions, "2025", "09", "19", "rollout-2025-09-19T09-02-12-01996135-afde-7911-97f0-d863511eca56.jsonl"), string(b))
+	found := func() map[string]session.AgentFound {
+		t.Helper()
+		m := map[string]session.AgentFound{}
+		for _, a := range clitest.DecodeJSON[[]session.AgentFound](t, fx.MustExec(t, "session", "import", "--from", "list", "--json")) {
+			m[a.Agent] = a
+		}
+		return m
+	}
+	captured := func() map[string]bool {
+		t.Helper()
+		var st struct{ Agents []struct{ Agent string } }
+		if err := json.Unmarshal([]byte(fx.MustExec(t, "capture", "status", "--json")), &st); err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]bool{}
+		for _, a := range st.Agents {
+			m[a.Agent] = true
+		}
+		return m
+	}
+	m := found()
+	if !m["codex"].Found || m["codex"].Sessions != 1 || m["open-codex"].Found {
+		t.Errorf("a Codex rollout alone: codex %+v, open-codex %+v", m["codex"], m["open-codex"])
+	}
+	if c := captured(); !c["codex"] || c["open-codex"] {
+		t.Errorf("capture status with a Codex rollout alone lists %v", c)
+	}
+	doc, err := os.ReadFile(filepath.Join("..", "..", "importer", "opencodex", "testdata", "real", "rollout-2026-11-27-0a86b004-88c3-40c9-8bda-06b4e856fc21.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	clitest.MustWrite(t, filepath.Join(sessions, "rollout-2026-11-27-0a86b004-88c3-40c9-8bda-06b4e856fc21.json"), string(doc))
+	m = found()
+	if !m["codex"].Found || !m["open-codex"].Found || m["open-codex"].Sessions != 1 {
+		t.Errorf("with an Open Codex document too: codex %+v, open-codex %+v", m["codex"], m["open-codex"])
+	}
+	if c := captured(); !c["codex"] || !c["open-codex"] {
+		t.Errorf("capture status with both lists %v", c)
+	}
 }
