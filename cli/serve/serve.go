@@ -213,7 +213,9 @@ func Run(ctx context.Context, opts *Options) error {
 		fmt.Fprintln(opts.IO.ErrOut, "loom: warning: listening beyond this machine over plain HTTP; put a TLS reverse proxy in front, tokens are bearer secrets")
 	}
 	if _, err := su.Build(ctx, st, &loom.Session{UserID: user}, agent.Choice{}); err != nil {
-		fmt.Fprintf(opts.IO.ErrOut, "loom: POST /api/v1/messages answers 503 until a model provider is configured: %s\n", term.SanitizeLine(loom.ErrorMessage(err)))
+		// The set-up help keeps its lines: squashed onto one, its #
+		// comments would swallow the commands after them if pasted.
+		fmt.Fprintf(opts.IO.ErrOut, "loom: POST /api/v1/messages answers 503 until a model provider is configured: %s\n", term.Sanitize(loom.ErrorMessage(err)))
 	}
 	if opts.Listening != nil {
 		opts.Listening(ln.Addr().String())

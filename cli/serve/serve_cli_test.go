@@ -32,6 +32,12 @@ func TestServeNoProvider(t *testing.T) {
 	if !strings.Contains(sv.ErrOut.String(), "503 until a model provider is configured") {
 		t.Errorf("serve does not say turns are unavailable:\n%s", sv.ErrOut)
 	}
+	// The set-up help keeps a command a line, as bare loom prints it:
+	// folded onto one, a # comment would swallow the commands after it
+	// when pasted.
+	if !strings.Contains(sv.ErrOut.String(), "\n  export ANTHROPIC_API_KEY=sk-ant-...  # Anthropic\n") {
+		t.Errorf("serve folds the set-up help:\n%s", sv.ErrOut)
+	}
 	code, body := sv.Do(t, "GET", "/api/v1/sessions?limit=200", "")
 	if code != 200 {
 		t.Fatalf("list: %d %s", code, body)
