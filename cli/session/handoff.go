@@ -28,6 +28,10 @@ type HandoffOptions struct {
 	// ReadSession opens the store to read the session ref names, and
 	// finds it.
 	ReadSession func(ctx context.Context, ref string) (loom.Engine, *loom.Session, error)
+	// ReadStore opens the store to read (restore-to: an agent's id by
+	// its start), and User is whose sessions are read.
+	ReadStore func(ctx context.Context) (loom.Engine, error)
+	User      func() string
 	// AbsPath makes a directory absolute against the working directory.
 	AbsPath func(dir string) (string, error)
 	Getenv  func(string) string

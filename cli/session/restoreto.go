@@ -17,7 +17,7 @@ import (
 func newCmdSessionRestoreTo(inv *command.Invocation, runF func(*HandoffOptions) error) *cobra.Command {
 	opts := &HandoffOptions{
 		IO: inv.IO, Formats: inv.Formats, ReadSession: inv.ReadSession, AbsPath: inv.AbsPath,
-		Getenv: inv.Getenv, Home: inv.Home, Now: inv.TimeNow,
+		Getenv: inv.Getenv, Home: inv.Home, Now: inv.TimeNow, ReadStore: inv.ReadStore, User: inv.User,
 	}
 	cmd := &cobra.Command{
 		Use:   "restore-to AGENT ID",
@@ -25,8 +25,9 @@ func newCmdSessionRestoreTo(inv *command.Invocation, runF func(*HandoffOptions) 
 		Long: `Write a session imported from AGENT back where AGENT keeps its sessions,
 under the id AGENT gave it, so that AGENT resumes it by that id (claude
 --resume ID, codex resume ID, gemini --resume ID …) after it deleted
-it. ID is AGENT's id of the session, or any loom reference to it (id,
-prefix, key, title). AGENT is one of the agents loom writes sessions of:
+it. ID is AGENT's id of the session or a prefix of it of 4 characters
+or more (the short id Gemini CLI shows), or any loom reference to it
+(id, prefix, key, title). AGENT is one of the agents loom writes sessions of:
 ` + "%s" + `.
 
 The session is written in AGENT's own format as loom session handoff
@@ -65,9 +66,13 @@ func restoreToRun(ctx context.Context, opts *HandoffOptions) error {
 	}
 	st, s, err := opts.ReadSession(ctx, opts.Ref)
 	if loom.ErrorCode(err) == loom.ENOTFOUND {
-		// The agent's own id of it: its key.
+		// The agent's own id of it: its key, or the start of it.
 		if st2, s2, err2 := opts.ReadSession(ctx, f.Tool()+":"+opts.Ref); err2 == nil {
 			st, s, err = st2, s2, nil
+		} else if id, perr := agentIDPrefix(ctx, opts, f.Tool()); perr != nil {
+			err = perr
+		} else if id != "" {
+			st, s, err = opts.ReadSession(ctx, id)
 		}
 	}
 	if err != nil {
@@ -96,4 +101,36 @@ func restoreToRun(ctx context.Context, opts *HandoffOptions) error {
 	fmt.Fprintf(out, "Wrote %s\n", rep.Path)
 	fmt.Fprintf(out, "Resume it with:\n  %s\n", opts.IO.ColorScheme().Bold(rep.Resume))
 	return nil
+}
+
+// agentIDPrefix finds the session of tool whose own id (its key's tail)
+// starts with opts.Ref, as the short ids agents show do (Gemini CLI's
+// eight characters): loom's id of it, "" when none matches, an
+// ambiguous error when several do.
+func agentIDPrefix(ctx context.Context, opts *HandoffOptions, tool string) (string, error) {
+	ref := strings.ToLower(strings.TrimSpace(opts.Ref))
+	if len(ref) < 4 || !loom.IsIDPrefix(ref) || opts.ReadStore == nil {
+		return "", nil
+	}
+	st, err := opts.ReadStore(ctx)
+	if err != nil {
+		return "", err
+	}
+	ss, err := st.Sessions(ctx, loom.SessionFilter{UserID: opts.User(), Surface: tool, Text: ref, Archived: loom.WithArchived, Limit: 100})
+	if err != nil {
+		return "", err
+	}
+	var found []*loom.Session
+	for _, s := range ss {
+		if strings.HasPrefix(strings.ToLower(s.Key), tool+":"+ref) {
+			found = append(found, s)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return "", nil
+	case 1:
+		return found[0].ID, nil
+	}
+	return "", loom.Ambiguous(opts.Ref, found)
 }

@@ -1,6 +1,7 @@
 package session_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -31,5 +32,29 @@ func TestRestoreToBadInput(t *testing.T) {
 		if r.Code != c.code || !strings.Contains(r.Stderr, c.says) || strings.Count(strings.TrimSpace(r.Stderr), "\n") > 0 {
 			t.Errorf("restore-to %v: exit %d, %q; want exit %d saying %q", c.args, r.Code, r.Stderr, c.code, c.says)
 		}
+	}
+}
+
+// The short id an agent shows of its session (Gemini CLI's first eight
+// characters, in its file names and lists) restores it as its whole id
+// does; three characters are too few, and say so.
+func TestRestoreToAgentShortID(t *testing.T) {
+	t.Parallel()
+	fx := clitest.NewFixture(t)
+	src := fx.SourceSession(t, "gemini", clitest.Samples+"/gemini/vibecodingtracker-gemini.jsonl")
+	id := strings.TrimPrefix(src.Key, "gemini:")
+	if len(id) < 8 {
+		t.Fatalf("gemini key %q", src.Key)
+	}
+	r := fx.RunWith(t, clitest.RunOpts{Before: clitest.AllFormats}, "session", "restore-to", "gemini", strings.ToUpper(id[:8]), "--dir", t.TempDir(), "--json")
+	var rep struct {
+		SessionID string `json:"session_id"`
+	}
+	if r.Code != 0 || json.Unmarshal([]byte(r.Stdout), &rep) != nil || rep.SessionID != id {
+		t.Fatalf("restore-to gemini %s: exit %d, %s%s; want session %s", id[:8], r.Code, r.Stdout, r.Stderr, id)
+	}
+	r = fx.RunWith(t, clitest.RunOpts{Before: clitest.AllFormats}, "session", "restore-to", "gemini", id[:3])
+	if r.Code != 3 || !strings.Contains(r.Stderr, "no session matches") {
+		t.Errorf("restore-to gemini %s: exit %d, %q", id[:3], r.Code, r.Stderr)
 	}
 }
