@@ -295,11 +295,13 @@ func writeListTable(ctx context.Context, opts *ListOptions, st loom.Store, rows 
 		// session than the rest of a long key does.
 		tp.Flex(2, 7, 3, 1)
 		tp.Prose(1, 7)
+		tp.Keys(2)
 		tp.Drop(4, 3, 2, 7, 6)
 	} else {
 		tp.Header("ID", "TITLE", "KEY", "CREATED", "UPDATED", "MSGS", "LAST PROMPT")
 		tp.Flex(2, 6, 1)
 		tp.Prose(1, 6)
+		tp.Keys(2)
 		// On a narrow terminal: created, key, then last prompt and the
 		// count go first; id, title and last activity stay.
 		tp.Drop(3, 2, 6, 5)

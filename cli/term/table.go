@@ -36,7 +36,10 @@ type Table struct {
 	lists []int
 	// prose are the columns whose cells are running text (titles,
 	// prompts), cut between words rather than inside one.
-	prose  []int
+	prose []int
+	// keys are the columns whose cells are session keys ("AGENT:ID"),
+	// cut inside the ID, never inside the agent's name.
+	keys   []int
 	layout Layout
 	// hidden are the names of the columns the last Render left out.
 	hidden []string
@@ -88,6 +91,12 @@ func (t *Table) Lists(cols ...int) { t.lists = cols }
 // "why is…flaky?" where the end tells rows apart), not part of one,
 // unless a word alone is wider than half the room.
 func (t *Table) Prose(cols ...int) { t.prose = cols }
+
+// Keys names the columns whose cells are keys "AGENT:ID" (a session's
+// key): cut to fit, such a cell keeps its agent's name and the colon
+// whole and loses the middle of the ID ("claude-code:019…341"), the
+// column staying wide enough for that, not "claude…341".
+func (t *Table) Keys(cols ...int) { t.keys = cols }
 
 // Drop names the columns that may be left out on a narrow terminal, the
 // one to drop first first.
@@ -176,6 +185,8 @@ func (t *Table) Render() error {
 			text := ansi.Truncate(f.text, widths[i], "…")
 			prose := slices.Contains(t.prose, i)
 			switch {
+			case slices.Contains(t.keys, i):
+				text = truncateKey(f.text, widths[i])
 			case slices.Contains(t.lists, i):
 				text = ansi.Truncate(shrinkList(f.text, widths[i]), widths[i], "…")
 			case middle[i] && prose:
@@ -335,6 +346,9 @@ func (t *Table) fit(widths []int) []bool {
 		if slices.Contains(t.lists, c) {
 			least = t.listMin(c)
 		}
+		if slices.Contains(t.keys, c) {
+			least = max(least, t.keyMin(c))
+		}
 		if c >= len(widths) || widths[c] <= least {
 			continue
 		}
@@ -363,6 +377,38 @@ func (t *Table) fit(widths []int) []bool {
 		}
 	}
 	return shown
+}
+
+// keyMin is the narrowest column c of keys can be: its widest agent's
+// name with the colon, and 7 cells of the ID ("019…341"), or the cell
+// whole when it is shorter.
+func (t *Table) keyMin(c int) int {
+	least := 0
+	for _, r := range t.rows {
+		if c >= len(r) {
+			continue
+		}
+		w := ansi.StringWidth(r[c].text)
+		if agent, _, ok := strings.Cut(r[c].text, ":"); ok {
+			w = min(w, ansi.StringWidth(agent)+1+7)
+		}
+		least = max(least, w)
+	}
+	return least
+}
+
+// truncateKey cuts a key "AGENT:ID" to width cells inside its ID, its
+// agent's name and colon kept whole; a key with no colon, or too narrow
+// a width for the name, is cut in the middle.
+func truncateKey(s string, width int) string {
+	if ansi.StringWidth(s) <= width {
+		return s
+	}
+	agent, id, ok := strings.Cut(s, ":")
+	if !ok || ansi.StringWidth(agent)+4 > width {
+		return truncateMiddle(s, width)
+	}
+	return agent + ":" + truncateMiddle(id, width-ansi.StringWidth(agent)-1)
 }
 
 // listMin is the narrowest column c of lists can be: its widest cell

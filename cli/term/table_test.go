@@ -188,3 +188,55 @@ func TestTableProseCutBetweenWords(t *testing.T) {
 		}
 	}
 }
+
+// A key column cut to fit keeps every agent's name whole and cuts the
+// ID; the ends of the IDs still tell rows apart. At every width from
+// the narrowest that shows the column to the natural one, no line is
+// wider than the terminal.
+func TestTableKeysKeepAgentNames(t *testing.T) {
+	keys := []string{
+		"claude-code:258f2e8c-2a6b-4c1e-9f0a-5d1a1c81a85d",
+		"claude-code:258f2e8c-2a6b-4c1e-9f0a-5d1a1c881341",
+		"copilot-vscode:9b2f0d4e-7c61-4d3a-8b5e-0f3e2a1c4d5e",
+		"cli:main",
+	}
+	for width := 40; width <= 120; width++ {
+		ios, _, out, _ := Test()
+		ios.SetStdoutTTY(true)
+		ios.SetColorEnabled(false)
+		ios.SetWidth(width)
+		tp := NewTable(ios)
+		tp.Header("TITLE", "KEY", "LAST PROMPT")
+		tp.Flex(1, 2, 0)
+		tp.Prose(0, 2)
+		tp.Keys(1)
+		tp.Drop(2, 1)
+		for _, k := range keys {
+			tp.AddField("a title of some length for the row", nil)
+			tp.AddField(k, nil)
+			tp.AddField("what was asked last in it", nil)
+			tp.EndRow()
+		}
+		if err := tp.Render(); err != nil {
+			t.Fatal(err)
+		}
+		if slices.Contains(tp.Hidden(), "KEY") {
+			continue
+		}
+		lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
+		for i, k := range keys {
+			agent, _, _ := strings.Cut(k, ":")
+			if !strings.Contains(lines[i+1], agent+":") {
+				t.Errorf("width %d: %s's name cut:\n%s", width, agent, out)
+			}
+		}
+		if lines[1] == lines[2] {
+			t.Errorf("width %d: two keys look the same:\n%s", width, out)
+		}
+		for _, l := range lines {
+			if ansi.StringWidth(l) > width {
+				t.Errorf("width %d: a line of %d cells:\n%s", width, ansi.StringWidth(l), out)
+			}
+		}
+	}
+}
