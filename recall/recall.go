@@ -10,9 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"math"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 	"unicode"
@@ -44,12 +42,6 @@ type Options struct {
 	// and its model, so what it reads is redacted whole, before any of it
 	// is joined, cut or fitted to the budget.
 	Redact *secrets.Detector
-	// RankWithin is the largest full-text index, in messages, whose
-	// matches a recall ranks with the store's ranked search; over it, on
-	// a store that tells its size (loom.IndexSizer), recall ranks the
-	// project's newest matches itself (see rankNewest).
-	// DefaultRankWithin when 0.
-	RankWithin int64
 	// Everywhere, when ProjectID holds none of the user's sessions (a
 	// directory that is no project, or one loom has not seen), recalls
 	// from every project instead, and says so (Result.Everywhere).
@@ -61,13 +53,6 @@ type Options struct {
 	// answer is then partial (Result.Partial).
 	Deadline time.Time
 }
-
-// DefaultRankWithin is Options.RankWithin when none is given. The
-// engines' ranking of a prompt of common words took 800 ms (SQLite,
-// most of it counting the messages that hold each word) and 380 ms
-// (PostgreSQL) at a million messages, so at most about 75 ms at this
-// size: within a hook's 100 ms on an idle machine.
-const DefaultRankWithin = 100_000
 
 // Turn is one recalled message.
 type Turn struct {
@@ -229,7 +214,7 @@ func Recall(ctx context.Context, st loom.Reader, o Options) (res *Result, err er
 		}
 	}
 	slices.SortStableFunc(turns, func(a, b Turn) int { return a.kind - b.kind })
-	used := Estimate(res.header())
+	used := Estimate(res.header() + res.footer())
 	shown := make(map[string]bool, len(turns))
 	for _, t := range turns {
 		if !fit(&t, budget-used) || shown[t.Text] {
@@ -322,19 +307,12 @@ func boilerplate(text string) bool {
 // replyMark joins a prompt and the reply it led to in a turn's text.
 const replyMark = " → "
 
-// candidates is how many of the project's newest matches a recall over
-// a large index ranks itself: two pages. The engine finds them among the
-// store's newest matches of the words; 200 were more than one project of
-// fifty held there, and looking further took 3 s on a million messages.
-const candidates = 2 * maxHits
-
-// search returns the hits a recall reads: the store's ranked search
-// (every tier of it) when its index holds at most o.RankWithin
-// messages, else the newest matches of the prompt's content words (any
-// of them) in the project, ranked by rankNewest. The choice depends on
-// the store, never on the time a search took, so that a prompt recalls
-// the same turns on an idle machine and on a busy one; a search that ran
-// out of time returns the hits found before, and partial says so.
+// search returns the hits a recall reads: the store's ranked search,
+// every tier of it, as loom search ranks at any size of store. There is
+// no size above which recall answers with other messages (the newest
+// matches, say): where the search bounded its work (it ranked part of
+// the matches, or a tier ran out of its time or of o.Deadline), the
+// hits are the best of what was ranked and partial says so.
 func search(ctx context.Context, st loom.Reader, o Options) (hits []loom.SearchHit, partial bool, err error) {
 	q := loom.SearchQuery{Text: o.Prompt, UserID: o.UserID, ProjectID: o.ProjectID, Limit: maxHits}
 	start := time.Now()
@@ -351,67 +329,8 @@ func search(ctx context.Context, st loom.Reader, o Options) (hits []loom.SearchH
 		q.Deadline = time.Now().Add(time.Until(o.Deadline) * searchShare / 100)
 		q.Limit = maxHits / 2
 	}
-	ranked := func() ([]loom.SearchHit, bool, error) {
-		hits, err := st.Search(ctx, q)
-		return hits, loom.Partial(hits), err
-	}
-	within := o.RankWithin
-	if within == 0 {
-		within = DefaultRankWithin
-	}
-	sizer := st.Reads().IndexSize
-	if sizer == nil {
-		return ranked()
-	}
-	n, err := sizer.IndexSize(ctx)
-	if errors.Is(err, errors.ErrUnsupported) {
-		return ranked()
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	if n <= within {
-		return ranked()
-	}
-	words := contentWords(o.Prompt)
-	if len(words) == 0 {
-		return nil, false, nil
-	}
-	// The newest matches of every word, and of any: among the newest
-	// matches of any word alone, a turn holding them all is rare. The two
-	// searches run at once, each on a connection of its own.
-	q.Text, q.Newest = strings.Join(words, " "), true
-	eq, sq := q, q
-	eq.Exact, eq.Limit = true, maxHits
-	sq.AnyWord, sq.Limit = true, candidates
-	var every []loom.SearchHit
-	var everyErr error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		every, everyErr = st.Search(ctx, eq)
-	}()
-	some, err := st.Search(ctx, sq)
-	<-done
-	if err = errors.Join(err, everyErr); err != nil {
-		return nil, false, err
-	}
-	hits = every
-	seen := make(map[string]bool, len(every))
-	for _, h := range every {
-		seen[h.MessageKey()] = true
-	}
-	for _, h := range some {
-		if !seen[h.MessageKey()] {
-			hits = append(hits, h)
-		}
-	}
-	// The newest matches were asked for: ranked here, not partial.
-	hits = rankNewest(hits, maxHits)
-	for i := range hits {
-		hits[i].Partial = false
-	}
-	return hits, false, nil
+	hits, err = st.Search(ctx, q)
+	return hits, loom.Partial(hits), err
 }
 
 // searchShare is the percentage of a recall's time left that its search
@@ -421,52 +340,6 @@ const searchShare = 60
 // unmarked is a snippet without the marks of its matches.
 func unmarked(snippet string) string {
 	return strings.NewReplacer(loom.DefaultMarkStart, "", loom.DefaultMarkEnd, "").Replace(snippet)
-}
-
-// contentWords are the distinct words of a prompt, in lower case,
-// without English stop words, which most messages hold.
-func contentWords(prompt string) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, w := range loom.Words(strings.ToLower(prompt)) {
-		if !seen[w] && utf8.RuneCountInString(w) > 1 && !english.IsStopWord(w) {
-			seen[w] = true
-			out = append(out, w)
-		}
-	}
-	return out
-}
-
-// rankNewest orders a prompt's newest matches by the words each holds
-// (those its snippet marks, by their stems), a word weighing more the
-// fewer of the matches hold it, so that a match of the prompt's rarer
-// words comes before one of its common ones; equal scores stay newest
-// first. It returns at most n.
-func rankNewest(hits []loom.SearchHit, n int) []loom.SearchHit {
-	held := make([]map[string]bool, len(hits))
-	df := map[string]int{}
-	for i, h := range hits {
-		held[i] = markedStems(h.Snippet)
-		for w := range held[i] {
-			df[w]++
-		}
-	}
-	score := make([]float64, len(hits))
-	for i := range hits {
-		for w := range held[i] {
-			score[i] += math.Log(1 + float64(len(hits))/float64(df[w]))
-		}
-	}
-	idx := make([]int, len(hits))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return score[idx[a]] > score[idx[b]] })
-	out := make([]loom.SearchHit, 0, min(n, len(hits)))
-	for _, i := range idx[:min(n, len(idx))] {
-		out = append(out, hits[i])
-	}
-	return out
 }
 
 // turnText is the text a hit recalls: its message, and for a prompt
@@ -662,6 +535,20 @@ func (r *Result) header() string {
 	return header
 }
 
+// partialLine ends the text of a partial recall: the agent that reads
+// it (through a hook, which has no other way to say so) is told that
+// these are the best of what was ranked, not necessarily of all.
+const partialLine = "(partial: the search ranked part of the matches, in its time or its bounds; these are the best turns of those, not necessarily of all)\n"
+
+// footer is what follows the turns in Text: partialLine for a partial
+// recall.
+func (r *Result) footer() string {
+	if r.Partial {
+		return partialLine
+	}
+	return ""
+}
+
 // line is how t reads in Text.
 func (t Turn) line() string {
 	title := ""
@@ -676,7 +563,8 @@ func (t Turn) line() string {
 }
 
 // Text renders r for an agent's context: one line per turn under a
-// header; "" when nothing was recalled.
+// header, and a line saying so when r is partial; "" when nothing was
+// recalled.
 func (r *Result) Text() string {
 	if len(r.Turns) == 0 {
 		return ""
@@ -686,5 +574,6 @@ func (r *Result) Text() string {
 	for _, t := range r.Turns {
 		b.WriteString(t.line())
 	}
+	b.WriteString(r.footer())
 	return b.String()
 }
