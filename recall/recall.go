@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -170,6 +171,9 @@ func Recall(ctx context.Context, st loom.Reader, o Options) (res *Result, err er
 	// is not read (each read is redacted whole, the most of a recall's
 	// work).
 	firsts := Estimate(res.header())
+	// Each turn's whole text and its hit's snippet, to show it where
+	// the matched words weigh most once every turn is read.
+	var fulls, snippets []string
 	for _, h := range hits {
 		if firsts > budget {
 			break
@@ -194,7 +198,7 @@ func Recall(ctx context.Context, st loom.Reader, o Options) (res *Result, err er
 		}
 		text = strings.Join(strings.Fields(text), " ")
 		t := Turn{SessionID: h.SessionID, Title: h.SessionTitle, Date: h.CreatedAt, Seq: h.Seq, Role: h.Role,
-			Text: around(text, h.Snippet, maxTurnBytes), Tier: h.Tier, kind: kind(h.Role, text)}
+			Text: around(text, h.Snippet, maxTurnBytes, nil), Tier: h.Tier, kind: kind(h.Role, text)}
 		if i, ok := byText[t.Text]; ok {
 			if s := &turns[i]; s.SessionID != t.SessionID && !slices.Contains(s.AlsoIn, t.SessionID) {
 				s.AlsoIn = append(s.AlsoIn, t.SessionID)
@@ -209,9 +213,17 @@ func Recall(ctx context.Context, st loom.Reader, o Options) (res *Result, err er
 		}
 		byText[t.Text] = len(turns)
 		turns = append(turns, t)
+		fulls, snippets = append(fulls, text), append(snippets, h.Snippet)
 		if t.kind == 0 {
 			firsts += Estimate(t.line())
 		}
+	}
+	// A long turn shown where its matched words weigh most, each by its
+	// rarity among the turns read: where the prompt's rare word is far
+	// from its common ones, the rare word's place.
+	rarity := rarities(o.Prompt, snippets, fulls)
+	for i := range turns {
+		turns[i].Text = around(fulls[i], snippets[i], maxTurnBytes, rarity)
 	}
 	slices.SortStableFunc(turns, func(a, b Turn) int { return a.kind - b.kind })
 	used := Estimate(res.header() + res.footer())
@@ -408,14 +420,56 @@ func wordsStarting(text, stem string) iter.Seq[int] {
 	}
 }
 
+// rarities weighs each word of the prompt (its content words, by their
+// stems) and each word the hits' snippets mark as matched by how few
+// of the turns' texts hold it: log(1 + turns/holding), the inverse
+// document frequency among the turns that answer the prompt. Among
+// them the prompt's common words ("spotter" and "server" in a project
+// called spotter) are in most; the word that asks ("port") in few. A
+// word no text holds is left out.
+func rarities(prompt string, snippets, texts []string) map[string]float64 {
+	stems := map[string]bool{}
+	for _, w := range loom.Words(strings.ToLower(prompt)) {
+		if utf8.RuneCountInString(w) > 1 && !english.IsStopWord(w) {
+			stems[english.Stem(w, false)] = true
+		}
+	}
+	for _, sn := range snippets {
+		for stem := range markedStems(sn) {
+			stems[stem] = true
+		}
+	}
+	df := make(map[string]int, len(stems))
+	for _, text := range texts {
+		text = strings.ToLower(text)
+		for stem := range stems {
+			for range wordsStarting(text, stem) {
+				df[stem]++
+				break
+			}
+		}
+	}
+	w := make(map[string]float64, len(df))
+	for stem, n := range df {
+		w[stem] = math.Log(1 + float64(len(texts))/float64(n))
+	}
+	return w
+}
+
 // around is the part of text a recalled turn shows: all of it when it
 // fits in n bytes, else n bytes of it from a little before the place
-// where most of the words its hit matched (snippet's marks) meet, with
-// "…" where it is cut. A long turn (a compaction's summary, a reply that
-// goes on past what was asked, a prompt and its long reply) shows why it
-// was recalled, not only how it opens; with no matched word in text, its
+// where the words matched (snippet's marks, and the words rarity
+// weighs: the prompt's and those the other hits' snippets mark) weigh
+// most, each distinct word once by its rarity among the recall's turns
+// (rarity; a word it does not weigh counts 1), with "…" where it is
+// cut. A long turn (a compaction's summary, a reply that goes on past
+// what was asked, a prompt and its long reply, a script) shows why it
+// was recalled, not only how it opens, and where its rare matched word
+// is apart from its common ones, that word: "which port does the
+// spotter server use" shows a hook script's PORT=1100, not its opening
+// lines that say Spotter and server. With no matched word in text, its
 // opening.
-func around(text, snippet string, n int) string {
+func around(text, snippet string, n int, rarity map[string]float64) string {
 	if len(text) <= n {
 		return text
 	}
@@ -432,7 +486,14 @@ func around(text, snippet string, n int) string {
 		}
 		return r
 	}, text)
-	for stem := range markedStems(snippet) {
+	// The words this hit's snippet marks, the prompt's and those the
+	// other hits' mark: a snippet is a few words of its message, and
+	// the rare word may be far from where they are.
+	stems := markedStems(snippet)
+	for stem := range rarity {
+		stems[stem] = true
+	}
+	for stem := range stems {
 		for i := range wordsStarting(lower, stem) {
 			found = append(found, word{i, stem})
 		}
@@ -441,20 +502,32 @@ func around(text, snippet string, n int) string {
 		return loom.TruncateBytes(text, n)
 	}
 	slices.SortFunc(found, func(a, b word) int { return a.at - b.at })
+	weight := func(stem string) float64 {
+		if w, ok := rarity[stem]; ok {
+			return w
+		}
+		return 1
+	}
 	// The first place from which the next n/2 bytes hold the most
-	// different matched words: a window slid over the matches once.
-	best, most := found[0].at, 0
+	// weight of different matched words: a window slid over the
+	// matches once.
+	best, most := found[0].at, 0.0
 	held := map[string]int{}
+	sum := 0.0
 	end := 0
 	for _, w := range found {
 		for ; end < len(found) && found[end].at-w.at <= n/2; end++ {
-			held[found[end].stem]++
+			if held[found[end].stem]++; held[found[end].stem] == 1 {
+				sum += weight(found[end].stem)
+			}
 		}
-		if len(held) > most {
-			best, most = w.at, len(held)
+		// More than by a rounding: a tie goes to the earlier place.
+		if sum > most+1e-9 {
+			best, most = w.at, sum
 		}
 		if held[w.stem]--; held[w.stem] == 0 {
 			delete(held, w.stem)
+			sum -= weight(w.stem)
 		}
 	}
 	start := best - n/4

@@ -298,6 +298,39 @@ func TestRecallLongTurnShowsWhereItMatched(t *testing.T) {
 	}
 }
 
+// A long turn is shown where the prompt's rarest matched word is, not
+// where its common words meet: "which port does the spotter server
+// use" on a hook script that says Spotter and server in its opening
+// lines and sets the port further down shows the port's line.
+func TestRecallLongTurnShowsItsRarestWord(t *testing.T) {
+	ctx := context.Background()
+	st := store(t)
+	var script strings.Builder
+	script.WriteString("#!/usr/bin/env bash\n# Spotter SessionStart hook: tells the Spotter server that a session began.\n" +
+		"# The Spotter server records the session and its transcript; the server must be running.\n" +
+		"# Spotter server hook, Spotter server session, Spotter server transcript.\n")
+	for i := range 20 {
+		fmt.Fprintf(&script, "input_%d=$(jq -r '.field_%d // empty' <<<\"$payload\")\n", i, i)
+	}
+	script.WriteString("PORT=\"${SPOTTER_PORT:-1100}\"\ncurl -fsS \"http://127.0.0.1:$PORT/api/hooks/session-start\" -d \"$payload\"\n")
+	for i := range 20 {
+		fmt.Fprintf(&script, "echo \"done step %d\" >>\"$log\"\n", i)
+	}
+	session(t, st, "spotter", "Hook script", "write the session start hook", script.String())
+	for i := range 6 {
+		session(t, st, "spotter", fmt.Sprintf("Work %d", i), fmt.Sprintf("restart the spotter server after change %d", i),
+			fmt.Sprintf("The spotter server is up again after change %d.", i))
+	}
+	res, err := recall.Recall(ctx, st, recall.Options{Prompt: "which port does the spotter server use when none is set?", UserID: "alice", ProjectID: "spotter"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(res.Turns, func(tr recall.Turn) bool { return tr.Title == "Hook script" })
+	if i < 0 || !strings.Contains(res.Turns[i].Text, "1100") {
+		t.Fatalf("the hook script's turn does not show the port: %+v", res.Turns)
+	}
+}
+
 // A compaction's summary that is the best hit comes first: it says what
 // was done, where the replies that share a word or two with the prompt
 // are all the budget would otherwise hold. Another summary, not the
