@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/recall"
 	"github.com/loomhq/loom/snippet"
 )
 
@@ -202,6 +203,53 @@ func RareAmongCommon(t testing.TB, st loom.Store, notes int) {
 		}
 		if !strings.Contains(hits[0].Snippet, loom.DefaultMarkStart+"Audrey"+loom.DefaultMarkEnd) {
 			t.Fatalf("snippet %q", hits[0].Snippet)
+		}
+	}
+	recallRareAmongCommon(t, c, st, s.Project.ID, notes)
+}
+
+// recallRareAmongCommon checks what loom recall and the hooks give for
+// RareAmongCommon's question in its store: Audrey's message first, as
+// the search has it, in the project and across projects, however many
+// newer notes hold its common word; never Bob's notes in its place
+// with nothing said (recall once answered with the newest matches over
+// a store of 100,000 messages). With a hook's budget (100 ms from the
+// recall's start) the answer is Audrey's message first or says it is
+// partial.
+func recallRareAmongCommon(t testing.TB, c context.Context, st loom.Store, project string, notes int) {
+	t.Helper()
+	const question = "Why does Audrey think reinforcement matters?"
+	for _, o := range []recall.Options{
+		{Prompt: question, UserID: "alice", ProjectID: project},
+		{Prompt: question, UserID: "alice"},
+	} {
+		start := time.Now()
+		res, err := recall.Recall(c, st, o)
+		// A recall whose search was refused for running out of time
+		// before any hit (a busy machine) is no answer: asked again.
+		for try := 1; err == nil && res.Partial && len(res.Turns) == 0 && try < 10; try++ {
+			res, err = recall.Recall(c, st, o)
+		}
+		if err != nil {
+			t.Fatalf("recall %+v: %v", o, err)
+		}
+		t.Logf("recall %q (project %q) among %d: %v, partial %v", question, o.ProjectID, notes, time.Since(start), res.Partial)
+		if len(res.Turns) == 0 || !strings.HasPrefix(res.Turns[0].Text, "Audrey:") {
+			t.Fatalf("recall %q (project %q) among %d newer matches of a common word: the first turn is not the rare word's message: %+v",
+				question, o.ProjectID, notes, res.Turns)
+		}
+		// As a hook asks it: within 100 ms, Audrey's message first or
+		// partial.
+		o.Deadline = time.Now().Add(100 * time.Millisecond)
+		start = time.Now()
+		res, err = recall.Recall(c, st, o)
+		if err != nil {
+			t.Fatalf("recall %+v: %v", o, err)
+		}
+		t.Logf("recall %q (project %q) among %d, with a hook's 100 ms: %v, partial %v, %d turns", question, o.ProjectID, notes, time.Since(start), res.Partial, len(res.Turns))
+		if !res.Partial && (len(res.Turns) == 0 || !strings.HasPrefix(res.Turns[0].Text, "Audrey:")) {
+			t.Fatalf("recall %q with a hook's budget among %d newer matches: not partial, and the first turn is not the rare word's message: %+v",
+				question, notes, res.Turns)
 		}
 	}
 }

@@ -60,10 +60,12 @@ func (t *tools) runRecall(ctx context.Context, c *call) (*result, error) {
 	}
 	text := res.Text()
 	switch {
-	case res.Partial:
-		// Also in the structured content: "partial": true.
-		text += "\npartial: the recall ran out of time (a busy machine, or common words); these are the best turns found before it did, not all. Call again for the rest."
 	case text != "":
+		// A partial recall's text says so in its last line
+		// (recall.Result.Text), as the structured content does
+		// ("partial": true).
+	case res.Partial:
+		text = "partial: the recall ran out of time before its search ranked any match (a busy machine, or words in very many messages). Call again, or use rarer words."
 	case project != nil:
 		text = "Nothing in this project's past sessions bears on this; set all_projects to look everywhere."
 	default:

@@ -159,11 +159,14 @@ func TestBroadSearchPartial(t *testing.T) {
 
 // A question's rare word finds its message first among 200,000 newer
 // messages of its common word, as on SQLite (the conformance suite runs
-// it with 2,100 on every engine). Its store takes 20-30 s to fill, so it
-// is a benchmark, run with -run '^$' -bench RareAmongCommon -benchtime 1x;
-// it logs each search's time.
-func BenchmarkRareAmongCommon(b *testing.B) {
-	conformance.RareAmongCommon(b, open(b, freshSchema(b)), 200_000)
+// it with 2,100 on every engine), in loom search and in loom recall.
+// Its store takes 20-30 s to fill: -short leaves it out.
+func TestRareAmongCommon(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fills a store of 200,000 messages")
+	}
+	t.Parallel()
+	conformance.RareAmongCommon(t, open(t, freshSchema(t)), 200_000)
 }
 
 // A user whose matches are few among many of another user's finds them,

@@ -12,7 +12,6 @@ import (
 	"iter"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 	"unicode"
@@ -44,12 +43,6 @@ type Options struct {
 	// and its model, so what it reads is redacted whole, before any of it
 	// is joined, cut or fitted to the budget.
 	Redact *secrets.Detector
-	// RankWithin is the largest full-text index, in messages, whose
-	// matches a recall ranks with the store's ranked search; over it, on
-	// a store that tells its size (loom.IndexSizer), recall ranks the
-	// project's newest matches itself (see rankNewest).
-	// DefaultRankWithin when 0.
-	RankWithin int64
 	// Everywhere, when ProjectID holds none of the user's sessions (a
 	// directory that is no project, or one loom has not seen), recalls
 	// from every project instead, and says so (Result.Everywhere).
@@ -61,13 +54,6 @@ type Options struct {
 	// answer is then partial (Result.Partial).
 	Deadline time.Time
 }
-
-// DefaultRankWithin is Options.RankWithin when none is given. The
-// engines' ranking of a prompt of common words took 800 ms (SQLite,
-// most of it counting the messages that hold each word) and 380 ms
-// (PostgreSQL) at a million messages, so at most about 75 ms at this
-// size: within a hook's 100 ms on an idle machine.
-const DefaultRankWithin = 100_000
 
 // Turn is one recalled message.
 type Turn struct {
@@ -185,6 +171,9 @@ func Recall(ctx context.Context, st loom.Reader, o Options) (res *Result, err er
 	// is not read (each read is redacted whole, the most of a recall's
 	// work).
 	firsts := Estimate(res.header())
+	// Each turn's whole text and its hit's snippet, to show it where
+	// the matched words weigh most once every turn is read.
+	var fulls, snippets []string
 	for _, h := range hits {
 		if firsts > budget {
 			break
@@ -209,7 +198,7 @@ func Recall(ctx context.Context, st loom.Reader, o Options) (res *Result, err er
 		}
 		text = strings.Join(strings.Fields(text), " ")
 		t := Turn{SessionID: h.SessionID, Title: h.SessionTitle, Date: h.CreatedAt, Seq: h.Seq, Role: h.Role,
-			Text: around(text, h.Snippet, maxTurnBytes), Tier: h.Tier, kind: kind(h.Role, text)}
+			Text: around(text, h.Snippet, maxTurnBytes, nil), Tier: h.Tier, kind: kind(h.Role, text)}
 		if i, ok := byText[t.Text]; ok {
 			if s := &turns[i]; s.SessionID != t.SessionID && !slices.Contains(s.AlsoIn, t.SessionID) {
 				s.AlsoIn = append(s.AlsoIn, t.SessionID)
@@ -224,12 +213,20 @@ func Recall(ctx context.Context, st loom.Reader, o Options) (res *Result, err er
 		}
 		byText[t.Text] = len(turns)
 		turns = append(turns, t)
+		fulls, snippets = append(fulls, text), append(snippets, h.Snippet)
 		if t.kind == 0 {
 			firsts += Estimate(t.line())
 		}
 	}
+	// A long turn shown where its matched words weigh most, each by its
+	// rarity among the turns read: where the prompt's rare word is far
+	// from its common ones, the rare word's place.
+	rarity := rarities(o.Prompt, snippets, fulls)
+	for i := range turns {
+		turns[i].Text = around(fulls[i], snippets[i], maxTurnBytes, rarity)
+	}
 	slices.SortStableFunc(turns, func(a, b Turn) int { return a.kind - b.kind })
-	used := Estimate(res.header())
+	used := Estimate(res.header() + res.footer())
 	shown := make(map[string]bool, len(turns))
 	for _, t := range turns {
 		if !fit(&t, budget-used) || shown[t.Text] {
@@ -322,19 +319,12 @@ func boilerplate(text string) bool {
 // replyMark joins a prompt and the reply it led to in a turn's text.
 const replyMark = " → "
 
-// candidates is how many of the project's newest matches a recall over
-// a large index ranks itself: two pages. The engine finds them among the
-// store's newest matches of the words; 200 were more than one project of
-// fifty held there, and looking further took 3 s on a million messages.
-const candidates = 2 * maxHits
-
-// search returns the hits a recall reads: the store's ranked search
-// (every tier of it) when its index holds at most o.RankWithin
-// messages, else the newest matches of the prompt's content words (any
-// of them) in the project, ranked by rankNewest. The choice depends on
-// the store, never on the time a search took, so that a prompt recalls
-// the same turns on an idle machine and on a busy one; a search that ran
-// out of time returns the hits found before, and partial says so.
+// search returns the hits a recall reads: the store's ranked search,
+// every tier of it, as loom search ranks at any size of store. There is
+// no size above which recall answers with other messages (the newest
+// matches, say): where the search bounded its work (it ranked part of
+// the matches, or a tier ran out of its time or of o.Deadline), the
+// hits are the best of what was ranked and partial says so.
 func search(ctx context.Context, st loom.Reader, o Options) (hits []loom.SearchHit, partial bool, err error) {
 	q := loom.SearchQuery{Text: o.Prompt, UserID: o.UserID, ProjectID: o.ProjectID, Limit: maxHits}
 	start := time.Now()
@@ -351,67 +341,8 @@ func search(ctx context.Context, st loom.Reader, o Options) (hits []loom.SearchH
 		q.Deadline = time.Now().Add(time.Until(o.Deadline) * searchShare / 100)
 		q.Limit = maxHits / 2
 	}
-	ranked := func() ([]loom.SearchHit, bool, error) {
-		hits, err := st.Search(ctx, q)
-		return hits, loom.Partial(hits), err
-	}
-	within := o.RankWithin
-	if within == 0 {
-		within = DefaultRankWithin
-	}
-	sizer := st.Reads().IndexSize
-	if sizer == nil {
-		return ranked()
-	}
-	n, err := sizer.IndexSize(ctx)
-	if errors.Is(err, errors.ErrUnsupported) {
-		return ranked()
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	if n <= within {
-		return ranked()
-	}
-	words := contentWords(o.Prompt)
-	if len(words) == 0 {
-		return nil, false, nil
-	}
-	// The newest matches of every word, and of any: among the newest
-	// matches of any word alone, a turn holding them all is rare. The two
-	// searches run at once, each on a connection of its own.
-	q.Text, q.Newest = strings.Join(words, " "), true
-	eq, sq := q, q
-	eq.Exact, eq.Limit = true, maxHits
-	sq.AnyWord, sq.Limit = true, candidates
-	var every []loom.SearchHit
-	var everyErr error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		every, everyErr = st.Search(ctx, eq)
-	}()
-	some, err := st.Search(ctx, sq)
-	<-done
-	if err = errors.Join(err, everyErr); err != nil {
-		return nil, false, err
-	}
-	hits = every
-	seen := make(map[string]bool, len(every))
-	for _, h := range every {
-		seen[h.MessageKey()] = true
-	}
-	for _, h := range some {
-		if !seen[h.MessageKey()] {
-			hits = append(hits, h)
-		}
-	}
-	// The newest matches were asked for: ranked here, not partial.
-	hits = rankNewest(hits, maxHits)
-	for i := range hits {
-		hits[i].Partial = false
-	}
-	return hits, false, nil
+	hits, err = st.Search(ctx, q)
+	return hits, loom.Partial(hits), err
 }
 
 // searchShare is the percentage of a recall's time left that its search
@@ -421,52 +352,6 @@ const searchShare = 60
 // unmarked is a snippet without the marks of its matches.
 func unmarked(snippet string) string {
 	return strings.NewReplacer(loom.DefaultMarkStart, "", loom.DefaultMarkEnd, "").Replace(snippet)
-}
-
-// contentWords are the distinct words of a prompt, in lower case,
-// without English stop words, which most messages hold.
-func contentWords(prompt string) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, w := range loom.Words(strings.ToLower(prompt)) {
-		if !seen[w] && utf8.RuneCountInString(w) > 1 && !english.IsStopWord(w) {
-			seen[w] = true
-			out = append(out, w)
-		}
-	}
-	return out
-}
-
-// rankNewest orders a prompt's newest matches by the words each holds
-// (those its snippet marks, by their stems), a word weighing more the
-// fewer of the matches hold it, so that a match of the prompt's rarer
-// words comes before one of its common ones; equal scores stay newest
-// first. It returns at most n.
-func rankNewest(hits []loom.SearchHit, n int) []loom.SearchHit {
-	held := make([]map[string]bool, len(hits))
-	df := map[string]int{}
-	for i, h := range hits {
-		held[i] = markedStems(h.Snippet)
-		for w := range held[i] {
-			df[w]++
-		}
-	}
-	score := make([]float64, len(hits))
-	for i := range hits {
-		for w := range held[i] {
-			score[i] += math.Log(1 + float64(len(hits))/float64(df[w]))
-		}
-	}
-	idx := make([]int, len(hits))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return score[idx[a]] > score[idx[b]] })
-	out := make([]loom.SearchHit, 0, min(n, len(hits)))
-	for _, i := range idx[:min(n, len(idx))] {
-		out = append(out, hits[i])
-	}
-	return out
 }
 
 // turnText is the text a hit recalls: its message, and for a prompt
@@ -535,14 +420,56 @@ func wordsStarting(text, stem string) iter.Seq[int] {
 	}
 }
 
+// rarities weighs each word of the prompt (its content words, by their
+// stems) and each word the hits' snippets mark as matched by how few
+// of the turns' texts hold it: log(1 + turns/holding), the inverse
+// document frequency among the turns that answer the prompt. Among
+// them the prompt's common words ("spotter" and "server" in a project
+// called spotter) are in most; the word that asks ("port") in few. A
+// word no text holds is left out.
+func rarities(prompt string, snippets, texts []string) map[string]float64 {
+	stems := map[string]bool{}
+	for _, w := range loom.Words(strings.ToLower(prompt)) {
+		if utf8.RuneCountInString(w) > 1 && !english.IsStopWord(w) {
+			stems[english.Stem(w, false)] = true
+		}
+	}
+	for _, sn := range snippets {
+		for stem := range markedStems(sn) {
+			stems[stem] = true
+		}
+	}
+	df := make(map[string]int, len(stems))
+	for _, text := range texts {
+		text = strings.ToLower(text)
+		for stem := range stems {
+			for range wordsStarting(text, stem) {
+				df[stem]++
+				break
+			}
+		}
+	}
+	w := make(map[string]float64, len(df))
+	for stem, n := range df {
+		w[stem] = math.Log(1 + float64(len(texts))/float64(n))
+	}
+	return w
+}
+
 // around is the part of text a recalled turn shows: all of it when it
 // fits in n bytes, else n bytes of it from a little before the place
-// where most of the words its hit matched (snippet's marks) meet, with
-// "…" where it is cut. A long turn (a compaction's summary, a reply that
-// goes on past what was asked, a prompt and its long reply) shows why it
-// was recalled, not only how it opens; with no matched word in text, its
+// where the words matched (snippet's marks, and the words rarity
+// weighs: the prompt's and those the other hits' snippets mark) weigh
+// most, each distinct word once by its rarity among the recall's turns
+// (rarity; a word it does not weigh counts 1), with "…" where it is
+// cut. A long turn (a compaction's summary, a reply that goes on past
+// what was asked, a prompt and its long reply, a script) shows why it
+// was recalled, not only how it opens, and where its rare matched word
+// is apart from its common ones, that word: "which port does the
+// spotter server use" shows a hook script's PORT=1100, not its opening
+// lines that say Spotter and server. With no matched word in text, its
 // opening.
-func around(text, snippet string, n int) string {
+func around(text, snippet string, n int, rarity map[string]float64) string {
 	if len(text) <= n {
 		return text
 	}
@@ -559,7 +486,14 @@ func around(text, snippet string, n int) string {
 		}
 		return r
 	}, text)
-	for stem := range markedStems(snippet) {
+	// The words this hit's snippet marks, the prompt's and those the
+	// other hits' mark: a snippet is a few words of its message, and
+	// the rare word may be far from where they are.
+	stems := markedStems(snippet)
+	for stem := range rarity {
+		stems[stem] = true
+	}
+	for stem := range stems {
 		for i := range wordsStarting(lower, stem) {
 			found = append(found, word{i, stem})
 		}
@@ -568,20 +502,32 @@ func around(text, snippet string, n int) string {
 		return loom.TruncateBytes(text, n)
 	}
 	slices.SortFunc(found, func(a, b word) int { return a.at - b.at })
+	weight := func(stem string) float64 {
+		if w, ok := rarity[stem]; ok {
+			return w
+		}
+		return 1
+	}
 	// The first place from which the next n/2 bytes hold the most
-	// different matched words: a window slid over the matches once.
-	best, most := found[0].at, 0
+	// weight of different matched words: a window slid over the
+	// matches once.
+	best, most := found[0].at, 0.0
 	held := map[string]int{}
+	sum := 0.0
 	end := 0
 	for _, w := range found {
 		for ; end < len(found) && found[end].at-w.at <= n/2; end++ {
-			held[found[end].stem]++
+			if held[found[end].stem]++; held[found[end].stem] == 1 {
+				sum += weight(found[end].stem)
+			}
 		}
-		if len(held) > most {
-			best, most = w.at, len(held)
+		// More than by a rounding: a tie goes to the earlier place.
+		if sum > most+1e-9 {
+			best, most = w.at, sum
 		}
 		if held[w.stem]--; held[w.stem] == 0 {
 			delete(held, w.stem)
+			sum -= weight(w.stem)
 		}
 	}
 	start := best - n/4
@@ -662,6 +608,20 @@ func (r *Result) header() string {
 	return header
 }
 
+// partialLine ends the text of a partial recall: the agent that reads
+// it (through a hook, which has no other way to say so) is told that
+// these are the best of what was ranked, not necessarily of all.
+const partialLine = "(partial: the search ranked part of the matches, in its time or its bounds; these are the best turns of those, not necessarily of all)\n"
+
+// footer is what follows the turns in Text: partialLine for a partial
+// recall.
+func (r *Result) footer() string {
+	if r.Partial {
+		return partialLine
+	}
+	return ""
+}
+
 // line is how t reads in Text.
 func (t Turn) line() string {
 	title := ""
@@ -676,7 +636,8 @@ func (t Turn) line() string {
 }
 
 // Text renders r for an agent's context: one line per turn under a
-// header; "" when nothing was recalled.
+// header, and a line saying so when r is partial; "" when nothing was
+// recalled.
 func (r *Result) Text() string {
 	if len(r.Turns) == 0 {
 		return ""
@@ -686,5 +647,6 @@ func (r *Result) Text() string {
 	for _, t := range r.Turns {
 		b.WriteString(t.line())
 	}
+	b.WriteString(r.footer())
 	return b.String()
 }

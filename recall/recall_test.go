@@ -93,17 +93,13 @@ func TestRecall(t *testing.T) {
 	}
 }
 
-// Over a large index (here: RankWithin of 1 message), recall ranks the
-// project's newest matches itself: the turn holding the prompt's rare
-// words first, though newer turns hold only its common ones; never
-// another project's. The same prompt under the default bound, through
-// the store's ranked search, finds the same turn first.
-func TestRecallOverALargeIndex(t *testing.T) {
+// Recall ranks a project's matches as the store's search does: the turn
+// holding the prompt's rare words first, though newer turns hold only
+// its common ones; never another project's. (Conformance's
+// RareAmongCommon checks the same among 200,000 newer matches.)
+func TestRecallRanksTheProjectsMatches(t *testing.T) {
 	ctx := context.Background()
 	st := store(t)
-	if st.Optional().IndexSize == nil {
-		t.Fatal("the SQLite store does not tell its index's size")
-	}
 	decided := session(t, st, "api", "Replica lag",
 		"why did the schema migration stall on the replica?",
 		"Decided: run the migration with lock_timeout on the primary first.")
@@ -111,19 +107,17 @@ func TestRecallOverALargeIndex(t *testing.T) {
 		session(t, st, "api", fmt.Sprintf("Chat %d", i), "what time is it on the server", "it is time to deploy")
 	}
 	session(t, st, "web", "Elsewhere", "schema migration replica in the web project")
-	for _, within := range []int64{1, 0} {
-		res, err := recall.Recall(ctx, st, recall.Options{Prompt: "why did the schema migration time out on the replica",
-			UserID: "alice", ProjectID: "api", RankWithin: within})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(res.Turns) == 0 || res.Turns[0].SessionID != decided.ID || !strings.Contains(res.Turns[0].Text, "lock_timeout") {
-			t.Fatalf("recall (RankWithin %d) = %+v", within, res.Turns)
-		}
-		for _, tr := range res.Turns {
-			if tr.Title == "Elsewhere" {
-				t.Fatalf("recall (RankWithin %d) gave another project's turn: %+v", within, tr)
-			}
+	res, err := recall.Recall(ctx, st, recall.Options{Prompt: "why did the schema migration time out on the replica",
+		UserID: "alice", ProjectID: "api"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Turns) == 0 || res.Turns[0].SessionID != decided.ID || !strings.Contains(res.Turns[0].Text, "lock_timeout") {
+		t.Fatalf("recall = %+v", res.Turns)
+	}
+	for _, tr := range res.Turns {
+		if tr.Title == "Elsewhere" {
+			t.Fatalf("recall gave another project's turn: %+v", tr)
 		}
 	}
 }
@@ -197,8 +191,14 @@ func TestRecallOutOfTime(t *testing.T) {
 			t.Fatalf("recall out of time gave a turn the recall in time did not: %+v", tr)
 		}
 	}
-	if !strings.Contains(res.Text(), "pool") {
-		t.Fatalf("recall out of time: %s", res.Text())
+	// Its text says it is partial, in its last line: a hook's context
+	// has no other way to tell the agent.
+	if text := res.Text(); !strings.Contains(text, "pool") || !strings.HasPrefix(text[strings.LastIndex(strings.TrimSuffix(text, "\n"), "\n")+1:], "(partial:") ||
+		res.Tokens != recall.Estimate(text) {
+		t.Fatalf("recall out of time (%d tokens): %s", res.Tokens, text)
+	}
+	if strings.Contains(full.Text(), "(partial:") {
+		t.Fatalf("recall in time says it is partial: %s", full.Text())
 	}
 	// A search that runs out of time before any hit, on an index with
 	// no size to rank within.
@@ -295,6 +295,39 @@ func TestRecallLongTurnShowsWhereItMatched(t *testing.T) {
 		if !strings.HasPrefix(res.Turns[i].Text, "…") {
 			t.Errorf("%q: the turn's cut opening is not marked: %q", c.prompt, res.Turns[i].Text)
 		}
+	}
+}
+
+// A long turn is shown where the prompt's rarest matched word is, not
+// where its common words meet: "which port does the spotter server
+// use" on a hook script that says Spotter and server in its opening
+// lines and sets the port further down shows the port's line.
+func TestRecallLongTurnShowsItsRarestWord(t *testing.T) {
+	ctx := context.Background()
+	st := store(t)
+	var script strings.Builder
+	script.WriteString("#!/usr/bin/env bash\n# Spotter SessionStart hook: tells the Spotter server that a session began.\n" +
+		"# The Spotter server records the session and its transcript; the server must be running.\n" +
+		"# Spotter server hook, Spotter server session, Spotter server transcript.\n")
+	for i := range 20 {
+		fmt.Fprintf(&script, "input_%d=$(jq -r '.field_%d // empty' <<<\"$payload\")\n", i, i)
+	}
+	script.WriteString("PORT=\"${SPOTTER_PORT:-1100}\"\ncurl -fsS \"http://127.0.0.1:$PORT/api/hooks/session-start\" -d \"$payload\"\n")
+	for i := range 20 {
+		fmt.Fprintf(&script, "echo \"done step %d\" >>\"$log\"\n", i)
+	}
+	session(t, st, "spotter", "Hook script", "write the session start hook", script.String())
+	for i := range 6 {
+		session(t, st, "spotter", fmt.Sprintf("Work %d", i), fmt.Sprintf("restart the spotter server after change %d", i),
+			fmt.Sprintf("The spotter server is up again after change %d.", i))
+	}
+	res, err := recall.Recall(ctx, st, recall.Options{Prompt: "which port does the spotter server use when none is set?", UserID: "alice", ProjectID: "spotter"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(res.Turns, func(tr recall.Turn) bool { return tr.Title == "Hook script" })
+	if i < 0 || !strings.Contains(res.Turns[i].Text, "1100") {
+		t.Fatalf("the hook script's turn does not show the port: %+v", res.Turns)
 	}
 }
 

@@ -407,8 +407,9 @@ func (m *Matcher) words(text string) []word {
 // window is the first of the Words words of the snippet, of more than
 // Words words: the window with the most distinct query words, the
 // longer (the rarer) weighing more, then the most matches; ties go to
-// the earliest. It starts a few words before its first match, for
-// context.
+// the earliest. It starts a few words before the shortest run of it
+// that holds each of its query words, for context, and shows what
+// follows that run.
 func (m *Matcher) window(words []word) int {
 	from := 0
 	counts := make([]int, len(m.stems))
@@ -437,19 +438,56 @@ func (m *Matcher) window(words []word) int {
 			best, from = score, i
 		}
 	}
-	if first := firstMatch(words[from : from+Words]); first > 4 {
-		from += first - 4
-	}
+	// From a few words before the shortest run of the window's words
+	// that holds each of its distinct query words: a window whose
+	// repeated matches fill it would end on its last match ("…#
+	// Determine port PORT="${SPOTTER_PORT…", the value cut off).
+	first, last := shortestCover(words[from:from+Words], len(m.stems))
+	lead := min(4, (Words-(last-first+1))/2)
+	from = max(0, from+first-lead)
 	return min(from, len(words)-Words)
 }
 
-func firstMatch(ws []word) int {
-	for i, w := range ws {
+// shortestCover is the first and last place of the shortest run of ws
+// that holds every query word ws holds (of terms), the earliest of
+// equals; 0, 0 when ws holds none.
+func shortestCover(ws []word, terms int) (first, last int) {
+	counts := make([]int, terms)
+	want := 0
+	for _, w := range ws {
 		if w.term >= 0 {
-			return i
+			if counts[w.term] == 0 {
+				want++
+			}
+			counts[w.term]++
 		}
 	}
-	return 0
+	if want == 0 {
+		return 0, 0
+	}
+	clear(counts)
+	held, lo := 0, 0
+	first, last = 0, len(ws)-1
+	for hi, w := range ws {
+		if w.term < 0 {
+			continue
+		}
+		if counts[w.term]++; counts[w.term] == 1 {
+			held++
+		}
+		for held == want {
+			if ws[lo].term >= 0 {
+				if hi-lo < last-first {
+					first, last = lo, hi
+				}
+				if counts[ws[lo].term]--; counts[ws[lo].term] == 0 {
+					held--
+				}
+			}
+			lo++
+		}
+	}
+	return first, last
 }
 
 // oneLine turns each run of white space that holds a line break or tab

@@ -42,6 +42,15 @@ func TestMake(t *testing.T) {
 	if got := NewMatcher("config websocket").Make(rare, "[", "]"); !strings.Contains(got, "[websocket]") {
 		t.Errorf("rarer word: %q", got)
 	}
+	// Matches repeated so often that they fill a window: it is cut from
+	// a little before the shortest run that holds each matched word,
+	// and shows what follows, the value of the port.
+	script := "#!/bin/sh\n# the review hook\nif [ \"${SPOTTER_REVIEW_MODE:-}\" != \"1\" ]; then\n  exit 0\nfi\n" +
+		"TOKEN=\"${SPOTTER_REVIEW_TOKEN:-}\"\nif [ -z \"$TOKEN\" ]; then\n  exit 0\nfi\n# Determine port\nPORT=\"${SPOTTER_PORT:-1100}\"\n" +
+		"# Fetch review context (fail silently)\nRESPONSE=\"$(curl -s \"http://127.0.0.1:${PORT}/api/review-context/$TOKEN\")\"\n" + strings.Repeat("echo done\n", 30)
+	if got := NewMatcher("which port does the spotter server use").Make(script, "[", "]"); !strings.Contains(got, "1100") {
+		t.Errorf("the port's value: %q", got)
+	}
 	got := NewMatcher("postgres pool").Make(long, "[", "]")
 	if !strings.HasPrefix(got, "…") || !strings.HasSuffix(got, "…") || !strings.Contains(got, "[postgres] connection [pool]") {
 		t.Fatalf("window = %q", got)

@@ -235,6 +235,10 @@ func TestSearchAndRecallUnderLoad(t *testing.T) {
 			}
 			answered++
 			for _, line := range strings.Split(strings.TrimSpace(text), "\n")[1:] {
+				if strings.HasPrefix(line, "(partial:") {
+					// A partial answer's last line says so.
+					continue
+				}
 				if !slices.ContainsFunc(turns[p].Turns, func(w recall.Turn) bool { return strings.Contains(line, "session "+w.SessionID) }) {
 					t.Fatalf("%s: hook %q with the CPU busy gave a turn of no hit: %s", what, p, line)
 				}

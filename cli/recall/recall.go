@@ -129,7 +129,9 @@ within its budget ([recall] hook_time in config.toml or
 LOOM_RECALL_HOOK_TIME, 100ms by default, from the process's start) with
 what it found by then: on a busy machine fewer or shorter turns.
 
-A recall that runs out of time says so: a line on stderr, and "partial":
+A recall that runs out of time, or whose search ranked part of the
+matches (words in very many messages), says so: a line on stderr, a
+last line in what it prints (also in a hook's context), and "partial":
 true with --json.
 
 What recall prints is meant for an agent and its model, so its secrets
@@ -232,8 +234,9 @@ func nothingNote(prompt, scope string) string {
 	return fmt.Sprintf("loom recall: nothing in past sessions bears on %q.", q)
 }
 
-// PartialNote is the line a recall that ran out of time prints.
-const PartialNote = "loom recall: ran out of time (a busy machine, or common words): these are the best turns found before it did, not all; try again for the rest."
+// PartialNote is the line a recall that ran out of time, or ranked part
+// of its matches, prints.
+const PartialNote = "loom recall: the search ranked part of the matches (a busy machine, or words in very many messages): these are the best turns of those, not necessarily of all; try again, or add rarer words."
 
 // warmOn is [recall] warm as load reads it: true unless it says false
 // (a configuration that cannot be read starts none).

@@ -392,3 +392,39 @@ func TestApartRounds(t *testing.T) {
 		t.Errorf("together: %d stores", len(together))
 	}
 }
+
+// The scale run asks recall what it asks search, in both scopes, and
+// prints recall's rows beside search's: on a small store of filler, the
+// sample's questions find their evidence session in recall's answer.
+func TestScaleAsksRecall(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "locomo10.json")
+	if err := os.WriteFile(path, []byte(locomoSample), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sets, err := readSets(path, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	o := scaleOptions{store: filepath.Join(dir, "scale.db"), messages: 400, projects: 4, samples: filepath.Join("..", "..", "testdata", "agent-sessions"),
+		every: 1, limit: 20}
+	if err := scaleMain(context.Background(), &out, sets, o); err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	for _, line := range strings.Split(out.String(), "\n") {
+		if strings.HasPrefix(line, "| locomo | SQLite |") && strings.Count(line, "|") == 11 {
+			rows = append(rows, line)
+		}
+	}
+	if !strings.Contains(out.String(), "| benchmark (recall) |") || len(rows) != 2 {
+		t.Fatalf("no recall rows for both scopes:\n%s", out.String())
+	}
+	for _, r := range rows {
+		// n, evidence in the answer: both questions, both found.
+		if cells := strings.Split(r, "|"); strings.TrimSpace(cells[5]) != "2" || strings.TrimSpace(cells[6]) != "100.0%" {
+			t.Errorf("recall row %q: want 2 questions, each with its evidence in the answer", r)
+		}
+	}
+}

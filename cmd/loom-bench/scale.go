@@ -101,6 +101,7 @@ func scaleMain(ctx context.Context, out io.Writer, sets []*retrievalSet, o scale
 	fmt.Fprintln(&b, "| benchmark | engine | messages | scope | n | hit@1 | hit@5 | hit@10 | MRR | p50 | p99 | first hit filler | first hit another conversation | refused | load |")
 	fmt.Fprintln(&b, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	var notes []string
+	var recallRows []func(*strings.Builder)
 
 	engines := []struct {
 		name  string
@@ -140,6 +141,16 @@ func scaleMain(ctx context.Context, out io.Writer, sets []*retrievalSet, o scale
 			notes = append(notes, roundOf(r, len(rounds))+built, roundOf(r, len(rounds))+note)
 		}
 		tally.rows(&b, e.name)
+		recallRows = append(recallRows, func(b *strings.Builder) { tally.recallRows(b, e.name) })
+	}
+	// Recall, asked the same questions in the same scopes: its evidence
+	// session in the answer, as the first turn, partial answers, and the
+	// time of a recall in process.
+	fmt.Fprintln(&b)
+	fmt.Fprintln(&b, "| benchmark (recall) | engine | messages | scope | n | evidence in the answer | as first turn | partial | p50 | p99 |")
+	fmt.Fprintln(&b, "|---|---|---|---|---|---|---|---|---|---|")
+	for _, r := range recallRows {
+		r(&b)
 	}
 	fmt.Fprintln(&b)
 	for _, n := range notes {

@@ -11,11 +11,13 @@ import (
 	"os"
 	"path"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/recall"
 )
 
 // scaleTally is what the questions of each set found, in each scope,
@@ -34,6 +36,16 @@ type setTally struct {
 	filler, other, refused []int
 	loads                  []string
 	messages               []string
+	// recalls are what loom recall gave the same questions.
+	recalls []recallTally
+}
+
+// recallTally counts what recall gave the questions of one scope: the
+// question's evidence session in the answer (any turn of it), as the
+// first turn, a partial answer, and the time of each recall.
+type recallTally struct {
+	n, in, first, partial int
+	times                 []time.Duration
 }
 
 func newScaleTally(sets []*retrievalSet, only string) *scaleTally {
@@ -44,9 +56,26 @@ func newScaleTally(sets []*retrievalSet, only string) *scaleTally {
 	for _, set := range sets {
 		n := len(t.scopes)
 		t.sets = append(t.sets, set.name)
-		t.bySet[set.name] = &setTally{scores: make([]retrievalScore, n), filler: make([]int, n), other: make([]int, n), refused: make([]int, n)}
+		t.bySet[set.name] = &setTally{scores: make([]retrievalScore, n), filler: make([]int, n), other: make([]int, n), refused: make([]int, n),
+			recalls: make([]recallTally, n)}
 	}
 	return t
+}
+
+// recallRows writes a row for each set and scope of engine: what
+// recall gave the questions search was asked.
+func (t *scaleTally) recallRows(b *strings.Builder, engine string) {
+	for _, name := range t.sets {
+		st := t.bySet[name]
+		for i, r := range st.recalls {
+			if r.n == 0 {
+				continue
+			}
+			p := func(k int) string { return fmt.Sprintf("%.1f%%", 100*float64(k)/float64(r.n)) }
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %d | %s | %s | %s | %.1f ms | %.1f ms |\n", name, engine, strings.Join(st.messages, " / "), t.scopes[i], r.n,
+				p(r.in), p(r.first), p(r.partial), ms(pct(r.times, 0.5)), ms(pct(r.times, 0.99)))
+		}
+	}
 }
 
 // rows writes a row for each set and scope of engine.
@@ -127,6 +156,9 @@ func askScale(ctx context.Context, st loom.Engine, engine string, pl *planted, e
 					}
 				}
 				t.scores[i].add(goldRank(ranked, gold), ranked, gold, took)
+				if err := askRecall(ctx, st, q.text, project, keys, gold, &t.recalls[i]); err != nil {
+					return "", fmt.Errorf("%s: %s: recall %q: %w", engine, set.name, q.text, err)
+				}
 				if tally.ranks != nil {
 					tally.ranks.Encode(map[string]any{"engine": engine, "set": set.name, "scope": scope, "question": q.text,
 						"rank": goldRank(ranked, gold), "gold": gold, "top": ranked[:min(5, len(ranked))]})
@@ -163,3 +195,31 @@ func storeSize(ctx context.Context, st loom.Engine) (sessions, messages int, err
 
 // load1 is the machine's load average over the last minute.
 func load1() string { return strings.Fields(loadAverage() + " ?")[0] }
+
+// askRecall recalls question in project ("" for every project) as loom
+// recall does (1,500 tokens), and counts in r whether a turn of its
+// evidence sessions (gold, by keys) is in the answer and first, and
+// how long it took.
+func askRecall(ctx context.Context, st loom.Engine, question, project string, keys map[string]string, gold []string, r *recallTally) error {
+	start := time.Now()
+	res, err := recall.Recall(ctx, st, recall.Options{Prompt: question, UserID: "bench", ProjectID: project})
+	took := time.Since(start)
+	if err != nil {
+		return err
+	}
+	r.n++
+	r.times = append(r.times, took)
+	if res.Partial {
+		r.partial++
+	}
+	for i, turn := range res.Turns {
+		if slices.Contains(gold, keys[turn.SessionID]) {
+			r.in++
+			if i == 0 {
+				r.first++
+			}
+			break
+		}
+	}
+	return nil
+}

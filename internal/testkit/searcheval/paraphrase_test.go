@@ -133,6 +133,37 @@ var heldOut = []paraphrase{
 	{"were all seven pieces of the larger feature closed out in the tracker?", []string{gqc}, []string{"7 tasks", "All 7"}},
 }
 
+// heldOutScale are paraphrases written as heldOut's are, from turns of
+// testdata/agent-sessions that no question above was written from and
+// that no change of recall was tuned on (the todo app's data-model and
+// components sub-agents, and the middle of gqc), before recall was run
+// on them and before recall came to rank at every size of store and to
+// show a long turn around its rarest matched words (issue 103). They
+// are kept apart from the questions above: a change that lifts those
+// and not these is not an improvement.
+var heldOutScale = []paraphrase{
+	// todo/sidechain-f4546a51 23, 29: the type files written with cat.
+	{"the file-writing tool kept losing the new type definitions; what did the agent fall back to?", []string{todo}, []string{"using bash", "without the write tool"}},
+	// todo/sidechain-f4546a51 33: tsc --noEmit over the types.
+	{"were the interface files checked by the compiler without emitting output?", []string{todo}, []string{"noEmit", "compilation succeeded"}},
+	// todo/sidechain-f4546a51 38: the types were in todo-app/types.
+	{"where did the folder of type definitions really end up after it seemed to vanish?", []string{todo}, []string{"todo-app/types"}},
+	// gqc 112: 76 tests and 14 doctests after gqc.6.
+	{"what was the test count once the sixth piece of the epic was finished and pushed?", []string{gqc}, []string{"76 tests"}},
+	// gqc 130–132: the review script added to hooks.json.
+	{"which plugin config file got the review script added to the agent's startup event?", []string{gqc}, []string{"hooks.json"}},
+	// gqc 137–138: the "Open conversation" button in the header.
+	{"where on the review page did we put the button that opens a chat about it?", []string{gqc}, []string{"Open conversation"}},
+	// gqc 31–37: the test environment's dependencies compiled first.
+	{"why did the first run of the test suite sit waiting so long?", []string{gqc}, []string{"first-time", "test dependencies", "Still compiling"}},
+	// gqc 61: 18 resource tests for gqc.4's state.
+	{"how many of the resource tests passed after the state change of the fourth subtask?", []string{gqc}, []string{"18 resource tests"}},
+	// todo/sidechain-6690d10e 10: a done todo's text struck through.
+	{"is a finished item shown crossed out in the list?", []string{todo}, []string{"strikethrough"}},
+	// todo/sidechain-6690d10e 10: the add form's validation.
+	{"does the form for new items refuse blank entries?", []string{todo}, []string{"prevents empty", "validation"}},
+}
+
 // onTopic is the place (from 1) of the first turn of res that is on
 // topic for p, 0 when none is.
 func onTopic(res *recall.Result, keys map[string]string, targets, markers []string) int {
@@ -194,6 +225,12 @@ func TestRecallParaphrasesAcrossProjects(t *testing.T) {
 	heldAcross, heldWithin, heldLost := recallEach(t, st, keys, project, heldOut)
 	t.Logf("%s: held out: an on-topic turn for %d of %d across projects, %d inside their projects (%d of those not across)",
 		engine, heldAcross, len(heldOut), heldWithin, heldLost)
+	scaleAcross, scaleWithin, scaleLost := recallEach(t, st, keys, project, heldOutScale)
+	t.Logf("%s: held out (issue 103): an on-topic turn for %d of %d across projects, %d inside their projects (%d of those not across)",
+		engine, scaleAcross, len(heldOutScale), scaleWithin, scaleLost)
+	if scaleAcross < minHeldOutScale {
+		t.Errorf("an on-topic turn across projects for %d of %d held-out paraphrases (issue 103), want at least %d", scaleAcross, len(heldOutScale), minHeldOutScale)
+	}
 	if across < minParaphrases {
 		t.Errorf("an on-topic turn across projects for %d of %d paraphrases, want at least %d", across, len(paraphrases), minParaphrases)
 	}
@@ -267,6 +304,10 @@ func recallEach(t *testing.T, st loom.Engine, keys, project map[string]string, p
 const (
 	minParaphrases = 27
 	minHeldOut     = 7
+	// minHeldOutScale holds heldOutScale to what recall answered when
+	// they were written (6 of 10 across projects on SQLite, 6 inside
+	// their projects; 5 and 6 on PostgreSQL).
+	minHeldOutScale = 5
 	// maxLost is how many questions answered inside their project may
 	// go unanswered across projects: what genuinely competes ("which
 	// port does the spotter server use", whose on-topic turn holds one
