@@ -20,7 +20,8 @@ import (
 // them; and every spelling of a credential's field decides alike.
 //
 // The generator is seeded: the seed is printed, and LOOM_CARRIER_SEED
-// replays a run.
+// replays a run. The first 40 split decisions are listed;
+// LOOM_CARRIER_ALL=1 lists every one.
 
 // carrier writes a field given a value as one syntax writes it. field
 // is lower snake case (db_password).
