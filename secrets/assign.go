@@ -291,7 +291,8 @@ func (a *assignment) unquotedValue(i int, sep, id string) (Finding, bool) {
 			return Finding{}, false
 		}
 		// A URL's query, or a connection string (…;Password=…;).
-		return checked(text, i, endAt(text, i, " \t\r\n&#;\"'<>`)]},"), a.cls, id, false)
+		// A password there is a literal, whatever word it is.
+		return checkedForm(text, i, endAt(text, i, " \t\r\n&#;\"'<>`)]},"), a.cls, id, false, a.cls == passwordName)
 	case a.shellVariable():
 		// A shell's or a .env's NAME=value (maybe before a command:
 		// API_KEY=… go run .): to the first space.
@@ -304,7 +305,9 @@ func (a *assignment) unquotedValue(i int, sep, id string) (Finding, bool) {
 	if a.lineStart && !a.quotedName {
 		return a.settingValue(i, sep, id)
 	}
-	return checked(text, i, endAt(text, i, " \t\r\n\"'`,;)]}<>"), a.cls, id, false)
+	// A flag's password is a literal, whatever word it is
+	// (--password letmein); elsewhere an unquoted word is code's.
+	return checkedForm(text, i, endAt(text, i, " \t\r\n\"'`,;)]}<>"), a.cls, id, false, a.flag && a.cls == passwordName)
 }
 
 // shellVariable reports whether the name, given a value by =, is a

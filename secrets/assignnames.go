@@ -182,8 +182,9 @@ func nameClass(name string) class {
 			return notSecret
 		}
 	}
-	if words[last] == "pwd" && len(words) == 1 {
-		// A lone PWD is the working directory.
+	if words[last] == "pwd" && len(words) == 1 && name == "PWD" {
+		// A lone PWD is the working directory; pwd and Pwd, keys of
+		// a setting or a connection string, are passwords.
 		return notSecret
 	}
 	if words[last] == "token" && len(words) == 2 && words[0] == "client" {
@@ -291,6 +292,10 @@ func wordEnds(text string, p int) bool {
 			return true
 		}
 		rest := strings.ToLower(text[e:min(len(text), e+6)])
+		if w == "pw" {
+			// dbPwd, DbPwd: pwd ends the word (not pwdump).
+			return rest[0] == 'd' && (len(rest) == 1 || rest[1] < 'a' || rest[1] > 'z')
+		}
 		return w == "pass" && (strings.HasPrefix(rest, "word") || strings.HasPrefix(rest, "wd") || strings.HasPrefix(rest, "phrase") || strings.HasPrefix(rest, "code"))
 	}
 	return true

@@ -225,15 +225,14 @@ func placeholderWord(v string) bool {
 		}
 		return r
 	}, v))
-	if w := strings.ToLower(v); w == "opensesame" || w == "open sesame" {
-		// RFC 7617's example (Aladdin:open sesame), in every doc
-		// of Basic authentication and .netrc; a password someone
-		// spells otherwise (open-sesame) is theirs.
-		return true
+	if chosenPassword(v) {
+		// letmein, admin123, open sesame: passwords people choose,
+		// not words that stand for one.
+		return false
 	}
 	base := strings.TrimRight(l, "0123456789")
 	switch base {
-	case "pass", "password", "passwd", "pwd", "pw", "test", "user", "admin", "demo", "sample", "foo", "bar", "baz", "qux", "changeme", "letmein", "notasecret", "anoncvs", "anonymous", "guest", "token", "apikey", "key", "bearer", "auth", "leakabletoken":
+	case "pass", "password", "passwd", "pwd", "pw", "test", "user", "admin", "demo", "sample", "foo", "bar", "baz", "qux", "changeme", "changethis", "notasecret", "anoncvs", "anonymous", "guest", "token", "apikey", "key", "bearer", "auth", "leakabletoken":
 		return len(l)-len(base) <= 4
 	}
 	if l == "550e8400e29b41d4a716446655440000" {
@@ -254,6 +253,13 @@ func placeholderWord(v string) bool {
 		// stand-in says secret123, password1 or pass3).
 		return false
 	}
+	if digits := len(l) - len(strings.TrimRight(l, "0123456789")); digits >= 3 && strings.ToLower(v[1:]) != v[1:] && strings.ToUpper(v) != v {
+		// secretKey456: words with a capital inside and digits of
+		// one's own after them, as a password's rules ask, are a
+		// password someone set (a stand-in says secretkey or
+		// password123).
+		return false
+	}
 	if len(letters) >= 4 && len(letters)*2 >= len(strings.TrimFunc(l, func(r rune) bool { return r < '0' })) && madeOf(letters, placeholderParts) {
 		return true
 	}
@@ -262,9 +268,9 @@ func placeholderWord(v string) bool {
 
 // placeholderParts are the words placeholder passwords are made of.
 var placeholderParts = []string{"password", "passwd", "pass", "secret", "test", "admin", "user", "demo", "changeme", "change", "example",
-	"sample", "dummy", "fake", "my", "your", "key", "token", "dev", "local", "default", "qwerty", "letmein", "db", "app", "root", "pwd",
+	"sample", "dummy", "fake", "my", "your", "key", "token", "dev", "local", "default", "db", "app", "root", "pwd",
 	"super", "some", "the", "mock", "foo", "bar", "baz", "word", "pw", "redis", "mysql", "postgres", "pg", "mongo", "rabbit", "api",
-	"new", "old", "temp", "tmp", "local", "docker", "secure"}
+	"new", "old", "temp", "tmp", "local", "docker", "secure", "proxy", "repo", "sql"}
 
 // madeOf reports whether s is parts put end to end.
 func madeOf(s string, parts []string) bool {
@@ -286,6 +292,9 @@ func madeOf(s string, parts []string) bool {
 // or words in lower case joined by a dash (too-late-in-file). A word
 // of one's own (hunter2, heymoe, goodspec) is a password someone chose.
 func weakWord(v string) bool {
+	if chosenPassword(v) {
+		return false
+	}
 	l := strings.ToLower(v)
 	if placeholder(v) || wordValues[l] || placeholderWord(v) || sampleWords[l] {
 		return true
@@ -296,18 +305,14 @@ func weakWord(v string) bool {
 
 // sampleWords are the passwords documentation gives in its examples
 // (Oracle's and SQLAlchemy's scott/tiger, Redis's foobared, Microsoft's
-// contoso, RFC 7617's open sesame, the lists of the most common
-// passwords that tutorials quote), and the words that are a label or a
+// contoso), and the words that are a label or a
 // setting's kind where a password's name is given one (a form's
 // "confirm", pg_hba's "md5" and "trust", a store's "keyring").
 var sampleWords = map[string]bool{
-	"tiger": true, "foobared": true, "contoso": true, "fabrikam": true, "opensesame": true, "sesame": true,
+	"tiger": true, "foobared": true, "contoso": true, "fabrikam": true,
 	"hello": true, "world": true, "helloworld": true, "foobar": true, "foobarbaz": true, "secret": true,
-	"mysecret": true, "topsecret": true, "s3cr3t": true, "pass": true, "passw0rd": true, "p4ssw0rd": true,
-	"pa55word": true, "pa55w0rd": true, "welcome": true, "welcome1": true, "master": true, "login": true,
-	"monkey": true, "dragon": true, "iloveyou": true, "sunshine": true, "princess": true, "football": true,
-	"baseball": true, "trustno1": true, "abc": true, "abcd": true, "abcdef": true, "qwertyuiop": true,
-	"asdf": true, "asdfgh": true, "asdfasdf": true, "zxcvbn": true, "nopass": true, "nopassword": true,
+	"mysecret": true, "topsecret": true, "s3cr3t": true, "pass": true, "login": true, "abc": true, "abcd": true,
+	"abcdef": true, "asdf": true, "asdfasdf": true, "nopass": true, "nopassword": true,
 	"blank": true, "nothing": true, "ignored": true, "unused": true, "invalid": true, "wrong": true,
 	"incorrect": true, "bad": true, "badpass": true, "badpassword": true, "wrongpass": true,
 	"wrongpassword": true, "correct": true, "valid": true, "other": true, "another": true, "different": true,

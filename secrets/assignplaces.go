@@ -65,7 +65,9 @@ func elementValue(text string, i int, cls class) (Finding, bool) {
 	if strings.ContainsAny(text[vs:ve], "\n\r") {
 		return Finding{}, false
 	}
-	return checked(text, vs, ve, cls, "secret-assignment", false)
+	// An element's text is a literal: a password there is one
+	// whatever word it is.
+	return checkedForm(text, vs, ve, cls, "secret-assignment", false, cls == passwordName)
 }
 
 // proseSep is separator's answer for a name written in a sentence.
@@ -130,7 +132,11 @@ func pairValue(text string, from int, cls class) (Finding, bool) {
 	for e < len(text) && text[e] != '\n' && text[e] != '\r' && text[e] != ',' && text[e] != '}' {
 		e++
 	}
-	return checked(text, i, i+len(strings.TrimRight(text[i:e], " \t")), cls, "secret-assignment", false)
+	// A value to its line's end is a setting's literal (YAML's
+	// value: letmein); one a comma or a brace ends may be code's
+	// (Pulumi's { name: "DB_PASSWORD", value: dbPassword }).
+	literal := cls == passwordName && (e == len(text) || text[e] == '\n' || text[e] == '\r')
+	return checkedForm(text, i, i+len(strings.TrimRight(text[i:e], " \t")), cls, "secret-assignment", false, literal)
 }
 
 func atLineStart(text string, i int) bool {
@@ -283,8 +289,23 @@ func attrValue(text string, from int, cls class) (Finding, bool) {
 func callArg(text string, q int) bool {
 	j := blanksBefore(text, q)
 	if j > 1 && text[j-1] == ',' {
+		// Gradle's buildConfigField 'String', 'API_KEY', '"…"': the
+		// argument before is a type's name. A list of names
+		// (["user","password","host"], socket.io's fields of a URL)
+		// gives the name no value.
 		k := blanksBefore(text, j-1)
-		return k > 0 && (text[k-1] == '\'' || text[k-1] == '"')
+		if k == 0 || text[k-1] != '\'' && text[k-1] != '"' {
+			return false
+		}
+		o := strings.LastIndexByte(text[max(0, k-12):k-1], text[k-1])
+		if o < 0 {
+			return false
+		}
+		switch text[max(0, k-12)+o+1 : k-1] {
+		case "String", "boolean", "Boolean", "int", "Integer", "long", "Long":
+			return true
+		}
+		return false
 	}
 	// ( a call; { a pair of C#'s or C++'s initialiser: { "AccountKey", "…" }.
 	return j > 0 && (text[j-1] == '(' || text[j-1] == '{')

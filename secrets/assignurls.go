@@ -49,3 +49,24 @@ func badgeURL(text string, ns int) bool {
 	path := strings.ToLower(text[max(0, ns-200) : max(0, ns-200)+q])
 	return strings.HasSuffix(path, ".svg") || strings.HasSuffix(path, ".png") || strings.HasSuffix(path, "/badge")
 }
+
+// bareUserinfo reports whether text[s:e], found as the password of
+// user:password@host with no scheme before it, is one: its user is no
+// header's or scheme's name (mailto:joe@acme.io, From:…), nor the same
+// as the password, and the host is no documentation's.
+func bareUserinfo(text string, s, e int) bool {
+	u := s - 1
+	for u > 0 && text[u-1] != ' ' && text[u-1] != '\t' && text[u-1] != '\n' && strings.IndexByte("\"'=(,;`", text[u-1]) < 0 {
+		u--
+	}
+	user := strings.ToLower(text[u : s-1])
+	switch user {
+	case "mailto", "from", "to", "cc", "bcc", "reply-to", "sender", "email", "e-mail", "mail", "sip", "sips", "xmpp", "tel",
+		"contact", "author", "maintainer", "committer", "by", "at", "via", "cc'd", "re", "fwd":
+		return false
+	}
+	if strings.EqualFold(user, text[s:e]) {
+		return false
+	}
+	return !exampleHost("://"+text[s:min(len(text), e+300)], 3)
+}

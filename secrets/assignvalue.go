@@ -92,6 +92,16 @@ func secretValue(v string, cls class, quoted, literal bool) bool {
 		// name so long a value is a public key or data more often.
 		return false
 	}
+	if cls == passwordName && chosenPassword(v) {
+		// letmein, iloveyou, admin123: what people set, a
+		// password's name gives away as any other.
+		return true
+	}
+	if cls == passwordName && chosenPassword(v) {
+		// letmein, iloveyou, admin123: what people set, a
+		// password's name gives away as any other.
+		return true
+	}
 	if standsFor(v, quoted) {
 		return false
 	}
@@ -148,7 +158,9 @@ func standsFor(v string, quoted bool) bool {
 	if placeholder(v) || reference(v) || hashForm(v) || shortPrefixed(v) || decodedPlaceholder(v) {
 		return true
 	}
-	if reservedStart(v, quoted) {
+	if reservedStart(v, quoted) || len(v) > 2 && v[0] == '\\' && v[1] == '$' && reservedStart(v[1:], quoted) {
+		// \$_POST[…]: a reference escaped for the shell or a
+		// heredoc is a reference still.
 		return true
 	}
 	if u := strings.Trim(v, `'"`); u != v && u != "" && (reservedStart(u, true) || reference(u)) {

@@ -81,8 +81,7 @@ var pemB64 = base64.StdEncoding.EncodeToString([]byte("-----BEGIN RSA PRIVATE KE
 
 // Issue 84's noise, by cause: none is a secret.
 func TestNoiseByCause(t *testing.T) {
-	d := secrets.Default()
-	for _, s := range []string{
+	notFound(t, secrets.Default(),
 		"Password=yourWeak(!)Password",
 		"api-key: dGVzdC1hcGkta2V5Cg== # test-api-key",
 		"{{- range $name, $v := .Values.secrets }}\napiVersion: v1\nkind: Secret\nmetadata:\n  name: {{ $name }}\ndata:\n  value: {{ $v | b64enc }}\n{{- end }}\n",
@@ -96,11 +95,7 @@ func TestNoiseByCause(t *testing.T) {
 		// for documentation.
 		"username=test\npassword=secret123\nhost=example.com",
 		"curl https://user:secret123@api.example.com/v1/orders",
-	} {
-		if f := d.Find(s); len(f) > 0 {
-			t.Errorf("found %s in %q: %q", f[0].RuleID, s, s[f[0].Start:f[0].End])
-		}
-	}
+	)
 }
 
 // The anchors' negative cases that loom flagged (issue 84), by cause:

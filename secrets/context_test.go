@@ -102,7 +102,7 @@ func TestNotSecretsInContext(t *testing.T) {
 		`[REDACTED:secret-assignment]`,
 		`curl "https://api.example.com/v1/items?api_key=Zq8mN3kL9xT2vB7wR4yU"`,
 		`[![Build](https://travis-ci.com/acme/app.svg?token=Zq8mN3kL9xT2vB7wR4yU&branch=main)]`,
-		`machine api.acme.io login aladdin password opensesame`,
+		`machine api.acme.io login aladdin password your_password`,
 		`db.internal:5432:orders:app:changeme`,
 		`b.Run("Key=*int32/Elem=int32", bench)`,
 		`password: [REDACTED:secret-assignment]`,

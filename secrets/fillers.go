@@ -23,7 +23,7 @@ func fillerPart(id, v string) string {
 // weak are the rules that find passwords by where they stand (a URL, a
 // command line, a connection string): a placeholder word there is no
 // password (postgres://user:password@, redis-cli -a bitnami).
-var weak = map[string]bool{"url-credentials": true, "mysql-password-flag": true, "connection-string-password": true}
+var weak = map[string]bool{"url-credentials": true, "userinfo-password": true, "mysql-password-flag": true, "connection-string-password": true}
 
 // secretCounted reports whether v is the word secret and three digits
 // or more (secret123): a tutorial's password under a name
@@ -115,7 +115,7 @@ func countingInTurn(l string) bool {
 }
 
 var placeholderWords = []string{
-	"example", "changeme", "change_me", "change-me", "changeit", "placeholder", "redacted", "your_", "your-",
+	"example", "changeme", "change_me", "change-me", "changeit", "changethis", "change_this", "change-this", "placeholder", "redacted", "your_", "your-",
 	"yourkey", "yourtoken", "yoursecret", "yourpassword", "yourapikey", "your.", "replace_me", "replace-me",
 	"replaceme", "replace_with", "replace-with", "insert_", "insert-", "enter_", "enter-", "dummy", "xxxx",
 	"***", "...", "…", "#{", "\\(", "\\#(", "{%", "process.env", "os.environ", "getenv", "env[",
@@ -123,11 +123,13 @@ var placeholderWords = []string{
 	"anoncvs", "anonymous",
 }
 
-// tutorialPasswords are the passwords of tutorials: a value is one when
-// it is one of them whole, maybe with a few digits or signs after it
-// (P@ssw0rd!, qwerty123), never because it holds one among
-// characters of its own (s3cr3tP4ss, myR3alP@ssw0rd are someone's).
-var tutorialPasswords = []string{"password123", "p@ssw0rd", "p@ssword", "passw0rd", "letmein", "qwerty"}
+// tutorialPasswords are the field's own word with a count after it, as
+// tutorials write it: a value is one when it is one of them whole,
+// maybe with a few digits or signs after it (password123!), never
+// because it holds one among characters of its own. The passwords
+// people choose (P@ssw0rd, qwerty123, letmein) are theirs
+// (chosenPassword).
+var tutorialPasswords = []string{"password123"}
 
 // tutorialPassword reports whether l, lower case, is one of
 // tutorialPasswords with at most three digits or signs after it.

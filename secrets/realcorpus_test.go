@@ -67,6 +67,7 @@ const realSeed = 20251125
 var cleanExclusions = []realcorpus.Exclusion{
 	exclusion(`^goroot:src/cmd/go/internal/auth/userauth_test\.go`, "HTTP Basic credentials (aladdin:opensesame and garbled variants) as input of the go command's credential parser"),
 	exclusion(`^goroot:src/cmd/go/testdata/script/goauth_git\.txt`, "a git credential URL with a password"),
+	exclusion(`^goroot:src/cmd/go/testdata/(script/(goauth_netrc|mod_auth)\.txt|vcstest/auth/)`, "RFC 7617's aladdin:opensesame as the .netrc, URL and JSON credentials of the go command's authentication tests (a password people choose, in a credential's place)"),
 	exclusion(`^goroot:src/cmd/vendor/golang\.org/x/mod/sumdb/note/note\.go`, "a signed-note private key (PRIVATE+KEY+…) in the package's documentation"),
 	exclusion(`^goroot:src/crypto/(ecdh/ecdh_test\.go|x509/pkcs8_test\.go|hpke/testdata/)`, "cryptographic test vectors: private keys in hex and shared secrets"),
 	exclusion(`^modcache:golang\.org/x/crypto@[^/]+/ocsp/ocsp_test\.go`, "a responder private key in hex"),

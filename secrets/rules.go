@@ -277,6 +277,9 @@ var builtin = []Rule{
 	// configuration files.
 	{ID: "url-credentials", Description: "password inside a URL or connection string (scheme://user:password@host)",
 		Regex: `\b[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\s:/@"'<>\\]{0,128}:([^\s/"'\\]{1,256})@[A-Za-z0-9\[_]`, Keywords: []string{"://"}, Placeholders: true, Window: [2]int{64, 420}},
+	{ID: "userinfo-password", Description: "the password of user:password@host written without a scheme (admin:…@db1.prod.net)",
+		Regex:    `(?:^|[\s"'=(,;\x60])[A-Za-z_][A-Za-z0-9._-]{0,63}:([^\s:/"'<>\\]{4,128})@(?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,}(?:[:/\s"'\x60),;]|$)`,
+		Keywords: []string{"@"}, Placeholders: true, Window: [2]int{200, 260}},
 	{ID: "connection-string-password", Description: "password in a key=value connection string",
 		Regex: `(?i)(?:;[ \t]*(?:password|pwd)[ \t]*=[ \t]*([^;\s"'\\\[\]{}$()<>]{3,256})|\b(?:password|pwd)[ \t]*=[ \t]*([^;\s"'\\\[\]{}$()<>]{3,256});)`, Keywords: []string{"password", "pwd"}, Placeholders: true, Window: [2]int{8, 300}},
 	{ID: "authorization-header", Description: "credentials in an Authorization header",

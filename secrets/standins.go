@@ -6,6 +6,10 @@ import (
 	"strings"
 )
 
+// passwordPlace are the rules that find a password by where it stands.
+var passwordPlace = map[string]bool{"url-credentials": true, "userinfo-password": true, "mysql-password-flag": true, "connection-string-password": true,
+	"basic-auth-flag": true, "password-argument": true}
+
 // allowedValue reports whether the allow-list names v.
 func (d *Detector) allowedValue(v string) bool {
 	if len(d.allowIDs) > 0 && d.allowIDs[ValueID(v)] {
@@ -112,6 +116,11 @@ func (r *rule) standIn(v string) bool {
 		return true
 	}
 	if r.ID == "url-credentials" && secretCounted(v) {
+		return false
+	}
+	if passwordPlace[r.ID] && chosenPassword(v) {
+		// postgres://app:iloveyou@…, mysql -pletmein: a password
+		// people choose, where the structure says it is one.
 		return false
 	}
 	if r.Placeholders && (placeholder(v) || wordValues[strings.ToLower(v)] || placeholderWord(v)) {

@@ -25,6 +25,31 @@ import (
 // added to Store fails here until it is declared one or the other (as
 // secrets.TestGateDecidesEveryService does for the ways out).
 func TestEveryWriteIsRedacted(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "sessions.db")
+	st, err := sqlite.Open(context.Background(), db, sessionstore.Redacting(secrets.Default()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	leaks := writeEverySecret(t, st.Store, st)
+	if b, err := os.ReadFile(db + "-wal"); err == nil {
+		leaks("the WAL", b)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaks("the store's file", b)
+}
+
+// writeEverySecret runs each write of st with secrets in all it takes,
+// checks the kept originals, and returns what reports a planted secret
+// found in bytes read from the store's files.
+func writeEverySecret(t *testing.T, st *sessionstore.Store, originals loom.OriginalsKeeper) (leaks func(where string, b []byte)) {
 	ctx := context.Background()
 	g := secretstest.New(84)
 	var planted []string
@@ -33,13 +58,6 @@ func TestEveryWriteIsRedacted(t *testing.T) {
 		planted = append(planted, s.Value)
 		return s.Text
 	}
-	dir := t.TempDir()
-	db := filepath.Join(dir, "sessions.db")
-	st, err := sqlite.Open(ctx, db, sessionstore.Redacting(secrets.Default()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
 	text := func() loom.Part { return loom.Part{Type: loom.PartText, Text: "deploy with " + secret()} }
 	main := &loom.Session{UserID: "local", Key: "cli:deploy", Title: "deploy " + secret()}
 	first := &loom.Message{Role: loom.RoleUser, Parts: []loom.Part{text()}}
@@ -140,7 +158,7 @@ func TestEveryWriteIsRedacted(t *testing.T) {
 		w.run()
 	}
 
-	leaks := func(where string, b []byte) {
+	leaks = func(where string, b []byte) {
 		t.Helper()
 		for i, v := range planted {
 			if bytes.Contains(b, []byte(v)) {
@@ -150,7 +168,7 @@ func TestEveryWriteIsRedacted(t *testing.T) {
 	}
 	for _, path := range []string{"/p/applied.jsonl", "/p/kept.jsonl"} {
 		var kept bytes.Buffer
-		must(st.OriginalChunks(ctx, "local", path, func(c loom.OriginalChunk) error {
+		must(originals.OriginalChunks(ctx, "local", path, func(c loom.OriginalChunk) error {
 			b, err := keptbytes.Expand(c.Data)
 			kept.Write(b)
 			return err
@@ -160,11 +178,5 @@ func TestEveryWriteIsRedacted(t *testing.T) {
 			t.Errorf("the kept original %s holds no marker: %q", path, kept.String())
 		}
 	}
-	if b, err := os.ReadFile(db + "-wal"); err == nil {
-		leaks("the WAL", b)
-	}
-	must(st.Close())
-	b, err := os.ReadFile(db)
-	must(err)
-	leaks("the store's file", b)
+	return leaks
 }

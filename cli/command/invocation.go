@@ -300,6 +300,27 @@ func (inv *Invocation) storeOptions(access Access) ([]sessionstore.Option, error
 	return []sessionstore.Option{sessionstore.Redacting(d)}, nil
 }
 
+// RedactOnWrite returns text as the store writes it: redacted with
+// config.toml's [secrets] redact_on_write (or LOOM_REDACT_ON_WRITE), as
+// it is; a line a command prints of what it wrote (a title) is then
+// what the store holds. A configuration that cannot be read, under
+// which the store writes nothing, prints nothing of text either.
+func (inv *Invocation) RedactOnWrite(text string) string {
+	c, _, err := inv.Config()
+	if err != nil {
+		return ""
+	}
+	if !c.Secrets.RedactOnWrite {
+		return text
+	}
+	d, err := c.Secrets.Detector()
+	if err != nil {
+		return ""
+	}
+	red, _ := d.Redact(text)
+	return red
+}
+
 // closeStore closes the store if the run opened it.
 func (inv *Invocation) closeStore() error {
 	if inv.store == nil {

@@ -2,6 +2,7 @@ package command_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/testkit/clitest"
+	"github.com/loomhq/loom/secrets"
 	"github.com/loomhq/loom/secrets/secretstest"
 )
 
@@ -94,5 +96,35 @@ func TestRedactOnWriteKeepsTheStoresCapabilities(t *testing.T) {
 		t.Fatal(err)
 	} else if rep == nil && !clitest.OnPostgres() {
 		t.Errorf("with redact_on_write the SQLite engine's store has no sync replica")
+	}
+}
+
+// A line a command prints of what it wrote (loom session import
+// --watch's title of a new session) is what the store holds: redacted
+// with [secrets] redact_on_write, as written without it.
+func TestRedactOnWriteRedactsPrintedText(t *testing.T) {
+	t.Parallel()
+	sec := secretstest.New(74).Secret("github-token")
+	title := "deploy with " + sec.Value + " please"
+	for _, on := range []bool{true, false} {
+		fx := clitest.NewEmptyFixture(t)
+		clitest.WriteConfig(t, fx, fmt.Sprintf("[secrets]\nredact_on_write = %v\n", on))
+		ios, _, _, _ := term.Test()
+		env := fx.Env()
+		delete(env, "LOOM_REDACT_ON_WRITE")
+		inv := command.NewInvocation(&command.Factory{
+			IO:        ios,
+			Env:       func(k string) string { return env[k] },
+			Getwd:     func() (string, error) { return fx.Project, nil },
+			OpenStore: clitest.OpenFor,
+		})
+		got := inv.RedactOnWrite(title)
+		if on && (strings.Contains(got, sec.Value[len(sec.Value)-8:]) || !strings.Contains(got, secrets.MarkerPrefix)) {
+			t.Errorf("redact_on_write on: printed %q", got)
+		}
+		if !on && got != title {
+			t.Errorf("redact_on_write off: printed %q, want %q", got, title)
+		}
+		inv.Close()
 	}
 }

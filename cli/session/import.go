@@ -43,8 +43,13 @@ type ImportOptions struct {
 	// StartSummaries summarises quiet sessions in the background, with
 	// --watch, where config.toml's [summaries] enabled is true.
 	StartSummaries func(ctx context.Context, st loom.Store, log *slog.Logger)
-	User           string
-	JSON           bool
+	// RedactTitle gives a session's title as a line printed shows it:
+	// redacted when the store redacts what it writes ([secrets]
+	// redact_on_write), so that no line --watch prints holds what the
+	// store does not; nil prints titles as they are.
+	RedactTitle func(string) string
+	User        string
+	JSON        bool
 
 	Files []string
 	// From is the tool whose sessions to import (--from), or "all".
@@ -76,6 +81,7 @@ func newCmdSessionImport(inv *command.Invocation, runF func(*ImportOptions) erro
 		StartSummaries: func(ctx context.Context, st loom.Store, log *slog.Logger) {
 			command.StartSummaries(ctx, inv, st, log)
 		},
+		RedactTitle: inv.RedactOnWrite,
 	}
 	var since string
 	cmd := &cobra.Command{
@@ -408,6 +414,9 @@ func printImportChanges(opts *ImportOptions, rep *importer.Report) {
 	for _, t := range rep.Tools {
 		for _, c := range t.Changes {
 			title := c.Title
+			if opts.RedactTitle != nil {
+				title = opts.RedactTitle(title)
+			}
 			if title == "" {
 				title = "session " + c.SessionID
 			}

@@ -23,6 +23,7 @@ import (
 	"github.com/loomhq/loom/internal/testkit/cmdtest"
 	"github.com/loomhq/loom/internal/testkit/storetest"
 	"github.com/loomhq/loom/paths"
+	"github.com/loomhq/loom/secrets/secretstest"
 )
 
 // importOptions are loom session import's options into w's store, as
@@ -265,5 +266,33 @@ func TestNewCmdSessionImportOptions(t *testing.T) {
 	var ue *command.UsageError
 	if errors.As(err, &ue) || command.ExitCode(err) != command.ExitError || !strings.Contains(err.Error(), "--hook goes alone") {
 		t.Errorf("--hook with --from: %v (exit %d), want exit 1 saying --hook goes alone", err, command.ExitCode(err))
+	}
+}
+
+// --watch prints a line for each session it imports, with its title:
+// with [secrets] redact_on_write the title printed is the one the store
+// keeps, redacted, not the first prompt as the agent wrote it.
+func TestWatchPrintsTitlesAsStored(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	env := map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, "config"), "XDG_DATA_HOME": filepath.Join(home, "data"),
+		"XDG_STATE_HOME": filepath.Join(home, "state"), "LOOM_REDACT_ON_WRITE": "true"}
+	ios := piped()
+	inv := command.NewInvocation(&command.Factory{IO: ios, Env: func(k string) string { return env[k] }, Getwd: func() (string, error) { return home, nil }})
+	t.Cleanup(func() { inv.Close() })
+	var opts *ImportOptions
+	cmd := newCmdImport(inv, func(o *ImportOptions) error { opts = o; return nil })
+	cmd.SetArgs([]string{"--from", "claude-code", "--watch"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	tok := secretstest.New(75).Secret("github-token").Value
+	rep := &importer.Report{Tools: []*importer.ToolReport{{Tool: "claude-code", Changes: []importer.SessionChange{
+		{SessionID: "s1", Title: "push with " + tok + " to main", New: true, Messages: 2},
+	}}}}
+	printImportChanges(opts, rep)
+	out, _ := outputs(ios)
+	if strings.Contains(out, tok[4:16]) || !strings.Contains(out, "[REDACTED:") {
+		t.Errorf("--watch printed %q", out)
 	}
 }
