@@ -1,6 +1,7 @@
 package share
 
 import (
+	"net/url"
 	"os"
 	"os/user"
 	"path/filepath"
@@ -26,6 +27,69 @@ type Hider struct {
 
 	res   []*regexp.Regexp // Users as whole words, made on first use
 	homes []*regexp.Regexp // Homes, each followed by the end of a path segment
+	// forms are the other spellings of Root and Homes that agents write
+	// (pathForms), each with what replaces it, longest first; made on
+	// first use for formsOf.
+	forms   []pathForm
+	formsOf string
+}
+
+// pathForm is one spelling of a path and what replaces it.
+type pathForm struct{ text, with string }
+
+// pathForms are the spellings of the absolute path p that agents write
+// besides p itself: Claude Code's project folder (every character but
+// ASCII letters and digits as "-": /home/me/src/api is
+// -home-me-src-api), a file: URL's percent-escaped path, and a JSON
+// string's escapes (a backslash doubled, "/" as "\/"). Each is a form
+// only where it differs from p.
+func pathForms(p string) []string {
+	var out []string
+	add := func(f string) {
+		if f != p && f != "" && !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	// Claude Code replaces each UTF-16 unit that is not an ASCII
+	// letter or digit: a letter beyond the BMP is two dashes.
+	var enc strings.Builder
+	for _, c := range p {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+			enc.WriteRune(c)
+		case c > 0xFFFF:
+			enc.WriteString("--")
+		default:
+			enc.WriteByte('-')
+		}
+	}
+	add(enc.String())
+	add((&url.URL{Path: filepath.ToSlash(p)}).EscapedPath())
+	add(strings.ReplaceAll(p, `\`, `\\`))
+	add(strings.ReplaceAll(p, "/", `\/`))
+	return out
+}
+
+// spellings returns the other forms of Root ("<project>") and of Homes
+// ("~") that Hide replaces, longest first.
+func (h *Hider) spellings() []pathForm {
+	key := h.Root + "\x00" + strings.Join(h.Homes, "\x00")
+	if h.forms != nil && h.formsOf == key {
+		return h.forms
+	}
+	h.forms, h.formsOf = []pathForm{}, key
+	if h.Root != "" {
+		for _, f := range pathForms(h.Root) {
+			h.forms = append(h.forms, pathForm{f, "<project>"})
+		}
+	}
+	for _, d := range h.Homes {
+		for _, f := range pathForms(d) {
+			h.forms = append(h.forms, pathForm{f, "~"})
+		}
+	}
+	slices.SortStableFunc(h.forms, func(a, b pathForm) int { return len(b.text) - len(a.text) })
+	return h.forms
 }
 
 // homeREs returns the patterns of Homes: each home followed by a
@@ -108,6 +172,12 @@ func (h *Hider) Hide(s string) (string, int) {
 	if h.Root != "" && strings.Contains(s, h.Root) {
 		n += strings.Count(s, h.Root)
 		s = strings.ReplaceAll(s, h.Root, "<project>")
+	}
+	for _, f := range h.spellings() {
+		if c := strings.Count(s, f.text); c > 0 {
+			n += c
+			s = strings.ReplaceAll(s, f.text, f.with)
+		}
 	}
 	for _, re := range h.homeREs() {
 		n += len(re.FindAllStringIndex(s, -1))
