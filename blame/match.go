@@ -98,7 +98,7 @@ func refine(ctx context.Context, g Git, cands []*cand) error {
 // before it held (state, when known), else as many as the call said,
 // else any number.
 func changeRuns(rs []fileedit.Replacement, state []string, known bool) (runs [][]string, places []int) {
-	text := strings.Join(state, "\n")
+	text := joinLines(state)
 	for _, r := range rs {
 		n := 1
 		if r.All {
@@ -127,11 +127,21 @@ const anyPlaces = 1 << 20
 
 // replaced is the file state after an edit's replacements.
 func replaced(state []string, rs []fileedit.Replacement) []string {
-	text := strings.Join(state, "\n")
+	text := joinLines(state)
 	for _, r := range rs {
 		text = replace(text, r)
 	}
-	return strings.Split(text, "\n")
+	return fileedit.Lines(text)
+}
+
+// joinLines is the text of a file's lines (fileedit.Lines), each with
+// its line end, the last one's too: an edit's old text that ends the
+// file ends with the file's last line end, and is found there.
+func joinLines(state []string) string {
+	if len(state) == 0 {
+		return ""
+	}
+	return strings.Join(state, "\n") + "\n"
 }
 
 // replace makes replacement r in text, as the edit's tool did.
