@@ -348,7 +348,7 @@ func (x *lineIndex) creditLeft(out []Line, cands []*cand, chosen []*segment, cla
 		if chosen[i] != nil {
 			continue
 		}
-		s, same, ok := alignedAt(i, x.norms, x.pos, chosen, claimed)
+		s, same, ok := x.alignedAt(i, chosen, claimed)
 		ok = ok && !s.c.e.At.After(l.Time.Add(slack))
 		if ok && same {
 			setEdit(&out[i], Agent, s.c)
@@ -448,20 +448,27 @@ func setEdit(l *Line, kind string, c *cand) {
 }
 
 // alignedAt finds the agent's line that stood where line i does: an
-// agent's segment (of an edit of this file) ends just above it (or
-// starts just below it), and its run's line at the same distance is
-// line i (same: a line too common to count on its own, such as a
-// brace, that the agent wrote there and no other line of the file
-// stands for), or is like it and is gone from the file (a human changed
-// it; a line beside the agent's that only resembles one of them is the
-// human's own).
-func alignedAt(i int, norms []string, pos map[string][]int, chosen []*segment, claimed uses) (s *segment, same, ok bool) {
+// agent's segment ends just above it (or starts just below it), and
+// its run's line at the same distance is line i (same: a line too
+// common to count on its own, such as a brace, that the agent wrote
+// there and no other line of the file stands for), or is like it and
+// is gone from the file (a human changed it; a line beside the agent's
+// that only resembles one of them is the human's own). The segment is
+// of an edit of this file, or of another file whose lines the
+// repository's history shows moved here by the commit that brought
+// line i in too: a block moved and changed in one commit keeps its
+// braces, and its changed lines are mixed.
+func (x *lineIndex) alignedAt(i int, chosen []*segment, claimed uses) (s *segment, same, ok bool) {
+	norms, pos := x.norms, x.pos
 	for d := 1; d <= 3; d++ {
 		for _, k := range []int{i - d, i + d} {
-			if k < 0 || k >= len(chosen) || chosen[k] == nil || chosen[k].c.foreign {
+			if k < 0 || k >= len(chosen) || chosen[k] == nil {
 				continue
 			}
 			s := chosen[k]
+			if s.c.foreign && (x.lines[k].Commit != x.lines[i].Commit || x.lines[i].Commit == uncommitted) {
+				continue
+			}
 			j := s.j0 + (k - s.i0) + (i - k)
 			run := s.c.runs[s.run]
 			if j < 0 || j >= len(run) {

@@ -139,6 +139,26 @@ func TestBlameMovedByHistory(t *testing.T) {
 	noAgentLines(t, r.blame("c.go"))
 }
 
+// TestBlameMovedAndEdited: a human moved an agent's function to
+// another file and changed one of its lines in the same commit: the
+// lines moved as they were are the agent's, the brace after the
+// changed line too, and the changed line is mixed, not a human's; a
+// human's line typed beside the moved block in that commit stays the
+// human's.
+func TestBlameMovedAndEdited(t *testing.T) {
+	r := newRepo(t)
+	r.agentWrite("s1", "shapes.go", "package shapes\n\n// Area is the area of a rectangle.\nfunc Area(width, height float64) float64 {\n\treturn width * height\n}\n\n// Perimeter is the perimeter of a rectangle.\nfunc Perimeter(width, height float64) float64 {\n\treturn 2 * (width + height)\n}\n")
+	r.commit("shapes")
+	r.tick(time.Hour)
+	a := r.read("shapes.go")
+	i := strings.Index(a, "// Perimeter")
+	r.write("shapes.go", a[:i])
+	r.write("edges.go", "package shapes\n\n// humanNote explains the edges.\n"+strings.Replace(a[i:], "2 * (width + height)", "2*width + 2*height", 1))
+	r.commit("move Perimeter")
+	res := r.blame("edges.go")
+	r.want(res, map[string]string{"// Perimeter is": "agent:s1", "func Perimeter": "agent:s1", "2*width + 2*height": "mixed:s1", "}": "agent:s1", "humanNote": "human"})
+}
+
 // TestBlameAgentsOwnSed: an agent's sed -i of its own line is the
 // agent's line (the substitution's result), not "mixed (a human
 // changed it)".
