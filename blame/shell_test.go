@@ -45,3 +45,22 @@ func TestBlameOwnShellEdits(t *testing.T) {
 		}
 	}
 }
+
+// TestBlamePrintfAppended: a line an agent's printf or echo appended
+// to a file (its own words, no expansion) is the agent's, not unknown;
+// one whose text came from an expansion stays unknown.
+func TestBlamePrintfAppended(t *testing.T) {
+	r := newRepo(t)
+	r.write("config.env", "APP_NAME=ledger\n")
+	r.commit("start")
+	bash := func(cmd, add string) {
+		r.agent("s1", "claude-code", "Bash", map[string]any{"command": cmd}, func() { r.write("config.env", r.read("config.env")+add) })
+	}
+	bash(`printf 'LOG_LEVEL=debug\nLOG_FORMAT=json\n' >> config.env`, "LOG_LEVEL=debug\nLOG_FORMAT=json\n")
+	bash(`echo "CACHE_TTL_SECONDS=300" >> config.env`, "CACHE_TTL_SECONDS=300\n")
+	r.commit("config")
+	r.want(r.blame("config.env"), map[string]string{"APP_NAME": "human", "LOG_LEVEL": "agent:s1", "LOG_FORMAT": "agent:s1", "CACHE_TTL": "agent:s1"})
+	bash(`echo "BUILD_HOST=$(hostname)" >> config.env`, "BUILD_HOST=builder7\n")
+	r.commit("host")
+	r.want(r.blame("config.env"), map[string]string{"APP_NAME": "human", "LOG_LEVEL": "agent:s1", "BUILD_HOST": "unknown"})
+}

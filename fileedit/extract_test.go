@@ -158,6 +158,12 @@ func TestExtractShell(t *testing.T) {
 		{"python3 - <<'EOF'\nwith open('gen/x.py', 'w') as f:\n    f.write('X = 1\\n')\nEOF", []string{"program /w/gen/x.py"}},
 		{"node -e \"require('fs').writeFileSync('out.json', '{}')\"", []string{"program /w/out.json"}},
 		{"python3 - <<'EOF'\nprint(open('in.txt').read())\nEOF", nil},
+		// echo and printf of their own words: what they wrote is known;
+		// with an expansion it is not.
+		{"printf 'LOG_LEVEL=debug\\n' >> .env", []string{"edit /w/.env"}},
+		{"echo 'x = 1' > v.py", []string{"write /w/v.py"}},
+		{"echo \"$HOME\" >> v.txt", []string{"shell /w/v.txt"}},
+		{"printf '%s\\n' $(date) > d.txt", []string{"shell /w/d.txt"}},
 	}
 	for _, c := range cases {
 		var got []string
@@ -170,6 +176,17 @@ func TestExtractShell(t *testing.T) {
 		}
 		if !slices.Equal(got, c.want) {
 			t.Errorf("%q: %q, want %q", c.cmd, got, c.want)
+		}
+	}
+	for cmd, want := range map[string]string{
+		"printf 'a=%s\\nb=%d\\n' one 2 >> f": "a=one\nb=2",
+		"echo -e 'one\\ttwo' >> f":           "one\ttwo",
+		"echo one two >>f":                   "one two",
+		"printf '%s\\n' x y >> f":            "x\ny",
+	} {
+		cs := Extract([]loom.Part{call("Bash", `{"command":`+quote(cmd)+`}`)}, "/w")
+		if len(cs) != 1 || len(cs[0].Replace) != 1 || cs[0].Replace[0].New != want {
+			t.Errorf("%q: %+v, want %q appended", cmd, cs, want)
 		}
 	}
 	hd := Extract([]loom.Part{call("Bash", `{"command":`+quote("cat > a.txt <<'EOF'\nline one\nline two\nEOF")+`}`)}, "/w")

@@ -226,16 +226,26 @@ func simpleCommands(line string) []Change {
 			}
 		}
 		for i, w := range f {
-			target := ""
+			target, appending := "", strings.HasPrefix(w, ">>")
 			switch {
 			case (w == ">" || w == ">>") && i+1 < len(f):
 				target = f[i+1]
 			case strings.HasPrefix(w, ">") && len(w) > 1 && w[1] != '&' && w != ">>":
 				target = strings.TrimPrefix(strings.TrimPrefix(w, ">"), ">")
 			}
-			if target != "" && target != "/dev/null" && !strings.HasPrefix(target, "&") {
-				out = append(out, Change{Op: loom.EditShell, Path: target, Command: seg})
+			if target == "" || isDevice(target) || strings.HasPrefix(target, "&") {
+				continue
 			}
+			// echo and printf of their words: what they wrote is known.
+			if text, ok := printed(seg, f); ok && text != "" {
+				if appending {
+					out = append(out, Change{Op: loom.EditChange, Path: target, Replace: []Replacement{{New: strings.TrimSuffix(text, "\n")}}})
+				} else {
+					out = append(out, Change{Op: loom.EditWrite, Path: target, Content: text})
+				}
+				continue
+			}
+			out = append(out, Change{Op: loom.EditShell, Path: target, Command: seg})
 		}
 	}
 	return out
