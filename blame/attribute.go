@@ -16,6 +16,9 @@ type segment struct {
 	i0, i1   int
 	j0       int
 	anchored bool
+	// fits is how many of the lines around the edit's run stand around
+	// the segment here.
+	fits int
 	// counted says whether the segment holds a line that says
 	// something, newest when the newest of those was committed.
 	counted bool
@@ -207,7 +210,7 @@ func (x *lineIndex) add(at [][]*segment, c *cand, r, i0, i1, j0 int) {
 	if !x.anchored(c, r, i0, i1) {
 		return
 	}
-	sg := &segment{c: c, run: r, i0: i0, i1: i1, j0: j0, anchored: true}
+	sg := &segment{c: c, run: r, i0: i0, i1: i1, j0: j0, anchored: true, fits: x.fits(c, r, i0, i1, j0)}
 	for k := i0; k <= i1; k++ {
 		if x.strongAt[k] {
 			sg.counted = true
@@ -219,6 +222,33 @@ func (x *lineIndex) add(at [][]*segment, c *cand, r, i0, i1, j0 int) {
 	for k := i0; k <= i1; k++ {
 		at[k] = append(at[k], sg)
 	}
+}
+
+// fits is how many of the lines the edit wrote around run r stand
+// around file lines i0..i1, found as the run from its line j0: those
+// above when the segment starts the run, those below when it ends it.
+func (x *lineIndex) fits(c *cand, r, i0, i1, j0 int) int {
+	if r >= len(c.ctx) {
+		return 0
+	}
+	n := 0
+	if j0 == 0 {
+		for k, l := range c.ctx[r].above {
+			if i0-1-k < 0 || x.norms[i0-1-k] != l {
+				break
+			}
+			n++
+		}
+	}
+	if j0+i1-i0 == len(c.runs[r])-1 {
+		for k, l := range c.ctx[r].below {
+			if i1+1+k >= len(x.norms) || x.norms[i1+1+k] != l {
+				break
+			}
+			n++
+		}
+	}
+	return n
 }
 
 // after says whether segment s's edit came after the commit that
@@ -428,11 +458,16 @@ func (u uses) take(k editLine)      { u[k]++ }
 const maxWeakRun = 50
 
 // better says whether segment a is a better account of a line than b:
-// the longer run, then the later edit (the last to put the line in).
+// the longer run, then the one the lines the edit wrote around it
+// stand around (of lines alike at several places, those the edit put
+// where they are), then the later edit (the last to put the line in).
 func better(a, b *segment) bool {
 	la, lb := a.i1-a.i0, b.i1-b.i0
 	if la != lb {
 		return la > lb
+	}
+	if a.fits != b.fits {
+		return a.fits > b.fits
 	}
 	return a.c.e.At.After(b.c.e.At)
 }

@@ -24,6 +24,9 @@ type cand struct {
 	// account for: one, but for an edit of every occurrence of a text
 	// (nil: one each).
 	places []int
+	// ctx are the lines around each run where the edit wrote it (nil:
+	// not known).
+	ctx []runCtx
 	// foreign marks an edit of another file than this one (by any of
 	// its names); dest, that the edit's session moved or rewrote this
 	// file by a command (its lines may have come from the other file

@@ -171,3 +171,34 @@ func TestBlameAgentsOwnSed(t *testing.T) {
 	r.commit("longer")
 	r.want(r.blame("limits.py"), map[string]string{"MAX_RETRIES": "agent:s1", "TIMEOUT_SECONDS": "agent:s1"})
 }
+
+// TestBlameRepeatedConfigLines: two sessions add the same lines to two
+// sections of a config file before one commit, the first session to
+// the first section: each copy is the session that wrote it where it
+// stands (the lines the edit wrote around it tell), not the last
+// session's for the first place the lines are found.
+func TestBlameRepeatedConfigLines(t *testing.T) {
+	r := newRepo(t)
+	f := "deploy.toml"
+	r.write(f, "[staging]\nhost = \"stg.example.com\"\ntimeout = 30\n\n[production]\nhost = \"prod.example.com\"\ntimeout = 30\n")
+	r.commit("hosts")
+	r.tick(time.Hour)
+	for _, e := range []struct{ ses, agent, host string }{{"s1", "claude-code", "stg"}, {"s2", "codex", "prod"}} {
+		old := "host = \"" + e.host + ".example.com\"\ntimeout = 30\n"
+		r.agentEdit(e.ses, e.agent, f, old, old+"max_retries = 5\nretry_backoff = \"exponential\"\n")
+	}
+	r.commit("retries")
+	res := r.blame(f)
+	want := map[int]string{4: "s1", 5: "s1", 10: "s2", 11: "s2"}
+	for _, l := range res.Lines {
+		got := ""
+		for name, s := range r.ses {
+			if s.ID == l.SessionID && l.Kind == Agent {
+				got = name
+			}
+		}
+		if got != want[l.N] {
+			t.Errorf("line %d %q: %q (%s), want %q", l.N, l.Text, got, l.Kind, want[l.N])
+		}
+	}
+}
