@@ -161,6 +161,10 @@ func TestExtractShell(t *testing.T) {
 		// echo and printf of their own words: what they wrote is known;
 		// with an expansion it is not.
 		{"printf 'LOG_LEVEL=debug\\n' >> .env", []string{"edit /w/.env"}},
+		// A copy or move into a directory: the file there by its name.
+		{"cp a.go pkg/", []string{"shell /w/pkg/a.go /w/a.go"}},
+		{"cp -p a.go b.go c.go lib", []string{"shell /w/lib/a.go /w/a.go", "shell /w/lib/b.go /w/b.go", "shell /w/lib/c.go /w/c.go"}},
+		{"mv x.py tools", []string{"move /w/tools /w/x.py", "move /w/tools/x.py /w/x.py"}},
 		{"echo 'x = 1' > v.py", []string{"write /w/v.py"}},
 		{"echo \"$HOME\" >> v.txt", []string{"shell /w/v.txt"}},
 		{"printf '%s\\n' $(date) > d.txt", []string{"shell /w/d.txt"}},

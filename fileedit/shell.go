@@ -1,6 +1,7 @@
 package fileedit
 
 import (
+	"path"
 	"regexp"
 	"strings"
 	"sync"
@@ -202,8 +203,8 @@ func simpleCommands(line string) []Change {
 		args := operands(f[1:])
 		switch f[0] {
 		case "mv":
-			if len(args) == 2 {
-				out = append(out, Change{Op: loom.EditMove, Path: args[1], From: args[0]})
+			for _, ft := range intoTargets(args) {
+				out = append(out, Change{Op: loom.EditMove, Path: ft[1], From: ft[0]})
 			}
 		case "rm":
 			for _, a := range args {
@@ -221,8 +222,8 @@ func simpleCommands(line string) []Change {
 			}
 		case "cp":
 			// A copy: From is the file whose content it is.
-			if len(args) == 2 {
-				out = append(out, Change{Op: loom.EditShell, Path: args[1], From: args[0], Command: seg})
+			for _, ft := range intoTargets(args) {
+				out = append(out, Change{Op: loom.EditShell, Path: ft[1], From: ft[0], Command: seg})
 			}
 		}
 		for i, w := range f {
@@ -247,6 +248,35 @@ func simpleCommands(line string) []Change {
 			}
 			out = append(out, Change{Op: loom.EditShell, Path: target, Command: seg})
 		}
+	}
+	return out
+}
+
+// intoTargets are the files a cp or mv of operands args writes, each
+// with the file it came from: the last operand is the file (of one
+// source) or the directory the sources go into (a name ending with /,
+// or several sources); a name with no extension, of one source with
+// one, may be either, and is read as both (a name that is no file of
+// the repository is never blamed).
+func intoTargets(args []string) [][2]string {
+	if len(args) < 2 {
+		return nil
+	}
+	dst, srcs := args[len(args)-1], args[:len(args)-1]
+	var out [][2]string
+	into := func(src string) {
+		out = append(out, [2]string{src, strings.TrimSuffix(dst, "/") + "/" + path.Base(src)})
+	}
+	switch {
+	case strings.HasSuffix(dst, "/") || len(srcs) > 1 || dst == "." || dst == "..":
+		for _, src := range srcs {
+			into(src)
+		}
+	case !strings.Contains(path.Base(dst), ".") && strings.Contains(path.Base(srcs[0]), "."):
+		out = append(out, [2]string{srcs[0], dst})
+		into(srcs[0])
+	default:
+		out = append(out, [2]string{srcs[0], dst})
 	}
 	return out
 }
