@@ -161,6 +161,24 @@ func TestExtractShell(t *testing.T) {
 		// echo and printf of their own words: what they wrote is known;
 		// with an expansion it is not.
 		{"printf 'LOG_LEVEL=debug\\n' >> .env", []string{"edit /w/.env"}},
+		// Every file of a sed -i or perl -pi, a glob as written, and the
+		// files another command feeds it.
+		{"sed -i 's/fetchUser/loadUser/g' users/a.go users/b.go", []string{"shell /w/users/a.go", "shell /w/users/b.go"}},
+		{"sed -i -e 's/a/b/' -e 's/c/d/' x.go y.go", []string{"shell /w/x.go", "shell /w/y.go"}},
+		{"perl -pi -e 's/old/new/g' *.go", []string{"shell /w/*.go"}},
+		{"perl -i -pe 's/old/new/' a.py", []string{"shell /w/a.py"}},
+		{"grep -rl fetchUser src | xargs sed -i 's/fetchUser/loadUser/g'", []string{"shell /w/**"}},
+		{"find src -name '*.go' -exec sed -i 's/a/b/' {} +", []string{"shell /w/src/**/*.go"}},
+		// Formatters and generators by their command: what they wrote is
+		// not read.
+		{"gofmt -w api/handler.go", []string{"shell /w/api/handler.go"}},
+		{"gofmt -l .", nil},
+		{"npx prettier --write src/", []string{"shell /w/src/**"}},
+		{"black --check app.py", nil},
+		{"python3 -m black app.py", []string{"shell /w/app.py"}},
+		{"go fmt ./...", []string{"shell /w/**"}},
+		{"cargo fmt", []string{"shell /w/**/*.rs"}},
+		{"mix ash.codegen add_tags", []string{"shell /w/priv/**"}},
 		// A copy or move into a directory: the file there by its name.
 		{"cp a.go pkg/", []string{"shell /w/pkg/a.go /w/a.go"}},
 		{"cp -p a.go b.go c.go lib", []string{"shell /w/lib/a.go /w/a.go", "shell /w/lib/b.go /w/b.go", "shell /w/lib/c.go /w/c.go"}},
