@@ -57,3 +57,21 @@ func TestBlameCopiedIntoADirectory(t *testing.T) {
 		"full perimeter": "mixed:s1", "Human is": "human", "func Human": "human",
 	})
 }
+
+// TestBlameSedThenCopy: the agent's sed -i of a human's file, then its
+// cp of that file: the copy's line the substitution made is the
+// agent's, as it is in the file it copied.
+func TestBlameSedThenCopy(t *testing.T) {
+	r := newRepo(t)
+	r.write("conf/base.ini", "[server]\nlisten_address = 127.0.0.1\nworker_count = 4\n")
+	r.commit("base")
+	r.tick(time.Hour)
+	r.agent("s1", "claude-code", "Bash", map[string]any{"command": "sed -i 's/worker_count = 4/worker_count = 16/' conf/base.ini && cp conf/base.ini conf/prod.ini"}, func() {
+		r.write("conf/base.ini", "[server]\nlisten_address = 127.0.0.1\nworker_count = 16\n")
+		r.write("conf/prod.ini", "[server]\nlisten_address = 127.0.0.1\nworker_count = 16\n")
+	})
+	r.commit("prod")
+	for _, f := range []string{"conf/base.ini", "conf/prod.ini"} {
+		r.want(r.blame(f), map[string]string{"worker_count": "agent:s1"})
+	}
+}
