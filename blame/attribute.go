@@ -16,6 +16,9 @@ type segment struct {
 	i0, i1   int
 	j0       int
 	anchored bool
+	// fits is how many of the lines around the edit's run stand around
+	// the segment here.
+	fits int
 	// counted says whether the segment holds a line that says
 	// something, newest when the newest of those was committed.
 	counted bool
@@ -207,7 +210,7 @@ func (x *lineIndex) add(at [][]*segment, c *cand, r, i0, i1, j0 int) {
 	if !x.anchored(c, r, i0, i1) {
 		return
 	}
-	sg := &segment{c: c, run: r, i0: i0, i1: i1, j0: j0, anchored: true}
+	sg := &segment{c: c, run: r, i0: i0, i1: i1, j0: j0, anchored: true, fits: x.fits(c, r, i0, i1, j0)}
 	for k := i0; k <= i1; k++ {
 		if x.strongAt[k] {
 			sg.counted = true
@@ -219,6 +222,33 @@ func (x *lineIndex) add(at [][]*segment, c *cand, r, i0, i1, j0 int) {
 	for k := i0; k <= i1; k++ {
 		at[k] = append(at[k], sg)
 	}
+}
+
+// fits is how many of the lines the edit wrote around run r stand
+// around file lines i0..i1, found as the run from its line j0: those
+// above when the segment starts the run, those below when it ends it.
+func (x *lineIndex) fits(c *cand, r, i0, i1, j0 int) int {
+	if r >= len(c.ctx) {
+		return 0
+	}
+	n := 0
+	if j0 == 0 {
+		for k, l := range c.ctx[r].above {
+			if i0-1-k < 0 || x.norms[i0-1-k] != l {
+				break
+			}
+			n++
+		}
+	}
+	if j0+i1-i0 == len(c.runs[r])-1 {
+		for k, l := range c.ctx[r].below {
+			if i1+1+k >= len(x.norms) || x.norms[i1+1+k] != l {
+				break
+			}
+			n++
+		}
+	}
+	return n
 }
 
 // after says whether segment s's edit came after the commit that
@@ -348,7 +378,7 @@ func (x *lineIndex) creditLeft(out []Line, cands []*cand, chosen []*segment, cla
 		if chosen[i] != nil {
 			continue
 		}
-		s, same, ok := alignedAt(i, x.norms, x.pos, chosen, claimed)
+		s, same, ok := x.alignedAt(i, chosen, claimed)
 		ok = ok && !s.c.e.At.After(l.Time.Add(slack))
 		if ok && same {
 			setEdit(&out[i], Agent, s.c)
@@ -403,7 +433,7 @@ func (x *lineIndex) commandsAt(i int, low time.Time, commands, cands []*cand) (s
 		case loom.EditShell:
 			// A substitution that can be read changed only the lines
 			// it gives: another line is not its.
-			readable, gave := x.h.substituted(c.c.Command, l, x.norms[i], ownLines(cands, c.e.At))
+			readable, gave := x.h.substituted(c.c.Command, c.rel, l, x.norms[i], ownLines(cands, c.e.At))
 			if !readable {
 				shell = true
 			} else if gave && sub == nil {
@@ -428,11 +458,16 @@ func (u uses) take(k editLine)      { u[k]++ }
 const maxWeakRun = 50
 
 // better says whether segment a is a better account of a line than b:
-// the longer run, then the later edit (the last to put the line in).
+// the longer run, then the one the lines the edit wrote around it
+// stand around (of lines alike at several places, those the edit put
+// where they are), then the later edit (the last to put the line in).
 func better(a, b *segment) bool {
 	la, lb := a.i1-a.i0, b.i1-b.i0
 	if la != lb {
 		return la > lb
+	}
+	if a.fits != b.fits {
+		return a.fits > b.fits
 	}
 	return a.c.e.At.After(b.c.e.At)
 }
@@ -448,20 +483,27 @@ func setEdit(l *Line, kind string, c *cand) {
 }
 
 // alignedAt finds the agent's line that stood where line i does: an
-// agent's segment (of an edit of this file) ends just above it (or
-// starts just below it), and its run's line at the same distance is
-// line i (same: a line too common to count on its own, such as a
-// brace, that the agent wrote there and no other line of the file
-// stands for), or is like it and is gone from the file (a human changed
-// it; a line beside the agent's that only resembles one of them is the
-// human's own).
-func alignedAt(i int, norms []string, pos map[string][]int, chosen []*segment, claimed uses) (s *segment, same, ok bool) {
+// agent's segment ends just above it (or starts just below it), and
+// its run's line at the same distance is line i (same: a line too
+// common to count on its own, such as a brace, that the agent wrote
+// there and no other line of the file stands for), or is like it and
+// is gone from the file (a human changed it; a line beside the agent's
+// that only resembles one of them is the human's own). The segment is
+// of an edit of this file, or of another file whose lines the
+// repository's history shows moved here by the commit that brought
+// line i in too: a block moved and changed in one commit keeps its
+// braces, and its changed lines are mixed.
+func (x *lineIndex) alignedAt(i int, chosen []*segment, claimed uses) (s *segment, same, ok bool) {
+	norms, pos := x.norms, x.pos
 	for d := 1; d <= 3; d++ {
 		for _, k := range []int{i - d, i + d} {
-			if k < 0 || k >= len(chosen) || chosen[k] == nil || chosen[k].c.foreign {
+			if k < 0 || k >= len(chosen) || chosen[k] == nil {
 				continue
 			}
 			s := chosen[k]
+			if s.c.foreign && (x.lines[k].Commit != x.lines[i].Commit || x.lines[i].Commit == uncommitted) {
+				continue
+			}
 			j := s.j0 + (k - s.i0) + (i - k)
 			run := s.c.runs[s.run]
 			if j < 0 || j >= len(run) {

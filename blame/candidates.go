@@ -3,7 +3,9 @@ package blame
 import (
 	"context"
 	"maps"
+	"regexp"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/loomhq/loom"
@@ -24,6 +26,9 @@ type cand struct {
 	// account for: one, but for an edit of every occurrence of a text
 	// (nil: one each).
 	places []int
+	// ctx are the lines around each run where the edit wrote it (nil:
+	// not known).
+	ctx []runCtx
 	// foreign marks an edit of another file than this one (by any of
 	// its names); dest, that the edit's session moved or rewrote this
 	// file by a command (its lines may have come from the other file
@@ -157,7 +162,7 @@ func wantedFiles(roots []string, repo []loom.FileEdit, lineage map[string]bool, 
 		if !ok || e.Op == loom.EditMove || e.Op == loom.EditDelete {
 			continue
 		}
-		if lineage[r] {
+		if _, ok := ofLineage(r, e.Op, lineage); ok {
 			want[e.Path] = true
 			continue
 		}
@@ -187,6 +192,8 @@ func (b *Blamer) editsOf(ctx context.Context, sh *shared, files []string) ([]loo
 func candsOf(sh *shared, roots []string, es []loom.FileEdit, lineage map[string]bool) []*cand {
 	// Sessions that moved, copied or rewrote this file by a command: their
 	// edits of other files may be what it holds.
+	// A command of many files (a glob) tells nothing of where this
+	// one's lines came from.
 	dest := map[string]bool{}
 	for _, e := range es {
 		if r, _ := relTo(roots, e.Path); lineage[r] && (e.Op == loom.EditMove || e.Op == loom.EditShell || e.Op == loom.EditProgram) {
@@ -203,6 +210,12 @@ func candsOf(sh *shared, roots []string, es []loom.FileEdit, lineage map[string]
 			continue
 		}
 		r, _ := relTo(roots, e.Path)
+		if name, ok := ofLineage(r, e.Op, lineage); ok && name != r {
+			// A command's glob: the name of the lineage it matched.
+			r = name
+		} else if isGlob(r) {
+			continue
+		}
 		foreign := !lineage[r] || !copied[r].IsZero() && e.At.After(copied[r])
 		if foreign && (e.Op == loom.EditShell || e.Op == loom.EditProgram) {
 			// What a command did to another file says nothing of this one.
@@ -225,6 +238,72 @@ func candsOf(sh *shared, roots []string, es []loom.FileEdit, lineage map[string]
 		cands = append(cands, &cand{e: e, rel: r, root: rootOf(roots, e.Path), c: c, foreign: foreign, dest: dest[e.SessionID]})
 	}
 	return cands
+}
+
+// ofLineage is the name of the file's lineage an edit of file r (op)
+// is of: r itself, or for a command's glob (sed -i … *.go, a find or
+// xargs: DIR/**), the name it matches.
+func ofLineage(r, op string, lineage map[string]bool) (string, bool) {
+	if lineage[r] {
+		return r, true
+	}
+	if op != loom.EditShell || !isGlob(r) {
+		return "", false
+	}
+	re := globRegexp(r)
+	if re == nil {
+		return "", false
+	}
+	for _, name := range slices.Sorted(maps.Keys(lineage)) {
+		if re.MatchString(name) {
+			return name, true
+		}
+	}
+	return "", false
+}
+
+// isGlob says whether a path is a shell's pattern of names.
+func isGlob(p string) bool { return strings.ContainsAny(p, "*?[") }
+
+// globRegexp is the regular expression of a glob of the shell's, with
+// ** any number of directories (find's and xargs' DIR/**); nil for one
+// that cannot be read.
+func globRegexp(g string) *regexp.Regexp {
+	var b strings.Builder
+	b.WriteString("^")
+	for i := 0; i < len(g); i++ {
+		switch c := g[i]; {
+		case strings.HasPrefix(g[i:], "**/"):
+			b.WriteString("(?:.*/)?")
+			i += 2
+		case strings.HasPrefix(g[i:], "**"):
+			b.WriteString(".*")
+			i++
+		case c == '*':
+			b.WriteString("[^/]*")
+		case c == '?':
+			b.WriteString("[^/]")
+		case c == '[':
+			j := strings.IndexByte(g[i:], ']')
+			if j < 0 {
+				return nil
+			}
+			class := g[i+1 : i+j]
+			if strings.HasPrefix(class, "!") {
+				class = "^" + class[1:]
+			}
+			b.WriteString("[" + class + "]")
+			i += j
+		default:
+			b.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	b.WriteString("$")
+	re, err := regexp.Compile(b.String())
+	if err != nil {
+		return nil
+	}
+	return re
 }
 
 // lineFiles are the files of the repository (seen at roots) each line

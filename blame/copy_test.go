@@ -34,3 +34,44 @@ func TestBlameCopiedByTheAgent(t *testing.T) {
 		}
 	}
 }
+
+// TestBlameCopiedIntoADirectory: the agent copied its file into a
+// directory (cp a.go pkg/), and a human then changed a line of the
+// copy and added a function: the copy's lines are the agent's, the
+// changed one mixed, the human's function the human's.
+func TestBlameCopiedIntoADirectory(t *testing.T) {
+	r := newRepo(t)
+	r.write("README.md", "# copy\n")
+	r.commit("start")
+	src := "package shapes\n\n// Area is the area of a rectangle.\nfunc Area(width, height float64) float64 {\n\treturn width * height\n}\n\n// Perimeter is the perimeter of a rectangle.\nfunc Perimeter(width, height float64) float64 {\n\treturn 2 * (width + height)\n}\n"
+	r.agentWrite("s1", "a.go", src)
+	r.commit("shapes")
+	r.tick(time.Hour)
+	r.agent("s1", "claude-code", "Bash", map[string]any{"command": "mkdir -p geo && cp a.go geo/"}, func() { r.write("geo/a.go", src) })
+	r.commit("copy")
+	r.tick(time.Hour)
+	r.write("geo/a.go", strings.Replace(r.read("geo/a.go"), "// Perimeter is the perimeter", "// Perimeter is the full perimeter", 1)+"\n// Human is a human's.\nfunc Human() {}\n")
+	r.commit("human")
+	r.want(r.blame("geo/a.go"), map[string]string{
+		"package shapes": "agent:s1", "func Area": "agent:s1", "return width * height": "agent:s1", "func Perimeter": "agent:s1",
+		"full perimeter": "mixed:s1", "Human is": "human", "func Human": "human",
+	})
+}
+
+// TestBlameSedThenCopy: the agent's sed -i of a human's file, then its
+// cp of that file: the copy's line the substitution made is the
+// agent's, as it is in the file it copied.
+func TestBlameSedThenCopy(t *testing.T) {
+	r := newRepo(t)
+	r.write("conf/base.ini", "[server]\nlisten_address = 127.0.0.1\nworker_count = 4\n")
+	r.commit("base")
+	r.tick(time.Hour)
+	r.agent("s1", "claude-code", "Bash", map[string]any{"command": "sed -i 's/worker_count = 4/worker_count = 16/' conf/base.ini && cp conf/base.ini conf/prod.ini"}, func() {
+		r.write("conf/base.ini", "[server]\nlisten_address = 127.0.0.1\nworker_count = 16\n")
+		r.write("conf/prod.ini", "[server]\nlisten_address = 127.0.0.1\nworker_count = 16\n")
+	})
+	r.commit("prod")
+	for _, f := range []string{"conf/base.ini", "conf/prod.ini"} {
+		r.want(r.blame(f), map[string]string{"worker_count": "agent:s1"})
+	}
+}

@@ -152,10 +152,11 @@ func (h *history) linesBefore(commit, file string) []string {
 
 // substituted says whether cmd is a sed -i or perl -pi command whose
 // s/// can be read (readable), and whether line l (norm its Norm) is
-// what it made of a line of the file before l's commit, or of a line
+// what it made of a line of the file (or of cmdFile, the file the
+// command ran on) before l's commit, or of a line
 // the agents' edits of the file put in before the command (own: a
 // file written and rewritten before any commit) (gave).
-func (h *history) substituted(cmd string, l blamed, norm string, own [][]string) (readable, gave bool) {
+func (h *history) substituted(cmd, cmdFile string, l blamed, norm string, own [][]string) (readable, gave bool) {
 	f, ok := substitution(cmd)
 	if !ok {
 		return false, false
@@ -172,6 +173,11 @@ func (h *history) substituted(cmd string, l blamed, norm string, own [][]string)
 		return q != p && fileedit.Norm(q) == norm
 	}
 	if slices.ContainsFunc(h.linesBefore(l.Commit, file), gives) {
+		return true, true
+	}
+	// The command's own file, when it is another name of this one's
+	// lineage (a file the agent copied here after its sed).
+	if cmdFile != "" && cmdFile != file && slices.ContainsFunc(h.linesBefore(l.Commit, cmdFile), gives) {
 		return true, true
 	}
 	for _, run := range own {

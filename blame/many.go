@@ -70,6 +70,7 @@ type repoSide struct {
 type refined struct {
 	raw, runs [][]string
 	places    []int
+	ctx       []runCtx
 }
 
 func newShared() *shared {
@@ -452,7 +453,7 @@ func (s *shared) refinedBefore(cands []*cand) (todo []*cand, done func()) {
 		k := refineKey(scope, f, group)
 		if rs, ok := s.runs[k]; ok {
 			for i, c := range group {
-				c.raw, c.runs, c.places = rs[i].raw, rs[i].runs, rs[i].places
+				c.raw, c.runs, c.places, c.ctx = rs[i].raw, rs[i].runs, rs[i].places, rs[i].ctx
 			}
 			continue
 		}
@@ -467,7 +468,7 @@ func (s *shared) refinedBefore(cands []*cand) (todo []*cand, done func()) {
 			group := byFile[f]
 			rs := make([]refined, len(group))
 			for i, c := range group {
-				rs[i] = refined{raw: c.raw, runs: c.runs, places: c.places}
+				rs[i] = refined{raw: c.raw, runs: c.runs, places: c.places, ctx: c.ctx}
 			}
 			s.runs[k] = rs
 		}

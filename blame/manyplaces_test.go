@@ -47,3 +47,46 @@ func TestBlameEditOfManyPlaces(t *testing.T) {
 		r.want(res, map[string]string{"slog.Info": "agent:B-" + f.agent, "metrics.Count": "agent:B-" + f.agent, "func ReadB": "agent:A", "func ReadC": "agent:A"})
 	}
 }
+
+// TestBlameEditOfManyPlacesEndingTheFile: an edit of every occurrence
+// of a text whose last place ends the file (the text's own final line
+// end is the file's) wrote its lines there too, after the session's
+// own Write and before any commit.
+func TestBlameEditOfManyPlacesEndingTheFile(t *testing.T) {
+	r := newRepo(t)
+	r.write("README.md", "# conf\n")
+	r.commit("start")
+	old := "\treturn legacyDefaultValue(v)\n}\n"
+	content := "package conf\n\nfunc A(v int) int {\n" + old + "\nfunc B(v int) int {\n" + old + "\nfunc C(v int) int {\n" + old
+	for _, f := range []struct{ file, agent, tool string }{
+		{"conf/claude.go", "claude-code", "Edit"},
+		{"conf/gemini.go", "gemini-cli", "replace"},
+	} {
+		r.agentWrite("A-"+f.agent, f.file, content)
+		nw := "\treturn configuredValueFor" + strings.ReplaceAll(f.agent, "-", "") + "(v)\n}\n"
+		in := map[string]any{"file_path": filepath.Join(r.dir, f.file), "old_string": old, "new_string": nw}
+		if f.agent == "claude-code" {
+			in["replace_all"] = true
+		} else {
+			in["expected_replacements"] = 3
+		}
+		cur := r.read(f.file)
+		r.agent("A-"+f.agent, f.agent, f.tool, in, func() { r.write(f.file, strings.ReplaceAll(cur, old, nw)) })
+	}
+	r.commit("conf")
+	for _, f := range []string{"conf/claude.go", "conf/gemini.go"} {
+		res := r.blame(f)
+		n := 0
+		for _, l := range res.Lines {
+			if strings.Contains(l.Text, "configuredValueFor") {
+				n++
+				if l.Kind != Agent {
+					t.Errorf("%s:%d %q is %s, want the agent's", f, l.N, l.Text, l.Kind)
+				}
+			}
+		}
+		if n != 3 {
+			t.Fatalf("%s has %d of the edit's lines, want 3", f, n)
+		}
+	}
+}

@@ -64,7 +64,7 @@ func refine(ctx context.Context, g Git, cands []*cand) error {
 			content := fileedit.Lines(c.c.Content)
 			committed()
 			if f.known {
-				c.raw = fileedit.Inserted(f.state, content)
+				c.raw, c.ctx = insertedIn(f.state, content)
 			} else {
 				c.raw = c.c.Added()
 			}
@@ -73,7 +73,7 @@ func refine(ctx context.Context, g Git, cands []*cand) error {
 			if !f.known && slices.ContainsFunc(c.c.Replace, func(r fileedit.Replacement) bool { return r.All }) {
 				committed()
 			}
-			c.raw, c.places = changeRuns(c.c.Replace, f.state, f.known)
+			c.raw, c.places, c.ctx = changeRuns(c.c.Replace, f.state, f.known)
 			if f.known {
 				f.state = replaced(f.state, c.c.Replace)
 			}
@@ -97,8 +97,8 @@ func refine(ctx context.Context, g Git, cands []*cand) error {
 // replacement of every occurrence of its old text, as many as the file
 // before it held (state, when known), else as many as the call said,
 // else any number.
-func changeRuns(rs []fileedit.Replacement, state []string, known bool) (runs [][]string, places []int) {
-	text := strings.Join(state, "\n")
+func changeRuns(rs []fileedit.Replacement, state []string, known bool) (runs [][]string, places []int, ctx []runCtx) {
+	text := joinLines(state)
 	for _, r := range rs {
 		n := 1
 		if r.All {
@@ -113,12 +113,51 @@ func changeRuns(rs []fileedit.Replacement, state []string, known bool) (runs [][
 				n = anyPlaces
 			}
 		}
-		for _, run := range fileedit.Inserted(fileedit.Lines(r.Old), fileedit.Lines(r.New)) {
+		rr, rc := insertedIn(fileedit.Lines(r.Old), fileedit.Lines(r.New))
+		for _, run := range rr {
 			runs, places = append(runs, run), append(places, n)
 		}
+		ctx = append(ctx, rc...)
 		text = replace(text, r)
 	}
-	return runs, places
+	return runs, places, ctx
+}
+
+// runCtx is what stood around a run of lines an edit put in, in the
+// text the edit wrote (Norm, nearest first): where lines alike stand
+// at several places of the file, the place the edit wrote them is the
+// one they stand beside.
+type runCtx struct {
+	above, below []string
+}
+
+// ctxLines is how many lines around a run its context keeps, each way.
+const ctxLines = 3
+
+// insertedIn is fileedit.Inserted of a and b, each run with the lines
+// of b around it.
+func insertedIn(a, b []string) (runs [][]string, ctx []runCtx) {
+	m := fileedit.Match(a, b)
+	for j := 0; j < len(m); {
+		if m[j] >= 0 {
+			j++
+			continue
+		}
+		k := j
+		for k < len(m) && m[k] < 0 {
+			k++
+		}
+		var rc runCtx
+		for i := j - 1; i >= 0 && i >= j-ctxLines; i-- {
+			rc.above = append(rc.above, fileedit.Norm(b[i]))
+		}
+		for i := k; i < len(b) && i < k+ctxLines; i++ {
+			rc.below = append(rc.below, fileedit.Norm(b[i]))
+		}
+		runs, ctx = append(runs, b[j:k]), append(ctx, rc)
+		j = k
+	}
+	return runs, ctx
 }
 
 // anyPlaces is the places of a run whose edit replaced every
@@ -127,11 +166,21 @@ const anyPlaces = 1 << 20
 
 // replaced is the file state after an edit's replacements.
 func replaced(state []string, rs []fileedit.Replacement) []string {
-	text := strings.Join(state, "\n")
+	text := joinLines(state)
 	for _, r := range rs {
 		text = replace(text, r)
 	}
-	return strings.Split(text, "\n")
+	return fileedit.Lines(text)
+}
+
+// joinLines is the text of a file's lines (fileedit.Lines), each with
+// its line end, the last one's too: an edit's old text that ends the
+// file ends with the file's last line end, and is found there.
+func joinLines(state []string) string {
+	if len(state) == 0 {
+		return ""
+	}
+	return strings.Join(state, "\n") + "\n"
 }
 
 // replace makes replacement r in text, as the edit's tool did.

@@ -35,9 +35,13 @@ type PR struct {
 	Sessions []PRSession `json:"sessions"`
 	// CostUSD is the cost of those sessions, whole: of those the store
 	// holds, NotHeld counting the others, whose cost is not known.
-	CostUSD float64  `json:"cost_usd"`
-	NotHeld int      `json:"sessions_not_held,omitempty"`
-	Notes   []string `json:"notes,omitempty"`
+	CostUSD float64 `json:"cost_usd"`
+	NotHeld int     `json:"sessions_not_held,omitempty"`
+	// Unpriced counts the sessions held whose model the price table
+	// does not know: their tokens are counted, their cost is not known
+	// (not a cost of nothing), and CostUSD leaves them out.
+	Unpriced int      `json:"sessions_unpriced,omitempty"`
+	Notes    []string `json:"notes,omitempty"`
 }
 
 // PRFile is one file of a pull request and its added lines.
@@ -57,6 +61,10 @@ type PRSession struct {
 	// from the repository's git notes or Agent Trace records, its title
 	// and cost are not known (CostUSD is 0).
 	NotHeld bool `json:"not_held,omitempty"`
+	// Unpriced says the session's model has no known price: its tokens
+	// are counted and its cost is not known (CostUSD is 0), as loom
+	// usage says of it.
+	Unpriced bool `json:"unpriced,omitempty"`
 }
 
 // PullRequest blames the lines a range of commits added: spec is

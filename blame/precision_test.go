@@ -139,6 +139,26 @@ func TestBlameMovedByHistory(t *testing.T) {
 	noAgentLines(t, r.blame("c.go"))
 }
 
+// TestBlameMovedAndEdited: a human moved an agent's function to
+// another file and changed one of its lines in the same commit: the
+// lines moved as they were are the agent's, the brace after the
+// changed line too, and the changed line is mixed, not a human's; a
+// human's line typed beside the moved block in that commit stays the
+// human's.
+func TestBlameMovedAndEdited(t *testing.T) {
+	r := newRepo(t)
+	r.agentWrite("s1", "shapes.go", "package shapes\n\n// Area is the area of a rectangle.\nfunc Area(width, height float64) float64 {\n\treturn width * height\n}\n\n// Perimeter is the perimeter of a rectangle.\nfunc Perimeter(width, height float64) float64 {\n\treturn 2 * (width + height)\n}\n")
+	r.commit("shapes")
+	r.tick(time.Hour)
+	a := r.read("shapes.go")
+	i := strings.Index(a, "// Perimeter")
+	r.write("shapes.go", a[:i])
+	r.write("edges.go", "package shapes\n\n// humanNote explains the edges.\n"+strings.Replace(a[i:], "2 * (width + height)", "2*width + 2*height", 1))
+	r.commit("move Perimeter")
+	res := r.blame("edges.go")
+	r.want(res, map[string]string{"// Perimeter is": "agent:s1", "func Perimeter": "agent:s1", "2*width + 2*height": "mixed:s1", "}": "agent:s1", "humanNote": "human"})
+}
+
 // TestBlameAgentsOwnSed: an agent's sed -i of its own line is the
 // agent's line (the substitution's result), not "mixed (a human
 // changed it)".
@@ -150,4 +170,35 @@ func TestBlameAgentsOwnSed(t *testing.T) {
 		func() { r.write("limits.py", "MAX_RETRIES = 3\nTIMEOUT_SECONDS = 30\n") })
 	r.commit("longer")
 	r.want(r.blame("limits.py"), map[string]string{"MAX_RETRIES": "agent:s1", "TIMEOUT_SECONDS": "agent:s1"})
+}
+
+// TestBlameRepeatedConfigLines: two sessions add the same lines to two
+// sections of a config file before one commit, the first session to
+// the first section: each copy is the session that wrote it where it
+// stands (the lines the edit wrote around it tell), not the last
+// session's for the first place the lines are found.
+func TestBlameRepeatedConfigLines(t *testing.T) {
+	r := newRepo(t)
+	f := "deploy.toml"
+	r.write(f, "[staging]\nhost = \"stg.example.com\"\ntimeout = 30\n\n[production]\nhost = \"prod.example.com\"\ntimeout = 30\n")
+	r.commit("hosts")
+	r.tick(time.Hour)
+	for _, e := range []struct{ ses, agent, host string }{{"s1", "claude-code", "stg"}, {"s2", "codex", "prod"}} {
+		old := "host = \"" + e.host + ".example.com\"\ntimeout = 30\n"
+		r.agentEdit(e.ses, e.agent, f, old, old+"max_retries = 5\nretry_backoff = \"exponential\"\n")
+	}
+	r.commit("retries")
+	res := r.blame(f)
+	want := map[int]string{4: "s1", 5: "s1", 10: "s2", 11: "s2"}
+	for _, l := range res.Lines {
+		got := ""
+		for name, s := range r.ses {
+			if s.ID == l.SessionID && l.Kind == Agent {
+				got = name
+			}
+		}
+		if got != want[l.N] {
+			t.Errorf("line %d %q: %q (%s), want %q", l.N, l.Text, got, l.Kind, want[l.N])
+		}
+	}
 }

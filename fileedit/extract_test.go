@@ -158,6 +158,34 @@ func TestExtractShell(t *testing.T) {
 		{"python3 - <<'EOF'\nwith open('gen/x.py', 'w') as f:\n    f.write('X = 1\\n')\nEOF", []string{"program /w/gen/x.py"}},
 		{"node -e \"require('fs').writeFileSync('out.json', '{}')\"", []string{"program /w/out.json"}},
 		{"python3 - <<'EOF'\nprint(open('in.txt').read())\nEOF", nil},
+		// echo and printf of their own words: what they wrote is known;
+		// with an expansion it is not.
+		{"printf 'LOG_LEVEL=debug\\n' >> .env", []string{"edit /w/.env"}},
+		// Every file of a sed -i or perl -pi, a glob as written, and the
+		// files another command feeds it.
+		{"sed -i 's/fetchUser/loadUser/g' users/a.go users/b.go", []string{"shell /w/users/a.go", "shell /w/users/b.go"}},
+		{"sed -i -e 's/a/b/' -e 's/c/d/' x.go y.go", []string{"shell /w/x.go", "shell /w/y.go"}},
+		{"perl -pi -e 's/old/new/g' *.go", []string{"shell /w/*.go"}},
+		{"perl -i -pe 's/old/new/' a.py", []string{"shell /w/a.py"}},
+		{"grep -rl fetchUser src | xargs sed -i 's/fetchUser/loadUser/g'", []string{"shell /w/**"}},
+		{"find src -name '*.go' -exec sed -i 's/a/b/' {} +", []string{"shell /w/src/**/*.go"}},
+		// Formatters and generators by their command: what they wrote is
+		// not read.
+		{"gofmt -w api/handler.go", []string{"shell /w/api/handler.go"}},
+		{"gofmt -l .", nil},
+		{"npx prettier --write src/", []string{"shell /w/src/**"}},
+		{"black --check app.py", nil},
+		{"python3 -m black app.py", []string{"shell /w/app.py"}},
+		{"go fmt ./...", []string{"shell /w/**"}},
+		{"cargo fmt", []string{"shell /w/**/*.rs"}},
+		{"mix ash.codegen add_tags", []string{"shell /w/priv/**"}},
+		// A copy or move into a directory: the file there by its name.
+		{"cp a.go pkg/", []string{"shell /w/pkg/a.go /w/a.go"}},
+		{"cp -p a.go b.go c.go lib", []string{"shell /w/lib/a.go /w/a.go", "shell /w/lib/b.go /w/b.go", "shell /w/lib/c.go /w/c.go"}},
+		{"mv x.py tools", []string{"move /w/tools /w/x.py", "move /w/tools/x.py /w/x.py"}},
+		{"echo 'x = 1' > v.py", []string{"write /w/v.py"}},
+		{"echo \"$HOME\" >> v.txt", []string{"shell /w/v.txt"}},
+		{"printf '%s\\n' $(date) > d.txt", []string{"shell /w/d.txt"}},
 	}
 	for _, c := range cases {
 		var got []string
@@ -170,6 +198,17 @@ func TestExtractShell(t *testing.T) {
 		}
 		if !slices.Equal(got, c.want) {
 			t.Errorf("%q: %q, want %q", c.cmd, got, c.want)
+		}
+	}
+	for cmd, want := range map[string]string{
+		"printf 'a=%s\\nb=%d\\n' one 2 >> f": "a=one\nb=2",
+		"echo -e 'one\\ttwo' >> f":           "one\ttwo",
+		"echo one two >>f":                   "one two",
+		"printf '%s\\n' x y >> f":            "x\ny",
+	} {
+		cs := Extract([]loom.Part{call("Bash", `{"command":`+quote(cmd)+`}`)}, "/w")
+		if len(cs) != 1 || len(cs[0].Replace) != 1 || cs[0].Replace[0].New != want {
+			t.Errorf("%q: %+v, want %q appended", cmd, cs, want)
 		}
 	}
 	hd := Extract([]loom.Part{call("Bash", `{"command":`+quote("cat > a.txt <<'EOF'\nline one\nline two\nEOF")+`}`)}, "/w")

@@ -1,7 +1,9 @@
 package fileedit
 
 import (
+	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -202,17 +204,21 @@ func simpleCommands(line string) []Change {
 		args := operands(f[1:])
 		switch f[0] {
 		case "mv":
-			if len(args) == 2 {
-				out = append(out, Change{Op: loom.EditMove, Path: args[1], From: args[0]})
+			for _, ft := range intoTargets(args) {
+				out = append(out, Change{Op: loom.EditMove, Path: ft[1], From: ft[0]})
 			}
 		case "rm":
 			for _, a := range args {
 				out = append(out, Change{Op: loom.EditDelete, Path: a})
 			}
 		case "sed", "perl":
-			if inPlace(f) && len(args) > 1 {
-				out = append(out, Change{Op: loom.EditShell, Path: args[len(args)-1], Command: seg})
+			if inPlace(f) {
+				for _, file := range inPlaceFiles(f) {
+					out = append(out, Change{Op: loom.EditShell, Path: file, Command: seg})
+				}
 			}
+		case "xargs", "find":
+			out = append(out, fedInPlace(seg, f)...)
 		case "python", "python3", "node", "ruby", "php", "deno", "bun":
 			for k, w := range f[1:] {
 				if (w == "-c" || w == "-e") && k+2 < len(f) {
@@ -221,22 +227,62 @@ func simpleCommands(line string) []Change {
 			}
 		case "cp":
 			// A copy: From is the file whose content it is.
-			if len(args) == 2 {
-				out = append(out, Change{Op: loom.EditShell, Path: args[1], From: args[0], Command: seg})
+			for _, ft := range intoTargets(args) {
+				out = append(out, Change{Op: loom.EditShell, Path: ft[1], From: ft[0], Command: seg})
 			}
 		}
+		out = append(out, formatted(seg, f)...)
 		for i, w := range f {
-			target := ""
+			target, appending := "", strings.HasPrefix(w, ">>")
 			switch {
 			case (w == ">" || w == ">>") && i+1 < len(f):
 				target = f[i+1]
 			case strings.HasPrefix(w, ">") && len(w) > 1 && w[1] != '&' && w != ">>":
 				target = strings.TrimPrefix(strings.TrimPrefix(w, ">"), ">")
 			}
-			if target != "" && target != "/dev/null" && !strings.HasPrefix(target, "&") {
-				out = append(out, Change{Op: loom.EditShell, Path: target, Command: seg})
+			if target == "" || isDevice(target) || strings.HasPrefix(target, "&") {
+				continue
 			}
+			// echo and printf of their words: what they wrote is known.
+			if text, ok := printed(seg, f); ok && text != "" {
+				if appending {
+					out = append(out, Change{Op: loom.EditChange, Path: target, Replace: []Replacement{{New: strings.TrimSuffix(text, "\n")}}})
+				} else {
+					out = append(out, Change{Op: loom.EditWrite, Path: target, Content: text})
+				}
+				continue
+			}
+			out = append(out, Change{Op: loom.EditShell, Path: target, Command: seg})
 		}
+	}
+	return out
+}
+
+// intoTargets are the files a cp or mv of operands args writes, each
+// with the file it came from: the last operand is the file (of one
+// source) or the directory the sources go into (a name ending with /,
+// or several sources); a name with no extension, of one source with
+// one, may be either, and is read as both (a name that is no file of
+// the repository is never blamed).
+func intoTargets(args []string) [][2]string {
+	if len(args) < 2 {
+		return nil
+	}
+	dst, srcs := args[len(args)-1], args[:len(args)-1]
+	var out [][2]string
+	into := func(src string) {
+		out = append(out, [2]string{src, strings.TrimSuffix(dst, "/") + "/" + path.Base(src)})
+	}
+	switch {
+	case strings.HasSuffix(dst, "/") || len(srcs) > 1 || dst == "." || dst == "..":
+		for _, src := range srcs {
+			into(src)
+		}
+	case !strings.Contains(path.Base(dst), ".") && strings.Contains(path.Base(srcs[0]), "."):
+		out = append(out, [2]string{srcs[0], dst})
+		into(srcs[0])
+	default:
+		out = append(out, [2]string{srcs[0], dst})
 	}
 	return out
 }
@@ -291,6 +337,82 @@ func operands(f []string) []string {
 			continue
 		}
 		out = append(out, w)
+	}
+	return out
+}
+
+// inPlaceFiles are the files a sed -i or perl -pi command (its words
+// f) edits: every operand after its script (sed's first operand when
+// no -e names one; the word after -e, -f or perl's -pie and the like is
+// a script, not a file). A glob (*.go) is kept as written: blame
+// matches it against the files of the repository.
+func inPlaceFiles(f []string) []string {
+	perl := f[0] == "perl"
+	script := false
+	var files []string
+	for i := 1; i < len(f); i++ {
+		w := f[i]
+		switch {
+		case w == "-e" || w == "--expression" || w == "-f" || w == "--file" || w == "-E" && perl:
+			script = true
+			i++
+		case perl && strings.HasPrefix(w, "-") && !strings.HasPrefix(w, "--") && strings.HasSuffix(w, "e"):
+			script = true
+			i++
+		case w == "--" || w == "":
+		case strings.HasPrefix(w, "-") || strings.HasPrefix(w, ">") || strings.HasPrefix(w, "<"):
+		case !script && !perl:
+			script = true
+		case !script && perl:
+			// perl's script as its first operand: no -e, a script file.
+			return nil
+		default:
+			files = append(files, w)
+		}
+	}
+	return files
+}
+
+// fedInPlace reads a sed -i or perl -pi whose files another command
+// gives: grep -l … DIR | xargs sed -i …, or find DIR … -exec sed -i … {}
+// (f, the command's words; seg, as written). The files are those under
+// the directories searched (a glob: DIR/**, with find's -name), and the
+// command is the sed's own, so that its substitution is read.
+func fedInPlace(seg string, f []string) []Change {
+	k := slices.IndexFunc(f, func(w string) bool { return w == "sed" || w == "perl" })
+	if k < 0 || !inPlace(f[k:]) {
+		return nil
+	}
+	at := strings.Index(seg, f[k]+" ")
+	if at < 0 {
+		return nil
+	}
+	cmd := seg[at:]
+	var globs []string
+	if f[0] == "find" {
+		name := "*"
+		for i := 1; i < k; i++ {
+			if (f[i] == "-name" || f[i] == "-iname") && i+1 < k {
+				name = f[i+1]
+			}
+		}
+		for _, w := range f[1:k] {
+			if strings.HasPrefix(w, "-") || strings.HasPrefix(w, "(") || w == "!" {
+				break
+			}
+			globs = append(globs, strings.TrimSuffix(w, "/")+"/**/"+name)
+		}
+		if len(globs) == 0 {
+			globs = []string{"./**/" + name}
+		}
+	} else {
+		// The files xargs is fed are not in its words: any file under
+		// the work directory, as far as the command tells.
+		globs = []string{"./**"}
+	}
+	var out []Change
+	for _, g := range globs {
+		out = append(out, Change{Op: loom.EditShell, Path: g, Command: cmd})
 	}
 	return out
 }

@@ -1,12 +1,15 @@
 package blame_test
 
 import (
+	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/testkit/clitest"
 	"github.com/loomhq/loom/internal/testkit/gittest"
 )
@@ -70,5 +73,46 @@ func TestBlamePRUnreadableFile(t *testing.T) {
 	r := w.run("blame", "pr", "HEAD~1..HEAD")
 	if r.Code != 0 || !strings.Contains(r.Stdout, "6 lines added: 6 by agents") || !strings.Contains(r.Stderr, "broken.txt") {
 		t.Errorf("loom blame pr with an unreadable file: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+}
+
+// TestBlamePRUnpricedModel: a session on a model the price table does
+// not know (tokens counted, no cost) is of unknown cost in blame pr, as
+// loom usage says it ("—"), never $0.00; a file git cannot read beside
+// it is named in loom's one line, with none of git's own.
+func TestBlamePRUnpricedModel(t *testing.T) {
+	w := newWork(t)
+	w.write("README.md", "# parser\n")
+	w.commit("start")
+	w.agentWrites("Write a tokenizer for the parser.", "tokens.go", parser)
+	at := time.Now().Add(-time.Second).UTC()
+	if err := w.st.Append(context.Background(), w.ses, &loom.Message{Role: loom.RoleAssistant, Model: "aide-gpt-5", Provider: "openai", CreatedAt: at,
+		Usage: loom.Usage{InputTokens: 54, OutputTokens: 212, APICalls: 1}, Parts: []loom.Part{{Type: loom.PartText, Text: "Done."}}}); err != nil {
+		t.Fatal(err)
+	}
+	w.write("broken.txt", "a line git will lose\n")
+	w.commit("tokens")
+	blob := strings.TrimSpace(w.git("rev-parse", "HEAD:broken.txt"))
+	if err := os.Remove(filepath.Join(w.dir, ".git", "objects", blob[:2], blob[2:])); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"blame", "pr", "HEAD~1..HEAD"}, {"blame", "pr", "HEAD~1..HEAD", "--markdown"}} {
+		r := w.run(args...)
+		if r.Code != 0 || strings.Contains(r.Stdout, "$0.00") || !strings.Contains(r.Stdout, "—") || !strings.Contains(r.Stdout, "Add the parser") {
+			t.Errorf("loom %s: exit %d\n%s%s", strings.Join(args, " "), r.Code, r.Stdout, r.Stderr)
+		}
+		if strings.Contains(r.Stderr, "fatal:") || !strings.Contains(r.Stderr, "broken.txt could not be blamed") {
+			t.Errorf("loom %s: stderr\n%s", strings.Join(args, " "), r.Stderr)
+		}
+	}
+	var pr struct {
+		Unpriced int `json:"sessions_unpriced"`
+		Sessions []struct {
+			Unpriced bool `json:"unpriced"`
+		}
+	}
+	r := w.run("blame", "pr", "HEAD~1..HEAD", "--json")
+	if err := json.Unmarshal([]byte(r.Stdout), &pr); err != nil || pr.Unpriced != 1 || len(pr.Sessions) != 1 || !pr.Sessions[0].Unpriced {
+		t.Errorf("loom blame pr --json: %v\n%s", err, r.Stdout)
 	}
 }

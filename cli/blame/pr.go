@@ -91,6 +91,13 @@ func prRun(ctx context.Context, o *RepoOptions) error {
 		if gate != nil {
 			s.Title, _ = gate.Redact(s.Title)
 		}
+		if !human.CostKnown(ses.Usage) {
+			// Tokens counted on a model the price table does not know:
+			// its cost is not known, as loom usage says, not nothing.
+			s.Unpriced = true
+			pr.Unpriced++
+			continue
+		}
 		pr.CostUSD += ses.Usage.CostUSD
 	}
 	pr.CostUSD = loom.RoundCost(pr.CostUSD)
@@ -132,7 +139,7 @@ func prRun(ctx context.Context, o *RepoOptions) error {
 			if s.NotHeld {
 				fmt.Fprintf(w, "    title and cost not known: %s\n", notHeld)
 			} else {
-				fmt.Fprintf(w, "    %q, $%.2f\n", term.SanitizeLine(s.Title), s.CostUSD)
+				fmt.Fprintf(w, "    %q, %s\n", term.SanitizeLine(s.Title), sessionCost(s))
 			}
 			if s.Share != "" {
 				fmt.Fprintf(w, "    %s\n", term.SanitizeLine(s.Share))
@@ -228,19 +235,43 @@ func sharePR(ctx context.Context, o *RepoOptions, st loom.Store, gate *secrets.D
 // it is known.
 func prCost(pr *blame.PR) string {
 	switch {
-	case pr.NotHeld == 0:
+	case pr.NotHeld == 0 && pr.Unpriced == 0:
 		return fmt.Sprintf("cost $%.2f", pr.CostUSD)
 	case pr.NotHeld == len(pr.Sessions):
 		return "cost not known: " + notHeldAll
+	case pr.Unpriced == len(pr.Sessions):
+		return "cost " + human.UnknownCost + ": " + unpricedAll
 	}
-	return fmt.Sprintf("cost $%.2f for the %d this store holds, not known for the %d %s", pr.CostUSD, len(pr.Sessions)-pr.NotHeld, pr.NotHeld, readFrom)
+	return fmt.Sprintf("cost $%.2f for %d of them, not known for %s", pr.CostUSD, len(pr.Sessions)-pr.NotHeld-pr.Unpriced, unknownCosts(pr))
+}
+
+// sessionCost is a held session's cost: its dollars, or "—" for a
+// model with no known price, as loom usage writes it.
+func sessionCost(s blame.PRSession) string {
+	if s.Unpriced {
+		return human.UnknownCost
+	}
+	return fmt.Sprintf("$%.2f", s.CostUSD)
+}
+
+// unknownCosts says which sessions' cost is not known, and why.
+func unknownCosts(pr *blame.PR) string {
+	var why []string
+	if pr.Unpriced > 0 {
+		why = append(why, fmt.Sprintf("the %d whose model has no known price", pr.Unpriced))
+	}
+	if pr.NotHeld > 0 {
+		why = append(why, fmt.Sprintf("the %d %s", pr.NotHeld, readFrom))
+	}
+	return strings.Join(why, " and ")
 }
 
 // The words of a session's cost that is not known.
 const (
-	readFrom   = "read from the repository's git notes or Agent Trace records"
-	notHeld    = "the session is not in this store, its lines were " + readFrom
-	notHeldAll = "no session is in this store, their lines were " + readFrom
+	readFrom    = "read from the repository's git notes or Agent Trace records"
+	notHeld     = "the session is not in this store, its lines were " + readFrom
+	notHeldAll  = "no session is in this store, their lines were " + readFrom
+	unpricedAll = "their models have no known price (tokens counted, cost unknown; add prices in config.toml [prices])"
 )
 
 // byLines are the keys of m, most agents' lines first.
@@ -300,20 +331,22 @@ func writeMarkdown(w io.Writer, pr *blame.PR) {
 			if s.Share != "" {
 				name = "[" + name + "](" + s.Share + ")"
 			}
-			cost := fmt.Sprintf("$%.2f", s.CostUSD)
+			cost := sessionCost(s)
 			if s.NotHeld {
 				cost = "not known"
 			}
 			fmt.Fprintf(w, "| %s | %s | %s | %d | %s |\n", md.Replace(name), md.Replace(s.Agent), md.Replace(s.Model), s.Lines+s.Mixed, cost)
 		}
 		switch {
-		case pr.NotHeld == 0:
+		case pr.NotHeld == 0 && pr.Unpriced == 0:
 			fmt.Fprintf(w, "\nThe sessions cost $%.2f in all.\n", pr.CostUSD)
 		case pr.NotHeld == len(pr.Sessions):
 			fmt.Fprintf(w, "\nThe sessions' cost is not known: %s.\n", notHeldAll)
+		case pr.Unpriced == len(pr.Sessions):
+			fmt.Fprintf(w, "\nThe sessions' cost is not known: %s.\n", unpricedAll)
 		default:
-			fmt.Fprintf(w, "\nThe %d sessions this store holds cost $%.2f; the cost of the %d others, %s, is not known.\n",
-				len(pr.Sessions)-pr.NotHeld, pr.CostUSD, pr.NotHeld, readFrom)
+			fmt.Fprintf(w, "\nThe cost of %d of the sessions is $%.2f; not known for %s.\n",
+				len(pr.Sessions)-pr.NotHeld-pr.Unpriced, pr.CostUSD, unknownCosts(pr))
 		}
 	}
 	fmt.Fprintf(w, "\n<sub>loom blame pr %s</sub>\n", md.Replace(pr.Range))
