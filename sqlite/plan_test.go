@@ -4,21 +4,14 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
-	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/importer"
-	"github.com/loomhq/loom/importer/claudecode"
-	"github.com/loomhq/loom/recall"
+	"github.com/loomhq/loom/internal/testkit/plantest"
 )
 
 // TestHotQueriesPlannedOnKeys builds a store of tens of thousands of
@@ -50,24 +43,16 @@ func TestHotQueriesPlannedOnKeys(t *testing.T) {
 	if _, err := st.EnableSync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	// The template: 400 sessions imported from Claude Code files, then
+	// The template: sessions imported from Claude Code files, then
 	// copied in SQL under new ids and keys up to the size wanted.
 	files := filepath.Join(dir, "claude")
-	const template = 400
-	for i := range template {
-		writeClaudeSession(t, files, i, 4)
-	}
-	im := &importer.Importer{Store: st, UserID: "alice"}
-	target := []importer.Target{{Format: claudecode.Format{}, Roots: []string{files}, Explicit: true}}
-	if _, err := im.Run(ctx, target); err != nil {
-		t.Fatal(err)
-	}
+	im, target := plantest.Import(t, st, files)
 	raw, err := sql.Open("sqlite", dsn(db, "_pragma=busy_timeout(30000)"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer raw.Close()
-	copies := sessions / template
+	copies := sessions / plantest.Template
 	for _, stmt := range []string{
 		`CREATE TEMP TABLE k (k INTEGER PRIMARY KEY)`,
 		fmt.Sprintf(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %d) INSERT INTO k SELECT i FROM n`, copies-1),
@@ -92,60 +77,8 @@ func TestHotQueriesPlannedOnKeys(t *testing.T) {
 	// What a user does: the import (new files, one grown, a re-run), the
 	// hook's import of one file, listings, lookups, searches, a recall,
 	// the sync log.
-	rec.start()
-	for i := template; i < template+3; i++ {
-		writeClaudeSession(t, files, i, 3)
-	}
-	writeClaudeSession(t, files, 7, 6) // grown
-	if _, err := im.Run(ctx, target); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := im.Run(ctx, target); err != nil {
-		t.Fatal(err)
-	}
-	writeClaudeSession(t, files, 8, 7)
-	hook := []importer.Target{{Format: claudecode.Format{}, Roots: []string{filepath.Join(files, "-home-dev-projects-p08", planSessionID(8)+".jsonl")}, Explicit: true}}
-	if _, err := im.Run(ctx, hook); err != nil {
-		t.Fatal(err)
-	}
-	list, err := st.Sessions(ctx, loom.SessionFilter{UserID: "alice", Limit: 50})
-	if err != nil || len(list) != 50 {
-		t.Fatalf("list: %d, %v", len(list), err)
-	}
-	one := list[0]
-	for _, f := range []loom.SessionFilter{
-		{UserID: "alice", Limit: 50, Before: &loom.Cursor{UpdatedAt: list[49].UpdatedAt, ID: list[49].ID}},
-		{UserID: "alice", ProjectID: one.Project.ID, Limit: 50},
-		{UserID: "alice", Key: one.Key, Limit: 10, Archived: loom.WithArchived},
-		{UserID: "alice", ParentID: one.ID, Limit: 50},
-		{UserID: "alice", Text: "zyzzogeton", Limit: 50},
-	} {
-		if _, err := st.Sessions(ctx, f); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := st.Summaries(ctx, f); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, ref := range []string{one.ID, one.ID[:8], one.Key, one.Title} {
-		st.Resolve(ctx, ref, loom.ResolveScope{UserID: "alice", ProjectID: one.Project.ID})
-	}
-	if _, err := st.Messages(ctx, one.ID, loom.MessageQuery{Limit: 50}); err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []loom.SearchQuery{
-		{Text: "zyzzogeton", UserID: "alice"},
-		{Text: "session store index", UserID: "alice"},
-		{Text: "session store index", UserID: "alice", ProjectID: one.Project.ID},
-		{Text: "fork", UserID: "alice", SessionID: one.ID},
-	} {
-		if _, err := st.Search(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := recall.Recall(ctx, st, recall.Options{Prompt: "how does the store index a session", UserID: "alice", ProjectID: one.Project.ID}); err != nil {
-		t.Fatal(err)
-	}
+	rec.Start()
+	plantest.Workload(t, st, im, target, files)
 	if _, err := st.SyncHost(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +92,7 @@ func TestHotQueriesPlannedOnKeys(t *testing.T) {
 	if _, err := st.SyncApplied(ctx); err != nil {
 		t.Fatal(err)
 	}
-	ran := rec.stop()
+	ran := rec.Stop()
 
 	explained := 0
 	var bad []string
@@ -169,8 +102,8 @@ func TestHotQueriesPlannedOnKeys(t *testing.T) {
 			continue // a statement of a temporary table, or one EXPLAIN cannot take
 		}
 		explained++
-		if why := growing(q.sql, steps); why != "" {
-			bad = append(bad, fmt.Sprintf("%s\n\t%s\n\tplan: %s", why, oneLine(q.sql), strings.Join(steps, " | ")))
+		if why := growing(q.SQL, steps); why != "" {
+			bad = append(bad, fmt.Sprintf("%s\n\t%s\n\tplan: %s", why, plantest.OneLine(q.SQL), strings.Join(steps, " | ")))
 		}
 	}
 	t.Logf("%d statements run, %d explained", len(ran), explained)
@@ -188,10 +121,10 @@ func TestHotQueriesPlannedOnKeys(t *testing.T) {
 	}
 	caught := false
 	for _, q := range ran {
-		if !strings.Contains(q.sql, "s.key = ") {
+		if !strings.Contains(q.SQL, "s.key = ") {
 			continue
 		}
-		if steps, err := explain(ctx, raw, q); err == nil && growing(q.sql, steps) != "" {
+		if steps, err := explain(ctx, raw, q); err == nil && growing(q.SQL, steps) != "" {
 			caught = true
 		}
 	}
@@ -271,8 +204,8 @@ var (
 
 // explain returns the steps of q's plan on db, with the arguments it
 // ran with.
-func explain(ctx context.Context, db *sql.DB, q statement) ([]string, error) {
-	rows, err := db.QueryContext(ctx, "EXPLAIN QUERY PLAN "+q.sql, q.args...)
+func explain(ctx context.Context, db *sql.DB, q plantest.Statement) ([]string, error) {
+	rows, err := db.QueryContext(ctx, "EXPLAIN QUERY PLAN "+q.SQL, q.Args...)
 	if err != nil {
 		return nil, err
 	}
@@ -289,112 +222,15 @@ func explain(ctx context.Context, db *sql.DB, q statement) ([]string, error) {
 	return steps, rows.Err()
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// planSessionID is the Claude Code session id of the i-th generated
-// session.
-func planSessionID(i int) string { return fmt.Sprintf("00000000-0000-4000-8000-%012d", i) }
-
-// writeClaudeSession writes (or rewrites, longer) the i-th Claude Code
-// session under dir with turns turns, in one of 20 projects, and returns
-// its path. One session in 97 holds a rare word.
-func writeClaudeSession(t *testing.T, dir string, i, turns int) string {
-	t.Helper()
-	project := fmt.Sprintf("p%02d", i%20)
-	cwd := "/home/dev/projects/" + project
-	sid := planSessionID(i)
-	at := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Hour)
-	var b strings.Builder
-	parent := "null"
-	line := func(n int, typ string, message any) {
-		id := fmt.Sprintf("%08d-0000-4000-8000-%012d", i, n)
-		m, _ := json.Marshal(message)
-		fmt.Fprintf(&b, `{"parentUuid":%s,"isSidechain":false,"userType":"external","cwd":%q,"sessionId":%q,"version":"2.1.39","type":%q,"message":%s,"uuid":%q,"timestamp":%q}`+"\n",
-			parent, cwd, sid, typ, m, id, at.Add(time.Duration(n)*time.Second).Format("2006-01-02T15:04:05.000Z"))
-		parent = `"` + id + `"`
-	}
-	rare := ""
-	if i%97 == 0 {
-		rare = " zyzzogeton"
-	}
-	for turn := range turns {
-		call := fmt.Sprintf("toolu_%08d%04d", i, turn)
-		line(4*turn, "user", map[string]any{"role": "user", "content": fmt.Sprintf("how does the store index session %d turn %d%s", i, turn, rare)})
-		line(4*turn+1, "assistant", map[string]any{"model": "claude-sonnet-4-5", "id": "msg_a" + call, "type": "message", "role": "assistant",
-			"content": []any{map[string]any{"type": "text", "text": "reading the search index of the fork"},
-				map[string]any{"type": "tool_use", "id": call, "name": "Read", "input": map[string]string{"file_path": cwd + "/store.go"}}},
-			"stop_reason": "tool_use", "usage": map[string]int{"input_tokens": 10, "output_tokens": 20}})
-		line(4*turn+2, "user", map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": call, "content": "package store // the session index"}}})
-		line(4*turn+3, "assistant", map[string]any{"model": "claude-sonnet-4-5", "id": "msg_b" + call, "type": "message", "role": "assistant",
-			"content": []any{map[string]any{"type": "text", "text": "the store keeps one row a message"}}, "stop_reason": "end_turn",
-			"usage": map[string]int{"input_tokens": 12, "output_tokens": 30}})
-	}
-	p := filepath.Join(dir, "-home-dev-projects-"+project, sid+".jsonl")
-	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(b.String()), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-// statement is a statement the store ran, with its arguments.
-type statement struct {
-	sql  string
-	args []any
-}
-
-// recorder keeps the statements run through the recording driver while
-// it is started, each text once (with the arguments of its first run).
-type recorder struct {
-	mu   sync.Mutex
-	on   bool
-	seen map[string]bool
-	ran  []statement
-}
-
-func (r *recorder) start() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.on, r.seen, r.ran = true, map[string]bool{}, nil
-}
-
-func (r *recorder) stop() []statement {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.on = false
-	return slices.Clone(r.ran)
-}
-
-func (r *recorder) add(query string, args []driver.NamedValue) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if !r.on || r.seen[query] {
-		return
-	}
-	head := strings.ToUpper(strings.TrimSpace(query))
-	if !strings.HasPrefix(head, "SELECT") && !strings.HasPrefix(head, "WITH") && !strings.HasPrefix(head, "UPDATE") &&
-		!strings.HasPrefix(head, "DELETE") && !strings.HasPrefix(head, "INSERT") && !strings.HasPrefix(head, "REPLACE") {
-		return
-	}
-	r.seen[query] = true
-	vals := make([]any, len(args))
-	for i, a := range args {
-		vals[i] = a.Value
-	}
-	r.ran = append(r.ran, statement{query, vals})
-}
-
 var registerRecording sync.Once
 
 // theRecorder is the recording driver's.
-var theRecorder = &recorder{}
+var theRecorder = &plantest.Recorder{}
 
 // tracing makes the stores the test opens go through a driver that
-// records their statements (recorder.start), until the test ends. The
+// records their statements (Recorder.Start), until the test ends. The
 // test must not be parallel: the driver's name is the package's.
-func tracing(t *testing.T) *recorder {
+func tracing(t *testing.T) *plantest.Recorder {
 	registerRecording.Do(func() {
 		// The driver registered as "sqlite", with the store's functions.
 		db, err := sql.Open("sqlite", ":memory:")
@@ -412,7 +248,7 @@ func tracing(t *testing.T) *recorder {
 
 type recordingDriver struct {
 	d driver.Driver
-	r *recorder
+	r *plantest.Recorder
 }
 
 func (d recordingDriver) Open(name string) (driver.Conn, error) {
@@ -425,7 +261,7 @@ func (d recordingDriver) Open(name string) (driver.Conn, error) {
 
 type recordingConn struct {
 	driver.Conn
-	r *recorder
+	r *plantest.Recorder
 }
 
 func (c recordingConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
@@ -441,12 +277,12 @@ func (c recordingConn) BeginTx(ctx context.Context, o driver.TxOptions) (driver.
 }
 
 func (c recordingConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	c.r.add(query, args)
+	c.r.Add(query, values(args))
 	return c.Conn.(driver.ExecerContext).ExecContext(ctx, query, args)
 }
 
 func (c recordingConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	c.r.add(query, args)
+	c.r.Add(query, values(args))
 	return c.Conn.(driver.QueryerContext).QueryContext(ctx, query, args)
 }
 
@@ -467,15 +303,24 @@ func (c recordingConn) IsValid() bool {
 type recordingStmt struct {
 	driver.Stmt
 	query string
-	r     *recorder
+	r     *plantest.Recorder
 }
 
 func (s recordingStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
-	s.r.add(s.query, args)
+	s.r.Add(s.query, values(args))
 	return s.Stmt.(driver.StmtExecContext).ExecContext(ctx, args)
 }
 
 func (s recordingStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
-	s.r.add(s.query, args)
+	s.r.Add(s.query, values(args))
 	return s.Stmt.(driver.StmtQueryContext).QueryContext(ctx, args)
+}
+
+// values are the values of args, in order.
+func values(args []driver.NamedValue) []any {
+	v := make([]any, len(args))
+	for i, a := range args {
+		v[i] = a.Value
+	}
+	return v
 }
