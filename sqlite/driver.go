@@ -12,8 +12,8 @@ import (
 )
 
 // driverName is the driver a store opens its file with. The plan test
-// (plan_test.go) opens stores through a driver of its own that records
-// each statement run, and sets it before any other test runs.
+// (plan_test.go) sets it, while it runs, to a driver that wraps this
+// one and records each statement run.
 var driverName = "sqlite"
 
 func init() {

@@ -193,7 +193,14 @@ func main() {
 	growthStore := flag.String("import-growth-store", "", "(internal) the store of -import-growth-child: a file, or a PostgreSQL schema")
 	flag.Parse()
 	if *growthChildCorpus != "" {
+		if *cpuprofile != "" {
+			if f, err := os.Create(*cpuprofile); err == nil {
+				pprof.StartCPUProfile(f)
+				defer pprof.StopCPUProfile()
+			}
+		}
 		if err := growthImport(context.Background(), *growthEngine, *growthChildCorpus, *growthStore, *pg); err != nil {
+			pprof.StopCPUProfile()
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}
