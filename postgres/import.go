@@ -164,9 +164,13 @@ func (s *Store) analyzeImported(ctx context.Context, n int) {
 	// autovacuum would sooner: a few times over a store's life (at a
 	// million messages, 0.4 s each), one look at the statistics' counters
 	// an import otherwise.
+	// Sessions and spans likewise: without their statistics (autovacuum
+	// off, or in its first minute) the planner walked every session of
+	// the user for a listing by parent, and read spans whole for one by
+	// text (TestHotQueriesPlannedOnKeys).
 	// Without track_counts the counters read nothing, and every import
 	// would analyze.
-	rows, err := s.pool.Query(ctx, `SELECT t FROM unnest(ARRAY['messages', 'bodies']) t
+	rows, err := s.pool.Query(ctx, `SELECT t FROM unnest(ARRAY['sessions', 'spans', 'messages', 'bodies']) t
 		WHERE current_setting('track_counts')::bool AND (coalesce(pg_stat_get_last_analyze_time(t::regclass), pg_stat_get_last_autoanalyze_time(t::regclass)) IS NULL
 			OR pg_stat_get_mod_since_analyze(t::regclass) > greatest(pg_stat_get_live_tuples(t::regclass) - pg_stat_get_mod_since_analyze(t::regclass), 1000))`)
 	if err != nil {

@@ -98,12 +98,14 @@ END$$`
 
 // planNode is a node of EXPLAIN (FORMAT JSON).
 type planNode struct {
-	NodeType string     `json:"Node Type"`
-	Relation string     `json:"Relation Name"`
-	Index    string     `json:"Index Name"`
-	Filter   string     `json:"Filter"`
-	Loops    float64    `json:"Actual Loops"`
-	Plans    []planNode `json:"Plans"`
+	NodeType string `json:"Node Type"`
+	Relation string `json:"Relation Name"`
+	Index    string `json:"Index Name"`
+	Filter   string `json:"Filter"`
+	// IndexCond is the condition an index is read with.
+	IndexCond string     `json:"Index Cond"`
+	Loops     float64    `json:"Actual Loops"`
+	Plans     []planNode `json:"Plans"`
 }
 
 func (n planNode) walk(fn func(planNode)) {

@@ -11,7 +11,10 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
-const driverName = "sqlite"
+// driverName is the driver a store opens its file with. The plan test
+// (plan_test.go) sets it, while it runs, to a driver that wraps this
+// one and records each statement run.
+var driverName = "sqlite"
 
 func init() {
 	// wordsIn, as a function of every connection: the text of a NULL

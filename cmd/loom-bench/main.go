@@ -184,7 +184,50 @@ func main() {
 	scalePGEvery := flag.Int("scale-pg-every", 1, "-scale asks every n-th question on PostgreSQL")
 	deja := flag.String("deja", "", "instead: time a whole loom search process against a whole deja search process (this deja binary, github.com/vshulcz/deja-vu) per question of -locomo and -realtalk, across all projects, in turns")
 	dejaEvery := flag.Int("deja-every", 1, "-deja asks every n-th question")
+	growth := flag.Bool("import-growth", false, "instead: import a generated history of many small Claude Code sessions into fresh stores at -import-growth-sizes times -import-growth-base sessions, each import its own process, on SQLite and PostgreSQL (-postgres): sessions, messages, wall, CPU, peak memory, disk, and the ratio between sizes")
+	growthBase := flag.Int("import-growth-base", 1500, "sessions of -import-growth's 1× history")
+	growthSizes := flag.String("import-growth-sizes", "1,4,16", "-import-growth's sizes, as multiples of -import-growth-base")
+	growthEngines := flag.String("import-growth-engines", "sqlite,postgres", "the engines -import-growth imports into")
+	growthChildCorpus := flag.String("import-growth-child", "", "(internal) import this corpus and print its row as JSON")
+	growthEngine := flag.String("import-growth-engine", "sqlite", "(internal) the engine of -import-growth-child")
+	growthStore := flag.String("import-growth-store", "", "(internal) the store of -import-growth-child: a file, or a PostgreSQL schema")
 	flag.Parse()
+	if *growthChildCorpus != "" {
+		if *cpuprofile != "" {
+			if f, err := os.Create(*cpuprofile); err == nil {
+				pprof.StartCPUProfile(f)
+				defer pprof.StopCPUProfile()
+			}
+		}
+		if err := growthImport(context.Background(), *growthEngine, *growthChildCorpus, *growthStore, *pg); err != nil {
+			pprof.StopCPUProfile()
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *growth {
+		o := growthOptions{base: *growthBase, server: *pg, dir: filepath.Dir(c.db), out: c.out}
+		for _, f := range strings.Split(*growthSizes, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n <= 0 {
+				fmt.Fprintf(os.Stderr, "bench: -import-growth-sizes %q: want multiples such as 1,4,16\n", *growthSizes)
+				os.Exit(2)
+			}
+			o.factors = append(o.factors, n)
+		}
+		for _, e := range strings.Split(*growthEngines, ",") {
+			if e = strings.TrimSpace(e); e == "postgres" && *pg == "" {
+				continue
+			}
+			o.engines = append(o.engines, e)
+		}
+		if err := growthMain(context.Background(), os.Stdout, o); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *deja != "" {
 		err := os.MkdirAll(filepath.Dir(c.db), 0o700)
 		var sets []*retrievalSet

@@ -3,7 +3,8 @@
 // runs (storetest, synctest), the real agent programs installed for tests
 // (agentclitest), a pseudo-terminal (termtest), fakes of the file system
 // and of git (fsfault, gittest), one small fake per service of package
-// loom (fake), a buffer safe to read while written (syncio) and the
-// search evaluation (searcheval). No file of the program imports them
+// loom (fake), a buffer safe to read while written (syncio), the
+// search evaluation (searcheval) and what the engines' plan tests share
+// (plantest). No file of the program imports them
 // (TestOnlyTestsImportTheKit).
 package testkit
