@@ -306,8 +306,11 @@ func (e *Client) Join(ctx context.Context, code, name, hubURL string, confirm fu
 }
 
 // Remove removes the member named ref (a name or fingerprint) and
-// rotates the team's key for the others.
-func (e *Client) Remove(ctx context.Context, s *State, ref string) (*team.Member, *Verified, error) {
+// rotates the team's key for the others. confirm, when set, is shown
+// the machines that go with it (MEMBER/MACHINE: those that joined
+// through its invites, and theirs in turn) when there are any, before
+// anything is sent, and may refuse.
+func (e *Client) Remove(ctx context.Context, s *State, ref string, confirm func(with []string) error) (*team.Member, *Verified, error) {
 	v, err := e.Verify(ctx, s)
 	if err != nil {
 		return nil, nil, err
@@ -323,6 +326,11 @@ func (e *Client) Remove(ctx context.Context, s *State, ref string) (*team.Member
 	}
 	if m == nil {
 		return nil, nil, loom.Errorf(loom.ENOTFOUND, "no member %q in team %s (a machine is MEMBER/MACHINE, as loom team members shows it)", ref, v.Name)
+	}
+	if with := v.BroughtIn(m.Fingerprint()); len(with) > 0 && confirm != nil {
+		if err := confirm(with); err != nil {
+			return nil, nil, err
+		}
 	}
 	cut, err := e.departedWriters(ctx, v, m.Fingerprint())
 	if err != nil {
@@ -376,8 +384,7 @@ func (e *Client) departedWriters(ctx context.Context, v *Verified, target string
 		}
 	}
 	if target != "" {
-		gone[target] = true
-		for fp := range v.MachinesOf(target) {
+		for fp := range v.GoneWith(target) {
 			gone[fp] = true
 		}
 	}

@@ -88,7 +88,10 @@ type memberMachine struct {
 	Name        string `json:"name"`
 	Fingerprint string `json:"fingerprint"`
 	User        string `json:"user"`
-	This        bool   `json:"this,omitempty"`
+	// InvitedBy is the machine (MEMBER or MEMBER/MACHINE) whose invite
+	// it joined by: removing that machine removes this one too.
+	InvitedBy string `json:"invited_by"`
+	This      bool   `json:"this,omitempty"`
 }
 
 // memberRow is a member as loom team members --json lists it.
@@ -111,7 +114,7 @@ func memberRows(v *teamrun.Verified) []memberRow {
 	for _, m := range v.SortedMembers() {
 		rw := memberRow{Name: m.Name, Fingerprint: m.Fingerprint(), Admin: m.Fingerprint() == v.Admin, User: m.User, This: m.Fingerprint() == me, Shares: []string{}, Machines: []memberMachine{}}
 		for fp, d := range v.MachinesOf(m.Fingerprint()) {
-			rw.Machines = append(rw.Machines, memberMachine{Name: d.Name, Fingerprint: fp, User: d.User, This: fp == me})
+			rw.Machines = append(rw.Machines, memberMachine{Name: d.Name, Fingerprint: fp, User: d.User, InvitedBy: v.KeyName(v.JoinedVia[fp]), This: fp == me})
 		}
 		slices.SortFunc(rw.Machines, func(a, b memberMachine) int { return strings.Compare(a.Name, b.Name) })
 		for _, sh := range shares {
@@ -159,7 +162,7 @@ func membersRun(ctx context.Context, opts *Options) error {
 			if d.This {
 				this = "  (this machine)"
 			}
-			fmt.Fprintf(out, "    machine %-12s %s%s\n", d.Name, d.Fingerprint, this)
+			fmt.Fprintf(out, "    machine %-12s %s  invited by %s%s\n", d.Name, d.Fingerprint, d.InvitedBy, this)
 		}
 	}
 	if v.Stale {
@@ -173,6 +176,9 @@ type RemoveOptions struct {
 	*Options
 	// Member is the member, or MEMBER/MACHINE one machine of theirs.
 	Member string
+	// Yes removes, without asking, the machines that joined through the
+	// invites of whoever is removed.
+	Yes bool
 }
 
 func newCmdRemove(inv *command.Invocation, runF func(*RemoveOptions) error) *cobra.Command {
@@ -186,14 +192,16 @@ or for them and makes a new key for the team wrapped for the remaining
 members, their machines and their open invites only: nothing written
 after it opens with the removed member's keys or invite codes, on any
 of their machines. MEMBER/MACHINE (as loom team members shows it)
-removes that one machine alone, with the invites it made. It says how
-many keys of whom the new key is wrapped for. What they synced before
-stays on their machines.`,
+removes that one machine, with the invites it made and every machine
+that joined through one of them (and theirs in turn): it names them and
+asks first (--yes does not ask). It says how many keys of whom the new
+key is wrapped for. What they synced before stays on their machines.`,
 		Example: `  loom team remove carol
   loom team remove bob/laptop`,
 		Args: command.ArgsBetween(1, 1),
 	}, opts, func(args []string) error { opts.Member = args[0]; return nil }, runF, removeRun)
 	teamFlag(cmd, opts.Options)
+	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "remove the machines that joined through its invites without asking")
 	return cmd
 }
 
@@ -204,15 +212,25 @@ func removeRun(ctx context.Context, opts *RemoveOptions) error {
 	if err != nil {
 		return err
 	}
-	m, v, err := r.Remove(ctx, s, opts.Member)
+	ios := opts.IO
+	confirm := func(with []string) error {
+		fmt.Fprintf(ios.ErrOut, "%s goes with every machine that joined through its invites: %s\n", opts.Member, strings.Join(with, ", "))
+		return ask(ctx, ios, opts.Yes, "Remove them all?", "Nothing was removed.",
+			"not on a terminal, so not asked: check the machines above, then remove with --yes (nothing was sent)")
+	}
+	m, v, err := r.Remove(ctx, s, opts.Member, confirm)
 	if err != nil {
 		return err
 	}
+	with := v.RemovedWith(v.Seq, m.Fingerprint())
 	h, revoked := v.KeyHolders(), v.RevokedBy(v.Seq)
 	if opts.JSON {
-		return command.WriteJSON(opts.IO.Out, map[string]any{"removed": m.Name, "fingerprint": m.Fingerprint(), "epoch": v.Epoch, "members": len(v.Members), "keys": h.Keys(), "holders": h, "revoked_invites": revoked})
+		return command.WriteJSON(opts.IO.Out, map[string]any{"removed": m.Name, "fingerprint": m.Fingerprint(), "removed_with": with, "epoch": v.Epoch, "members": len(v.Members), "keys": h.Keys(), "holders": h, "revoked_invites": revoked})
 	}
 	fmt.Fprintf(opts.IO.Out, "removed %s (%s) from team %s", m.Name, m.Fingerprint(), v.Name)
+	if len(with) > 0 {
+		fmt.Fprintf(opts.IO.Out, " with the machines that joined through its invites (%s)", strings.Join(with, ", "))
+	}
 	if len(revoked) > 0 {
 		fmt.Fprintf(opts.IO.Out, ", revoking %d open invites made by or for them (%s)", len(revoked), strings.Join(revoked, ", "))
 	}

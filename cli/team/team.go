@@ -344,6 +344,9 @@ func syncRun(ctx context.Context, opts *SyncOptions) error {
 		return err
 	}
 	sayAside(opts.IO, s.Name, out.SetAside)
+	for _, l := range out.Foreign {
+		fmt.Fprintf(opts.IO.ErrOut, "loom: team %s: %s\n", s.Name, l)
+	}
 	if opts.JSON {
 		return command.WriteJSON(opts.IO.Out, out)
 	}
