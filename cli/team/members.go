@@ -323,3 +323,88 @@ func setHubRun(ctx context.Context, opts *Options) error {
 	}
 	return nil
 }
+
+// ForkOptions are the options of `loom team fork`.
+type ForkOptions struct {
+	*Options
+	// Choose is the head chosen (8 hex digits or more of it): the hub's
+	// re-anchors this machine on the hub's chain, this machine's keeps
+	// it.
+	Choose string
+}
+
+func newCmdFork(inv *command.Invocation, runF func(*ForkOptions) error) *cobra.Command {
+	opts := &ForkOptions{Options: newOptions(inv)}
+	cmd := newCmd(inv, &cobra.Command{
+		Use:   "fork [--team NAME] [--choose HEAD]",
+		Short: "Show the two heads of a chain the hub contradicts, and choose one",
+		Long: `Fork is the way back for a machine whose every team command refuses the
+hub's chain ("the chain was rewritten", "the hub holds N entries"): the
+hub showed it one chain and now shows another, both signed as the
+chain's rules require. It prints the head this machine verified before
+and the hub's chain's head (verified from the genesis of the admin
+pinned at join). Compare them with a teammate's loom team head over
+another channel (a chat, a call): the head your teammates verify is
+the team's. --choose HEAD (8 hex digits or more of it) then
+re-anchors this machine on the hub's chain when HEAD is the hub's, or
+keeps this machine's head (and every command refusing the hub's chain)
+when it is this machine's own. What this machine applied before stays
+in its team's store.`,
+		Example: `  loom team fork
+  loom team fork --choose 6a0b34e3`,
+		Args: command.ArgsBetween(0, 0),
+	}, opts, nil, runF, forkRun)
+	teamFlag(cmd, opts.Options)
+	cmd.Flags().StringVar(&opts.Choose, "choose", "", "choose the head `HEAD` (8 hex digits or more): the hub's re-anchors this machine, its own keeps it")
+	return cmd
+}
+
+// forkRun shows the head this machine verified and the hub's, and
+// re-anchors on the one chosen.
+func forkRun(ctx context.Context, opts *ForkOptions) error {
+	r, s, err := opts.find()
+	if err != nil {
+		return err
+	}
+	mine := s.Head
+	if opts.Choose == "" {
+		f, err := r.Fork(ctx, s)
+		if err != nil {
+			return err
+		}
+		if opts.JSON {
+			return command.WriteJSON(opts.IO.Out, f)
+		}
+		out := opts.IO.Out
+		if f.Agrees {
+			fmt.Fprintf(out, "team %s: no fork: the hub's chain holds this machine's head (entry %d, %s) and goes on to entry %d, %s\n", f.Team, f.Seq, f.Mine, f.HubSeq, f.HubHead)
+			return nil
+		}
+		fmt.Fprintf(out, "team %s: the hub's chain contradicts this machine's\n", f.Team)
+		fmt.Fprintf(out, "  this machine verified entry %d: %s\n", f.Seq, f.Mine)
+		if f.Theirs != "" {
+			fmt.Fprintf(out, "  the hub's entry %d:            %s (%s)\n", f.Seq, f.Theirs, f.Entry)
+		} else {
+			fmt.Fprintf(out, "  the hub holds %d entries only\n", f.HubSeq)
+		}
+		fmt.Fprintf(out, "  the hub's head, entry %d:      %s\n", f.HubSeq, f.HubHead)
+		fmt.Fprintf(out, "compare with a teammate's loom team head over another channel, then: loom team fork --choose %s (the hub's) or --choose %s (this machine's)\n", f.HubHead[:8], f.Mine[:8])
+		return nil
+	}
+	f, moved, err := r.Reanchor(ctx, s, opts.Choose)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return command.WriteJSON(opts.IO.Out, map[string]any{"team": f.Team, "reanchored": moved, "seq": s.Seq, "head": s.Head, "was": mine})
+	}
+	switch {
+	case moved:
+		fmt.Fprintf(opts.IO.Out, "team %s: this machine now verifies the hub's chain, entry %d, head %s (it verified %s at entry %d before)\n", f.Team, s.Seq, s.Head, mine, f.Seq)
+	case f.Agrees:
+		fmt.Fprintf(opts.IO.Out, "team %s: no fork: nothing to choose\n", f.Team)
+	default:
+		fmt.Fprintf(opts.IO.Out, "team %s: this machine keeps entry %d, head %s: every command refuses the hub's chain until the hub shows one that holds it\n", f.Team, s.Seq, s.Head)
+	}
+	return nil
+}
