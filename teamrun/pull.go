@@ -214,19 +214,21 @@ func refusal(err error) string {
 // by hand), the member who joined first keeps it there, not the one
 // whose writer id the hub lists first.
 func byJoin(st *team.State, hosts []loom.SyncHost) {
-	at := func(host string) int64 {
-		fp, _, _ := strings.Cut(host, "-")
-		if team.Bound(host) {
-			for key, seq := range st.Joined {
-				if strings.ReplaceAll(key, " ", "") == fp {
-					return seq
-				}
-			}
+	joined := make(map[string]int64, len(st.Joined))
+	for key, seq := range st.Joined {
+		joined[strings.ReplaceAll(key, " ", "")] = seq
+	}
+	at := make(map[string]int64, len(hosts))
+	for _, h := range hosts {
+		fp, _, _ := strings.Cut(h.Host, "-")
+		seq, ok := joined[fp]
+		if !ok || !team.Bound(h.Host) {
+			seq = math.MaxInt64
 		}
-		return math.MaxInt64
+		at[h.Host] = seq
 	}
 	sort.SliceStable(hosts, func(i, j int) bool {
-		a, b := at(hosts[i].Host), at(hosts[j].Host)
+		a, b := at[hosts[i].Host], at[hosts[j].Host]
 		if a != b {
 			return a < b
 		}
