@@ -40,6 +40,42 @@ type TeamHub interface {
 	// (Records and Bytes zero): what a member's sync asks at every pull,
 	// read off the index without counting the team's records.
 	TeamLasts(ctx context.Context, team string) ([]SyncHost, error)
+	// ClaimTeamRecords files what the records of one push claim, in one
+	// transaction: each session tag's owner (the member who first wrote
+	// it) and each key's newest chain head. A tag another member owns,
+	// or a head older than one the key named before (or than the one
+	// before it in claims), is refused with a *TeamClaimError and nothing
+	// is filed; a claim filed before is no change.
+	ClaimTeamRecords(ctx context.Context, team string, claims []TeamClaim) error
+}
+
+// TeamClaim is what one team record claims: the session tag it writes
+// and its owner (the member, by fingerprint: a member's machines share
+// their sessions), and the chain head (Seq) its author's key names.
+type TeamClaim struct {
+	Index   int64
+	Session string
+	Owner   string
+	Author  string
+	Seq     int64
+}
+
+// TeamClaimError is a claim ClaimTeamRecords refuses: Owner owns the
+// session tag already, or the key named head Prior before.
+type TeamClaimError struct {
+	Claim TeamClaim
+	// Owner is the member who owns the claim's session ("" when the
+	// refusal is its head's).
+	Owner string
+	// Prior is the newest head the claim's key named before.
+	Prior int64
+}
+
+func (e *TeamClaimError) Error() string {
+	if e.Owner != "" {
+		return "session " + e.Claim.Session + " is another member's"
+	}
+	return "a chain head older than the one its key named before"
 }
 
 // TeamEntry is one entry of a team's chain as the hub keeps it.

@@ -75,6 +75,15 @@ func newKey(b [KeySize]byte) Key {
 
 func (k Key) isZero() bool { return k.b == [KeySize]byte{} }
 
+// MAC returns HMAC-SHA256 keyed with the key over msg: a value only the
+// key's holders can make, which tells nothing of the key or of msg (a
+// team's session tags).
+func (k Key) MAC(msg []byte) []byte {
+	m := hmac.New(sha256.New, k.b[:])
+	m.Write(msg)
+	return m.Sum(nil)
+}
+
 // ID returns the key's public fingerprint, 16 hex digits: the first 8
 // bytes of HMAC-SHA256 keyed with the key over "loom sync key id". It is
 // safe to show and to store beside sealed records, and tells which key

@@ -162,11 +162,15 @@ const MaxTeamWriters = 64
 // and a member's key writes under MaxTeamWriters writer ids at most.
 func (h *teamHandler) checkPut(ctx context.Context, id, user string, recs []loom.SyncRecord) error {
 	return h.withChain(ctx, id, func(st *team.State, writers map[string]bool) error {
+		claims := make([]loom.TeamClaim, 0, len(recs))
 		for _, x := range recs {
 			r := team.RecordOf(x)
 			if err := team.CheckPut(st, user, r); err != nil {
 				return h.edge.Forbidden(err.Error())
 			}
+			var hd team.Header
+			json.Unmarshal(r.Header, &hd) // CheckPut read it
+			claims = append(claims, loom.TeamClaim{Index: r.Index, Session: hd.Session, Owner: st.MemberOf(hd.Author).Fingerprint(), Author: hd.Author, Seq: hd.ChainSeq})
 			if writers[r.Host] {
 				continue
 			}
@@ -193,8 +197,32 @@ func (h *teamHandler) checkPut(ctx context.Context, id, user string, recs []loom
 			}
 			writers[r.Host] = true
 		}
-		return nil
+		return h.claim(ctx, st, id, claims)
 	})
+}
+
+// ForeignSession is in the refusal of a record of a session another
+// member wrote first.
+const ForeignSession = "who wrote it first"
+
+// claim files what recs claim (loom.TeamHub.ClaimTeamRecords): a session
+// another member first wrote is refused with 409, naming its owner, and
+// so is a head older than one the record's key named before.
+func (h *teamHandler) claim(ctx context.Context, st *team.State, id string, claims []loom.TeamClaim) error {
+	err := h.st.ClaimTeamRecords(ctx, id, claims)
+	var ce *loom.TeamClaimError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	who := st.MemberOf(ce.Claim.Author)
+	if ce.Owner != "" {
+		owner := "another member"
+		if m := st.Past[ce.Owner]; m != nil {
+			owner = m.Name
+		}
+		return loom.Errorf(loom.ECONFLICT, "record %d: session %s is %s's, %s: a record of %s's cannot change it", ce.Claim.Index, ce.Claim.Session, owner, ForeignSession, who.Name)
+	}
+	return loom.Errorf(loom.ECONFLICT, "record %d: it names entry %d of the chain, and a record of this key (%s's) named entry %d before: heads only move forward", ce.Claim.Index, ce.Claim.Seq, who.Name, ce.Prior)
 }
 
 // mount adds the chain's endpoints to mux, each through api (the

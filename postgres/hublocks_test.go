@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"errors"
 	"net/url"
 	"testing"
 	"time"
@@ -188,5 +189,40 @@ func TestTeamLasts(t *testing.T) {
 	}
 	if none, err := st.TeamLasts(ctx, "t3"); err != nil || len(none) != 0 {
 		t.Fatalf("a team without records: %+v %v", none, err)
+	}
+}
+
+// A team's session tags keep their first owner, a key's heads only move
+// forward, and a refused claim files nothing; a claim filed before is
+// no change.
+func TestClaimTeamRecords(t *testing.T) {
+	st := open(t, freshSchema(t))
+	ctx := context.Background()
+	alice := loom.TeamClaim{Index: 1, Session: "s1", Owner: "alice", Author: "alice-desk", Seq: 5}
+	if err := st.ClaimTeamRecords(ctx, "t1", []loom.TeamClaim{alice, {Index: 2, Session: "s2", Owner: "alice", Author: "alice-laptop", Seq: 3}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.ClaimTeamRecords(ctx, "t1", []loom.TeamClaim{alice}); err != nil {
+		t.Fatalf("a claim filed again: %v", err)
+	}
+	var ce *loom.TeamClaimError
+	bob := loom.TeamClaim{Index: 1, Session: "s1", Owner: "bob", Author: "bob-desk", Seq: 9}
+	if err := st.ClaimTeamRecords(ctx, "t1", []loom.TeamClaim{bob}); !errors.As(err, &ce) || ce.Owner != "alice" {
+		t.Fatalf("bob's claim of alice's session: %v", err)
+	}
+	// Refused, bob's claim filed neither his head nor anything else.
+	if err := st.ClaimTeamRecords(ctx, "t1", []loom.TeamClaim{{Index: 2, Session: "s3", Owner: "bob", Author: "bob-desk", Seq: 1}}); err != nil {
+		t.Fatalf("bob's head after a refused claim: %v", err)
+	}
+	back := loom.TeamClaim{Index: 3, Session: "s4", Owner: "alice", Author: "alice-desk", Seq: 4}
+	if err := st.ClaimTeamRecords(ctx, "t1", []loom.TeamClaim{back}); !errors.As(err, &ce) || ce.Owner != "" || ce.Prior != 5 {
+		t.Fatalf("a head older than the key's: %v", err)
+	}
+	if err := st.ClaimTeamRecords(ctx, "t1", []loom.TeamClaim{{Index: 3, Session: "s4", Owner: "bob", Author: "bob-desk", Seq: 2}}); err != nil {
+		t.Fatalf("s4 after alice's refused claim of it: %v", err)
+	}
+	// Another team's tags are its own.
+	if err := st.ClaimTeamRecords(ctx, "t2", []loom.TeamClaim{bob}); err != nil {
+		t.Fatalf("another team's session s1: %v", err)
 	}
 }

@@ -2,7 +2,9 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sort"
 
 	"github.com/jackc/pgx/v5"
 
@@ -160,6 +162,91 @@ func (s *Store) TeamLasts(ctx context.Context, team string) ([]loom.SyncHost, er
 		err := r.Scan(&h.Host, &h.Last)
 		return h, err
 	})
+}
+
+// ClaimTeamRecords implements loom.TeamHub: each key's newest head is
+// read under a row lock (keys in order, so that two pushes lock them
+// alike), the tags not held are filed, and the heads moved forward, in
+// one transaction that files nothing when a claim is refused.
+func (s *Store) ClaimTeamRecords(ctx context.Context, team string, claims []loom.TeamClaim) error {
+	if len(claims) == 0 {
+		return nil
+	}
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("team %s: claims: %w", team, err)
+	}
+	defer tx.Rollback(ctx)
+	var authors []string
+	newest := map[string]int64{}
+	for _, c := range claims {
+		if _, ok := newest[c.Author]; !ok {
+			authors = append(authors, c.Author)
+			newest[c.Author] = -1
+		}
+	}
+	sort.Strings(authors)
+	for _, a := range authors {
+		var prior int64
+		err := tx.QueryRow(ctx, `SELECT seq FROM team_heads WHERE team_id = $1 AND author = $2 FOR UPDATE`, team, a).Scan(&prior)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("team %s: heads: %w", team, err)
+		}
+		if err == nil {
+			newest[a] = prior
+		}
+	}
+	tags := make([]string, 0, len(claims))
+	owners := make([]string, 0, len(claims))
+	var back *loom.TeamClaimError
+	for _, c := range claims {
+		if c.Seq < newest[c.Author] && back == nil {
+			back = &loom.TeamClaimError{Claim: c, Prior: newest[c.Author]}
+		}
+		newest[c.Author] = max(newest[c.Author], c.Seq)
+		tags, owners = append(tags, c.Session), append(owners, c.Owner)
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO team_sessions (team_id, tag, owner)
+		SELECT $1::text, c.tag, c.owner FROM unnest($2::text[], $3::text[]) AS c (tag, owner)
+		ON CONFLICT DO NOTHING`, team, tags, owners); err != nil {
+		return fmt.Errorf("team %s: sessions: %w", team, err)
+	}
+	rows, err := tx.Query(ctx, `SELECT tag, owner FROM team_sessions WHERE team_id = $1 AND tag = ANY($2::text[])`, team, tags)
+	if err != nil {
+		return fmt.Errorf("team %s: sessions: %w", team, err)
+	}
+	held := map[string]string{}
+	for rows.Next() {
+		var tag, owner string
+		if err := rows.Scan(&tag, &owner); err != nil {
+			rows.Close()
+			return fmt.Errorf("team %s: sessions: %w", team, err)
+		}
+		held[tag] = owner
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("team %s: sessions: %w", team, err)
+	}
+	// Whose a session is says more than a head: it is said first.
+	for _, c := range claims {
+		if o := held[c.Session]; o != c.Owner {
+			return &loom.TeamClaimError{Claim: c, Owner: o}
+		}
+	}
+	if back != nil {
+		return back
+	}
+	seqs := make([]int64, len(authors))
+	for i, a := range authors {
+		seqs[i] = newest[a]
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO team_heads (team_id, author, seq)
+		SELECT $1::text, h.author, h.seq FROM unnest($2::text[], $3::bigint[]) AS h (author, seq)
+		ON CONFLICT (team_id, author) DO UPDATE SET seq = GREATEST(team_heads.seq, EXCLUDED.seq)`, team, authors, seqs); err != nil {
+		return fmt.Errorf("team %s: heads: %w", team, err)
+	}
+	return tx.Commit(ctx)
 }
 
 var _ loom.TeamHub = (*Store)(nil)

@@ -86,7 +86,7 @@ func TestOneRecordPath(t *testing.T) {
 	}
 	writer := team.NewWriter(admin.Fingerprint())
 	teamSpace := recordSpace{name: "team", root: hub.TeamPath(teamID), host: writer, rec: func(t *testing.T, i int64, size int) map[string]any {
-		h := team.Header{Team: teamID, Host: writer, Index: i, Epoch: 1, Author: admin.Fingerprint(), ChainSeq: chain.Seq, ChainHead: chain.Head}
+		h := team.Header{Team: teamID, Host: writer, Index: i, Epoch: 1, Author: admin.Fingerprint(), ChainSeq: chain.Seq, ChainHead: chain.Head, Session: strings.Repeat("0", 32)}
 		r, err := team.SealRecord(h, ring, admin, bytes.Repeat([]byte{byte(i)}, size))
 		if err != nil {
 			t.Fatal(err)

@@ -40,6 +40,10 @@ type State struct {
 	// member or machine that made them or that they were for, by
 	// fingerprint: the seq of that entry.
 	Departed map[string]int64
+	// JoinedVia is, for each member and machine that joined, the key
+	// that made the invite it joined by (the admin's, a member's, or a
+	// machine's), by fingerprint.
+	JoinedVia map[string]string
 	// Machines are the members' other machines now, by fingerprint: the
 	// member each belongs to. A machine holds the team's keys as its
 	// member does, signs as its member, and goes with its member.
@@ -231,7 +235,7 @@ func (st *State) take(e *Entry) error {
 		if e.By == st.Admin {
 			return errors.New("the admin cannot leave")
 		}
-		st.depart(e.By, e.Seq)
+		st.depart(e.By, e.Seq, e.Version)
 		st.Stale = true
 	case KindShare, KindUnshare:
 		if len(e.Sealed) == 0 || e.Epoch < 1 || e.Epoch > st.Epoch {
@@ -256,7 +260,7 @@ func (st *State) takeCreate(e *Entry) error {
 	st.Left = map[string]int64{}
 	st.Invites = map[string]bool{}
 	st.Expires, st.Revoked, st.InviteFor = map[string]time.Time{}, map[string]bool{}, map[string]string{}
-	st.InviteBy, st.Departed = map[string]string{}, map[string]int64{}
+	st.InviteBy, st.Departed, st.JoinedVia = map[string]string{}, map[string]int64{}, map[string]string{}
 	st.Machines = map[string]string{}
 	st.Holders = map[int]map[string]bool{1: {e.By: true}}
 	st.Epoch, st.EpochAt = 1, map[int]int64{1: e.Seq}
@@ -331,6 +335,7 @@ func (st *State) takeJoin(e *Entry) error {
 		st.Machines[fp] = owner
 	}
 	st.Past[fp], st.Joined[fp] = e.Member, e.Seq
+	st.JoinedVia[fp] = st.InviteBy[e.By]
 	st.Holders[st.Epoch][fp] = true
 	return nil
 }
@@ -345,7 +350,7 @@ func (st *State) takeNewKey(e *Entry) error {
 		case e.Target == st.Admin || st.Members[e.Target] == nil:
 			return fmt.Errorf("a removal of %s, who is not a member the admin can remove", e.Target)
 		}
-		st.depart(e.Target, e.Seq)
+		st.depart(e.Target, e.Seq, e.Version)
 	}
 	if e.Epoch != st.Epoch+1 {
 		return fmt.Errorf("a new key for epoch %d after epoch %d", e.Epoch, st.Epoch)
@@ -361,7 +366,7 @@ func (st *State) takeNewKey(e *Entry) error {
 		// A chain written before a departure revoked its invites
 		// wrapped the key for them too: it still verifies, and says
 		// they held it.
-		if e.Version < EntryVersion && !holders[fp] && st.Departed[fp] != 0 {
+		if e.Version < versionRevokes && !holders[fp] && st.Departed[fp] != 0 {
 			holders[fp] = true
 		}
 	}
@@ -400,13 +405,14 @@ func (st *State) takeRevoke(e *Entry) error {
 // dated: the members' clocks differ.
 const ClockSkew = 10 * time.Minute
 
-// depart takes fp out of the team at entry seq: a machine alone, or a
-// member with every machine of theirs; and revokes every invite not
-// used that any of them made or that is for them (a machine's invite of
-// the member), so that no key of theirs, and no code they hold, opens
-// or joins anything after.
-func (st *State) depart(fp string, seq int64) {
-	gone := st.goneWith(fp)
+// depart takes fp out of the team at entry seq, an entry of the rules
+// of version: a machine alone (with, from version 3, the machines that
+// joined through its invites), or a member with every machine of
+// theirs; and revokes every invite not used that any of them made or
+// that is for them (a machine's invite of the member), so that no key
+// of theirs, and no code they hold, opens or joins anything after.
+func (st *State) depart(fp string, seq int64, version int) {
+	gone := st.goneWith(fp, version)
 	invites := st.invitesOf(gone)
 	for g := range gone {
 		delete(st.Members, g)
@@ -419,9 +425,12 @@ func (st *State) depart(fp string, seq int64) {
 	}
 }
 
-// goneWith returns who leaves the team with fp: fp, and every machine
-// of theirs when fp is a member.
-func (st *State) goneWith(fp string) map[string]bool {
+// goneWith returns who leaves the team with fp under the rules of
+// version: fp, and every machine of theirs when fp is a member; from
+// version 3 also every machine now in the team that joined through an
+// invite one of those made, and so on: a machine leaves with everything
+// it brought in.
+func (st *State) goneWith(fp string, version int) map[string]bool {
 	gone := map[string]bool{fp: true}
 	if st.Machines[fp] == "" {
 		for m, o := range st.Machines {
@@ -430,8 +439,24 @@ func (st *State) goneWith(fp string) map[string]bool {
 			}
 		}
 	}
+	for version >= versionTakesInvited {
+		more := false
+		for m := range st.Machines {
+			if !gone[m] && gone[st.JoinedVia[m]] {
+				gone[m], more = true, true
+			}
+		}
+		if !more {
+			break
+		}
+	}
 	return gone
 }
+
+// GoneWith returns who a removal of fp written now takes out of the
+// team, by fingerprint: fp, their machines when fp is a member, and the
+// machines that joined through the invites of any of them.
+func (st *State) GoneWith(fp string) map[string]bool { return st.goneWith(fp, EntryVersion) }
 
 // invitesOf returns the invites neither used nor revoked that any of
 // gone made or that are for one of them.

@@ -77,8 +77,21 @@ type Entry struct {
 
 // EntryVersion is the rules the entries a client writes follow: a
 // remove or rotate wraps its key for exactly the members, their machines
-// and the open invites, none of those a departure revoked.
-const EntryVersion = 2
+// and the open invites, none of those a departure revoked (version 2);
+// a machine that leaves or is removed takes with it every machine that
+// joined through an invite it made, and those machines' in turn
+// (version 3).
+const EntryVersion = 3
+
+// The versions of the chain's rules.
+const (
+	// versionRevokes: a departure revokes the open invites made by or
+	// for whoever went, and no new key is wrapped for them.
+	versionRevokes = 2
+	// versionTakesInvited: a departure takes the machines that joined
+	// through the invites of whoever went.
+	versionTakesInvited = 3
+)
 
 // Signed is an entry as the hub keeps it: its JSON and the signature
 // over it.

@@ -286,3 +286,73 @@ func TestRemovalRevokesInvites(t *testing.T) {
 		t.Fatal("a chain of version 0's removal")
 	}
 }
+
+// TestMachineTakesWhatItBroughtIn: bob's laptop invites a second
+// machine, which invites a third; removing the laptop removes all
+// three, revokes the third's open invite, and wraps the new key for
+// none of them. A removal of version 2 (before this rule) still takes
+// the laptop alone, so that the chains of before verify as they did;
+// and a version-3 removal that wraps the key for a machine the laptop
+// brought in is refused.
+func TestMachineTakesWhatItBroughtIn(t *testing.T) {
+	w := newWorld(t)
+	join := func(by *team.Identity, ring team.Keyring, label string) (*team.Identity, team.Keyring) {
+		t.Helper()
+		b, inv, err := team.Invite(w.state(t), by, ring, label, nil, true, at)
+		w.add(t, b, err)
+		m := identity(t)
+		b, r, err := team.Join(w.state(t), inv, m, label, "thief", at)
+		w.add(t, b, err)
+		return m, r
+	}
+	laptop, lring := join(w.bob, w.ring, "laptop")
+	thiefbox, tring := join(laptop, lring, "thiefbox")
+	third, _ := join(thiefbox, tring, "third")
+	b, spare, err := team.Invite(w.state(t), third, tring, "spare", nil, true, at)
+	w.add(t, b, err)
+	st := w.state(t)
+	if st.JoinedVia[thiefbox.Fingerprint()] != laptop.Fingerprint() || st.JoinedVia[laptop.Fingerprint()] != w.bob.Fingerprint() {
+		t.Fatal("the chain does not say which machine invited each")
+	}
+	if gone := st.GoneWith(laptop.Fingerprint()); len(gone) != 3 || !gone[thiefbox.Fingerprint()] || !gone[third.Fingerprint()] || gone[w.bob.Fingerprint()] {
+		t.Fatalf("the laptop goes with %d keys", len(gone))
+	}
+
+	// Version 2: the laptop alone, as before.
+	old := st.NewEntry(team.KindRemove, st.Admin, at)
+	old.Version, old.Target, old.Epoch, old.Keys = 2, laptop.Fingerprint(), 2, map[string][]byte{}
+	for fp, m := range st.Recipients(at) {
+		if fp != laptop.Fingerprint() {
+			old.Keys[fp] = must(team.Wrap(w.ring, m.Box))
+		}
+	}
+	if ost, err := team.Verify(teamID, w.admin.Fingerprint(), append(w.chain, must(team.Sign(old, w.admin)))); err != nil || len(ost.Machines) != 2 {
+		t.Fatalf("a removal of version 2: %v", err)
+	}
+	// Version 3 wrapping for the machine the laptop brought in: refused.
+	old.Version = team.EntryVersion
+	if _, err := team.Verify(teamID, w.admin.Fingerprint(), append(w.chain, must(team.Sign(old, w.admin)))); !errors.Is(err, team.ErrForged) {
+		t.Fatalf("a removal of the laptop wrapping its key for the machines it brought in: %v", err)
+	}
+
+	b, ring2, err := team.Rotate(st, w.admin, w.ring, laptop.Fingerprint(), at)
+	w.add(t, b, err)
+	st = w.state(t)
+	for _, m := range []*team.Identity{laptop, thiefbox, third, spare} {
+		if st.Holders[2][m.Fingerprint()] || st.In(m.Fingerprint()) {
+			t.Fatalf("%s holds the key after the laptop's removal", st.Past[m.Fingerprint()].Name)
+		}
+	}
+	if !st.Revoked[spare.Fingerprint()] || st.InviteError(spare.Fingerprint(), at) == nil {
+		t.Fatal("the invite the thief's machine made still joins")
+	}
+	if !st.In(w.bob.Fingerprint()) || !st.Holders[2][w.bob.Fingerprint()] {
+		t.Fatal("bob went with his laptop")
+	}
+	after := must(team.SealRecord(team.Header{Team: teamID, Host: "h9", Index: 1, Epoch: 2, Author: w.carol.Fingerprint()}, ring2, w.carol, []byte("after")))
+	for _, k := range tring {
+		if _, err := envelope.Open(k, after.Header, after.Body[64:]); err == nil {
+			t.Fatal("the thief's machine opens what was written after the laptop's removal")
+		}
+	}
+}

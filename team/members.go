@@ -104,7 +104,7 @@ func (st *State) MachinesOf(fp string) map[string]*Member {
 // Departing returns the invites the removal or leave of fp revokes with
 // it, by fingerprint.
 func (st *State) Departing(fp string) map[string]*Member {
-	return st.invitesOf(st.goneWith(fp))
+	return st.invitesOf(st.goneWith(fp, EntryVersion))
 }
 
 // MemberNamed returns the member now in the team with name, or nil.

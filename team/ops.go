@@ -159,7 +159,7 @@ func RotateCut(st *State, admin *Identity, ring Keyring, target string, writers 
 	e.Target, e.Epoch, e.Keys, e.Writers = target, st.Epoch+1, map[string][]byte{}, writers
 	to := st.Recipients(e.At)
 	if target != "" {
-		for fp := range st.goneWith(target) {
+		for fp := range st.goneWith(target, EntryVersion) {
 			delete(to, fp)
 		}
 		for fp := range st.Departing(target) {

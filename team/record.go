@@ -3,6 +3,7 @@ package team
 import (
 	"crypto/ed25519"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -29,6 +30,38 @@ type Header struct {
 	// from it. Records of a loom before them name none (0, "").
 	ChainSeq  int64  `json:"chain_seq,omitempty"`
 	ChainHead string `json:"chain_head,omitempty"`
+	// Session is the tag of the session the record writes (SessionTag):
+	// the hub, which cannot read the session's id, files each tag's
+	// owner (the member who first wrote it) and refuses another
+	// member's record of it; a client sets aside a record whose tag is
+	// not its session's. Records of a loom before it name none ("").
+	Session string `json:"session,omitempty"`
+}
+
+const sessionTagPrefix = "loom team session 1\n"
+
+// SessionTag is the tag of session id in team teamID: the first 16
+// bytes of HMAC-SHA256, keyed by the team's key of epoch 1 (which every
+// member and machine holds), of the team's id and the session's, in
+// hex. It is the same under every epoch, so that a session keeps its
+// owner across rotations; the hub, holding no key, learns which records
+// write one session and nothing of its id.
+func SessionTag(ring Keyring, teamID, id string) (string, error) {
+	key, ok := ring[1]
+	if !ok {
+		return "", errors.New("no team key of epoch 1, which a session's tag is made with")
+	}
+	return hex.EncodeToString(key.MAC([]byte(sessionTagPrefix + teamID + "\n" + id))[:16]), nil
+}
+
+// ValidSessionTag reports whether tag has a session tag's form (32 hex
+// digits).
+func ValidSessionTag(tag string) bool {
+	if len(tag) != 32 {
+		return false
+	}
+	_, err := hex.DecodeString(tag)
+	return err == nil
 }
 
 // Record is one record of a member's machine's log on the hub.

@@ -79,6 +79,10 @@ func CheckPut(st *State, user string, r Record) error {
 		return fmt.Errorf("record %d: %w: its author holds no key of epoch %d", r.Index, ErrNotYours, h.Epoch)
 	case !signedBy(m.Sign, r.Header, r.Body):
 		return fmt.Errorf("record %d: %w: it is not signed by its author", r.Index, ErrNotYours)
+	case !ValidSessionTag(h.Session):
+		// The hub files each session's owner by its tag: a record
+		// naming none could change anyone's session.
+		return fmt.Errorf("record %d: %w: it names no session tag (a loom before sessions had owners wrote it: update loom)", r.Index, ErrNotYours)
 	case h.ChainSeq > st.Seq:
 		// A record naming a later head than the hub's own chain would be
 		// kept apart by every member and stop their publishing.

@@ -49,22 +49,28 @@ func apply(ctx context.Context, st Stores, v *Verified, hd *team.Header, payload
 		sess.Surface = loom.SurfaceOf(sess.Key)
 	}
 	sess.UserID = st.User
+	if hd.Session != "" {
+		// The tag the hub filed the session's owner by must be this
+		// session's: a record under another's tag would change a
+		// session its owner never saw claimed.
+		tag, err := team.SessionTag(v.Local.Keys, v.Local.ID, sess.ID)
+		if err != nil {
+			return false, err
+		}
+		if tag != hd.Session {
+			return false, fmt.Errorf("%w: its header names another session than the one it writes (%s)", errRecord, sess.ID)
+		}
+	}
 	have, err := st.Team.Session(ctx, sess.ID)
 	found := err == nil
 	if err != nil && loom.ErrorCode(err) != loom.ENOTFOUND {
 		return false, err
 	}
 	if found && have.Member != author.Name {
-		// Another member's session of the same id: it stays theirs,
-		// unless this record wrote it first in chain order (the hub
-		// lists the writers in its own order, which a writer id picks).
-		if len(p.Messages) == 0 || p.Messages[0].Seq != 1 || !st.claims.earlier(v, sess.ID, hd) {
-			return false, nil
-		}
-		if _, err := st.Team.Delete(ctx, sess.ID, loom.DeleteOptions{Purge: true, Force: true}); err != nil {
-			return false, err
-		}
-		found = false
+		// A session has one owner, forever: the member whose record
+		// wrote it here first. Another member's record never changes
+		// nor replaces it, whatever writer id, epoch or head it names.
+		return false, fmt.Errorf("%w: session %s is %s's: a record of %s's does not change it", errRecord, sess.ID, have.Member, author.Name)
 	}
 	var kept []*loom.SessionData
 	switch p.Op {

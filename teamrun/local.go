@@ -102,6 +102,13 @@ type State struct {
 	// Newer is a teammate's record that names a newer chain than this
 	// machine verified: until the chain shows it, nothing is published.
 	Newer *Evidence `json:"newer,omitempty"`
+	// Heads are the chain head the last record applied of each writer
+	// named, by writer id: a writer's heads only move forward.
+	Heads map[string]int64 `json:"heads,omitempty"`
+	// Foreign are this member's sessions another member wrote first
+	// (the hub refused them, 409), by id, with the hub's word: they are
+	// not sent again.
+	Foreign map[string]string `json:"foreign,omitempty"`
 }
 
 // Sent is what a machine published of one of its sessions: the

@@ -117,9 +117,9 @@ func (e *Client) Verify(ctx context.Context, s *State) (*Verified, error) {
 	if s.Seq > 0 {
 		switch {
 		case st.Seq < s.Seq:
-			return nil, fmt.Errorf("team %s: %w: the hub holds %d entries, and this machine verified %d before (a hub rolled back or an entry dropped); nothing was read or sent", s.Name, team.ErrForged, st.Seq, s.Seq)
+			return nil, fmt.Errorf("team %s: %w: the hub holds %d entries, and this machine verified %d before (a hub rolled back or an entry dropped); nothing was read or sent: loom team fork shows both heads, to compare with a teammate's", s.Name, team.ErrForged, st.Seq, s.Seq)
 		case team.Hash(chain[s.Seq-1]) != s.Head:
-			return nil, fmt.Errorf("team %s: %w: entry %d is not the one this machine verified before (the chain was rewritten); nothing was read or sent", s.Name, team.ErrForged, s.Seq)
+			return nil, fmt.Errorf("team %s: %w: entry %d is not the one this machine verified before (the chain was rewritten); nothing was read or sent: loom team fork shows both heads, to compare with a teammate's", s.Name, team.ErrForged, s.Seq)
 		}
 	}
 	s.Seq, s.Head, s.Name = st.Seq, st.Head, st.Name
@@ -306,8 +306,11 @@ func (e *Client) Join(ctx context.Context, code, name, hubURL string, confirm fu
 }
 
 // Remove removes the member named ref (a name or fingerprint) and
-// rotates the team's key for the others.
-func (e *Client) Remove(ctx context.Context, s *State, ref string) (*team.Member, *Verified, error) {
+// rotates the team's key for the others. confirm, when set, is shown
+// the machines that go with it (MEMBER/MACHINE: those that joined
+// through its invites, and theirs in turn) when there are any, before
+// anything is sent, and may refuse.
+func (e *Client) Remove(ctx context.Context, s *State, ref string, confirm func(with []string) error) (*team.Member, *Verified, error) {
 	v, err := e.Verify(ctx, s)
 	if err != nil {
 		return nil, nil, err
@@ -323,6 +326,11 @@ func (e *Client) Remove(ctx context.Context, s *State, ref string) (*team.Member
 	}
 	if m == nil {
 		return nil, nil, loom.Errorf(loom.ENOTFOUND, "no member %q in team %s (a machine is MEMBER/MACHINE, as loom team members shows it)", ref, v.Name)
+	}
+	if with := v.BroughtIn(m.Fingerprint()); len(with) > 0 && confirm != nil {
+		if err := confirm(with); err != nil {
+			return nil, nil, err
+		}
 	}
 	cut, err := e.departedWriters(ctx, v, m.Fingerprint())
 	if err != nil {
@@ -376,8 +384,7 @@ func (e *Client) departedWriters(ctx context.Context, v *Verified, target string
 		}
 	}
 	if target != "" {
-		gone[target] = true
-		for fp := range v.MachinesOf(target) {
+		for fp := range v.GoneWith(target) {
 			gone[fp] = true
 		}
 	}
@@ -471,4 +478,85 @@ func (e *Client) Share(ctx context.Context, s *State, p team.Project) error {
 	}
 	_, err = e.Verify(ctx, s)
 	return err
+}
+
+// Fork is what a machine whose verified chain the hub contradicts sees
+// of both: the head this machine verified (Seq, Mine), the hub's entry
+// at that number (Theirs, "" when the hub holds fewer entries), and the
+// head of the hub's chain, which verifies from the genesis of the
+// pinned admin (HubSeq, HubHead). Agrees is set when the hub's chain
+// holds this machine's head: there is no fork.
+type Fork struct {
+	Team    string `json:"team"`
+	Seq     int64  `json:"seq"`
+	Mine    string `json:"mine"`
+	Theirs  string `json:"theirs,omitempty"`
+	HubSeq  int64  `json:"hub_seq"`
+	HubHead string `json:"hub_head"`
+	Agrees  bool   `json:"agrees"`
+	// Entry says what the hub's entry at Seq is: its kind, signer and
+	// time.
+	Entry string `json:"entry,omitempty"`
+}
+
+// Fork reads the hub's chain, verifies it from its genesis against the
+// pinned admin (a chain that does not verify is refused as always), and
+// compares it with the head this machine verified before.
+func (e *Client) Fork(ctx context.Context, s *State) (*Fork, error) {
+	chain, err := e.client(s.Hub).TeamChain(ctx, s.ID, 0)
+	if err != nil {
+		return nil, err
+	}
+	st, err := team.Verify(s.ID, s.Admin, chain)
+	if err != nil {
+		return nil, fmt.Errorf("team %s: %w; nothing was read or sent", s.Name, err)
+	}
+	f := &Fork{Team: s.Name, Seq: s.Seq, Mine: s.Head, HubSeq: st.Seq, HubHead: st.Head}
+	if s.Seq >= 1 && s.Seq <= st.Seq {
+		f.Theirs = st.Hashes[s.Seq-1]
+		x := st.Entries[s.Seq-1]
+		f.Entry = fmt.Sprintf("%s by %s, %s", x.Kind, keyName(st, x.By), x.At.UTC().Format("2006-01-02 15:04 UTC"))
+	}
+	f.Agrees = s.Seq == 0 || f.Theirs == s.Head
+	return f, nil
+}
+
+// Reanchor makes this machine verify the hub's chain from now on when
+// choice (a prefix of 8 hex digits or more) names its head: this
+// machine's own head of before is let go. Choosing this machine's own
+// head keeps it, and every command goes on refusing the hub's chain
+// until the hub shows one that holds it. It reports whether it
+// re-anchored.
+func (e *Client) Reanchor(ctx context.Context, s *State, choice string) (*Fork, bool, error) {
+	f, err := e.Fork(ctx, s)
+	if err != nil {
+		return nil, false, err
+	}
+	choice = strings.ToLower(strings.TrimSpace(choice))
+	switch {
+	case len(choice) < 8:
+		return f, false, loom.Errorf(loom.EINVALID, "name the head you choose by 8 hex digits or more of it, as loom team fork shows it")
+	case strings.HasPrefix(s.Head, choice):
+		return f, false, nil
+	case !strings.HasPrefix(f.HubHead, choice):
+		return f, false, loom.Errorf(loom.ENOTFOUND, "%s is neither this machine's head (%s) nor the hub's (%s)", choice, s.Head, f.HubHead)
+	}
+	if f.Agrees {
+		return f, false, nil
+	}
+	// The head of a chain that verifies from the pinned admin's genesis:
+	// Verify checks it again from there, and the records of the fork this
+	// machine applied stay in its team's store.
+	s.Seq, s.Head, s.Newer = f.HubSeq, f.HubHead, nil
+	if err := e.Local.Save(s); err != nil {
+		return f, false, err
+	}
+	_, err = e.Verify(ctx, s)
+	return f, err == nil, err
+}
+
+// keyName names the key fp in st: a member, MEMBER/MACHINE, an invite's
+// label.
+func keyName(st *team.State, fp string) string {
+	return (&Verified{State: st}).KeyName(fp)
 }

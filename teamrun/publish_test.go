@@ -256,12 +256,16 @@ func TestApplyReplaceKeepsSubagents(t *testing.T) {
 	if c, err := ts.Session(ctx, sid[1]); err != nil || c.ParentID != sid[0] || c.MessageCount != 2 {
 		t.Fatalf("the sub-agent session after the replace: %v %+v", err, c)
 	}
-	// Another member's record for this id is not applied.
+	// Another member's record for this id is not applied: it is set
+	// aside, saying whose the session is.
 	other := &team.Header{Author: "nobody"}
 	b, _ := json.Marshal(&Payload{Op: OpDelete, Session: &loom.Session{ID: sid[0], Key: "cli:x"}})
 	v.Past["nobody"] = &team.Member{Name: "mallory"}
-	if changed, err := apply(ctx, st, v, other, b); err != nil || changed {
+	if changed, err := apply(ctx, st, v, other, b); !recordsFault(err) || !strings.Contains(err.Error(), "is alice's: a record of mallory's does not change it") || changed {
 		t.Fatalf("another member's deletion: %v %v", changed, err)
+	}
+	if _, err := ts.Session(ctx, sid[0]); err != nil {
+		t.Fatalf("alice's session after mallory's deletion: %v", err)
 	}
 	if !applyPl(&Payload{Op: OpDelete, Session: &loom.Session{ID: sid[0], Key: "cli:x"}}) {
 		t.Fatal("a deletion reported no change")

@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"sort"
+	"strings"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/syncpath"
@@ -33,6 +36,7 @@ func (e *Client) pull(ctx context.Context, v *Verified, st Stores, out *Sync) (e
 			err = st.Scrub(ctx)
 		}
 	}()
+	byJoin(v.State, hosts)
 	for _, h := range hosts {
 		// A writer's records a page at a time on the one path of
 		// records (syncpath.Writer); a record kept apart stops its
@@ -67,7 +71,14 @@ func (e *Client) pull(ctx context.Context, v *Verified, st Stores, out *Sync) (e
 					out.KeptApart++
 					return after, true, e.Local.Save(s)
 				}
+				if err == nil && hd.ChainSeq < s.Heads[h.Host] {
+					err = fmt.Errorf("%w: it names entry %d of the chain, and the record of this writer before it named entry %d: a writer's heads only move forward", team.ErrNotThen, hd.ChainSeq, s.Heads[h.Host])
+				}
 				if err == nil {
+					if s.Heads == nil {
+						s.Heads = map[string]int64{}
+					}
+					s.Heads[h.Host] = hd.ChainSeq
 					if s.Writers == nil {
 						s.Writers = map[string]string{}
 					}
@@ -191,4 +202,36 @@ func refusal(err error) string {
 	default:
 		return err.Error()
 	}
+}
+
+// byJoin orders hosts as a machine that holds none of their sessions
+// yet reads them: by the entry their key joined the chain by (a
+// machine's own join, a member's, the genesis first), then by writer
+// id; writer ids bound to no key of the chain come last. Honest members
+// never write one session twice, and the hub refuses a record of a
+// session another member wrote first: when records of one session by
+// two members reach a machine all the same (filed by the hub's operator
+// by hand), the member who joined first keeps it there, not the one
+// whose writer id the hub lists first.
+func byJoin(st *team.State, hosts []loom.SyncHost) {
+	joined := make(map[string]int64, len(st.Joined))
+	for key, seq := range st.Joined {
+		joined[strings.ReplaceAll(key, " ", "")] = seq
+	}
+	at := make(map[string]int64, len(hosts))
+	for _, h := range hosts {
+		fp, _, _ := strings.Cut(h.Host, "-")
+		seq, ok := joined[fp]
+		if !ok || !team.Bound(h.Host) {
+			seq = math.MaxInt64
+		}
+		at[h.Host] = seq
+	}
+	sort.SliceStable(hosts, func(i, j int) bool {
+		a, b := at[hosts[i].Host], at[hosts[j].Host]
+		if a != b {
+			return a < b
+		}
+		return hosts[i].Host < hosts[j].Host
+	})
 }

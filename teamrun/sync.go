@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/hub"
 	"github.com/loomhq/loom/secrets"
 	"github.com/loomhq/loom/team"
 )
@@ -72,6 +73,10 @@ type Sync struct {
 	// Newer is the record that names a newer chain than this machine's,
 	// signed by a member of it: evidence that the hub hides entries.
 	Newer *Evidence `json:"newer,omitempty"`
+	// Foreign says, a line each, the sessions of this member's that the
+	// hub refused because another member wrote them first: they are not
+	// sent again.
+	Foreign []string `json:"foreign,omitempty"`
 }
 
 // Stores are what a sync reads and writes: the member's own store (what
@@ -222,7 +227,25 @@ func (e *Client) publish(ctx context.Context, v *Verified, st Stores, out *Sync)
 				continue
 			}
 			live[sess.ID] = true
-			if err := pub.session(ctx, p, sess, g); err != nil {
+			if s.Foreign[sess.ID] != "" {
+				continue
+			}
+			err := pub.session(ctx, p, sess, g)
+			var fe *foreignError
+			if errors.As(err, &fe) {
+				// Another member wrote this session first: it is theirs on
+				// the team, and not sent again.
+				if s.Foreign == nil {
+					s.Foreign = map[string]string{}
+				}
+				s.Foreign[sess.ID] = fe.msg
+				out.Foreign = append(out.Foreign, fmt.Sprintf("session %s is not sent: %s", sess.ID, fe.msg))
+				if err := e.Local.Save(s); err != nil {
+					return err
+				}
+				continue
+			}
+			if err != nil {
 				return err
 			}
 		}
@@ -268,7 +291,11 @@ func (p *publisher) send(ctx context.Context, pl *Payload) error {
 	// Padded with spaces (which JSON reads past) to its size class: the
 	// hub learns a record's size class, not its length.
 	b = append(b, bytes.Repeat([]byte{' '}, team.PadClass(len(b))-len(b))...)
-	h := team.Header{Team: s.ID, Host: s.Host, Index: s.Next, Epoch: p.epoch, Author: p.v.Me.Fingerprint(), ChainSeq: p.v.Seq, ChainHead: p.v.Head}
+	tag, err := team.SessionTag(s.Keys, s.ID, pl.Session.ID)
+	if err != nil {
+		return err
+	}
+	h := team.Header{Team: s.ID, Host: s.Host, Index: s.Next, Epoch: p.epoch, Author: p.v.Me.Fingerprint(), ChainSeq: p.v.Seq, ChainHead: p.v.Head, Session: tag}
 	rec, err := team.SealRecord(h, s.Keys, p.v.Me, b)
 	if err != nil {
 		return err
@@ -286,6 +313,12 @@ func (p *publisher) send(ctx context.Context, pl *Payload) error {
 	return nil
 }
 
+// foreignError is a put the hub refused because another member wrote
+// the record's session first (409): the session is theirs on the team.
+type foreignError struct{ msg string }
+
+func (e *foreignError) Error() string { return e.msg }
+
 // putRecord puts rec on the hub and checks that the hub holds it: a hub
 // that says it stored none holds it from a push whose answer was lost,
 // or holds another record at its index (this machine's state restored
@@ -294,6 +327,9 @@ func (p *publisher) send(ctx context.Context, pl *Payload) error {
 func (e *Client) putRecord(ctx context.Context, s *State, rec team.Record) error {
 	c := e.client(s.Hub)
 	n, err := c.Team(s.ID).Put(ctx, []loom.SyncRecord{rec.Sync()})
+	if loom.ErrorCode(err) == loom.ECONFLICT && strings.Contains(err.Error(), hub.ForeignSession) {
+		return &foreignError{msg: err.Error()}
+	}
 	if err != nil {
 		return fmt.Errorf("team %s: record %d of writer %s refused: %w", s.Name, rec.Index, rec.Host, err)
 	}

@@ -57,11 +57,16 @@ func (v *Verified) Shares() []Shared {
 
 // InviteInfo is one invite of the team, as the chain says.
 type InviteInfo struct {
-	Label       string     `json:"label"`
-	Fingerprint string     `json:"fingerprint"`
-	By          string     `json:"by"`
-	Made        time.Time  `json:"made"`
-	Expires     *time.Time `json:"expires,omitempty"`
+	Label       string `json:"label"`
+	Fingerprint string `json:"fingerprint"`
+	By          string `json:"by"`
+	// MadeBy is the key that made it: the member's name, or
+	// MEMBER/MACHINE when one of their other machines made it.
+	MadeBy string    `json:"made_by"`
+	Made   time.Time `json:"made"`
+	// Joined names who joined by it (a used invite).
+	Joined  string     `json:"joined,omitempty"`
+	Expires *time.Time `json:"expires,omitempty"`
 	// MachineOf names the member a machine's invite is for ("" for a
 	// member's invite).
 	MachineOf string `json:"machine_of,omitempty"`
@@ -78,7 +83,12 @@ func (v *Verified) Invites(now time.Time) []InviteInfo {
 			continue
 		}
 		fp := e.Invite.Fingerprint()
-		in := InviteInfo{Label: e.Invite.Name, Fingerprint: fp, By: v.MemberOf(e.By).Name, Made: e.At, Expires: e.Expires, State: "open"}
+		in := InviteInfo{Label: e.Invite.Name, Fingerprint: fp, By: v.MemberOf(e.By).Name, MadeBy: v.KeyName(e.By), Made: e.At, Expires: e.Expires, State: "open"}
+		for joiner, via := range v.JoinedVia {
+			if via == e.By && v.joinedBy(joiner) == fp {
+				in.Joined = v.KeyName(joiner)
+			}
+		}
 		if o := v.InviteFor[fp]; o != "" {
 			in.MachineOf = v.Past[o].Name
 		}
@@ -164,4 +174,69 @@ func (v *Verified) RevokedBy(seq int64) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// KeyName names the key fp as loom team members shows it: a member's
+// name, MEMBER/MACHINE for one of their other machines, an invite's
+// label.
+func (v *Verified) KeyName(fp string) string {
+	m := v.Past[fp]
+	if m == nil {
+		return fp
+	}
+	if o := v.MemberOf(fp); o != nil && o.Fingerprint() != fp && !v.isInvite(fp) {
+		return o.Name + "/" + m.Name
+	}
+	return m.Name
+}
+
+// BroughtIn returns, as MEMBER/MACHINE and sorted, the machines that a
+// removal of fp takes out of the team besides fp and, when fp is a
+// member, the machines of theirs: those that joined through an invite
+// fp made, or one of them made, and so on.
+func (v *Verified) BroughtIn(fp string) []string {
+	own := v.MachinesOf(fp)
+	var out []string
+	for g := range v.GoneWith(fp) {
+		if g != fp && own[g] == nil {
+			out = append(out, v.KeyName(g))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// joinedBy returns the invite the member or machine fp joined by.
+func (v *Verified) joinedBy(fp string) string {
+	for _, e := range v.Entries {
+		if e.Kind == team.KindJoin && e.Member != nil && e.Member.Fingerprint() == fp {
+			return e.By
+		}
+	}
+	return ""
+}
+
+// RemovedWith returns, as MEMBER/MACHINE and sorted, the machines the
+// entry seq (a remove or a leave of fp) took out of the team besides fp
+// and fp's own machines: those fp, or one of them, brought in.
+func (v *Verified) RemovedWith(seq int64, fp string) []string {
+	out := []string{}
+	for g, at := range v.Left {
+		if at == seq && g != fp && v.machineOf(g) != fp {
+			out = append(out, v.KeyName(g))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// machineOf returns the member the machine fp was added for, now or
+// before ("" for a member).
+func (v *Verified) machineOf(fp string) string {
+	for _, e := range v.Entries {
+		if e.Kind == team.KindJoin && e.Member != nil && e.Member.Fingerprint() == fp {
+			return v.InviteFor[e.By]
+		}
+	}
+	return ""
 }

@@ -166,7 +166,10 @@ func invitesRun(ctx context.Context, opts *Options) error {
 		if in.Expires != nil {
 			exp = "expires " + in.Expires.UTC().Format("2006-01-02 15:04 UTC")
 		}
-		fmt.Fprintf(opts.IO.Out, "  %-12s %-7s %s  %s, made by %s %s, %s\n", in.Label, in.State, in.Fingerprint, what, in.By, in.Made.UTC().Format("2006-01-02 15:04 UTC"), exp)
+		if in.Joined != "" {
+			exp += ", joined by " + in.Joined
+		}
+		fmt.Fprintf(opts.IO.Out, "  %-12s %-7s %s  %s, made by %s %s, %s\n", in.Label, in.State, in.Fingerprint, what, in.MadeBy, in.Made.UTC().Format("2006-01-02 15:04 UTC"), exp)
 	}
 	return nil
 }

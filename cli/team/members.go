@@ -88,7 +88,10 @@ type memberMachine struct {
 	Name        string `json:"name"`
 	Fingerprint string `json:"fingerprint"`
 	User        string `json:"user"`
-	This        bool   `json:"this,omitempty"`
+	// InvitedBy is the machine (MEMBER or MEMBER/MACHINE) whose invite
+	// it joined by: removing that machine removes this one too.
+	InvitedBy string `json:"invited_by"`
+	This      bool   `json:"this,omitempty"`
 }
 
 // memberRow is a member as loom team members --json lists it.
@@ -111,7 +114,7 @@ func memberRows(v *teamrun.Verified) []memberRow {
 	for _, m := range v.SortedMembers() {
 		rw := memberRow{Name: m.Name, Fingerprint: m.Fingerprint(), Admin: m.Fingerprint() == v.Admin, User: m.User, This: m.Fingerprint() == me, Shares: []string{}, Machines: []memberMachine{}}
 		for fp, d := range v.MachinesOf(m.Fingerprint()) {
-			rw.Machines = append(rw.Machines, memberMachine{Name: d.Name, Fingerprint: fp, User: d.User, This: fp == me})
+			rw.Machines = append(rw.Machines, memberMachine{Name: d.Name, Fingerprint: fp, User: d.User, InvitedBy: v.KeyName(v.JoinedVia[fp]), This: fp == me})
 		}
 		slices.SortFunc(rw.Machines, func(a, b memberMachine) int { return strings.Compare(a.Name, b.Name) })
 		for _, sh := range shares {
@@ -159,7 +162,7 @@ func membersRun(ctx context.Context, opts *Options) error {
 			if d.This {
 				this = "  (this machine)"
 			}
-			fmt.Fprintf(out, "    machine %-12s %s%s\n", d.Name, d.Fingerprint, this)
+			fmt.Fprintf(out, "    machine %-12s %s  invited by %s%s\n", d.Name, d.Fingerprint, d.InvitedBy, this)
 		}
 	}
 	if v.Stale {
@@ -173,6 +176,9 @@ type RemoveOptions struct {
 	*Options
 	// Member is the member, or MEMBER/MACHINE one machine of theirs.
 	Member string
+	// Yes removes, without asking, the machines that joined through the
+	// invites of whoever is removed.
+	Yes bool
 }
 
 func newCmdRemove(inv *command.Invocation, runF func(*RemoveOptions) error) *cobra.Command {
@@ -186,14 +192,16 @@ or for them and makes a new key for the team wrapped for the remaining
 members, their machines and their open invites only: nothing written
 after it opens with the removed member's keys or invite codes, on any
 of their machines. MEMBER/MACHINE (as loom team members shows it)
-removes that one machine alone, with the invites it made. It says how
-many keys of whom the new key is wrapped for. What they synced before
-stays on their machines.`,
+removes that one machine, with the invites it made and every machine
+that joined through one of them (and theirs in turn): it names them and
+asks first (--yes does not ask). It says how many keys of whom the new
+key is wrapped for. What they synced before stays on their machines.`,
 		Example: `  loom team remove carol
   loom team remove bob/laptop`,
 		Args: command.ArgsBetween(1, 1),
 	}, opts, func(args []string) error { opts.Member = args[0]; return nil }, runF, removeRun)
 	teamFlag(cmd, opts.Options)
+	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "remove the machines that joined through its invites without asking")
 	return cmd
 }
 
@@ -204,15 +212,25 @@ func removeRun(ctx context.Context, opts *RemoveOptions) error {
 	if err != nil {
 		return err
 	}
-	m, v, err := r.Remove(ctx, s, opts.Member)
+	ios := opts.IO
+	confirm := func(with []string) error {
+		fmt.Fprintf(ios.ErrOut, "%s goes with every machine that joined through its invites: %s\n", opts.Member, strings.Join(with, ", "))
+		return ask(ctx, ios, opts.Yes, "Remove them all?", "Nothing was removed.",
+			"not on a terminal, so not asked: check the machines above, then remove with --yes (nothing was sent)")
+	}
+	m, v, err := r.Remove(ctx, s, opts.Member, confirm)
 	if err != nil {
 		return err
 	}
+	with := v.RemovedWith(v.Seq, m.Fingerprint())
 	h, revoked := v.KeyHolders(), v.RevokedBy(v.Seq)
 	if opts.JSON {
-		return command.WriteJSON(opts.IO.Out, map[string]any{"removed": m.Name, "fingerprint": m.Fingerprint(), "epoch": v.Epoch, "members": len(v.Members), "keys": h.Keys(), "holders": h, "revoked_invites": revoked})
+		return command.WriteJSON(opts.IO.Out, map[string]any{"removed": m.Name, "fingerprint": m.Fingerprint(), "removed_with": with, "epoch": v.Epoch, "members": len(v.Members), "keys": h.Keys(), "holders": h, "revoked_invites": revoked})
 	}
 	fmt.Fprintf(opts.IO.Out, "removed %s (%s) from team %s", m.Name, m.Fingerprint(), v.Name)
+	if len(with) > 0 {
+		fmt.Fprintf(opts.IO.Out, " with the machines that joined through its invites (%s)", strings.Join(with, ", "))
+	}
 	if len(revoked) > 0 {
 		fmt.Fprintf(opts.IO.Out, ", revoking %d open invites made by or for them (%s)", len(revoked), strings.Join(revoked, ", "))
 	}
@@ -302,6 +320,91 @@ func setHubRun(ctx context.Context, opts *Options) error {
 	fmt.Fprintf(opts.IO.Out, "team %s: hub %s (was %s); its chain of %d entries verified there\n", v.Name, h, old, v.Seq)
 	if opts.Token != "" {
 		fmt.Fprintf(opts.IO.Out, "the token given is kept for team %s on this machine\n", v.Name)
+	}
+	return nil
+}
+
+// ForkOptions are the options of `loom team fork`.
+type ForkOptions struct {
+	*Options
+	// Choose is the head chosen (8 hex digits or more of it): the hub's
+	// re-anchors this machine on the hub's chain, this machine's keeps
+	// it.
+	Choose string
+}
+
+func newCmdFork(inv *command.Invocation, runF func(*ForkOptions) error) *cobra.Command {
+	opts := &ForkOptions{Options: newOptions(inv)}
+	cmd := newCmd(inv, &cobra.Command{
+		Use:   "fork [--team NAME] [--choose HEAD]",
+		Short: "Show the two heads of a chain the hub contradicts, and choose one",
+		Long: `Fork is the way back for a machine whose every team command refuses the
+hub's chain ("the chain was rewritten", "the hub holds N entries"): the
+hub showed it one chain and now shows another, both signed as the
+chain's rules require. It prints the head this machine verified before
+and the hub's chain's head (verified from the genesis of the admin
+pinned at join). Compare them with a teammate's loom team head over
+another channel (a chat, a call): the head your teammates verify is
+the team's. --choose HEAD (8 hex digits or more of it) then
+re-anchors this machine on the hub's chain when HEAD is the hub's, or
+keeps this machine's head (and every command refusing the hub's chain)
+when it is this machine's own. What this machine applied before stays
+in its team's store.`,
+		Example: `  loom team fork
+  loom team fork --choose 6a0b34e3`,
+		Args: command.ArgsBetween(0, 0),
+	}, opts, nil, runF, forkRun)
+	teamFlag(cmd, opts.Options)
+	cmd.Flags().StringVar(&opts.Choose, "choose", "", "choose the head `HEAD` (8 hex digits or more): the hub's re-anchors this machine, its own keeps it")
+	return cmd
+}
+
+// forkRun shows the head this machine verified and the hub's, and
+// re-anchors on the one chosen.
+func forkRun(ctx context.Context, opts *ForkOptions) error {
+	r, s, err := opts.find()
+	if err != nil {
+		return err
+	}
+	mine := s.Head
+	if opts.Choose == "" {
+		f, err := r.Fork(ctx, s)
+		if err != nil {
+			return err
+		}
+		if opts.JSON {
+			return command.WriteJSON(opts.IO.Out, f)
+		}
+		out := opts.IO.Out
+		if f.Agrees {
+			fmt.Fprintf(out, "team %s: no fork: the hub's chain holds this machine's head (entry %d, %s) and goes on to entry %d, %s\n", f.Team, f.Seq, f.Mine, f.HubSeq, f.HubHead)
+			return nil
+		}
+		fmt.Fprintf(out, "team %s: the hub's chain contradicts this machine's\n", f.Team)
+		fmt.Fprintf(out, "  this machine verified entry %d: %s\n", f.Seq, f.Mine)
+		if f.Theirs != "" {
+			fmt.Fprintf(out, "  the hub's entry %d:            %s (%s)\n", f.Seq, f.Theirs, f.Entry)
+		} else {
+			fmt.Fprintf(out, "  the hub holds %d entries only\n", f.HubSeq)
+		}
+		fmt.Fprintf(out, "  the hub's head, entry %d:      %s\n", f.HubSeq, f.HubHead)
+		fmt.Fprintf(out, "compare with a teammate's loom team head over another channel, then: loom team fork --choose %s (the hub's) or --choose %s (this machine's)\n", f.HubHead[:8], f.Mine[:8])
+		return nil
+	}
+	f, moved, err := r.Reanchor(ctx, s, opts.Choose)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return command.WriteJSON(opts.IO.Out, map[string]any{"team": f.Team, "reanchored": moved, "seq": s.Seq, "head": s.Head, "was": mine})
+	}
+	switch {
+	case moved:
+		fmt.Fprintf(opts.IO.Out, "team %s: this machine now verifies the hub's chain, entry %d, head %s (it verified %s at entry %d before)\n", f.Team, s.Seq, s.Head, mine, f.Seq)
+	case f.Agrees:
+		fmt.Fprintf(opts.IO.Out, "team %s: no fork: nothing to choose\n", f.Team)
+	default:
+		fmt.Fprintf(opts.IO.Out, "team %s: this machine keeps entry %d, head %s: every command refuses the hub's chain until the hub shows one that holds it\n", f.Team, s.Seq, s.Head)
 	}
 	return nil
 }

@@ -115,11 +115,26 @@ func TestJoinOptions(t *testing.T) {
 // remove takes one member or MEMBER/MACHINE.
 func TestRemoveOptions(t *testing.T) {
 	t.Parallel()
-	if got := cmdtest.Options(t, newCmdRemove, "bob/laptop", "--team=core"); got.Member != "bob/laptop" || got.Team != "core" {
+	if got := cmdtest.Options(t, newCmdRemove, "bob/laptop", "--team=core"); got.Member != "bob/laptop" || got.Team != "core" || got.Yes {
 		t.Errorf("remove: %+v", got)
+	}
+	if got := cmdtest.Options(t, newCmdRemove, "bob/laptop", "--yes"); !got.Yes {
+		t.Errorf("remove --yes: %+v", got)
 	}
 	cmdtest.Refused(t, cmdtest.Rejects(t, newCmdRemove), "missing arguments")
 	cmdtest.Refused(t, cmdtest.Rejects(t, newCmdRemove, "bob", "carol"), "too many arguments")
+}
+
+// fork takes no word; --choose names the head chosen.
+func TestForkOptions(t *testing.T) {
+	t.Parallel()
+	if got := cmdtest.Options(t, newCmdFork, "--team=core", "--choose", "6a0b34e3"); got.Choose != "6a0b34e3" || got.Team != "core" {
+		t.Errorf("fork --choose: %+v", got)
+	}
+	if got := cmdtest.Options(t, newCmdFork, "--json"); got.Choose != "" || !got.JSON {
+		t.Errorf("fork --json: %+v", got)
+	}
+	cmdtest.Refused(t, cmdtest.Rejects(t, newCmdFork, "extra"), "too many arguments")
 }
 
 // set-hub takes the new address, and a token to keep.

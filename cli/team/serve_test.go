@@ -62,7 +62,7 @@ func TestHubServesAndBounds(t *testing.T) {
 	ring := bob.teamState(t, created.ID).Keys
 	status := 0
 	for i := range hub.MaxTeamWriters + 1 {
-		r, _ := team.SealRecord(team.Header{Team: created.ID, Host: team.NewWriter(bobID.Fingerprint()), Index: 1, Epoch: 1, Author: bobID.Fingerprint()}, ring, bobID, []byte("{}"))
+		r, _ := team.SealRecord(team.Header{Team: created.ID, Host: team.NewWriter(bobID.Fingerprint()), Index: 1, Epoch: 1, Author: bobID.Fingerprint(), Session: strings.Repeat("b", 32)}, ring, bobID, []byte("{}"))
 		if status = postRecord(t, hubBase, bob.tok, created.ID, r); status != http.StatusOK && i != hub.MaxTeamWriters {
 			t.Fatalf("writer id %d of bob's key: %d", i+1, status)
 		}

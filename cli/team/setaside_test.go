@@ -97,7 +97,8 @@ func TestTeamSyncSetsAside(t *testing.T) {
 			CreatedAt: clitest.Base, UpdatedAt: clitest.Base}
 		msg := &loom.Message{ID: sid[:30] + "000001", SessionID: sid, Seq: 1, Role: "user", CreatedAt: clitest.Base, Parts: []loom.Part{{ID: "p1", Type: "text", Text: "twin"}}}
 		b, _ := json.Marshal(teamrun.Outgoing(team.ModeContent, sess, []*loom.Message{msg}))
-		rec, err := team.SealRecord(team.Header{Team: p.id, Host: twinHost, Index: int64(i + 1), Epoch: epoch, Author: me.Fingerprint()}, bs.Keys, me, b)
+		tag, _ := team.SessionTag(bs.Keys, p.id, sid)
+		rec, err := team.SealRecord(team.Header{Team: p.id, Host: twinHost, Index: int64(i + 1), Epoch: epoch, Author: me.Fingerprint(), ChainSeq: bs.Seq, ChainHead: bs.Head, Session: tag}, bs.Keys, me, b)
 		if err != nil {
 			t.Fatal(err)
 		}

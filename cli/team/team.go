@@ -60,7 +60,7 @@ docs/team.md.`,
 	}
 	cmd.AddCommand(newCmdCreate(inv, nil), newCmdInvite(inv, nil), newCmdInvites(inv, nil), newCmdJoin(inv, nil), newCmdMembers(inv, nil),
 		newCmdRemove(inv, nil), newCmdLeave(inv, nil), newCmdShare(inv, true, nil), newCmdShare(inv, false, nil),
-		newCmdSync(inv, nil), newCmdList(inv, nil), newCmdDoctor(inv, nil), newCmdHead(inv, nil), newCmdSetHub(inv, nil))
+		newCmdSync(inv, nil), newCmdList(inv, nil), newCmdDoctor(inv, nil), newCmdHead(inv, nil), newCmdFork(inv, nil), newCmdSetHub(inv, nil))
 	return cmd
 }
 
@@ -344,6 +344,9 @@ func syncRun(ctx context.Context, opts *SyncOptions) error {
 		return err
 	}
 	sayAside(opts.IO, s.Name, out.SetAside)
+	for _, l := range out.Foreign {
+		fmt.Fprintf(opts.IO.ErrOut, "loom: team %s: %s\n", s.Name, l)
+	}
 	if opts.JSON {
 		return command.WriteJSON(opts.IO.Out, out)
 	}

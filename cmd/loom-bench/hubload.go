@@ -78,7 +78,13 @@ func (f *hubFigures) fail(err error) {
 func (m *hubMachine) record(teamID string, index int64, size int) loom.SyncRecord {
 	payload := make([]byte, size)
 	rand.Read(payload)
-	r, err := team.SealRecord(team.Header{Team: teamID, Host: m.host, Index: index, Epoch: 1, Author: m.id.Fingerprint()}, m.ring, m.id, payload)
+	// A session of its own per record, tagged as a client tags it (the
+	// hub files each tag's owner).
+	tag, err := team.SessionTag(m.ring, teamID, fmt.Sprintf("%s-%d", m.host, index))
+	if err != nil {
+		panic(err) // epoch 1 is in the ring: SessionTag cannot fail
+	}
+	r, err := team.SealRecord(team.Header{Team: teamID, Host: m.host, Index: index, Epoch: 1, Author: m.id.Fingerprint(), Session: tag}, m.ring, m.id, payload)
 	if err != nil {
 		panic(err) // epoch 1 is in the ring: SealRecord cannot fail
 	}

@@ -117,14 +117,15 @@ func (fk *HubLocks) LockUser(ctx context.Context, name, user string) (unlock fun
 
 // TeamHub is a fake loom.TeamHub.
 type TeamHub struct {
-	TeamChainFn       func(ctx context.Context, team string, after int64) ([]loom.TeamEntry, error)
-	AppendTeamEntryFn func(ctx context.Context, team string, seq int64, entry []byte, members []loom.TeamMember) error
-	TeamAccessFn      func(ctx context.Context, team, user string) (bool, error)
-	PutTeamRecordsFn  func(ctx context.Context, team string, recs []loom.SyncRecord) (int, error)
-	TeamRecordsFn     func(ctx context.Context, team, host string, after int64, limit int) ([]loom.SyncRecord, error)
-	TeamHostsFn       func(ctx context.Context, team string) ([]loom.SyncHost, error)
-	TeamLastFn        func(ctx context.Context, team, host string) (int64, error)
-	TeamLastsFn       func(ctx context.Context, team string) ([]loom.SyncHost, error)
+	TeamChainFn        func(ctx context.Context, team string, after int64) ([]loom.TeamEntry, error)
+	AppendTeamEntryFn  func(ctx context.Context, team string, seq int64, entry []byte, members []loom.TeamMember) error
+	TeamAccessFn       func(ctx context.Context, team, user string) (bool, error)
+	PutTeamRecordsFn   func(ctx context.Context, team string, recs []loom.SyncRecord) (int, error)
+	TeamRecordsFn      func(ctx context.Context, team, host string, after int64, limit int) ([]loom.SyncRecord, error)
+	TeamHostsFn        func(ctx context.Context, team string) ([]loom.SyncHost, error)
+	TeamLastFn         func(ctx context.Context, team, host string) (int64, error)
+	TeamLastsFn        func(ctx context.Context, team string) ([]loom.SyncHost, error)
+	ClaimTeamRecordsFn func(ctx context.Context, team string, claims []loom.TeamClaim) error
 }
 
 var _ loom.TeamHub = (*TeamHub)(nil)
@@ -167,4 +168,9 @@ func (fk *TeamHub) TeamLast(ctx context.Context, team, host string) (int64, erro
 // TeamLasts calls TeamLastsFn.
 func (fk *TeamHub) TeamLasts(ctx context.Context, team string) ([]loom.SyncHost, error) {
 	return call(fk.TeamLastsFn, "TeamHub.TeamLasts")(ctx, team)
+}
+
+// ClaimTeamRecords calls ClaimTeamRecordsFn.
+func (fk *TeamHub) ClaimTeamRecords(ctx context.Context, team string, claims []loom.TeamClaim) error {
+	return call(fk.ClaimTeamRecordsFn, "TeamHub.ClaimTeamRecords")(ctx, team, claims)
 }
