@@ -36,6 +36,15 @@ func fileBundles(ctx context.Context, tool, root string, skip map[string]bool, k
 			if path == root {
 				return err
 			}
+			if IsLink(d) {
+				// A link that leads nowhere: one line where it is named
+				// as a session file of the tool, else nothing of the
+				// tool's is lost.
+				if keep(path, d) {
+					unreadable.Add(path, err)
+				}
+				return nil
+			}
 			// A directory that cannot be listed is a problem of the
 			// import; the rest is still read.
 			unreadable.Add(path, err)

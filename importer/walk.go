@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // WalkDir walks the tree at root as filepath.WalkDir does, calling fn
@@ -15,7 +16,9 @@ import (
 // link to a file is passed with the type of the file it leads to. Dotfile
 // managers and moved disks leave tools' directories as links; without
 // this they would hold nothing. Each real directory is walked once, so a
-// link back up the tree ends there; a dangling link is passed over.
+// link back up the tree ends there; a link that leads nowhere (dangling,
+// or a loop of links) is passed to fn with its own entry and an error
+// (ErrDanglingLink, ErrLinkLoop), and not followed.
 // The walk stops when ctx ends, with its error.
 func WalkDir(ctx context.Context, root string, fn fs.WalkDirFunc) error {
 	fi, err := os.Stat(root)
@@ -62,7 +65,13 @@ func walk(ctx context.Context, path string, d fs.DirEntry, fn fs.WalkDirFunc, se
 		if e.Type()&fs.ModeSymlink != 0 {
 			fi, err := os.Stat(p)
 			if err != nil {
-				continue // dangling, or a loop of links
+				// Dangling, or a loop of links: fn hears of it with the
+				// link's own entry, and may say so where the link is
+				// named as what it looks for.
+				if err := fn(p, e, &fs.PathError{Op: "stat", Path: p, Err: linkError(err)}); err != nil && !errors.Is(err, filepath.SkipDir) {
+					return err
+				}
+				continue
 			}
 			e = fs.FileInfoToDirEntry(fi)
 		}
@@ -77,6 +86,33 @@ func walk(ctx context.Context, path string, d fs.DirEntry, fn fs.WalkDirFunc, se
 		}
 	}
 	return nil
+}
+
+// ErrDanglingLink and ErrLinkLoop are why a symbolic link leads nowhere.
+var (
+	ErrDanglingLink = errors.New("a symbolic link to nothing (its target is gone)")
+	ErrLinkLoop     = errors.New("a loop of symbolic links")
+)
+
+// IsLink says whether the entry WalkDir passed with an error is a
+// symbolic link that leads nowhere: a reader says so only where the
+// link is named as one of its session files.
+func IsLink(d fs.DirEntry) bool { return d != nil && d.Type()&fs.ModeSymlink != 0 }
+
+// linkError says why os.Stat of a link failed, in words: its target is
+// gone, or the links loop; any other error as it is.
+func linkError(err error) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return ErrDanglingLink
+	case errors.Is(err, syscall.ELOOP):
+		return ErrLinkLoop
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // EntryMode is the type of directory entry e of dir, of what it leads to

@@ -75,8 +75,11 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 				return err
 			}
 			// A directory that cannot be listed is a problem of the
-			// import; the rest is still read.
-			unreadable.Add(p, err)
+			// import; the rest is still read. A link to nowhere is one
+			// where it is named as a session file.
+			if !importer.IsLink(d) || strings.HasSuffix(p, ".jsonl") {
+				unreadable.Add(p, err)
+			}
 			if d != nil && d.IsDir() {
 				return fs.SkipDir
 			}

@@ -67,15 +67,18 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 	var out []importer.Bundle
 	var unreadable importer.Unreadable
 	err := importer.WalkDir(ctx, root, func(path string, d fs.DirEntry, err error) error {
+		dir := filepath.Base(filepath.Dir(path))
+		n := filepath.Base(path)
+		named := (dir == sessionsDir || dir == emptyWindowDir) && !strings.HasPrefix(n, ".") && (strings.HasSuffix(n, ".json") || strings.HasSuffix(n, ".jsonl"))
 		if err != nil {
 			if path == root {
 				return err
 			}
-			unreadable.Add(path, err)
+			if !importer.IsLink(d) || named {
+				unreadable.Add(path, err)
+			}
 			return nil
 		}
-		dir := filepath.Base(filepath.Dir(path))
-		n := d.Name()
 		switch {
 		case unreadable.NamedDir(path, d, (dir == sessionsDir || dir == emptyWindowDir) && (strings.HasSuffix(n, ".json") || strings.HasSuffix(n, ".jsonl"))):
 			return fs.SkipDir
