@@ -190,6 +190,11 @@ func (r *Result) Skip(t string) {
 	if r.Skipped == nil {
 		r.Skipped = map[string]int{}
 	}
+	if t == "" {
+		// A record naming no type is counted as such, never under an
+		// empty label ("skipped 1 , …").
+		t = "untyped"
+	}
 	r.Skipped[t]++
 }
 

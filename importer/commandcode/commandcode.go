@@ -25,7 +25,14 @@
 // JSON is a problem.
 //
 // The format is the one Command Code 1.64.0 wrote when run offline
-// against a fake model (testdata/real).
+// against a fake model (testdata/real). Versions 0.27 to 0.45 wrote
+// flat lines instead, with no header: {id, timestamp, sessionId,
+// parentId, role, content, gitBranch, metadata: {version: 2}}, the
+// message's role and content on the line itself (1.64 still reads
+// them, and migrates a file only when it reopens it). Such a file is
+// read in the order of its lines, each a message, its session id the
+// lines' sessionId: how its parentIds link tool results and replies was
+// not seen in files of those versions, so no line is left off a branch.
 package commandcode
 
 import (
@@ -91,9 +98,15 @@ type entry struct {
 	Cwd           string          `json:"cwd"`
 	ParentSession string          `json:"parentSession"`
 	Message       json.RawMessage `json:"message"`
-	Model         string          `json:"model"`
-	Summary       string          `json:"summary"`
-	Usage         *struct {
+	// Role, Content and SessionID are a line of the earlier flat
+	// format (before the session header), which holds its message's
+	// role and content itself.
+	Role      string          `json:"role"`
+	Content   json.RawMessage `json:"content"`
+	SessionID string          `json:"sessionId"`
+	Model     string          `json:"model"`
+	Summary   string          `json:"summary"`
+	Usage     *struct {
 		Input      float64 `json:"inputTokens"`
 		Output     float64 `json:"outputTokens"`
 		CacheRead  float64 `json:"cacheReadTokens"`
@@ -122,6 +135,7 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 	res := &importer.Result{}
 	var head *entry
 	var entries []*entry
+	flat := 0 // lines of the earlier flat format
 	err = importer.Lines(ctx, f, func(n int, line []byte) error {
 		e := &entry{line: n}
 		if !res.DecodeLine(name, n, line, e) {
@@ -131,6 +145,11 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 			head = e
 			return nil
 		}
+		if e.Type == "" && e.Role != "" && len(e.Content) > 0 {
+			// The earlier flat line: its message is the line itself.
+			e.Type, e.Message = "message", flatMessage(e)
+			flat++
+		}
 		entries = append(entries, e)
 		return nil
 	}, res.TooLong(name))
@@ -139,6 +158,9 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 	}
 	id := strings.TrimSuffix(filepath.Base(name), ".jsonl")
 	s := &importer.Session{SourceID: id, Kind: loom.KindMain, Path: name}
+	if head == nil && len(entries) > 0 {
+		s.SourceID = cmp.Or(importer.LineID(entries[0].SessionID), id)
+	}
 	if head != nil {
 		s.SourceID = cmp.Or(importer.LineID(head.ID), id)
 		s.Cwd = head.Cwd
@@ -149,7 +171,11 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 	}
 	at := fi.ModTime().UTC()
 	calls := importer.ToolCalls{}
-	for _, e := range branch(res, entries) {
+	path := entries
+	if head != nil || flat == 0 {
+		path = branch(res, entries)
+	}
+	for _, e := range path {
 		if tm, err := time.Parse(time.RFC3339Nano, e.Timestamp); err == nil {
 			at = tm.UTC()
 		}
@@ -216,6 +242,17 @@ func branch(res *importer.Result, entries []*entry) []*entry {
 	return path
 }
 
+// flatMessage is the message of a line of the earlier flat format
+// ({id, timestamp, sessionId, parentId, role, content, gitBranch,
+// metadata}), in the form of a message entry's.
+func flatMessage(e *entry) json.RawMessage {
+	b, _ := json.Marshal(struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	}{e.Role, e.Content})
+	return b
+}
+
 // readMessage is a message entry as a loom message; nil when it holds
 // only tool results (which complete their calls) or cannot be read.
 func readMessage(res *importer.Result, calls importer.ToolCalls, name string, e *entry, mid string, at time.Time) *loom.Message {
@@ -244,12 +281,23 @@ func readMessage(res *importer.Result, calls importer.ToolCalls, name string, e 
 	}
 	calls.AddBlocks(res, msg, blocks, at, func(reason string) { res.Problemf(name, e.line, reason) })
 	if len(msg.Parts) == 0 {
-		if m.Meta.Source != "tool" {
+		if m.Meta.Source != "tool" && !toolResults(blocks) {
 			res.Skip("empty-" + msg.Role + "-message")
 		}
 		return nil
 	}
 	return msg
+}
+
+// toolResults says whether blocks are tool results alone, which complete
+// their calls: the earlier flat format marks no source "tool" on them.
+func toolResults(blocks []importer.ContentBlock) bool {
+	for _, b := range blocks {
+		if b.Type != "tool_result" {
+			return false
+		}
+	}
+	return len(blocks) > 0
 }
 
 // usage is a reply's usage in loom's terms: Command Code's input counts

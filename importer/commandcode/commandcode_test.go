@@ -3,6 +3,7 @@ package commandcode
 import (
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/loomhq/loom"
@@ -89,5 +90,34 @@ func TestReadCompaction(t *testing.T) {
 	last := s.Messages[len(s.Messages)-1]
 	if last.Role != loom.RoleSummary || last.Text() != "Two greetings were exchanged." || importertest.SumUsage(s).Compactions != 1 {
 		t.Errorf("last message %s %q, usage %+v", last.Role, last.Text(), importertest.SumUsage(s))
+	}
+}
+
+// Command Code 0.27 to 0.45 wrote flat lines with no header, the role
+// and content on the line itself (metadata version 2): each is a
+// message, in the order of the file, the session the lines' sessionId;
+// a tool call and its result pair up as in the later format. A line of
+// the flat format that is not JSON is one problem, the rest kept.
+func TestReadFlatFormat(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "home-u-old", "5d1f0c3e-8a2b-4c6d-9e7f-0a1b2c3d4e5f.jsonl")
+	importertest.MkdirAll(t, filepath.Dir(path))
+	lines := []string{
+		`{"id":"u1","timestamp":"2025-08-01T10:00:00.000Z","sessionId":"5d1f0c3e-8a2b-4c6d-9e7f-0a1b2c3d4e5f","parentId":null,"role":"user","content":"What is in notes.txt?","gitBranch":"main","metadata":{"version":2}}`,
+		`{"id":"a1","timestamp":"2025-08-01T10:00:02.000Z","sessionId":"5d1f0c3e-8a2b-4c6d-9e7f-0a1b2c3d4e5f","parentId":"u1","role":"assistant","content":[{"type":"text","text":"Reading it."},{"type":"tool_use","id":"t1","name":"read_file","input":{"file_path":"notes.txt"}}],"gitBranch":"main","metadata":{"version":2}}`,
+		`{"id":"r1","timestamp":"2025-08-01T10:00:03.000Z","sessionId":"5d1f0c3e-8a2b-4c6d-9e7f-0a1b2c3d4e5f","parentId":"a1","role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"alpha"}],"gitBranch":"main","metadata":{"version":2}}`,
+		`not json at all`,
+		`{"id":"a2","timestamp":"2025-08-01T10:00:05.000Z","sessionId":"5d1f0c3e-8a2b-4c6d-9e7f-0a1b2c3d4e5f","parentId":"u1","role":"assistant","content":[{"type":"text","text":"It says alpha."}],"gitBranch":"main","metadata":{"version":2}}`,
+	}
+	importertest.WriteFile(t, path, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	res := importertest.ReadFile(t, Format{}, path)
+	s := importertest.Session(t, res, "5d1f0c3e-8a2b-4c6d-9e7f-0a1b2c3d4e5f")
+	importertest.CheckTexts(t, s, loom.RoleUser, "What is in notes.txt?")
+	importertest.CheckTexts(t, s, loom.RoleAssistant, "Reading it.", "It says alpha.")
+	importertest.CheckOneCall(t, s, "user assistant assistant", func(p loom.Part) bool {
+		return p.Name == "read_file" && strings.Contains(string(p.Output), "alpha")
+	})
+	if len(res.Problems) != 1 || len(res.Skipped) != 0 {
+		t.Errorf("problems %+v, skipped %v; want the one line that is not JSON", res.Problems, res.Skipped)
 	}
 }
