@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"unicode/utf8"
 )
 
 // MaxLine bounds one line of a session file. Lines longer than this (a
@@ -103,7 +104,18 @@ func (r *Result) DecodeLine(path string, n int, line []byte, v any) bool {
 		r.Problemf(path, n, "not JSON: "+Excerpt(err.Error()))
 		return false
 	}
+	r.CheckUTF8(path, n, line)
 	return true
+}
+
+// CheckUTF8 makes a line that decoded as JSON but holds bytes that are
+// not UTF-8 one problem of r: JSON decoding replaced them by U+FFFD, so
+// the record is kept with that mark where they stood, and the user is
+// told (the same bytes in a format of plain text are a problem too).
+func (r *Result) CheckUTF8(path string, n int, line []byte) {
+	if !utf8.Valid(line) {
+		r.Problemf(path, n, "bytes that are not UTF-8, kept as U+FFFD (\ufffd)")
+	}
 }
 
 // SessionLines calls fn with each line of r that is not blank, trimmed

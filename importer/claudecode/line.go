@@ -214,6 +214,7 @@ func parseLine(path string, n int, line []byte, res *importer.Result) *record {
 		}
 		res.Problemf(path, n, fmt.Sprintf("field %q has a %s where a %s belongs", te.Field, te.Value, te.Type))
 	}
+	res.CheckUTF8(path, n, line)
 	if r.Type == "" {
 		res.Problemf(path, n, "line has no type")
 		return nil

@@ -112,6 +112,7 @@ func (rd *reader) classify(n int, b []byte) (rec, bool) {
 		rd.res.Problemf(rd.path, n, "not a rollout line: "+err.Error())
 		return rec{}, false
 	}
+	rd.res.CheckUTF8(rd.path, n, b)
 	rc := rec{n: n, t: importer.RFC3339Time(str(l.Timestamp))}
 	switch {
 	case l.Type != "" && !importer.IsNull(l.Payload):

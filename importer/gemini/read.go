@@ -323,6 +323,9 @@ func (r *reader) line(rec *recording, n int, line []byte) {
 		problem("malformed record: " + err.Error())
 		return
 	}
+	if !utf8.Valid(line) {
+		problem("bytes that are not UTF-8, kept as U+FFFD (\ufffd)")
+	}
 	if v.Document {
 		rec.doc = true
 	}
