@@ -114,9 +114,12 @@ func (r *Result) DecodeLine(path string, n int, line []byte, v any) bool {
 // told (the same bytes in a format of plain text are a problem too).
 func (r *Result) CheckUTF8(path string, n int, line []byte) {
 	if !utf8.Valid(line) {
-		r.Problemf(path, n, "bytes that are not UTF-8, kept as U+FFFD (\ufffd)")
+		r.Problemf(path, n, NotUTF8)
 	}
 }
+
+// NotUTF8 is the reason of a line holding bytes that are not UTF-8.
+const NotUTF8 = "bytes that are not UTF-8, kept as U+FFFD (\ufffd)"
 
 // SessionLines calls fn with each line of r that is not blank, trimmed
 // of surrounding space, and its number, as Lines reads them; a line over

@@ -26,24 +26,31 @@ func noUserManager(out string) bool {
 	return false
 }
 
+// shellParts are the words a shell line that runs s is made of: its
+// environment (NAME='value'), loom and its arguments, each quoted, and
+// the redirection of its output to the service's log ("" without one).
+func shellParts(s capture.Service) (env, run []string, log string) {
+	for _, kv := range s.Env {
+		k, v, _ := strings.Cut(kv, "=")
+		env = append(env, k+"="+shellQuote(v))
+	}
+	run = []string{shellQuote(s.Program)}
+	for _, a := range s.Args {
+		run = append(run, shellQuote(a))
+	}
+	if s.Log != "" {
+		log = " >>" + shellQuote(s.Log) + " 2>&1"
+	}
+	return env, run, log
+}
+
 // cronLine is the crontab line that starts s at boot where no service
 // manager does: its environment, the home included, set before loom,
 // its output appended to the service's log. cron hands the line to
 // /bin/sh, and takes a % for a new line unless it is escaped.
 func cronLine(s capture.Service) string {
-	words := []string{"@reboot"}
-	for _, kv := range s.Env {
-		k, v, _ := strings.Cut(kv, "=")
-		words = append(words, k+"="+shellQuote(v))
-	}
-	words = append(words, shellQuote(s.Program))
-	for _, a := range s.Args {
-		words = append(words, shellQuote(a))
-	}
-	line := strings.Join(words, " ")
-	if s.Log != "" {
-		line += " >>" + shellQuote(s.Log) + " 2>&1"
-	}
+	env, run, log := shellParts(s)
+	line := strings.Join(append(append([]string{"@reboot"}, env...), run...), " ") + log
 	return strings.ReplaceAll(line, "%", `\%`)
 }
 
@@ -53,24 +60,12 @@ func cronLine(s capture.Service) string {
 // the machine has it, else by the shell's own trap (a minimal image
 // may lack coreutils' nohup, never sh).
 func startLine(s capture.Service, lookPath func(string) (string, error)) string {
-	words := []string{}
-	for _, kv := range s.Env {
-		k, v, _ := strings.Cut(kv, "=")
-		words = append(words, k+"="+shellQuote(v))
-	}
-	run := []string{shellQuote(s.Program)}
-	for _, a := range s.Args {
-		run = append(run, shellQuote(a))
-	}
-	log := ""
-	if s.Log != "" {
-		log = " >>" + shellQuote(s.Log) + " 2>&1"
-	}
+	env, run, log := shellParts(s)
 	if _, err := lookPath("nohup"); err == nil {
-		return strings.Join(append(append(words, "nohup"), run...), " ") + log + " </dev/null &"
+		return strings.Join(append(append(env, "nohup"), run...), " ") + log + " </dev/null &"
 	}
 	inner := `trap "" HUP; exec ` + strings.Join(run, " ") + log
-	return strings.Join(append(words, "sh", "-c", shellQuote(inner)), " ") + " </dev/null &"
+	return strings.Join(append(env, "sh", "-c", shellQuote(inner)), " ") + " </dev/null &"
 }
 
 func firstLine(out string, err error) string {

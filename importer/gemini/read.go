@@ -324,7 +324,7 @@ func (r *reader) line(rec *recording, n int, line []byte) {
 		return
 	}
 	if !utf8.Valid(line) {
-		problem("bytes that are not UTF-8, kept as U+FFFD (\ufffd)")
+		problem(importer.NotUTF8)
 	}
 	if v.Document {
 		rec.doc = true
