@@ -33,26 +33,28 @@ import (
 // seedEnv replays TestRecallScaleAndScope with the seed a run printed.
 const seedEnv = "LOOM_TEST_SEED"
 
-// scaleLoss is the share of the questions answered in the planted
-// store alone that one cell (a size of store and a scope) may lose, for
-// recall and for search each: a quarter. It is what the suite holds,
-// not what a user should expect (docs/search.md has the cells' figures
-// and the questions lost). The questions are paraphrases that share
-// only common words with their answers, never the telling ones, and
-// the filler holds those common words at the frequencies the planted
-// sessions have them: a filler message that holds more of a question's
-// words than its answer does is genuine competition, which a keyword
-// search cannot rank below the answer ("is a finished item shown
-// crossed out in the list?" against a turn that says "strikethrough").
-// Measured on a loaded 2-core machine, a cell lost up to 3 of 40
-// (7.5 points) at 10,000 filler messages across projects and more at
-// 100,000 inside a project: a tolerance of 2 points (one question)
-// would fail on genuine competition alone. What a quarter keeps out is
-// a loss of a kind: recall over a store of more than 100,000 messages
-// once answered with the newest matches and lost all ten held-out
-// questions of a trial, and a scope that dropped a project's turns
-// would lose most of them.
-const scaleLoss = 0.25
+// maxScaleLoss is how many of n questions answered in the planted
+// store alone one cell (a size of store, a layout and a scope) may
+// lose, for recall and for search each: an eighth (5 of recall's 40, 6
+// of search's 49). It is what the suite holds, not what a user should
+// expect (docs/search.md has the cells' figures and the questions
+// lost). The questions are paraphrases that share only common words
+// with their answers, never the telling ones, and the filler holds
+// those common words at the frequencies the planted sessions have them:
+// a filler message that holds more of a question's words than its
+// answer does is genuine competition, which a keyword search cannot
+// rank below the answer ("is a finished item shown crossed out in the
+// list?" against a turn that says "strikethrough"). Measured on a
+// loaded 2-core machine in the runs docs/search.md lists, the worst
+// cell lost 4 of 40 to recall (every project, 100,000 filler messages)
+// and 3 of 49 to search, every loss but those of a search out of time
+// one of six such questions; one question is 2.5 points of
+// 40, so the 2 points of hit@5 a user might ask for would fail on one
+// question's competition. An eighth leaves one question above the worst
+// measured; it was a quarter, which a scope that dropped a project's
+// turns, or recall answering with the newest matches over a large store
+// (which lost all ten held-out questions of a trial), still fails.
+func maxScaleLoss(n int) int { return n / 8 }
 
 // TestRecallScaleAndScope checks a property of recall and search: a
 // question's answer keeps its evidence as the store grows and as the
@@ -64,15 +66,15 @@ const scaleLoss = 0.25
 // words, at their frequencies (a word in at least three planted
 // messages, none of a question's markers), seeded (LOOM_TEST_SEED
 // replays a run; the seed is logged): 10,000 messages, then 100,000
-// (not with -short), a tenth of them in the planted projects themselves
-// and the rest over 100 projects of their own. At each size each
-// question is asked in its project and across all projects; those whose
-// recall held an on-topic turn, or whose search held a target session
-// among its first five, in the planted store alone and in their
-// project must keep it in every cell, but for scaleLoss of them.
-// SQLite always; PostgreSQL too, at LOOM_TEST_POSTGRES or the local
-// server (skipped when there is none, but in CI), at 10,000 filler
-// messages (both sizes with LOOM_TEST_SCALE_POSTGRES=full).
+// (not with -short), spread over 1, 100 or 1,000 projects (layouts),
+// the same filler in a store of each. Each question is asked in its
+// project and across all projects (scaleCells); those whose recall
+// held an on-topic turn, or whose search held a target session among
+// its first five, in the planted store alone and in their project must
+// keep it in every cell, but for maxScaleLoss of them. SQLite always;
+// PostgreSQL too, at LOOM_TEST_POSTGRES or the local server (skipped
+// when there is none, but in CI), at 10,000 filler messages (both
+// sizes with LOOM_TEST_SCALE_POSTGRES=full).
 func TestRecallScaleAndScope(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	if s := os.Getenv(seedEnv); s != "" {
@@ -89,7 +91,7 @@ func TestRecallScaleAndScope(t *testing.T) {
 	}
 	t.Run("SQLite", func(t *testing.T) {
 		t.Parallel()
-		scaleAndScope(t, importertest.Store(t), seed, sizes)
+		scaleAndScope(t, func(t *testing.T) loom.Engine { return importertest.Store(t) }, seed, sizes)
 	})
 	t.Run("PostgreSQL", func(t *testing.T) {
 		t.Parallel()
@@ -101,7 +103,7 @@ func TestRecallScaleAndScope(t *testing.T) {
 		if os.Getenv("LOOM_TEST_SCALE_POSTGRES") == "full" {
 			pg = sizes
 		}
-		scaleAndScope(t, postgresStore(t), seed, pg)
+		scaleAndScope(t, postgresStore, seed, pg)
 	})
 }
 
@@ -156,9 +158,37 @@ func postgresStore(t *testing.T) loom.Engine {
 // turn, and a target session among the search's first five.
 type answered struct{ recall, search bool }
 
-func scaleAndScope(t *testing.T, st loom.Engine, seed uint64, sizes []int) {
+// layouts are the numbers of projects the filler is spread over, each
+// in a store of its own: 1, every planted session and every filler
+// message in one project, so that a question's project is the whole
+// store; 100 and 1,000, the planted sessions in the projects their
+// importer gives them (4) and the filler over that many projects, the
+// planted ones among them, so that each holds a 100th and a 1,000th of
+// it.
+var layouts = []int{1, 100, 1000}
+
+// laidOut is a store of one layout: the planted sessions by id and
+// key, and the filler made so far.
+type laidOut struct {
+	projects int
+	st       loom.Engine
+	keys     map[string]string // session id → key
+	project  map[string]string // session key → project id
+	planted  []string          // the planted sessions' project ids
+	gen      *fillerGen
+}
+
+// plant imports the public sessions of testdata/agent-sessions into st,
+// each in the project its importer gives it, or all in one project when
+// projects is 1.
+func plant(t *testing.T, st loom.Engine, projects int, seed uint64) (*laidOut, []string) {
+	t.Helper()
 	ctx := context.Background()
-	im := &importer.Importer{Store: st, UserID: "alice", Project: paths.ProjectOf}
+	projectOf := paths.ProjectOf
+	if projects == 1 {
+		projectOf = func(string) loom.Project { return oneProject }
+	}
+	im := &importer.Importer{Store: st, UserID: "alice", Project: projectOf}
 	if _, err := im.Run(ctx, []importer.Target{
 		{Format: claudecode.Format{}, Roots: []string{samples + "/claude-code"}, Explicit: true},
 		{Format: codex.Format{}, Roots: []string{samples + "/codex/vibecodingtracker-codex.jsonl"}, Explicit: true},
@@ -169,13 +199,12 @@ func scaleAndScope(t *testing.T, st loom.Engine, seed uint64, sizes []int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys, project := map[string]string{}, map[string]string{}
-	var planted []string
+	l := &laidOut{projects: projects, st: st, keys: map[string]string{}, project: map[string]string{}}
 	var texts []string
 	for _, s := range all {
-		keys[s.ID], project[s.Key] = s.Key, s.Project.ID
-		if !slices.Contains(planted, s.Project.ID) {
-			planted = append(planted, s.Project.ID)
+		l.keys[s.ID], l.project[s.Key] = s.Key, s.Project.ID
+		if !slices.Contains(l.planted, s.Project.ID) {
+			l.planted = append(l.planted, s.Project.ID)
 		}
 		msgs, err := st.Messages(ctx, s.ID, loom.MessageQuery{})
 		if err != nil {
@@ -185,63 +214,116 @@ func scaleAndScope(t *testing.T, st loom.Engine, seed uint64, sizes []int) {
 			texts = append(texts, m.Text())
 		}
 	}
-	slices.Sort(planted)
+	slices.Sort(l.planted)
+	// The same seed in every layout: the same filler, laid out apart.
+	l.gen = &fillerGen{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), projects: projects, planted: l.planted,
+		now: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)}
+	return l, texts
+}
+
+// oneProject holds every session of the one-project layout.
+var oneProject = loom.Project{ID: "f000000000000000", Name: "everything", Root: "/src/everything"}
+
+// ask asks p of l's store, by recall and by search, in projectID ("":
+// every project).
+func (l *laidOut) ask(t *testing.T, p paraphrase, projectID string) answered {
+	t.Helper()
+	ctx := context.Background()
+	o := recall.Options{Prompt: p.prompt, UserID: "alice", ProjectID: projectID}
+	res, err := recall.Recall(ctx, l.st, o)
+	// As for a search below: a recall whose search ran out of time
+	// before any hit is asked again.
+	for try := 1; err == nil && res.Partial && len(res.Turns) == 0 && try < 3; try++ {
+		res, err = recall.Recall(ctx, l.st, o)
+	}
+	if err != nil {
+		t.Fatalf("recall %q: %v", p.prompt, err)
+	}
+	if res.Partial && len(res.Turns) == 0 {
+		t.Logf("recall %q out of time three times: not counted", p.prompt)
+		res = nil
+	}
+	// A search refused for running out of time (a busy machine) is
+	// no answer, right or wrong: asked again, and at last counted
+	// as kept.
+	q := loom.SearchQuery{Text: p.prompt, UserID: "alice", ProjectID: projectID, Limit: 20}
+	hits, err := l.st.Search(ctx, q)
+	for try := 1; errors.Is(err, loom.ErrSearchTime) && try < 3; try++ {
+		hits, err = l.st.Search(ctx, q)
+	}
+	if errors.Is(err, loom.ErrSearchTime) {
+		t.Logf("search %q refused three times for running out of time: not counted", p.prompt)
+		return answered{recall: true, search: true}
+	}
+	if err != nil {
+		t.Fatalf("search %q: %v", p.prompt, err)
+	}
+	var sessions []string
+	found := false
+	for _, h := range hits {
+		if slices.Contains(sessions, h.SessionID) {
+			continue
+		}
+		if sessions = append(sessions, h.SessionID); len(sessions) > 5 {
+			break
+		}
+		for _, target := range p.targets {
+			k := l.keys[h.SessionID]
+			found = found || k == target || strings.HasPrefix(k, target+"/")
+		}
+	}
+	return answered{recall: res == nil || onTopic(res, l.keys, p.targets, p.markers) > 0, search: found}
+}
+
+// scaleCell is one cell of the property: a size of filler, a layout
+// (the number of projects it is spread over) and a scope.
+type scaleCell struct {
+	size, projects int
+	all            bool
+}
+
+// scaleCells are the cells asked, in order, at sizes: at the first
+// size each question in its project in every layout, and in every
+// project; at the larger sizes, for the cost of the test in .ci/run,
+// in its project of 1,000 and in every project. The three layouts hold
+// the same messages (the same filler, drawn from the same seed, laid
+// out apart), so every project is the same store in each and is asked
+// in the layout of 1,000; in the layout of one project a question's
+// project is the whole store, the messages every project's cell asks.
+func scaleCells(sizes []int) []scaleCell {
+	cells := []scaleCell{{0, 1000, true}}
+	for i, n := range sizes {
+		for _, p := range layouts {
+			if i == 0 || p == 1000 {
+				cells = append(cells, scaleCell{n, p, false})
+			}
+		}
+		cells = append(cells, scaleCell{n, 1000, true})
+	}
+	return cells
+}
+
+func scaleAndScope(t *testing.T, open func(*testing.T) loom.Engine, seed uint64, sizes []int) {
+	ctx := context.Background()
+	stores := map[int]*laidOut{}
+	var texts []string
+	for _, p := range layouts {
+		stores[p], texts = plant(t, open(t), p, seed)
+	}
 	qs := slices.Concat(paraphrases, heldOut, heldOutScale)
 	vocab, weights := fillerWords(texts, qs)
-	t.Logf("planted: %d sessions, %d messages, %d projects; filler vocabulary %d words", len(all), len(texts), len(planted), len(vocab))
-
-	ask := func(p paraphrase, projectID string) answered {
-		t.Helper()
-		o := recall.Options{Prompt: p.prompt, UserID: "alice", ProjectID: projectID}
-		res, err := recall.Recall(ctx, st, o)
-		// As for a search below: a recall whose search ran out of time
-		// before any hit is asked again.
-		for try := 1; err == nil && res.Partial && len(res.Turns) == 0 && try < 3; try++ {
-			res, err = recall.Recall(ctx, st, o)
-		}
-		if err != nil {
-			t.Fatalf("recall %q: %v", p.prompt, err)
-		}
-		if res.Partial && len(res.Turns) == 0 {
-			t.Logf("recall %q out of time three times: not counted", p.prompt)
-			res = nil
-		}
-		// A search refused for running out of time (a busy machine) is
-		// no answer, right or wrong: asked again, and at last counted
-		// as kept.
-		hits, err := st.Search(ctx, loom.SearchQuery{Text: p.prompt, UserID: "alice", ProjectID: projectID, Limit: 20})
-		for try := 1; errors.Is(err, loom.ErrSearchTime) && try < 3; try++ {
-			hits, err = st.Search(ctx, loom.SearchQuery{Text: p.prompt, UserID: "alice", ProjectID: projectID, Limit: 20})
-		}
-		if errors.Is(err, loom.ErrSearchTime) {
-			t.Logf("search %q refused three times for running out of time: not counted", p.prompt)
-			return answered{recall: true, search: true}
-		}
-		if err != nil {
-			t.Fatalf("search %q: %v", p.prompt, err)
-		}
-		var sessions []string
-		found := false
-		for _, h := range hits {
-			if slices.Contains(sessions, h.SessionID) {
-				continue
-			}
-			if sessions = append(sessions, h.SessionID); len(sessions) > 5 {
-				break
-			}
-			for _, target := range p.targets {
-				k := keys[h.SessionID]
-				found = found || k == target || strings.HasPrefix(k, target+"/")
-			}
-		}
-		return answered{recall: res == nil || onTopic(res, keys, p.targets, p.markers) > 0, search: found}
+	for _, l := range stores {
+		l.gen.vocab, l.gen.cum = vocab, weights
 	}
+	ref := stores[1000]
+	t.Logf("planted: %d messages, %d projects; filler vocabulary %d words", len(texts), len(ref.planted), len(vocab))
+
 	// The planted store alone, in each question's project: what every
 	// cell is held to.
 	base := make([]answered, len(qs))
 	nr, ns := 0, 0
 	for i, p := range qs {
-		base[i] = ask(p, project[p.targets[0]])
+		base[i] = ref.ask(t, p, ref.project[p.targets[0]])
 		if base[i].recall {
 			nr++
 		}
@@ -250,44 +332,39 @@ func scaleAndScope(t *testing.T, st loom.Engine, seed uint64, sizes []int) {
 		}
 	}
 	t.Logf("planted store alone, in their projects: recall %d, search %d of %d questions", nr, ns, len(qs))
-	g := &fillerGen{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), vocab: vocab, cum: weights,
-		now: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)}
-	cells := []struct {
-		size int
-		all  bool
-	}{{0, true}}
-	for _, n := range sizes {
-		cells = append(cells, struct {
-			size int
-			all  bool
-		}{n, false}, struct {
-			size int
-			all  bool
-		}{n, true})
-	}
-	added := 0
-	for _, c := range cells {
-		if c.size > added {
+	added := map[int]int{}
+	for _, c := range scaleCells(sizes) {
+		l := stores[c.projects]
+		if c.size > added[c.projects] {
 			start := time.Now()
-			if err := g.fill(ctx, st, c.size-added, planted); err != nil {
+			if err := l.gen.fill(ctx, l.st, c.size-added[c.projects]); err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("%d filler messages added in %v", c.size-added, time.Since(start).Round(time.Millisecond))
-			added = c.size
+			t.Logf("%d filler messages added over %d projects in %v", c.size-added[c.projects], c.projects, time.Since(start).Round(time.Millisecond))
+			added[c.projects] = c.size
 		}
-		scope := "its project"
+		scope := fmt.Sprintf("its project of %d", c.projects)
 		if c.all {
 			scope = "every project"
 		}
+		start := time.Now()
 		lostRecall, lostSearch := 0, 0
+		// Recall's losses among the questions tuned on (paraphrases) and
+		// among those held out (heldOut, heldOutScale), told apart.
+		lostTuned, lostHeld := 0, 0
 		for i, p := range qs {
-			projectID := project[p.targets[0]]
+			projectID := l.project[p.targets[0]]
 			if c.all {
 				projectID = ""
 			}
-			got := ask(p, projectID)
+			got := l.ask(t, p, projectID)
 			if base[i].recall && !got.recall {
 				lostRecall++
+				if i < len(paraphrases) {
+					lostTuned++
+				} else {
+					lostHeld++
+				}
 				t.Logf("%d filler messages, %s: recall lost its evidence for %q", c.size, scope, p.prompt)
 			}
 			if base[i].search && !got.search {
@@ -295,10 +372,11 @@ func scaleAndScope(t *testing.T, st loom.Engine, seed uint64, sizes []int) {
 				t.Logf("%d filler messages, %s: search lost its evidence for %q", c.size, scope, p.prompt)
 			}
 		}
-		t.Logf("%d filler messages, %s: recall kept %d of %d, search %d of %d", c.size, scope, nr-lostRecall, nr, ns-lostSearch, ns)
-		if float64(lostRecall) > scaleLoss*float64(nr) || float64(lostSearch) > scaleLoss*float64(ns) {
-			t.Errorf("%d filler messages, %s: recall lost %d of %d and search %d of %d of the questions answered in the planted store alone, want at most a quarter (seed %d)",
-				c.size, scope, lostRecall, nr, lostSearch, ns, seed)
+		t.Logf("%d filler messages, %s: recall kept %d of %d (lost %d tuned on, %d held out), search %d of %d (%v)", c.size, scope, nr-lostRecall, nr,
+			lostTuned, lostHeld, ns-lostSearch, ns, time.Since(start).Round(time.Millisecond))
+		if lostRecall > maxScaleLoss(nr) || lostSearch > maxScaleLoss(ns) {
+			t.Errorf("%d filler messages, %s: recall lost %d of %d and search %d of %d of the questions answered in the planted store alone, want at most %d and %d (seed %d)",
+				c.size, scope, lostRecall, nr, lostSearch, ns, maxScaleLoss(nr), maxScaleLoss(ns), seed)
 		}
 	}
 }
@@ -349,6 +427,10 @@ type fillerGen struct {
 	cum   []int
 	now   time.Time
 	n     int
+	// projects is how many projects the filler is spread over, the
+	// planted ones among them (all of it in oneProject when 1).
+	projects int
+	planted  []string
 }
 
 func (g *fillerGen) word() string {
@@ -356,17 +438,25 @@ func (g *fillerGen) word() string {
 	return g.vocab[sort.SearchInts(g.cum, x+1)]
 }
 
-// fill adds n filler messages: a tenth in the planted projects, the
-// rest over 100 projects of their own.
-func (g *fillerGen) fill(ctx context.Context, st loom.Store, n int, planted []string) error {
+// fill adds n filler messages, each session in one of g.projects
+// projects in turn: the planted projects first, then projects of the
+// filler's own; then merges the search index as an import of as many
+// messages does (importer.MergeAfterImport), which a user's store has
+// had, and without which the first searches after a large fill wait on
+// the index's unmerged segments.
+func (g *fillerGen) fill(ctx context.Context, st loom.Engine, n int) error {
 	var batch []*loom.SessionData
+	added := n
 	for n > 0 {
 		m := min(20+g.r.IntN(161), n)
 		g.n++
-		p := loom.Project{ID: fmt.Sprintf("f%015x", g.n%100+1), Name: fmt.Sprintf("filler%02d", g.n%100), Root: fmt.Sprintf("/src/filler%02d", g.n%100)}
-		if g.n%10 == 0 {
-			id := planted[g.n/10%len(planted)]
-			p = loom.Project{ID: id}
+		i := g.n % g.projects
+		p := loom.Project{ID: fmt.Sprintf("f%015x", i+1), Name: fmt.Sprintf("filler%03d", i), Root: fmt.Sprintf("/src/filler%03d", i)}
+		switch {
+		case g.projects == 1:
+			p = oneProject
+		case i < len(g.planted):
+			p = loom.Project{ID: g.planted[i]}
 		}
 		batch = append(batch, g.session(m, p))
 		n -= m
@@ -378,9 +468,11 @@ func (g *fillerGen) fill(ctx context.Context, st loom.Store, n int, planted []st
 		}
 	}
 	if len(batch) > 0 {
-		return st.Import(ctx, batch)
+		if err := st.Import(ctx, batch); err != nil {
+			return err
+		}
 	}
-	return nil
+	return importer.MergeAfterImport(ctx, st, added)
 }
 
 // session is a filler session of n messages in project, the user's and
