@@ -151,7 +151,7 @@ func main() {
 	bare := flag.Bool("bare", false, "-locomo and -longmemeval write lines as deja-vu's harnesses do (no uuid, no working directory), a store per conversation")
 	retrievalPG := flag.Bool("retrieval-postgres", false, "-locomo and -longmemeval store on PostgreSQL (-postgres) instead of SQLite")
 	retrievalLimit := flag.Int("retrieval-limit", 20, "hits each question's search asks for (loom search's default)")
-	ranks := flag.String("ranks", "", "-scale writes each question's rank in each scope (the place of its evidence's session, 0 when not in the hits) to this file, one JSON line each")
+	ranks := flag.String("ranks", "", "-scale writes each question's rank in each scope (the place of its evidence's session, 0 when not in the hits) and recall's (the place of its first turn of that session, 0 when none is in the answer) to this file, one JSON line each")
 	misses := flag.String("misses", "", "-locomo and -longmemeval write each question not answered first to this file, one JSON line each; -scale each question whose first hit is in another planted conversation")
 	embed := flag.String("embed", "", "-locomo and -longmemeval also rank by keywords and meaning fused: an embeddings API's URL (with /v1), or a stand-in served here: hash (a hashed bag of word stems) or unrelated (a random vector per text)")
 	embedModel := flag.String("embed-model", "", "the model -embed asks for (nomic-embed-text; a stand-in's name for a stand-in)")

@@ -156,12 +156,13 @@ func askScale(ctx context.Context, st loom.Engine, engine string, pl *planted, e
 					}
 				}
 				t.scores[i].add(goldRank(ranked, gold), ranked, gold, took)
-				if err := askRecall(ctx, st, q.text, project, keys, gold, &t.recalls[i]); err != nil {
+				place, err := askRecall(ctx, st, q.text, project, keys, gold, &t.recalls[i])
+				if err != nil {
 					return "", fmt.Errorf("%s: %s: recall %q: %w", engine, set.name, q.text, err)
 				}
 				if tally.ranks != nil {
 					tally.ranks.Encode(map[string]any{"engine": engine, "set": set.name, "scope": scope, "question": q.text,
-						"rank": goldRank(ranked, gold), "gold": gold, "top": ranked[:min(5, len(ranked))]})
+						"rank": goldRank(ranked, gold), "gold": gold, "top": ranked[:min(5, len(ranked))], "recall": place})
 				}
 			}
 			if (n/max(every, 1)+1)%50 == 0 {
@@ -199,13 +200,14 @@ func load1() string { return strings.Fields(loadAverage() + " ?")[0] }
 // askRecall recalls question in project ("" for every project) as loom
 // recall does (1,500 tokens), and counts in r whether a turn of its
 // evidence sessions (gold, by keys) is in the answer and first, and
-// how long it took.
-func askRecall(ctx context.Context, st loom.Engine, question, project string, keys map[string]string, gold []string, r *recallTally) error {
+// how long it took. It returns the place (from 1) of that turn in the
+// answer, 0 when none is there.
+func askRecall(ctx context.Context, st loom.Engine, question, project string, keys map[string]string, gold []string, r *recallTally) (int, error) {
 	start := time.Now()
 	res, err := recall.Recall(ctx, st, recall.Options{Prompt: question, UserID: "bench", ProjectID: project})
 	took := time.Since(start)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	r.n++
 	r.times = append(r.times, took)
@@ -218,8 +220,8 @@ func askRecall(ctx context.Context, st loom.Engine, question, project string, ke
 			if i == 0 {
 				r.first++
 			}
-			break
+			return i + 1, nil
 		}
 	}
-	return nil
+	return 0, nil
 }
