@@ -104,8 +104,17 @@ const (
 // for prose, so that a budget holds.
 func Estimate(text string) int { return (len(text) + 3) / 4 }
 
-// maxHits is how many search hits a recall reads.
-const maxHits = 20
+// maxHits is how many search hits a recall reads in one project, and
+// maxHitsEverywhere in every project: there the hits of as good a
+// ranking are spread over the sessions of more projects (LoCoMo's
+// evidence that was among the 6th to 16th sessions inside its project
+// fell past the 20th hit across 100 projects: docs/search.md), and the
+// budget, not the count of hits, is what bounds the answer (a hit
+// whose turn would not fit is not read).
+const (
+	maxHits           = 20
+	maxHitsEverywhere = 40
+)
 
 // maxTurnBytes bounds one turn's text: a long tool output is cut.
 const maxTurnBytes = 1200
@@ -327,6 +336,9 @@ const replyMark = " → "
 // hits are the best of what was ranked and partial says so.
 func search(ctx context.Context, st loom.Reader, o Options) (hits []loom.SearchHit, partial bool, err error) {
 	q := loom.SearchQuery{Text: o.Prompt, UserID: o.UserID, ProjectID: o.ProjectID, Limit: maxHits}
+	if o.ProjectID == "" {
+		q.Limit = maxHitsEverywhere
+	}
 	start := time.Now()
 	defer func() {
 		if err != nil && !errors.Is(err, loom.ErrSearchTime) && refusedForTime(err, start, q.Deadline) {
@@ -335,9 +347,10 @@ func search(ctx context.Context, st loom.Reader, o Options) (hits []loom.SearchH
 	}()
 	if !o.Deadline.IsZero() {
 		// The search's share of the time left: the rest reads the
-		// turns of its hits. Half as many hits: what fits in a hook's
-		// tokens, and each hit's text is redacted whole before its
-		// snippet is made, the most of a search's work.
+		// turns of its hits. Half as many hits as in one project, in
+		// any scope: what fits in a hook's tokens, and each hit's text
+		// is redacted whole before its snippet is made, the most of a
+		// search's work.
 		q.Deadline = time.Now().Add(time.Until(o.Deadline) * searchShare / 100)
 		q.Limit = maxHits / 2
 	}
