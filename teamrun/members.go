@@ -560,3 +560,23 @@ func (e *Client) Reanchor(ctx context.Context, s *State, choice string) (*Fork, 
 func keyName(st *team.State, fp string) string {
 	return (&Verified{State: st}).KeyName(fp)
 }
+
+// SetBudget signs the admin's entry setting the team's budget per member
+// to b (a field 0: its default) and appends it on the hub.
+func (e *Client) SetBudget(ctx context.Context, s *State, b team.Budget) (*Verified, error) {
+	v, err := e.Verify(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	if v.Me.Fingerprint() != v.Admin {
+		return nil, loom.Errorf(loom.EINVALID, "only the team's admin (%s) sets its budgets", v.Past[v.Admin].Name)
+	}
+	entry, err := team.SetBudget(v.State, v.Me, b, e.now())
+	if err != nil {
+		return nil, err
+	}
+	if err := e.client(s.Hub).AppendTeamEntry(ctx, s.ID, v.Seq+1, entry); err != nil {
+		return nil, err
+	}
+	return e.Verify(ctx, s)
+}
