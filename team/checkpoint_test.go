@@ -15,7 +15,8 @@ import (
 // TestCheckpointAsWhole checks that an entry checked against a
 // checkpoint (State.Next: the state after the last entry verified) is
 // taken or refused exactly as Verify of the whole chain with it does,
-// to the same state, and that a refusal leaves the checkpoint as it was.
+// to the same state, that a refusal leaves the checkpoint as it was, and
+// that a checkpoint kept (MarshalCheckpoint) and read back is the same.
 // The chains are TestRandomDepartures' random sequences; at every entry
 // the candidates are the true next entry, an entry of elsewhere in the
 // chain (replayed), the next with a byte altered, and entries the
@@ -55,6 +56,13 @@ func checkpointAsWhole(seed uint64) string {
 		whole := must(team.Verify(teamID, "", p.chain[:i]))
 		if !reflect.DeepEqual(cp, whole) {
 			return fmt.Sprintf("entry %d: the checkpoint is not the state Verify finds", i)
+		}
+		// Kept in a file and read back (as a member's machine keeps it
+		// between commands), it is the same state, and checks the next
+		// entries alike.
+		cp = must(team.UnmarshalCheckpoint(must(cp.MarshalCheckpoint())))
+		if !reflect.DeepEqual(cp, whole) {
+			return fmt.Sprintf("entry %d: the checkpoint kept and read back is not the state Verify finds", i)
 		}
 		signed := func(mod func(e *team.Entry)) []byte {
 			e := whole.NewEntry(team.KindRotate, admin, at)
