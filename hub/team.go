@@ -86,7 +86,7 @@ func (h *teamHandler) boundEntry(st *team.State, e *team.Entry, size int) error 
 	}
 	b := st.Budgets()
 	if u.Entries > b.Entries {
-		return h.edge.TooMany(fmt.Sprintf("over the team's budget of entries: %s has signed %d entries of its chain, and a member signs at most %d (%s --entries N)", m.Name, u.Entries-1, b.Entries, RaiseBudget))
+		return h.edge.TooMany(fmt.Sprintf("over the team's budget of entries: %s has signed %d of its chain's entries, and a member signs at most %d (%s --entries N)", m.Name, u.Entries-1, b.Entries, RaiseBudget))
 	}
 	if u.Bytes > b.EntryBytes {
 		return h.edge.TooLarge(fmt.Sprintf("over the team's budget of entry bytes: %s's entries of its chain would take %d bytes, and a member's take at most %d (%s --entry-bytes N)", m.Name, u.Bytes, b.EntryBytes, RaiseBudget))

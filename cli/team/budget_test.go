@@ -130,7 +130,7 @@ func TestTeamBudgets(t *testing.T) {
 	// his next is refused (429), and passes once alice raises it.
 	alice.must(t, "team", "budget", "--entries", "1")
 	r = bob.run(t, "team", "unshare")
-	if r.Code == 0 || !strings.Contains(r.Stderr, "over the team's budget of entries: bob has signed 1 entries of its chain, and a member signs at most 1") ||
+	if r.Code == 0 || !strings.Contains(r.Stderr, "over the team's budget of entries: bob has signed 1 of its chain's entries, and a member signs at most 1") ||
 		!strings.Contains(r.Stderr, "loom team budget --entries N") || strings.Count(strings.TrimSpace(r.Stderr), "\n") != 0 {
 		t.Fatalf("bob's unshare past the budget of entries: exit %d\n%s", r.Code, r.Stderr)
 	}
