@@ -47,6 +47,11 @@ type TeamHub interface {
 	// before it in claims), is refused with a *TeamClaimError and nothing
 	// is filed; a claim filed before is no change.
 	ClaimTeamRecords(ctx context.Context, team string, claims []TeamClaim) error
+	// TeamUsage returns how many records the hub holds under the writer
+	// ids of any of keys (writer ids start with their key's fingerprint,
+	// its spaces left out) and their bytes (header and body): what one
+	// member holds against the team's budget.
+	TeamUsage(ctx context.Context, team string, keys []string) (records, bytes int64, err error)
 }
 
 // TeamClaim is what one team record claims: the session tag it writes

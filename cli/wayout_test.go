@@ -282,6 +282,7 @@ var commandWays = map[string]class{
 	"loom team doctor":        quiet("prints the records its syncs set aside: writer ids, indexes, members' names and why, from this machine's state"),
 	"loom team head":          quiet("prints the verified chain's head: its number, hash and epoch"),
 	"loom team fork":          quiet("prints the chain heads this machine verified and the hub shows: numbers, hashes, epochs; re-anchors on the one chosen"),
+	"loom team budget":        quiet("prints the team's budgets per member: counts and sizes; the admin signs an entry setting them"),
 	"loom team set-hub":       quiet("reads and verifies the chain at the new address, sends nothing stored, and prints the addresses and the chain's length"),
 	"loom session resume":     by(rowContinue),
 	"loom session show":       by(rowShown),

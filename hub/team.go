@@ -21,8 +21,10 @@ import (
 // and the team's part of its record space. The hub verifies an entry
 // against the chain before it appends it (so that junk cannot stop a
 // team), and lets only the hub users the chain names read and write the
-// team's records; clients verify the whole chain again themselves and
-// never take the hub's word for who is a member. The records themselves
+// team's records; clients verify the chain again themselves and never
+// take the hub's word for who is a member. The hub checks each new entry
+// against its checkpoint of the chain (verifiedChain), and each member's
+// entries and records against the team's budget (team.Budget). The records themselves
 // travel as a user's own do, through the same handlers (space.go): what
 // is the team's here is who may open its space (open) and what a push
 // to it must satisfy (checkPut).
@@ -53,16 +55,19 @@ const (
 	// maxTeamChain bounds the entries one page of the chain answers.
 	maxTeamChain = 10000
 	// MaxTeamSmallEntry bounds an entry that wraps no key for the team
-	// (share, unshare, leave, revoke) or for one key pair (invite, join).
+	// (share, unshare, leave, revoke, budget) or for one key pair
+	// (invite, join).
 	MaxTeamSmallEntry = 64 << 10
-	// MaxMemberEntries bounds the entries one member (with every machine
-	// of theirs) signs in a team's chain; the admin's are not counted.
-	MaxMemberEntries = 1000
 )
 
+// RaiseBudget is in every refusal for a budget: who may raise it, how.
+const RaiseBudget = "the team's admin raises it with loom team budget"
+
 // boundEntry refuses an entry e of size bytes that is larger than its
-// kind needs (413), or that takes its signer past MaxMemberEntries
-// (429): every client reads the whole chain at every command.
+// kind needs (413), or that takes its signer's member past the team's
+// budget of entries (st.Budgets(): by bytes 413, by count 429). st is
+// the chain with e taken in; every client reads the whole chain at
+// every command.
 func (h *teamHandler) boundEntry(st *team.State, e *team.Entry, size int) error {
 	switch e.Kind {
 	case team.KindCreate, team.KindRemove, team.KindRotate:
@@ -71,18 +76,20 @@ func (h *teamHandler) boundEntry(st *team.State, e *team.Entry, size int) error 
 			return h.edge.TooLarge(fmt.Sprintf("a %s entry is at most %d bytes, and this one is %d", e.Kind, MaxTeamSmallEntry, size))
 		}
 	}
-	if e.By == st.Admin || e.Kind == team.KindJoin {
+	m := st.MemberOf(e.By)
+	if m == nil || e.By == st.Admin || e.Kind == team.KindJoin {
 		return nil
 	}
-	m := st.MemberOf(e.By)
-	n := 0
-	for _, x := range st.Entries {
-		if x.Kind != team.KindJoin && x.By != st.Admin && st.MemberOf(x.By) == m {
-			n++
-		}
+	u, ok := st.Signed[m.Fingerprint()]
+	if !ok {
+		return nil
 	}
-	if n > MaxMemberEntries {
-		return h.edge.TooMany(fmt.Sprintf("%s has signed %d entries of the team's chain, and a member signs at most %d", m.Name, n-1, MaxMemberEntries))
+	b := st.Budgets()
+	if u.Entries > b.Entries {
+		return h.edge.TooMany(fmt.Sprintf("over the team's budget of entries: %s has signed %d of its chain's entries, and a member signs at most %d (%s --entries N)", m.Name, u.Entries-1, b.Entries, RaiseBudget))
+	}
+	if u.Bytes > b.EntryBytes {
+		return h.edge.TooLarge(fmt.Sprintf("over the team's budget of entry bytes: %s's entries of its chain would take %d bytes, and a member's take at most %d (%s --entry-bytes N)", m.Name, u.Bytes, b.EntryBytes, RaiseBudget))
 	}
 	return nil
 }
@@ -97,9 +104,10 @@ type teamHandler struct {
 	chains map[string]*verifiedChain
 }
 
-// verifiedChain is a team's chain as this hub process verified it last:
-// a push checks its records against it, after taking in the entries
-// appended since (through any process).
+// verifiedChain is a team's chain as this hub process verified it last,
+// its checkpoint: a push checks its records against it, and an append
+// its entry, after taking in the entries appended since (through any
+// process).
 type verifiedChain struct {
 	mu      sync.Mutex
 	st      *team.State
@@ -116,6 +124,20 @@ func newTeamHandler(st loom.TeamHub, edge Edge) *teamHandler {
 // entries appended since this process verified it last, through any
 // process, taken in first), and the writer ids the hub holds records of.
 func (h *teamHandler) withChain(ctx context.Context, id string, fn func(st *team.State, writers map[string]bool) error) error {
+	return h.withCheckpoint(ctx, id, func(c *verifiedChain) error {
+		if c.st == nil {
+			return loom.Errorf(loom.ENOTFOUND, "team %s: no such team of yours on this hub", id)
+		}
+		return fn(c.st, c.writers)
+	})
+}
+
+// withCheckpoint runs fn with team id's checkpoint brought up to the
+// chain as it is now: the entries appended since this process verified
+// it last (through any process) taken in, each against the state after
+// the one before; c.st is nil for a team with no chain. Only the first
+// use in a process verifies the chain from its genesis.
+func (h *teamHandler) withCheckpoint(ctx context.Context, id string, fn func(c *verifiedChain) error) error {
 	h.mu.Lock()
 	c := h.chains[id]
 	if c == nil {
@@ -133,7 +155,7 @@ func (h *teamHandler) withChain(ctx context.Context, id string, fn func(st *team
 	if err != nil {
 		return err
 	}
-	if c.st == nil {
+	if len(es) > 0 && c.st == nil {
 		c.st = &team.State{Team: id}
 	}
 	for _, e := range es {
@@ -142,14 +164,10 @@ func (h *teamHandler) withChain(ctx context.Context, id string, fn func(st *team
 			return fmt.Errorf("team %s: the hub's own chain does not verify: %w", id, err)
 		}
 	}
-	if c.st.Seq == 0 {
-		c.st = nil
-		return loom.Errorf(loom.ENOTFOUND, "team %s: no such team of yours on this hub", id)
-	}
 	if c.writers == nil {
 		c.writers = map[string]bool{}
 	}
-	return fn(c.st, c.writers)
+	return fn(c)
 }
 
 // MaxTeamWriters bounds the writer ids of one member's key: a machine
@@ -197,8 +215,58 @@ func (h *teamHandler) checkPut(ctx context.Context, id, user string, recs []loom
 			}
 			writers[r.Host] = true
 		}
+		if err := h.budget(ctx, st, id, recs, claims); err != nil {
+			return err
+		}
 		return h.claim(ctx, st, id, claims)
 	})
+}
+
+// budget refuses recs (their claims in claims) when they take a member
+// past the team's budget of records (st.Budgets()): by count 429, by
+// bytes 413. A record the hub holds already (its index no later than
+// its writer's last) is not counted again. Two pushes of one member at
+// once may each pass: a member goes past the budget by one batch at
+// most.
+func (h *teamHandler) budget(ctx context.Context, st *team.State, id string, recs []loom.SyncRecord, claims []loom.TeamClaim) error {
+	type more struct{ records, bytes int64 }
+	add := map[string]*more{}
+	last := map[string]int64{}
+	for i, r := range recs {
+		l, ok := last[r.Host]
+		if !ok {
+			var err error
+			if l, err = h.st.TeamLast(ctx, id, r.Host); err != nil {
+				return err
+			}
+			last[r.Host] = l
+		}
+		if r.Index <= l {
+			continue
+		}
+		m := add[claims[i].Owner]
+		if m == nil {
+			m = &more{}
+			add[claims[i].Owner] = m
+		}
+		m.records++
+		m.bytes += int64(len(r.Header) + len(r.Body))
+	}
+	b := st.Budgets()
+	for owner, m := range add {
+		n, size, err := h.st.TeamUsage(ctx, id, st.WriterKeys(owner))
+		if err != nil {
+			return err
+		}
+		name := st.Past[owner].Name
+		if n+m.records > b.Records {
+			return h.edge.TooMany(fmt.Sprintf("over the team's budget of records: %s has %d records on the hub, and a member has at most %d (%s --records N)", name, n+m.records, b.Records, RaiseBudget))
+		}
+		if size+m.bytes > b.RecordBytes {
+			return h.edge.TooLarge(fmt.Sprintf("over the team's budget of record bytes: %s's records on the hub would take %d bytes, and a member's take at most %d (%s --record-bytes N)", name, size+m.bytes, b.RecordBytes, RaiseBudget))
+		}
+	}
+	return nil
 }
 
 // ForeignSession is in the refusal of a record of a session another
@@ -327,9 +395,12 @@ func (h *teamHandler) chain(w http.ResponseWriter, r *http.Request) {
 }
 
 // appendEntry takes the chain's next entry, {"seq": N, "entry": …}: the
-// hub verifies the whole chain with it and refuses it unless it is
-// valid, names the token's user when it makes a member (create, join),
-// and is signed by a member whose hub user the token is of otherwise.
+// hub verifies it against its checkpoint of the chain (the state after
+// the last entry it verified, withChain: members, keys, epoch, head),
+// not the whole chain again, and refuses it unless it is valid, names
+// the token's user when it makes a member (create, join), is signed by
+// a member whose hub user the token is of otherwise, and keeps its
+// signer within the team's budget of entries.
 func (h *teamHandler) appendEntry(w http.ResponseWriter, r *http.Request) {
 	var in Entry
 	body, err := readBody(w, r)
@@ -349,51 +420,50 @@ func (h *teamHandler) appendEntry(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id, user := r.PathValue("team"), h.edge.User(r)
-	es, err := h.st.TeamChain(r.Context(), id, 0)
+	err = h.withCheckpoint(r.Context(), id, func(c *verifiedChain) error {
+		seq := int64(0)
+		if c.st != nil {
+			seq = c.st.Seq
+		}
+		if in.Seq != seq+1 {
+			return loom.Errorf(loom.ECONFLICT, "team %s's chain has %d entries: entry %d does not come next", id, seq, in.Seq)
+		}
+		from := c.st
+		if from == nil {
+			from = &team.State{Team: id}
+		}
+		st, err := from.Next("", in.Entry)
+		if err != nil {
+			return loom.Errorf(loom.EINVALID, "%s", err.Error())
+		}
+		e := st.Entries[len(st.Entries)-1]
+		if err := h.boundEntry(st, e, len(in.Entry)); err != nil {
+			return err
+		}
+		switch e.Kind {
+		case team.KindCreate, team.KindJoin:
+			if e.Member.User != user {
+				return loom.Errorf(loom.EINVALID, "the entry names hub user %s, and this token is %s's", e.Member.User, user)
+			}
+		default:
+			if m := st.Past[e.By]; m == nil || m.User != user {
+				return loom.Errorf(loom.EINVALID, "the entry's signer is not this token's user %s", user)
+			}
+		}
+		members := make([]loom.TeamMember, 0, len(st.Members)+len(st.Machines))
+		for fp, m := range st.Members {
+			members = append(members, loom.TeamMember{Member: fp, User: m.User})
+		}
+		for fp := range st.Machines {
+			members = append(members, loom.TeamMember{Member: fp, User: st.Past[fp].User})
+		}
+		if err := h.st.AppendTeamEntry(r.Context(), id, in.Seq, in.Entry, members); err != nil {
+			return err
+		}
+		c.st = st
+		return nil
+	})
 	if err != nil {
-		h.edge.Error(w, r, err)
-		return
-	}
-	if in.Seq != int64(len(es))+1 {
-		h.edge.Error(w, r, loom.Errorf(loom.ECONFLICT, "team %s's chain has %d entries: entry %d does not come next", id, len(es), in.Seq))
-		return
-	}
-	st := &team.State{Team: id}
-	for _, e := range es {
-		if err := st.Apply("", e.Entry); err != nil {
-			h.edge.Error(w, r, fmt.Errorf("team %s: the hub's own chain does not verify: %w", id, err))
-			return
-		}
-	}
-	if err := st.Apply("", in.Entry); err != nil {
-		h.edge.Error(w, r, loom.Errorf(loom.EINVALID, "%s", err.Error()))
-		return
-	}
-	e := st.Entries[len(st.Entries)-1]
-	if err := h.boundEntry(st, e, len(in.Entry)); err != nil {
-		h.edge.Error(w, r, err)
-		return
-	}
-	switch e.Kind {
-	case team.KindCreate, team.KindJoin:
-		if e.Member.User != user {
-			h.edge.Error(w, r, loom.Errorf(loom.EINVALID, "the entry names hub user %s, and this token is %s's", e.Member.User, user))
-			return
-		}
-	default:
-		if m := st.Past[e.By]; m == nil || m.User != user {
-			h.edge.Error(w, r, loom.Errorf(loom.EINVALID, "the entry's signer is not this token's user %s", user))
-			return
-		}
-	}
-	members := make([]loom.TeamMember, 0, len(st.Members)+len(st.Machines))
-	for fp, m := range st.Members {
-		members = append(members, loom.TeamMember{Member: fp, User: m.User})
-	}
-	for fp := range st.Machines {
-		members = append(members, loom.TeamMember{Member: fp, User: st.Past[fp].User})
-	}
-	if err := h.st.AppendTeamEntry(r.Context(), id, in.Seq, in.Entry, members); err != nil {
 		h.edge.Error(w, r, err)
 		return
 	}

@@ -249,4 +249,17 @@ func (s *Store) ClaimTeamRecords(ctx context.Context, team string, claims []loom
 	return tx.Commit(ctx)
 }
 
+// TeamUsage implements loom.TeamHub: a range of the primary key for
+// each key's writer ids (key-… sorts before key. in collation "C"), so
+// that it reads one member's records and no other's.
+func (s *Store) TeamUsage(ctx context.Context, team string, keys []string) (records, bytes int64, err error) {
+	err = s.pool.QueryRow(ctx, `SELECT count(*), coalesce(sum(length(r.header) + length(r.body)), 0)::bigint
+		FROM unnest($2::text[]) AS k (key), team_records r
+		WHERE r.team_id = $1 AND r.host_id >= k.key || '-' AND r.host_id < k.key || '.'`, team, keys).Scan(&records, &bytes)
+	if err != nil {
+		return 0, 0, fmt.Errorf("team %s: usage: %w", team, err)
+	}
+	return records, bytes, nil
+}
+
 var _ loom.TeamHub = (*Store)(nil)

@@ -37,7 +37,7 @@ func TestRandomDepartures(t *testing.T) {
 		seeds = []uint64{s}
 	}
 	for _, seed := range seeds {
-		if msg := departures(seed, 24); msg != "" {
+		if msg := departures(seed, 24, nil); msg != "" {
 			t.Fatalf("seed %d (replay: LOOM_ADVERSARY_SEED=%d go test ./team -run TestRandomDepartures): %s", seed, seed, msg)
 		}
 	}
@@ -53,14 +53,16 @@ type key struct {
 	held   map[string]bool // the IDs of every team key it opened while in the team
 }
 
+// played is what a sequence of departures made: its chain and the
+// admin's keys.
+type played struct {
+	chain [][]byte
+	admin *team.Identity
+}
+
 // departures plays one sequence of steps under seed and returns what
-// broke, "" when nothing did.
-func departures(seed uint64, steps int) (msg string) {
-	defer func() {
-		if r := recover(); r != nil {
-			msg = fmt.Sprint(r)
-		}
-	}()
+// broke, "" when nothing did; out (when not nil) gets the chain played.
+func departures(seed uint64, steps int, out *played) (msg string) {
 	rng := rand.New(rand.NewPCG(seed, seed))
 	admin := must(team.NewIdentity())
 	b, ring, err := team.Create(teamID, "core", "alice", "alice", admin, at)
@@ -68,6 +70,14 @@ func departures(seed uint64, steps int) (msg string) {
 		return err.Error()
 	}
 	chain := [][]byte{b}
+	defer func() {
+		if r := recover(); r != nil {
+			msg = fmt.Sprint(r)
+		}
+		if out != nil {
+			out.chain, out.admin = chain, admin
+		}
+	}()
 	keys := map[string]*key{admin.Fingerprint(): {id: admin, member: admin.Fingerprint(), in: true, held: map[string]bool{}}}
 	var open []*key // invites left open, with the key that made them in via
 	state := func() *team.State { return must(team.Verify(teamID, admin.Fingerprint(), chain)) }

@@ -68,6 +68,12 @@ type State struct {
 	// Past is every member the chain named, by fingerprint (their keys
 	// check records written while they were members).
 	Past map[string]*Member
+	// Budget is the admin's last budget entry's (zero: none); Budgets
+	// fills in the defaults. Signed is what each member signed of the
+	// chain, by the member's fingerprint: what the hub holds against
+	// the budget of entries.
+	Budget Budget
+	Signed map[string]Usage
 }
 
 // ErrForged is in the chain of every refusal of a chain: an entry that
@@ -120,9 +126,11 @@ func (st *State) Apply(pinned string, signed []byte) error {
 	if !ed25519.Verify(ed25519.PublicKey(signer.Sign), append([]byte(signPrefix), s.Body...), s.Sig) {
 		return forged(seq, "its signature is not %s's", e.By)
 	}
+	by := st.owner(e.By) // before a leave takes them out
 	if err := st.take(e); err != nil {
 		return forged(seq, "%v", err)
 	}
+	st.count(e, by, len(signed))
 	st.Seq, st.Head = seq, Hash(signed)
 	st.Hashes = append(st.Hashes, st.Head)
 	st.Entries = append(st.Entries, e)
@@ -151,7 +159,7 @@ func (st *State) signer(pinned string, e *Entry) (*Member, error) {
 			return nil, errors.New("an invite not signed by the admin")
 		}
 		return st.Members[st.Admin], nil
-	case KindRemove, KindRotate:
+	case KindRemove, KindRotate, KindBudget:
 		if e.By != st.Admin {
 			return nil, fmt.Errorf("a %s not signed by the admin", e.Kind)
 		}
@@ -231,6 +239,8 @@ func (st *State) take(e *Entry) error {
 		return st.takeNewKey(e)
 	case KindRevoke:
 		return st.takeRevoke(e)
+	case KindBudget:
+		return st.takeBudget(e)
 	case KindLeave:
 		if e.By == st.Admin {
 			return errors.New("the admin cannot leave")

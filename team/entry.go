@@ -23,6 +23,7 @@ const (
 	KindRotate  = "rotate"  // the admin makes a new epoch's key for the members
 	KindShare   = "share"   // a member shares a project (sealed under the team key)
 	KindUnshare = "unshare" // a member stops sharing a project
+	// KindBudget (budget.go): the admin sets the team's budgets per member.
 )
 
 // Entry is one membership change. The fields a kind does not use are
@@ -69,6 +70,8 @@ type Entry struct {
 	Writers map[string]int64 `json:"writers,omitempty"`
 	// Sealed is what a share names, sealed under the team's key.
 	Sealed []byte `json:"sealed,omitempty"`
+	// Budget is the team's budget per member the admin sets (budget).
+	Budget *Budget `json:"budget,omitempty"`
 	// Version is the rules the entry was written under: 0 before a
 	// departure revoked the invites made by or for whoever went (such a
 	// remove or rotate may wrap its key for them too), EntryVersion since.

@@ -45,6 +45,10 @@ func (l Local) stateFile(id string) string { return filepath.Join(l.Dir, id, "te
 
 func (l Local) claimsFile(id string) string { return filepath.Join(l.Dir, id, "claims") }
 
+// checkpointFile keeps the state of the team's chain this machine
+// verified last (team.State.MarshalCheckpoint).
+func (l Local) checkpointFile(id string) string { return filepath.Join(l.Dir, id, "chain.checkpoint") }
+
 // State is what a machine keeps of one team.
 type State struct {
 	ID   string `json:"id"`

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -94,32 +96,30 @@ func (e *Client) Create(ctx context.Context, hubURL, teamName, me string) (*Veri
 	return e.Verify(ctx, s)
 }
 
-// Verify reads the team's whole chain from the hub and verifies it from
-// its genesis against the pinned admin and against what this machine
-// verified before; it takes in the keys the chain wraps for this member.
+// Verify reads the team's chain from the hub and verifies it against
+// the pinned admin and against what this machine verified before; it
+// takes in the keys the chain wraps for this member. With this
+// machine's checkpoint of the chain it verified last (checkpointed), it
+// reads only the entries from that head on and checks each against the
+// checkpoint; otherwise, or when the hub's chain does not hold that head,
+// it reads the whole chain and verifies it from its genesis.
 func (e *Client) Verify(ctx context.Context, s *State) (*Verified, error) {
 	id, _, err := e.Local.Identity()
 	if err != nil {
 		return nil, err
 	}
-	chain, err := e.client(s.Hub).TeamChain(ctx, s.ID, 0)
-	if loom.ErrorCode(err) == loom.ENOTFOUND && s.Seq > 0 {
-		// The hub serves the chain to its members only.
-		return nil, fmt.Errorf("team %s: %w", s.Name, ErrGone)
+	st, kept, err := e.checkpointed(ctx, s)
+	if st == nil && err == nil {
+		st, err = e.verifyWhole(ctx, s)
 	}
 	if err != nil {
 		return nil, err
 	}
-	st, err := team.Verify(s.ID, s.Admin, chain)
-	if err != nil {
-		return nil, fmt.Errorf("team %s: %w; nothing was read or sent", s.Name, err)
-	}
-	if s.Seq > 0 {
-		switch {
-		case st.Seq < s.Seq:
-			return nil, fmt.Errorf("team %s: %w: the hub holds %d entries, and this machine verified %d before (a hub rolled back or an entry dropped); nothing was read or sent: loom team fork shows both heads, to compare with a teammate's", s.Name, team.ErrForged, st.Seq, s.Seq)
-		case team.Hash(chain[s.Seq-1]) != s.Head:
-			return nil, fmt.Errorf("team %s: %w: entry %d is not the one this machine verified before (the chain was rewritten); nothing was read or sent: loom team fork shows both heads, to compare with a teammate's", s.Name, team.ErrForged, s.Seq)
+	if st.Seq != kept {
+		if b, err := st.MarshalCheckpoint(); err == nil {
+			if err := team.WriteSecret(e.Local.checkpointFile(s.ID), b); err != nil {
+				slog.Warn("team: keep the chain's checkpoint", "team", s.Name, "err", err)
+			}
 		}
 	}
 	s.Seq, s.Head, s.Name = st.Seq, st.Head, st.Name
@@ -559,4 +559,94 @@ func (e *Client) Reanchor(ctx context.Context, s *State, choice string) (*Fork, 
 // label.
 func keyName(st *team.State, fp string) string {
 	return (&Verified{State: st}).KeyName(fp)
+}
+
+// SetBudget signs the admin's entry setting the team's budget per member
+// to b (a field 0: its default) and appends it on the hub.
+func (e *Client) SetBudget(ctx context.Context, s *State, b team.Budget) (*Verified, error) {
+	v, err := e.Verify(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	if v.Me.Fingerprint() != v.Admin {
+		return nil, loom.Errorf(loom.EINVALID, "only the team's admin (%s) sets its budgets", v.Past[v.Admin].Name)
+	}
+	entry, err := team.SetBudget(v.State, v.Me, b, e.now())
+	if err != nil {
+		return nil, err
+	}
+	if err := e.client(s.Hub).AppendTeamEntry(ctx, s.ID, v.Seq+1, entry); err != nil {
+		return nil, err
+	}
+	return e.Verify(ctx, s)
+}
+
+// verifyWhole reads the team's whole chain from the hub and verifies it
+// from its genesis against the pinned admin and against the head this
+// machine verified before.
+func (e *Client) verifyWhole(ctx context.Context, s *State) (*team.State, error) {
+	chain, err := e.chainAfter(ctx, s, 0)
+	if err != nil {
+		return nil, err
+	}
+	st, err := team.Verify(s.ID, s.Admin, chain)
+	if err != nil {
+		return nil, fmt.Errorf("team %s: %w; nothing was read or sent", s.Name, err)
+	}
+	if s.Seq > 0 {
+		switch {
+		case st.Seq < s.Seq:
+			return nil, fmt.Errorf("team %s: %w: the hub holds %d entries, and this machine verified %d before (a hub rolled back or an entry dropped); nothing was read or sent: loom team fork shows both heads, to compare with a teammate's", s.Name, team.ErrForged, st.Seq, s.Seq)
+		case team.Hash(chain[s.Seq-1]) != s.Head:
+			return nil, fmt.Errorf("team %s: %w: entry %d is not the one this machine verified before (the chain was rewritten); nothing was read or sent: loom team fork shows both heads, to compare with a teammate's", s.Name, team.ErrForged, s.Seq)
+		}
+	}
+	return st, nil
+}
+
+// checkpointed returns the team's chain as the hub holds it now,
+// verified from this machine's checkpoint (the state of the chain it
+// verified last, at s.Seq and s.Head): the hub is asked for the entries
+// from entry s.Seq on, which must be the one verified, and each after it
+// is checked against the state before it. It returns nil, and the seq
+// of the checkpoint it read (0: none), when it holds no checkpoint of
+// that head or the hub's chain does not go on from it: the caller reads
+// and verifies the whole chain, and says what is wrong with it.
+func (e *Client) checkpointed(ctx context.Context, s *State) (*team.State, int64, error) {
+	if s.Seq == 0 {
+		return nil, 0, nil
+	}
+	b, err := os.ReadFile(e.Local.checkpointFile(s.ID))
+	if err != nil {
+		return nil, 0, nil
+	}
+	st, err := team.UnmarshalCheckpoint(b)
+	if err != nil || st.Team != s.ID || st.Admin != s.Admin || st.Seq != s.Seq || st.Head != s.Head {
+		return nil, 0, nil
+	}
+	es, err := e.chainAfter(ctx, s, s.Seq-1)
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(es) == 0 || team.Hash(es[0]) != s.Head {
+		return nil, s.Seq, nil
+	}
+	for _, x := range es[1:] {
+		if err := st.Apply(s.Admin, x); err != nil {
+			return nil, s.Seq, nil
+		}
+	}
+	return st, s.Seq, nil
+}
+
+// chainAfter reads the team's entries after seq after from the hub: a
+// hub that serves them no more to a machine that verified the chain
+// before has let it go (ErrGone).
+func (e *Client) chainAfter(ctx context.Context, s *State, after int64) ([][]byte, error) {
+	chain, err := e.client(s.Hub).TeamChain(ctx, s.ID, after)
+	if loom.ErrorCode(err) == loom.ENOTFOUND && s.Seq > 0 {
+		// The hub serves the chain to its members only.
+		return nil, fmt.Errorf("team %s: %w", s.Name, ErrGone)
+	}
+	return chain, err
 }

@@ -60,7 +60,7 @@ docs/team.md.`,
 	}
 	cmd.AddCommand(newCmdCreate(inv, nil), newCmdInvite(inv, nil), newCmdInvites(inv, nil), newCmdJoin(inv, nil), newCmdMembers(inv, nil),
 		newCmdRemove(inv, nil), newCmdLeave(inv, nil), newCmdShare(inv, true, nil), newCmdShare(inv, false, nil),
-		newCmdSync(inv, nil), newCmdList(inv, nil), newCmdDoctor(inv, nil), newCmdHead(inv, nil), newCmdFork(inv, nil), newCmdSetHub(inv, nil))
+		newCmdSync(inv, nil), newCmdList(inv, nil), newCmdDoctor(inv, nil), newCmdHead(inv, nil), newCmdFork(inv, nil), newCmdSetHub(inv, nil), newCmdBudget(inv, nil))
 	return cmd
 }
 

@@ -3,6 +3,7 @@ package team_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -667,7 +668,19 @@ func TestTeam(t *testing.T) {
 		sql(`UPDATE team_chain SET seq = 3 WHERE team_id = $1 AND seq = -2`, created.ID)
 	}
 	swap()
-	refused("re-ordered entries")
+	// Behind the head a client verified, re-ordered entries are never
+	// read again (its checkpoint holds what it verified, and the entry
+	// at its head names the one before it by hash): its commands go on
+	// from what it verified. Whoever reads the chain from its genesis
+	// refuses it (loom team fork reads it whole, as does a joiner).
+	for _, m := range []*member{alice, bob} {
+		if r := m.run(t, "team", "members"); r.Code != 0 || !strings.Contains(r.Stdout, fmt.Sprintf("%d chain entries verified", n)) {
+			t.Errorf("re-ordered entries behind %s's checkpoint: %d %s%s", m.name, r.Code, r.Stdout, r.Stderr)
+		}
+		if r := m.run(t, "team", "fork"); r.Code == 0 || !strings.Contains(r.Stderr, "not valid") {
+			t.Errorf("re-ordered entries: %s's client, reading the chain whole, took it: %d %s%s", m.name, r.Code, r.Stdout, r.Stderr)
+		}
+	}
 	swap()
 	// Dropped from the end: a client that verified it before refuses.
 	sql(`DELETE FROM team_chain WHERE team_id = $1 AND seq = $2`, created.ID, n)

@@ -1,7 +1,6 @@
 package team_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -21,16 +20,8 @@ import (
 // client of one's own would, and returns the answer's status.
 func postRecord(t *testing.T, hubBase, tok, teamID string, r team.Record) int {
 	t.Helper()
-	body, _ := json.Marshal(hub.Push{Records: []hub.Record{hub.RecordOf(r.Sync())}})
-	req, _ := http.NewRequest(http.MethodPost, hubBase+hub.TeamPath(teamID)+"/records", bytes.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+tok)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	return resp.StatusCode
+	status, _ := postRecords(t, hubBase, tok, teamID, r)
+	return status
 }
 
 // putRecords puts recs in team teamID's space on the hub with token

@@ -126,6 +126,7 @@ type TeamHub struct {
 	TeamLastFn         func(ctx context.Context, team, host string) (int64, error)
 	TeamLastsFn        func(ctx context.Context, team string) ([]loom.SyncHost, error)
 	ClaimTeamRecordsFn func(ctx context.Context, team string, claims []loom.TeamClaim) error
+	TeamUsageFn        func(ctx context.Context, team string, keys []string) (int64, int64, error)
 }
 
 var _ loom.TeamHub = (*TeamHub)(nil)
@@ -173,4 +174,9 @@ func (fk *TeamHub) TeamLasts(ctx context.Context, team string) ([]loom.SyncHost,
 // ClaimTeamRecords calls ClaimTeamRecordsFn.
 func (fk *TeamHub) ClaimTeamRecords(ctx context.Context, team string, claims []loom.TeamClaim) error {
 	return call(fk.ClaimTeamRecordsFn, "TeamHub.ClaimTeamRecords")(ctx, team, claims)
+}
+
+// TeamUsage calls TeamUsageFn.
+func (fk *TeamHub) TeamUsage(ctx context.Context, team string, keys []string) (int64, int64, error) {
+	return call(fk.TeamUsageFn, "TeamHub.TeamUsage")(ctx, team, keys)
 }
