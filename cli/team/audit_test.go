@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/loomhq/loom/internal/testkit/clitest"
 )
 
 // TestTeamDroppedRecordRestored: the hub's operator deletes alice's
@@ -86,5 +88,43 @@ func TestTeamDroppedRecordRestored(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTeamDroppedRedactionRestored: the operator deletes the record of
+// alice's secrets redact from team_records, the last of her log; her
+// next sync sends the session again whole, and bob's copy ends
+// redacted.
+func TestTeamDroppedRedactionRestored(t *testing.T) {
+	p := newPair(t)
+	alice, bob := p.alice, p.bob
+	const sid = "0196a3c4-1c4e-7d3f-9a2b-5e6f7a8b9e04"
+	importSession(t, alice, sid, "dunnart tickets", "look at koala-ticket-93817", "Ticket koala-ticket-93817 is fixed.")
+	alice.must(t, "team", "share", "--content", "--yes")
+	alice.must(t, "team", "sync")
+	bob.must(t, "team", "sync")
+	if out := bob.must(t, "session", "show", "--team", "core", sid); !strings.Contains(out, "koala-ticket-93817") {
+		t.Fatalf("bob's copy before the redaction:\n%s", out)
+	}
+	clitest.WriteConfig(t, alice.fx, "[[secrets.rules]]\nid = \"koala-ticket\"\nregex = 'koala-ticket-[0-9]+'\nkeywords = [\"koala-ticket-\"]\n")
+	alice.must(t, "secrets", "redact", sid, "--yes")
+	before := alice.teamState(t, p.id).Next
+	if out := alice.must(t, "team", "sync"); !strings.Contains(out, "1 updated") {
+		t.Fatalf("alice's sync of the redaction: %s", out)
+	}
+	as := alice.teamState(t, p.id)
+	tag, err := p.pool.Exec(context.Background(), `DELETE FROM team_records WHERE team_id = $1 AND host_id = $2 AND idx >= $3`, p.id, as.Host, before)
+	if err != nil || tag.RowsAffected() < 1 {
+		t.Fatalf("the operator's delete: %v %v", tag, err)
+	}
+	r := alice.run(t, "team", "sync")
+	t.Logf("alice's sync:\n%s%s", r.Stderr, r.Stdout)
+	if r.Code != 0 || !strings.Contains(r.Stderr, "the hub had lost") || !strings.Contains(r.Stderr, "; sent again") {
+		t.Fatalf("alice's sync does not send the redaction again:\n%s", r.Stderr)
+	}
+	r = bob.run(t, "team", "sync")
+	t.Logf("bob's sync:\n%s%s", r.Stderr, r.Stdout)
+	if out := bob.must(t, "session", "show", "--team", "core", sid); strings.Contains(out, "koala-ticket-93817") || !strings.Contains(out, "[REDACTED:koala-ticket]") {
+		t.Fatalf("bob's copy after alice sent the redaction again:\n%s", out)
 	}
 }
