@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/syncpath"
 	"github.com/loomhq/loom/team"
 )
 
@@ -295,6 +296,24 @@ func (g Gap) Line() string {
 		who = "a writer no member of the chain"
 	}
 	return fmt.Sprintf("writer %s (%s): records %d to %d are missing on the hub: asked again at every sync until the hub holds them or %s's machine sends them again", g.Host, who, g.From, g.To, who)
+}
+
+// GapLines says gaps a line each, the first syncpath.MaxLines, then
+// one line for the rest.
+func GapLines(gaps []Gap) []string {
+	var out []string
+	for i, g := range gaps {
+		if i == syncpath.MaxLines {
+			var n int64
+			for _, r := range gaps[i:] {
+				n += r.To - r.From + 1
+			}
+			out = append(out, fmt.Sprintf("and %d more runs of missing records (%d records), asked again at every sync", len(gaps)-i, n))
+			break
+		}
+		out = append(out, g.Line())
+	}
+	return out
 }
 
 // addGap notes records from to to of host missing.

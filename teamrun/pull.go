@@ -249,6 +249,9 @@ func byJoin(st *team.State, hosts []loom.SyncHost) {
 	})
 }
 
+// maxGapAsks bounds the gaps one sync asks the hub for again.
+const maxGapAsks = 100
+
 // fillGaps asks the hub again for the records of each writer's gaps
 // (State.Gaps): those it holds now are applied, after the writer's
 // later records, and a record of the writer's that names them in its
@@ -264,8 +267,14 @@ func (e *Client) fillGaps(ctx context.Context, v *Verified, st Stores, out *Sync
 		hosts = append(hosts, h)
 	}
 	sort.Strings(hosts)
+	asked := 0
 	for _, host := range hosts {
 		for _, g := range append([][2]int64(nil), s.Gaps[host]...) {
+			if asked++; asked > maxGapAsks {
+				// The rest at the next syncs: an operator who drops every
+				// other record does not make a sync ask a million times.
+				break
+			}
 			recs, _, err := c.Team(s.ID).Records(ctx, host, g[0]-1, int(min(g[1]-g[0]+1, pageRecords)))
 			if err != nil {
 				return scrub, err

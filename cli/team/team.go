@@ -350,8 +350,8 @@ func syncRun(ctx context.Context, opts *SyncOptions) error {
 	if l := out.RestoredLine(); l != "" {
 		fmt.Fprintf(opts.IO.ErrOut, "loom: team %s: %s\n", s.Name, l)
 	}
-	for _, g := range out.Missing {
-		fmt.Fprintf(opts.IO.ErrOut, "loom: team %s: %s\n", s.Name, g.Line())
+	for _, l := range teamrun.GapLines(out.Missing) {
+		fmt.Fprintf(opts.IO.ErrOut, "loom: team %s: %s\n", s.Name, l)
 	}
 	if opts.JSON {
 		return command.WriteJSON(opts.IO.Out, out)
