@@ -359,21 +359,35 @@ func restoresOf(payload []byte) []int64 {
 	return p.Restores
 }
 
-// writerMember names the member whose key writer id host is bound to.
-func writerMember(st *team.State, s *State, host string) string {
-	if fp := s.Writers[host]; fp != "" {
-		if m := st.MemberOf(fp); m != nil {
-			return m.Name
-		}
-	}
-	for fp := range st.Past {
-		if team.OwnsWriter(fp, host) {
-			if m := st.MemberOf(fp); m != nil {
-				return m.Name
+// writerMember names the member whose key writer id host is bound to,
+// and reports whether that key is in the team now.
+func writerMember(st *team.State, s *State, host string) (name string, in bool) {
+	key := s.Writers[host]
+	if key == "" {
+		for fp := range st.Past {
+			if team.OwnsWriter(fp, host) {
+				key = fp
+				break
 			}
 		}
 	}
-	return ""
+	if key == "" || st.IsInvite(key) {
+		return "", false
+	}
+	if m := st.MemberOf(key); m != nil {
+		return m.Name, st.In(key)
+	}
+	return "", false
+}
+
+// pruneGaps forgets the gaps of writers whose key left the team: their
+// author can send nothing again, and every member was told.
+func pruneGaps(st *team.State, s *State) {
+	for h := range s.Gaps {
+		if _, in := writerMember(st, s, h); !in {
+			delete(s.Gaps, h)
+		}
+	}
 }
 
 // gaps lists the gaps still open after a sync, a line's worth each.
@@ -385,7 +399,7 @@ func gaps(st *team.State, s *State) []Gap {
 	sort.Strings(hosts)
 	var out []Gap
 	for _, h := range hosts {
-		who := writerMember(st, s, h)
+		who, _ := writerMember(st, s, h)
 		for _, g := range s.Gaps[h] {
 			out = append(out, Gap{Host: h, From: g[0], To: g[1], Member: who})
 		}

@@ -56,13 +56,13 @@ func (e *Client) pull(ctx context.Context, v *Verified, st Stores, out *Sync) (e
 				if r.Index <= after {
 					continue
 				}
-				if r.Index != after+1 {
-					// The hub holds no record between: what it lost or
-					// withheld is asked for again at every sync (fillGaps)
-					// until it holds them or their author's machine sends
-					// them again.
-					addGap(s, h.Host, after+1, r.Index-1)
-				}
+				// The hub holds no record between (gap): when the record
+				// after it is its member's, signed, what the hub lost or
+				// withheld is asked for again at every sync (fillGaps)
+				// until it holds them or their author's machine sends them
+				// again; otherwise it is said once.
+				gap := r.Index != after+1
+				missing := SetAside{Host: h.Host, Index: after + 1, Why: fmt.Sprintf("records %d to %d are missing on the hub", after+1, r.Index-1)}
 				hd, payload, err := team.OpenRecord(v.State, s.Keys, r)
 				var nc *team.NewerChain
 				if errors.As(err, &nc) && !refreshed {
@@ -89,6 +89,10 @@ func (e *Client) pull(ctx context.Context, v *Verified, st Stores, out *Sync) (e
 						s.Heads = map[string]int64{}
 					}
 					s.Heads[h.Host] = hd.ChainSeq
+					if _, in := writerMember(v.State, s, h.Host); gap && in {
+						addGap(s, h.Host, after+1, r.Index-1)
+						gap = false
+					}
 					for _, i := range restoresOf(payload) {
 						closeGap(s, h.Host, i)
 					}
@@ -104,6 +108,9 @@ func (e *Client) pull(ctx context.Context, v *Verified, st Stores, out *Sync) (e
 						return after, false, fmt.Errorf("record %d of writer %s: %w", r.Index, h.Host, err)
 					}
 					scrub = scrub || changed
+				}
+				if gap {
+					out.setAside(s, missing)
 				}
 				if err != nil {
 					out.setAside(s, SetAside{Host: h.Host, Index: r.Index, Author: authorOf(v.State, r), Why: refusal(err)})
@@ -258,6 +265,7 @@ const maxGapAsks = 100
 // Restores closes them too.
 func (e *Client) fillGaps(ctx context.Context, v *Verified, st Stores, out *Sync) (scrub bool, err error) {
 	s := v.Local
+	pruneGaps(v.State, s)
 	if len(s.Gaps) == 0 {
 		return false, nil
 	}
