@@ -2,6 +2,9 @@ package loom
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"time"
 )
 
@@ -52,6 +55,39 @@ type TeamHub interface {
 	// its spaces left out) and their bytes (header and body): what one
 	// member holds against the team's budget.
 	TeamUsage(ctx context.Context, team string, keys []string) (records, bytes int64, err error)
+	// TeamSums returns the sum (TeamRecordSum) of each of the writer
+	// host's records after index after, in order: what its author's
+	// machine audits the hub by, without reading the records again.
+	TeamSums(ctx context.Context, team, host string, after int64) ([]TeamSum, error)
+}
+
+// TeamSum is one record's index and sum as the hub holds it.
+type TeamSum struct {
+	Index int64
+	Sum   []byte
+}
+
+// TeamSumsDigest digests sums, in order: sha256 over each one's index
+// (8 bytes, big-endian) and sum, hex. A writer's author and the hub each
+// make it of what they hold: equal digests, equal records.
+func TeamSumsDigest(sums []TeamSum) string {
+	h := sha256.New()
+	var idx [8]byte
+	for _, x := range sums {
+		binary.BigEndian.PutUint64(idx[:], uint64(x.Index))
+		h.Write(idx[:])
+		h.Write(x.Sum)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// TeamRecordSum is the sum of a record of header and body:
+// sha256(sha256(header) || sha256(body)), so that no byte can move
+// between the two unseen.
+func TeamRecordSum(header, body []byte) []byte {
+	h, b := sha256.Sum256(header), sha256.Sum256(body)
+	s := sha256.Sum256(append(h[:], b[:]...))
+	return s[:]
 }
 
 // TeamClaim is what one team record claims: the session tag it writes

@@ -365,6 +365,7 @@ var routeWays = map[string]class{
 	"POST /api/v1/teams/{team}/chain":    quiet("takes a signed chain entry"),
 	"GET /api/v1/teams/{team}/hosts":     quiet("the team's writers and record counts"),
 	"GET /api/v1/teams/{team}/records":   by(rowTeam),
+	"GET /api/v1/teams/{team}/sums":      quiet("a writer's record indexes and sha256 sums of the sealed bytes, no text"),
 	"POST /api/v1/teams/{team}/records":  by(rowTeam),
 	"GET /api/v1/sync/records":           by(rowSync),
 	"POST /api/v1/sync/records":          by(rowSync),

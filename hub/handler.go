@@ -103,6 +103,7 @@ func (h *Handler) Mount(mux Mux) {
 		mux.HandleFunc("POST "+s.root+"/records", h.edge.Authorized(h.servePush(s.open)))
 	}
 	h.teams.mount(mux, h.api)
+	h.teams.mountAudit(mux, h.api)
 }
 
 // api authorizes a request and bounds it by the request timeout.

@@ -1,11 +1,15 @@
 package postgres_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/url"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/postgres"
@@ -224,5 +228,53 @@ func TestClaimTeamRecords(t *testing.T) {
 	// Another team's tags are its own.
 	if err := st.ClaimTeamRecords(ctx, "t2", []loom.TeamClaim{bob}); err != nil {
 		t.Fatalf("another team's session s1: %v", err)
+	}
+}
+
+// A team writer's sums are loom.TeamRecordSum of each record as the
+// table holds it: a row the operator edits by hand sums anew, one he
+// deletes is gone from them, and their digest tells both apart.
+func TestTeamSums(t *testing.T) {
+	dsn := freshSchema(t)
+	st := open(t, dsn)
+	ctx := context.Background()
+	var recs []loom.SyncRecord
+	for i := int64(1); i <= 4; i++ {
+		recs = append(recs, loom.SyncRecord{Host: "w", Index: i, Epoch: 1, Header: []byte(fmt.Sprintf("h%d", i)), Body: []byte(fmt.Sprintf("sealed %d", i))})
+	}
+	st.PutTeamRecords(ctx, "t1", append(recs, loom.SyncRecord{Host: "other", Index: 1, Epoch: 1, Header: []byte("h"), Body: []byte("x")}))
+	want := make([]loom.TeamSum, len(recs))
+	for i, r := range recs {
+		want[i] = loom.TeamSum{Index: r.Index, Sum: loom.TeamRecordSum(r.Header, r.Body)}
+	}
+	sums := func(after int64) []loom.TeamSum {
+		t.Helper()
+		got, err := st.TeamSums(ctx, "t1", "w", after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	if got := sums(0); loom.TeamSumsDigest(got) != loom.TeamSumsDigest(want) {
+		t.Fatalf("sums %x, want %x", got, want)
+	}
+	if got := sums(2); len(got) != 2 || got[0].Index != 3 || loom.TeamSumsDigest(got) != loom.TeamSumsDigest(want[2:]) {
+		t.Fatalf("sums after 2: %x", got)
+	}
+	pool, err := pgxpool.New(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	// The same bytes, one moved from the body to the header.
+	if _, err := pool.Exec(ctx, `UPDATE team_records SET header = 'h2s', body = 'ealed 2' WHERE team_id = 't1' AND host_id = 'w' AND idx = 2`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `DELETE FROM team_records WHERE team_id = 't1' AND host_id = 'w' AND idx = 4`); err != nil {
+		t.Fatal(err)
+	}
+	got := sums(0)
+	if len(got) != 3 || bytes.Equal(got[1].Sum, want[1].Sum) || !bytes.Equal(got[0].Sum, want[0].Sum) || loom.TeamSumsDigest(got) == loom.TeamSumsDigest(want[:3]) {
+		t.Fatalf("sums after the operator's edits: %x", got)
 	}
 }

@@ -113,6 +113,11 @@ type State struct {
 	// (the hub refused them, 409), by id, with the hub's word: they are
 	// not sent again.
 	Foreign map[string]string `json:"foreign,omitempty"`
+	// Gaps are the runs of each writer's records (first and last index)
+	// the hub did not hold when a pull read past them, by writer id:
+	// asked for again at every sync until the hub holds them or a later
+	// record of the writer names them in its Restores.
+	Gaps map[string][][2]int64 `json:"gaps,omitempty"`
 }
 
 // Sent is what a machine published of one of its sessions: the
@@ -127,6 +132,10 @@ type Sent struct {
 	Seq     int64    `json:"seq"`
 	Meta    string   `json:"meta,omitempty"`
 	Blocks  []string `json:"blocks,omitempty"`
+	// Resend is set when the hub lost or altered a record of the
+	// session (audit): the next publish sends it whole again, or its
+	// deletion.
+	Resend bool `json:"resend,omitempty"`
 }
 
 // BlockMessages is how many messages one digest of Sent covers.

@@ -36,6 +36,14 @@ func (e *Client) pull(ctx context.Context, v *Verified, st Stores, out *Sync) (e
 			err = st.Scrub(ctx)
 		}
 	}()
+	if !out.asked {
+		out.asked = true
+		changed, err := e.fillGaps(ctx, v, st, out)
+		if err != nil {
+			return err
+		}
+		scrub = changed
+	}
 	byJoin(v.State, hosts)
 	for _, h := range hosts {
 		// A writer's records a page at a time on the one path of
@@ -48,11 +56,13 @@ func (e *Client) pull(ctx context.Context, v *Verified, st Stores, out *Sync) (e
 				if r.Index <= after {
 					continue
 				}
-				if r.Index != after+1 {
-					// The hub holds no record between: what it lost or
-					// withheld cannot be applied.
-					out.setAside(s, SetAside{Host: h.Host, Index: after + 1, Why: fmt.Sprintf("records %d to %d are missing on the hub", after+1, r.Index-1)})
-				}
+				// The hub holds no record between (gap): when the record
+				// after it is its member's, signed, what the hub lost or
+				// withheld is asked for again at every sync (fillGaps)
+				// until it holds them or their author's machine sends them
+				// again; otherwise it is said once.
+				gap := r.Index != after+1
+				missing := SetAside{Host: h.Host, Index: after + 1, Why: fmt.Sprintf("records %d to %d are missing on the hub", after+1, r.Index-1)}
 				hd, payload, err := team.OpenRecord(v.State, s.Keys, r)
 				var nc *team.NewerChain
 				if errors.As(err, &nc) && !refreshed {
@@ -79,6 +89,13 @@ func (e *Client) pull(ctx context.Context, v *Verified, st Stores, out *Sync) (e
 						s.Heads = map[string]int64{}
 					}
 					s.Heads[h.Host] = hd.ChainSeq
+					if _, in := writerMember(v.State, s, h.Host); gap && in {
+						addGap(s, h.Host, after+1, r.Index-1)
+						gap = false
+					}
+					for _, i := range restoresOf(payload) {
+						closeGap(s, h.Host, i)
+					}
 					if s.Writers == nil {
 						s.Writers = map[string]string{}
 					}
@@ -91,6 +108,9 @@ func (e *Client) pull(ctx context.Context, v *Verified, st Stores, out *Sync) (e
 						return after, false, fmt.Errorf("record %d of writer %s: %w", r.Index, h.Host, err)
 					}
 					scrub = scrub || changed
+				}
+				if gap {
+					out.setAside(s, missing)
 				}
 				if err != nil {
 					out.setAside(s, SetAside{Host: h.Host, Index: r.Index, Author: authorOf(v.State, r), Why: refusal(err)})
@@ -234,4 +254,64 @@ func byJoin(st *team.State, hosts []loom.SyncHost) {
 		}
 		return hosts[i].Host < hosts[j].Host
 	})
+}
+
+// maxGapAsks bounds the gaps one sync asks the hub for again.
+const maxGapAsks = 100
+
+// fillGaps asks the hub again for the records of each writer's gaps
+// (State.Gaps): those it holds now are applied, after the writer's
+// later records, and a record of the writer's that names them in its
+// Restores closes them too.
+func (e *Client) fillGaps(ctx context.Context, v *Verified, st Stores, out *Sync) (scrub bool, err error) {
+	s := v.Local
+	pruneGaps(v.State, s)
+	if len(s.Gaps) == 0 {
+		return false, nil
+	}
+	c := e.client(s.Hub)
+	hosts := make([]string, 0, len(s.Gaps))
+	for h := range s.Gaps {
+		hosts = append(hosts, h)
+	}
+	sort.Strings(hosts)
+	asked := 0
+	for _, host := range hosts {
+		for _, g := range append([][2]int64(nil), s.Gaps[host]...) {
+			if asked++; asked > maxGapAsks {
+				// The rest at the next syncs: an operator who drops every
+				// other record does not make a sync ask a million times.
+				break
+			}
+			recs, _, err := c.Team(s.ID).Records(ctx, host, g[0]-1, int(min(g[1]-g[0]+1, pageRecords)))
+			if err != nil {
+				return scrub, err
+			}
+			for _, x := range recs {
+				r := team.RecordOf(x)
+				if r.Index < g[0] || r.Index > g[1] {
+					continue
+				}
+				closeGap(s, host, r.Index)
+				hd, payload, err := team.OpenRecord(v.State, s.Keys, r)
+				if err == nil {
+					for _, i := range restoresOf(payload) {
+						closeGap(s, host, i)
+					}
+					var changed bool
+					changed, err = apply(ctx, st, v, hd, payload)
+					if err != nil && !recordsFault(err) {
+						return scrub, fmt.Errorf("record %d of writer %s: %w", r.Index, host, err)
+					}
+					scrub = scrub || changed
+				}
+				if err != nil {
+					out.setAside(s, SetAside{Host: host, Index: r.Index, Author: authorOf(v.State, r), Why: refusal(err)})
+				} else {
+					out.Applied++
+				}
+			}
+		}
+	}
+	return scrub, e.Local.Save(s)
 }

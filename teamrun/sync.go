@@ -25,6 +25,10 @@ type Payload struct {
 	Mode     string          `json:"mode"`
 	Session  *loom.Session   `json:"session"`
 	Messages []*loom.Message `json:"messages"`
+	// Restores are the indexes of its writer's records the hub lost or
+	// altered that this record is sent again for: the session they wrote
+	// as it is now. A teammate missing them stops asking for them.
+	Restores []int64 `json:"restores,omitempty"`
 }
 
 // What a record does besides adding and updating messages.
@@ -77,6 +81,16 @@ type Sync struct {
 	// hub refused because another member wrote them first: they are not
 	// sent again.
 	Foreign []string `json:"foreign,omitempty"`
+	// Restored and Altered are the indexes of this machine's records the
+	// hub had lost, or held altered, that this sync sent again (as later
+	// records: RestoredLine says so).
+	Restored []int64 `json:"restored,omitempty"`
+	Altered  []int64 `json:"altered,omitempty"`
+	// Missing are the runs of teammates' records the hub does not hold,
+	// still open after this sync: asked for again at every sync.
+	Missing []Gap `json:"missing,omitempty"`
+	// asked is set once this sync asked for the gaps again.
+	asked bool
 }
 
 // Stores are what a sync reads and writes: the member's own store (what
@@ -125,6 +139,7 @@ func (e *Client) SyncTeam(ctx context.Context, s *State, st Stores) (*Sync, erro
 	}
 	st.claims = claims(e.Local.claimsFile(s.ID))
 	out := &Sync{Team: v.Name}
+	defer func() { out.Missing = gaps(v.State, s) }()
 	if (v.Stale || v.ExpiredHolder(e.now())) && v.Me.Fingerprint() == v.Admin {
 		if v, err = e.rotate(ctx, v); err != nil {
 			return nil, err
@@ -200,6 +215,9 @@ func (e *Client) publish(ctx context.Context, v *Verified, st Stores, out *Sync)
 	}
 	pub := &publisher{e: e, v: v, det: st.Detector, gate: st.Detector.Gate(st.Own), raw: st.Own, out: out}
 	pub.epoch, _ = s.Keys.Latest()
+	if err := e.audit(ctx, pub); err != nil {
+		return err
+	}
 	ids := make([]string, 0, len(s.Shares))
 	for id := range s.Shares {
 		ids = append(ids, id)
@@ -207,6 +225,7 @@ func (e *Client) publish(ctx context.Context, v *Verified, st Stores, out *Sync)
 	sort.Strings(ids)
 	for _, id := range ids {
 		p := s.Shares[id]
+		pub.project = p.ID
 		f := loom.SessionFilter{UserID: st.User, ProjectID: p.ID, Archived: loom.WithArchived}
 		raw, err := st.Own.Sessions(ctx, f)
 		if err != nil {
@@ -279,11 +298,19 @@ type publisher struct {
 	raw   loom.Store
 	epoch int
 	out   *Sync
+	// project is the project whose sessions are being sent.
+	project string
+	// restores are the indexes of this machine's records the hub lost
+	// or altered, by the session they wrote (audit), and held what the
+	// hub held at each.
+	restores map[string][]int64
+	held     map[int64]string
 }
 
 // send seals pl as this machine's next record and puts it on the hub.
 func (p *publisher) send(ctx context.Context, pl *Payload) error {
 	s := p.v.Local
+	pl.Restores = p.restores[pl.Session.ID]
 	b, err := json.Marshal(pl)
 	if err != nil {
 		return err
@@ -310,6 +337,12 @@ func (p *publisher) send(ctx context.Context, pl *Payload) error {
 	}
 	s.Next++
 	p.out.Published++
+	if err := sentLog(p.e.Local.sentFile(s.ID)).wrote(rec, pl.Session.ID, p.project); err != nil {
+		return err
+	}
+	if len(pl.Restores) > 0 {
+		return p.restoredBy(pl)
+	}
 	return nil
 }
 
@@ -357,8 +390,9 @@ func (p *publisher) session(ctx context.Context, proj team.Project, sess, g *loo
 	switch {
 	case sent == nil:
 		sent = &Sent{}
-	case int64(sess.MessageCount) < sent.Seq:
-		// Messages were taken from it: it is sent whole again.
+	case int64(sess.MessageCount) < sent.Seq, sent.Resend:
+		// Messages were taken from it, or the hub lost or altered a
+		// record of it (audit): it is sent whole again.
 		sent, op = &Sent{}, OpReplace
 	}
 	meta := metaDigest(sess)

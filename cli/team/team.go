@@ -347,6 +347,12 @@ func syncRun(ctx context.Context, opts *SyncOptions) error {
 	for _, l := range out.Foreign {
 		fmt.Fprintf(opts.IO.ErrOut, "loom: team %s: %s\n", s.Name, l)
 	}
+	if l := out.RestoredLine(); l != "" {
+		fmt.Fprintf(opts.IO.ErrOut, "loom: team %s: %s\n", s.Name, l)
+	}
+	for _, l := range teamrun.GapLines(out.Missing) {
+		fmt.Fprintf(opts.IO.ErrOut, "loom: team %s: %s\n", s.Name, l)
+	}
 	if opts.JSON {
 		return command.WriteJSON(opts.IO.Out, out)
 	}

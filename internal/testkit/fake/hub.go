@@ -127,6 +127,7 @@ type TeamHub struct {
 	TeamLastsFn        func(ctx context.Context, team string) ([]loom.SyncHost, error)
 	ClaimTeamRecordsFn func(ctx context.Context, team string, claims []loom.TeamClaim) error
 	TeamUsageFn        func(ctx context.Context, team string, keys []string) (int64, int64, error)
+	TeamSumsFn         func(ctx context.Context, team, host string, after int64) ([]loom.TeamSum, error)
 }
 
 var _ loom.TeamHub = (*TeamHub)(nil)
@@ -169,6 +170,11 @@ func (fk *TeamHub) TeamLast(ctx context.Context, team, host string) (int64, erro
 // TeamLasts calls TeamLastsFn.
 func (fk *TeamHub) TeamLasts(ctx context.Context, team string) ([]loom.SyncHost, error) {
 	return call(fk.TeamLastsFn, "TeamHub.TeamLasts")(ctx, team)
+}
+
+// TeamSums calls TeamSumsFn.
+func (fk *TeamHub) TeamSums(ctx context.Context, team, host string, after int64) ([]loom.TeamSum, error) {
+	return call(fk.TeamSumsFn, "TeamHub.TeamSums")(ctx, team, host, after)
 }
 
 // ClaimTeamRecords calls ClaimTeamRecordsFn.
