@@ -1,0 +1,34 @@
+package secrets_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/loomhq/loom/secrets"
+)
+
+// The misses among Kingfisher's counted examples (the scoring rule of
+// docs/security.md), by class of credential: each text holds the
+// secret given, which must be gone once redacted; the texts after
+// them, of the same shapes, must stay unflagged.
+func TestCountedByCause(t *testing.T) {
+	d := secrets.Default()
+	for _, c := range []struct{ cause, text, secret string }{
+		// A NAME=value line carried in a JSON string: the string's
+		// closing quote ends the value.
+		{"json-carried line", `{"content":"export CIRCLECI_TOKEN=CCIPAT_lZyPAuThWn2G908ssDT0g33e_t7qh0r5hrvsqzmuraqzduq6qco5onxgrtcn7y2z4"}`, "CCIPAT_lZyPAuThWn2G908ssDT0g33e_t7qh0r5hrvsqzmuraqzduq6qco5onxgrtcn7y2z4"},
+		{"json-carried line", `{"content":" - RAILS_ENV=test CODECLIMATE_REPO_TOKEN=d37a8b9e09642cb73cfcf4e1284815fc3d6a55a7714110187ac59856ae4ab5ad","path":"ci.yml"}`, "d37a8b9e09642cb73cfcf4e1284815fc3d6a55a7714110187ac59856ae4ab5ad"},
+		{"json-carried line", `["# REACT_APP_GUEST_PASSWORD=mycoin!1"]`, "mycoin!1"},
+		{"json-carried line", `{"text":"db:\n  password: letmein"}`, "letmein"},
+	} {
+		red, n := d.Redact(c.text)
+		if n == 0 || strings.Contains(red, c.secret) {
+			t.Errorf("%s: %q redacted as %q", c.cause, c.text, red)
+		}
+	}
+	notFound(t, d,
+		`{"content":"export DB_PASSWORD=$DB_PASSWORD"}`,
+		`{"content":"REACT_APP_MAILER_PASSWORD=changeme"}`,
+		`{"text":"db:\n  password: ${DB_PASSWORD}"}`,
+	)
+}
