@@ -20,6 +20,16 @@ func TestCountedByCause(t *testing.T) {
 		{"json-carried line", `{"content":" - RAILS_ENV=test CODECLIMATE_REPO_TOKEN=d37a8b9e09642cb73cfcf4e1284815fc3d6a55a7714110187ac59856ae4ab5ad","path":"ci.yml"}`, "d37a8b9e09642cb73cfcf4e1284815fc3d6a55a7714110187ac59856ae4ab5ad"},
 		{"json-carried line", `["# REACT_APP_GUEST_PASSWORD=mycoin!1"]`, "mycoin!1"},
 		{"json-carried line", `{"text":"db:\n  password: letmein"}`, "letmein"},
+		// Passwords people choose, in a credential's place: a word of
+		// one's own and a count, chosen words joined by a sign, a
+		// connection string's words joined by _ (a literal there), a
+		// documentation's sample word given to a named host.
+		{"chosen password", "ftp://anon:anon123@ftp.trusted.com", "anon123"},
+		{"chosen password", "DB_PASSWORD=mike1234", "mike1234"},
+		{"chosen password", "user = Aladdin\npassword = open_sesame", "open_sesame"},
+		{"chosen password", "password: open-sesame", "open-sesame"},
+		{"chosen password", `adoConn.Open("Provider=SQLOLEDB.1;User ID=specialbill_user; " & "Password =specialbill_user;Initial Catalog=SpecialBill_PROD;Data Source=uszdba01;")`, "=specialbill_user;Initial"},
+		{"chosen password", "mongodb://mongoadmin:contoso@something.foo.mongodb.net/myFirstDatabase", "contoso"},
 	} {
 		red, n := d.Redact(c.text)
 		if n == 0 || strings.Contains(red, c.secret) {
@@ -30,5 +40,14 @@ func TestCountedByCause(t *testing.T) {
 		`{"content":"export DB_PASSWORD=$DB_PASSWORD"}`,
 		`{"content":"REACT_APP_MAILER_PASSWORD=changeme"}`,
 		`{"text":"db:\n  password: ${DB_PASSWORD}"}`,
+		// Stand-ins stay: a key's name and a count, the alphabet
+		// counted, a field's name as its value, samples on the
+		// documentation's or this machine's hosts.
+		"DB_PASSWORD=key_123",
+		"password: abcd1234",
+		"password: test1234",
+		"Server=db;User Id=app;Password=smtp_password;",
+		"redis://:foobared@localhost:6379/0",
+		"postgres://scott:tiger@db.example.com/app",
 	)
 }
