@@ -30,6 +30,10 @@ func TestCountedByCause(t *testing.T) {
 		{"chosen password", "password: open-sesame", "open-sesame"},
 		{"chosen password", `adoConn.Open("Provider=SQLOLEDB.1;User ID=specialbill_user; " & "Password =specialbill_user;Initial Catalog=SpecialBill_PROD;Data Source=uszdba01;")`, "=specialbill_user;Initial"},
 		{"chosen password", "mongodb://mongoadmin:contoso@something.foo.mongodb.net/myFirstDatabase", "contoso"},
+		// A command's -u user:password flag on a line continued with
+		// a backslash.
+		{"continued command", "curl -X POST https://fra1.blynk.cloud/oauth2/token?grant_type=client_credentials \\\n-u oa2-client-id_zmNtW-D0Toqpz4AZnBLCIlklBrz9ynU-:5uC5Y4Mcvdl5rB56rBmxnvB4DZgiIpcyTPbOoEWp", "5uC5Y4Mcvdl5rB56rBmxnvB4DZgiIpcyTPbOoEWp"},
+		{"continued command", "curl https://api.acme.io/v1/sync \\\n  -u deploy:Xk29dd1pQ7rT \\\n  -d full=1", "Xk29dd1pQ7rT"},
 	} {
 		red, n := d.Redact(c.text)
 		if n == 0 || strings.Contains(red, c.secret) {
@@ -49,5 +53,6 @@ func TestCountedByCause(t *testing.T) {
 		"Server=db;User Id=app;Password=smtp_password;",
 		"redis://:foobared@localhost:6379/0",
 		"postgres://scott:tiger@db.example.com/app",
+		"curl https://api.acme.io \\\n  -u \"$API_USER:$API_PASSWORD\"",
 	)
 }

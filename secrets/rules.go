@@ -296,7 +296,7 @@ var builtin = []Rule{
 		Keywords: []string{"contribsys"}, Window: [2]int{40, 60}},
 	{ID: "basic-auth-flag", Description: "the password of a command's user:password flag (curl -u user:password, --user, wget --http-password)",
 		Regex:    `(?:\b(?:curl|http|https|xh|wget)\b(?:[^\n|;&\\]|\\\r?\n|\\)*?\s(?:-u|--user|--proxy-user|-U)(?:\s+|=)['"]?[^\s:'"/]{0,64}:['"]?|--http-password[= ]['"]?)([^\s'"]{4,128})`,
-		Keywords: []string{" -u ", " -u'", " -u\"", "--user", "--proxy-user", " -u=", "--http-password"}, Placeholders: true, NotCode: true, Window: [2]int{240, 300}},
+		Keywords: []string{" -u ", " -u'", " -u\"", "\n-u ", "--user", "--proxy-user", " -u=", "--http-password"}, Placeholders: true, NotCode: true, Window: [2]int{240, 300}},
 	{ID: "jenkins-credential", Description: "a credential of a Jenkins credentials.xml or job config: the {AQAAAB…} value of a <secret>, <password>, <privateKey> or <token>",
 		Regex:    `>\s*\{([^{}<>\n]{0,120}AQAAAB[^{}<>]{0,1000})\}\s*</`,
 		Keywords: []string{"aqaaab"}, Window: [2]int{200, 2400}},
