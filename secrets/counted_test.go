@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/loomhq/loom/secrets"
+	"github.com/loomhq/loom/secrets/secretstest"
 )
 
 // The misses among Kingfisher's counted examples (the scoring rule of
@@ -13,6 +14,8 @@ import (
 // them, of the same shapes, must stay unflagged.
 func TestCountedByCause(t *testing.T) {
 	d := secrets.Default()
+	g := secretstest.New(106)
+	longJWT := "eyJ0eXAiOiJKV1QiLCJhbGciOiJSUzI1NiJ9." + g.S("abcdefghijklmnopqrstuvwxyz0123456789", 800) + "." + g.S("abcdefghijklmnopqrstuvwxyz0123456789", 40)
 	for _, c := range []struct{ cause, text, secret string }{
 		// A NAME=value line carried in a JSON string: the string's
 		// closing quote ends the value.
@@ -34,6 +37,9 @@ func TestCountedByCause(t *testing.T) {
 		// a backslash.
 		{"continued command", "curl -X POST https://fra1.blynk.cloud/oauth2/token?grant_type=client_credentials \\\n-u oa2-client-id_zmNtW-D0Toqpz4AZnBLCIlklBrz9ynU-:5uC5Y4Mcvdl5rB56rBmxnvB4DZgiIpcyTPbOoEWp", "5uC5Y4Mcvdl5rB56rBmxnvB4DZgiIpcyTPbOoEWp"},
 		{"continued command", "curl https://api.acme.io/v1/sync \\\n  -u deploy:Xk29dd1pQ7rT \\\n  -d full=1", "Xk29dd1pQ7rT"},
+		// A JSON Web Token under a key's name, longer than 512 bytes
+		// (Lemon Squeezy's API keys).
+		{"long token under a key's name", "lemonsqueezy_key = " + longJWT, longJWT},
 	} {
 		red, n := d.Redact(c.text)
 		if n == 0 || strings.Contains(red, c.secret) {
@@ -41,6 +47,8 @@ func TestCountedByCause(t *testing.T) {
 		}
 	}
 	notFound(t, d,
+		// A key's name given a long value that is no token: data.
+		"public_key = "+strings.Repeat("MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA", 14),
 		`{"content":"export DB_PASSWORD=$DB_PASSWORD"}`,
 		`{"content":"REACT_APP_MAILER_PASSWORD=changeme"}`,
 		`{"text":"db:\n  password: ${DB_PASSWORD}"}`,
