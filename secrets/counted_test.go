@@ -40,6 +40,9 @@ func TestCountedByCause(t *testing.T) {
 		// A JSON Web Token under a key's name, longer than 512 bytes
 		// (Lemon Squeezy's API keys).
 		{"long token under a key's name", "lemonsqueezy_key = " + longJWT, longJWT},
+		// The same lines as a diff carries them, a + before each.
+		{"lines of a diff", "+machine raw.github.com\n+  login visionmedia\n+  password hq7Zt2pLx9\n", "hq7Zt2pLx9"},
+		{"lines of a diff", "+curl -X POST https://fra1.blynk.cloud/oauth2/token \\\n+-u oa2-client-id_zmNtW:5uC5Y4Mcvdl5rB56rBmxnvB4DZgiIpcyTPbOoEWp\n", "5uC5Y4Mcvdl5rB56rBmxnvB4DZgiIpcyTPbOoEWp"},
 	} {
 		red, n := d.Redact(c.text)
 		if n == 0 || strings.Contains(red, c.secret) {
@@ -62,5 +65,6 @@ func TestCountedByCause(t *testing.T) {
 		"redis://:foobared@localhost:6379/0",
 		"postgres://scott:tiger@db.example.com/app",
 		"curl https://api.acme.io \\\n  -u \"$API_USER:$API_PASSWORD\"",
+		"+machine api.acme.io\n+  login app\n+  password changeme\n",
 	)
 }
