@@ -146,7 +146,7 @@ func TestKingfisherTruePositives(t *testing.T) {
 
 // kingfisherRuleFloor is the share of the placements the scoring rule
 // counts that are redacted, as last measured.
-const kingfisherRuleFloor = 96.3
+const kingfisherRuleFloor = 96.4
 
 // kingfisherFloor is the share of Kingfisher's examples (without the
 // fakes) redacted as last measured (77.5% when the corpus was made).
