@@ -296,7 +296,7 @@ func (a *assignment) unquotedValue(i int, sep, id string) (Finding, bool) {
 	case a.shellVariable():
 		// A shell's or a .env's NAME=value (maybe before a command:
 		// API_KEY=… go run .): to the first space.
-		e := endAt(text, i, " \t\r\n")
+		e := carrierQuote(text, i, endAt(text, i, " \t\r\n"))
 		if k := strings.Index(text[i:e], "</"); k >= 0 {
 			e = i + k
 		}
@@ -349,6 +349,7 @@ func (a *assignment) settingValue(i int, sep, id string) (Finding, bool) {
 	for e < len(text) && text[e] != '\n' && text[e] != '\r' && !endTag(text, e) {
 		e++
 	}
+	e = carrierQuote(text, i, e)
 	v := text[i:e]
 	if k := strings.Index(v, " #"); k >= 0 {
 		v = v[:k]

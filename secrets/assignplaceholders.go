@@ -296,11 +296,14 @@ func weakWord(v string) bool {
 		return false
 	}
 	l := strings.ToLower(v)
-	if placeholder(v) || wordValues[l] || placeholderWord(v) || sampleWords[l] {
-		return true
-	}
-	words := strings.ReplaceAll(v, "-", "_")
-	return l == v && wordIdent(words) && strings.ContainsAny(v, "-_") && len(v) <= 24
+	return placeholder(v) || wordValues[l] || placeholderWord(v) || sampleWords[l] || joinedWords(v)
+}
+
+// joinedWords reports whether v is words in lower case joined by _ or
+// a dash (too-late-in-file, smtp_password): a name more often than a
+// password, where code's names can stand.
+func joinedWords(v string) bool {
+	return strings.ToLower(v) == v && wordIdent(strings.ReplaceAll(v, "-", "_")) && strings.ContainsAny(v, "-_") && len(v) <= 24
 }
 
 // sampleWords are the passwords documentation gives in its examples

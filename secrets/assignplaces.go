@@ -82,6 +82,19 @@ func endAt(text string, i int, stops string) int {
 	return len(text)
 }
 
+// carrierQuote cuts the unquoted value text[i:e] at the quote that
+// closes the JSON string carrying its line ({"content":"export
+// TOKEN=…"}): a " after which JSON's punctuation or the line's end
+// comes is the string's end, not the value's byte.
+func carrierQuote(text string, i, e int) int {
+	for k := i; k < e; k++ {
+		if text[k] == '"' && (k == i || text[k-1] != '\\') && (k+1 == len(text) || strings.IndexByte("},]\r\n", text[k+1]) >= 0) {
+			return k
+		}
+	}
+	return e
+}
+
 // endTag reports whether an element's end tag starts at text[e]: the
 // end of a value that <command>NAME=…</command> holds.
 func endTag(text string, e int) bool {

@@ -70,3 +70,23 @@ func bareUserinfo(text string, s, e int) bool {
 	}
 	return !exampleHost("://"+text[s:min(len(text), e+300)], 3)
 }
+
+// sampleAtNamedHost reports whether text[s:e], a URL's password, is a
+// documentation's sample word (contoso, tiger, foobared) given to a
+// named host that is no documentation's nor this machine's
+// (mongodb://mongoadmin:contoso@cluster0.foo.mongodb.net): there it is
+// the password someone set, as a chosen password is. A placeholder
+// (password, secret, changeme) stays one wherever it points.
+func sampleAtNamedHost(text string, s, e int) bool {
+	v := text[s:e]
+	l := strings.ToLower(v)
+	if !sampleWords[l] || placeholder(v) || placeholderWord(v) || wordValues[l] || e >= len(text) || text[e] != '@' {
+		return false
+	}
+	host := strings.ToLower(text[e+1:])
+	if k := strings.IndexAny(host, "/?#: \t\n\"'`),;<"); k >= 0 {
+		host = host[:k]
+	}
+	local := host == "localhost" || strings.HasSuffix(host, ".localhost") || strings.HasSuffix(host, ".local") || strings.HasPrefix(host, "127.")
+	return strings.Contains(host, ".") && !local && !exampleHost(text, s)
+}

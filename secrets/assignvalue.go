@@ -1,6 +1,9 @@
 package secrets
 
 import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
 	"math"
 	"regexp"
 	"strings"
@@ -86,10 +89,12 @@ var wordValues = map[string]bool{
 func secretValue(v string, cls class, quoted, literal bool) bool {
 	n := len(v)
 	minLen := map[class]int{passwordName: 4, secretName: 8, keyName: 16, bareKey: 16}[cls]
-	if n < minLen || n > 512 && (cls != secretName || n > 2048) {
+	if n < minLen || n > 512 && (cls != secretName && !jwtHeaded(v) || n > 2048) {
 		// A token's or a secret's name may hold a long one
-		// (Tallyfy's, Viewneo's, of 900 bytes and more); a key's
-		// name so long a value is a public key or data more often.
+		// (Tallyfy's, Viewneo's, of 900 bytes and more), and so may a
+		// key's when the value is a JSON Web Token (Lemon Squeezy's
+		// API keys, of 900 bytes); a key's name so long a value is a
+		// public key or data more often.
 		return false
 	}
 	if cls == passwordName && chosenPassword(v) {
@@ -504,4 +509,15 @@ func qualifiedName(v string) bool {
 		}
 	}
 	return words >= 3
+}
+
+// jwtHeaded reports whether v starts as a JSON Web Token does: a
+// header of base64 JSON naming its algorithm or type, then a dot.
+func jwtHeaded(v string) bool {
+	h, _, ok := strings.Cut(v, ".")
+	if !ok || !strings.HasPrefix(h, "eyJ") {
+		return false
+	}
+	b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(h, "="))
+	return err == nil && json.Valid(b) && (bytes.Contains(b, []byte(`"alg"`)) || bytes.Contains(b, []byte(`"typ"`)))
 }

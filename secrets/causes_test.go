@@ -266,7 +266,9 @@ func TestKingfisherByCause(t *testing.T) {
 		// password's name: a word that names the field, a run of one
 		// character, a reference, a name in angle brackets, your_…,
 		// and documented samples (Microsoft's contoso, scott/tiger,
-		// Redis's foobared).
+		// Redis's foobared) on this machine's or the documentation's
+		// hosts (given to a named host, one is the password someone
+		// set: counted_test.go).
 		"Server=host;Port=5432;User Id=username;Password=secret;Database=databasename;",
 		"Data Source=190.190.200.100,1433;User ID=myUsername;Password=myPassword;",
 		"credentials {\n    username 'user'\n    password 'password'\n}",
@@ -276,7 +278,7 @@ func TestKingfisherByCause(t *testing.T) {
 		`password = "<password>"`,
 		`password = "your_password"`,
 		`password = "${DB_PASSWORD}"`,
-		"mongodb://mongoadmin:contoso@something.foo.mongodb.net/myFirstDatabase",
+		"mongodb://mongoadmin:contoso@cluster0.example.com/myFirstDatabase",
 		"engine = create_engine('postgresql://scott:tiger@localhost/test')",
 		"redis://:foobared@127.0.0.1:6379/0",
 		`input.type = "password"; label = "Password"`,

@@ -43,16 +43,21 @@ var leetPasswords = []string{"p@ssw0rd", "p@ssword", "passw0rd", "p4ssw0rd", "p4
 // chosenPassword reports whether v is one of the passwords people
 // choose: one of chosenWords or leetPasswords whole, or with at most
 // four digits or signs after it (letmein1, dragon2024, P@ssw0rd123!),
-// or spelled as two words (open sesame).
+// or spelled as two words (open sesame, open_sesame, open-sesame); or
+// a short word of one's own and a count from one (anon123, mike1234).
 func chosenPassword(v string) bool {
 	if len(v) < 4 || len(v) > 24 {
 		return false
 	}
 	l := strings.ToLower(v)
-	if strings.Count(l, " ") == 1 {
-		l = strings.ReplaceAll(l, " ", "")
+	for _, sep := range []string{" ", "_", "-"} {
+		if strings.Count(l, sep) == 1 && !strings.HasPrefix(l, sep) && !strings.HasSuffix(l, sep) {
+			if j := strings.ReplaceAll(l, sep, ""); chosenWords[j] || slices.Contains(leetPasswords, j) {
+				return true
+			}
+		}
 	}
-	if chosenWords[l] || slices.Contains(leetPasswords, l) {
+	if chosenWords[l] || slices.Contains(leetPasswords, l) || wordAndCount(l) {
 		return true
 	}
 	base := strings.TrimRight(l, "0123456789!.#*?$@")
@@ -60,4 +65,15 @@ func chosenPassword(v string) bool {
 		return false
 	}
 	return chosenWords[base] && !allDigits(base) || slices.Contains(leetPasswords, base)
+}
+
+// wordAndCount reports whether l is a word of three or four letters of
+// one's own and a count from one after it (anon123, mike1234): what a
+// user sets when asked for letters and digits. A word that stands for
+// a password or a key (pass123, key_123, test1234, api-1234) and the
+// alphabet counted (abcd1234) are placeholders.
+func wordAndCount(l string) bool {
+	base := strings.TrimRight(l, "0123456789")
+	return len(base) >= 3 && wordIdent(base) && !strings.Contains(base, "_") && counted(l, 4) &&
+		!alphabetCounted(l) && !madeOf(base, placeholderParts) && !sampleWords[base]
 }

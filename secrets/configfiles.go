@@ -328,4 +328,5 @@ func findNetrc(text string, at []int, out []Finding) []Finding {
 	return out
 }
 
-var netrcRe = regexp.MustCompile(`\Amachine\s+\S+\s+(?:login\s+\S+\s+)?password\s+(\S{3,})`)
+// A diff's + may start each of its lines.
+var netrcRe = regexp.MustCompile(`\Amachine\s+\S+\s+(?:\+\s*)?(?:login\s+\S+\s+(?:\+\s*)?)?password\s+(\S{3,})`)

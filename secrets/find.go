@@ -196,7 +196,8 @@ var lowerBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &
 func (r *rule) matches(text string, off int, out []Finding) []Finding {
 	for _, m := range r.re.FindAllStringSubmatchIndex(text, -1) {
 		s, e := group(m)
-		if e-s < 1 || !r.accept(text[s:e]) || r.ID == "url-credentials" && (sameAsUser(text, s, e) || secretCounted(text[s:e]) && exampleHost(text, s)) ||
+		if e-s < 1 || !r.accept(text[s:e]) && !(r.ID == "url-credentials" && sampleAtNamedHost(text, s, e) && r.fits(text[s:e])) ||
+			r.ID == "url-credentials" && (sameAsUser(text, s, e) || secretCounted(text[s:e]) && exampleHost(text, s)) ||
 			r.ID == "userinfo-password" && !bareUserinfo(text, s, e) {
 			continue
 		}

@@ -126,7 +126,9 @@ func (r *rule) standIn(v string) bool {
 	if r.Placeholders && (placeholder(v) || wordValues[strings.ToLower(v)] || placeholderWord(v)) {
 		return true
 	}
-	if weak[r.ID] && weakWord(v) {
+	if weak[r.ID] && weakWord(v) && !(r.ID == "connection-string-password" && joinedWords(v) && !namesAField(v) && !placeholderWord(v) && !sampleWords[strings.ToLower(v)]) {
+		// A connection string's Password=… is a literal, no name of
+		// code: words joined there (specialbill_user) are a password.
 		return true
 	}
 	if r.Placeholders && strings.HasPrefix(v, "$") && reservedStart(v, false) {
@@ -230,4 +232,16 @@ func stubKey(v string) bool {
 		}
 	}
 	return n < 40
+}
+
+// namesAField reports whether words joined by _ or a dash end in a
+// credential's word (smtp_password, db-secret): the field's name given
+// as its value, a template's.
+func namesAField(v string) bool {
+	w := strings.ToLower(v[max(strings.LastIndexAny(v, "_-"), -1)+1:])
+	switch w {
+	case "password", "passwd", "pwd", "pass", "secret", "key", "token":
+		return true
+	}
+	return false
 }

@@ -129,18 +129,28 @@ func TestKingfisherTruePositives(t *testing.T) {
 	t.Log("without the fakes:")
 	all := scoreTruePositives(t, d, real, "kingfisher-missed.txt")
 	logTools(t, real, true)
-	t.Logf("summary: %.2f%% with the fakes, %.2f%% without", with.pct(), all.pct())
+	t.Log("under the scoring rule (docs/security.md, \"The scoring rule\"):")
+	ru := scoreUnderRule(t, d, real)
+	t.Logf("summary: %.2f%% with the fakes, %.2f%% without, %.2f%% under the scoring rule", with.pct(), all.pct(), ru.counted.pct())
 	// The goal is 95%; it is not met (docs/security.md says what the
 	// rest are), so the measured figure is held: no change may lose
 	// what is found now.
 	if all.pct() < kingfisherFloor {
 		t.Errorf("%.2f%% of Kingfisher's examples redacted, below the %.2f%% held (the goal is 95%%)", all.pct(), kingfisherFloor)
 	}
+	// Under the scoring rule the goal, 95%, is met and held.
+	if ru.counted.pct() < kingfisherRuleFloor {
+		t.Errorf("%.2f%% of Kingfisher's counted examples redacted under the scoring rule, below the %.2f%% held", ru.counted.pct(), kingfisherRuleFloor)
+	}
 }
+
+// kingfisherRuleFloor is the share of the placements the scoring rule
+// counts that are redacted, as last measured.
+const kingfisherRuleFloor = 96.4
 
 // kingfisherFloor is the share of Kingfisher's examples (without the
 // fakes) redacted as last measured (77.5% when the corpus was made).
-const kingfisherFloor = 86.0
+const kingfisherFloor = 88.0
 
 // logTools logs what gitleaks and TruffleHog found or flagged of the
 // placements of cases.
