@@ -54,7 +54,8 @@ fi
 dir="${LOOM_INSTALL_DIR:-${HOME:?}/.local/bin}"
 
 tmp="$(mktemp -d 2>/dev/null || mktemp -d -t loom)"
-trap 'rm -rf "$tmp"' EXIT INT TERM
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' INT TERM
 
 # fetch NAME: the release's file NAME into $tmp.
 fetch() {

@@ -2,8 +2,10 @@
 // that .ci/release-snapshot builds, served from a local directory and a
 // local HTTP server. Its tests run only when LOOM_RELEASE_DIST names
 // GoReleaser's dist directory and LOOM_RELEASE_KEY the public key that
-// signed its checksums.txt (docs/release.md):
+// signed its checksums.txt (docs/release.md), but for the first:
 //
+//   - the release key install.sh trusts has the fingerprint README.md
+//     shows;
 //   - install.sh, run as README.md's one line gives it, installs loom
 //     and checks the archive's checksum and checksums.txt's signature,
 //     and refuses a tampered archive, a signature by another key, a

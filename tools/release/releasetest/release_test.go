@@ -173,6 +173,45 @@ func needDownloader(t *testing.T) {
 	t.Skip("neither curl nor wget is installed: install.sh cannot download")
 }
 
+// TestReleaseKey: the key install.sh trusts is the one whose
+// fingerprint README.md and docs/release.md show.
+func TestReleaseKey(t *testing.T) {
+	if _, err := exec.LookPath("ssh-keygen"); err != nil {
+		t.Skip("ssh-keygen is not installed")
+	}
+	root := filepath.Join("..", "..", "..")
+	script, err := os.ReadFile(filepath.Join(root, "install.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^release_key='(ssh-ed25519 [A-Za-z0-9+/=]+)'$`).FindSubmatch(script)
+	if m == nil {
+		t.Fatal("install.sh holds no release_key='ssh-ed25519 …'")
+	}
+	pub := filepath.Join(t.TempDir(), "release.pub")
+	if err := os.WriteFile(pub, append(m[1], '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("ssh-keygen", "-l", "-E", "sha256", "-f", pub).Output()
+	if err != nil {
+		t.Fatalf("ssh-keygen -l: %v", err)
+	}
+	fields := strings.Fields(string(out))
+	if len(fields) < 2 || !strings.HasPrefix(fields[1], "SHA256:") {
+		t.Fatalf("ssh-keygen -l: %q", out)
+	}
+	fp := fields[1]
+	for _, f := range []string{"README.md", "docs/release.md", "install.sh"} {
+		b, err := os.ReadFile(filepath.Join(root, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(b, []byte(fp)) {
+			t.Errorf("%s does not show the release key's fingerprint %s", f, fp)
+		}
+	}
+}
+
 // TestInstallFromReadme runs README.md's one line, its host replaced by
 // a local server's, against the snapshot.
 func TestInstallFromReadme(t *testing.T) {
