@@ -4,7 +4,9 @@
 # with the version, the commit and the commit's date, which `loom
 # version` prints. The same commit gives the same binary. `make
 # snapshot` makes the release's archives for Linux, macOS and Windows on
-# amd64 and arm64, with their checksums, in dist/, publishing nothing
+# amd64 and arm64, with their SBOMs, checksums signed with a throwaway
+# key (or LOOM_SIGNING_KEY's), the Homebrew formula and the hub's image,
+# in dist/, publishing nothing, and tests them as a user meets them
 # (.ci/release-snapshot, .goreleaser.yaml, docs/release.md).
 
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)

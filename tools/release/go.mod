@@ -2,7 +2,10 @@ module github.com/loomhq/loom/tools/release
 
 go 1.26.8
 
-require github.com/goreleaser/goreleaser/v2 v2.15.1
+require (
+	github.com/google/go-containerregistry v0.21.3
+	github.com/goreleaser/goreleaser/v2 v2.15.1
+)
 
 require (
 	al.essio.dev/pkg/shellescape v1.6.0 // indirect
@@ -172,7 +175,6 @@ require (
 	github.com/golang-jwt/jwt/v5 v5.3.1 // indirect
 	github.com/golang/groupcache v0.0.0-20241129210726-2c02b8208cf8 // indirect
 	github.com/google/certificate-transparency-go v1.3.2 // indirect
-	github.com/google/go-containerregistry v0.21.3 // indirect
 	github.com/google/go-github/v84 v84.0.0 // indirect
 	github.com/google/go-querystring v1.2.0 // indirect
 	github.com/google/ko v0.18.1 // indirect
