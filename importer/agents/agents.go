@@ -45,6 +45,7 @@ import (
 	_ "github.com/loomhq/loom/importer/kimi"
 	_ "github.com/loomhq/loom/importer/kimiwork"
 	_ "github.com/loomhq/loom/importer/kiro"
+	_ "github.com/loomhq/loom/importer/kiroide"
 	_ "github.com/loomhq/loom/importer/mcphost"
 	_ "github.com/loomhq/loom/importer/minisweagent"
 	_ "github.com/loomhq/loom/importer/muse"

@@ -105,3 +105,13 @@ const kiroConversation = `{"conversation_id":"kiro-conv","history":[
  "request_metadata":{"stream_end_timestamp_ms":1779012010000}},
 {"user":{"content":{"Prompt":{"prompt":"Read the source first"}},"timestamp":"2026-05-17T10:00:20Z"},
  "assistant":{"Response":{"message_id":"a2","content":"Reading it."}}}]}`
+
+// testdata's database holds both tables' conversations: Q's and Kiro
+// CLI's (testdata/README.md).
+func TestReadTestdata(t *testing.T) {
+	res := importertest.ReadSessions(t, Format{}, "testdata", 2)
+	importertest.Session(t, res, "q-conv-1")
+	if s := importertest.Session(t, res, "kiro-conv"); s.Cwd != "/home/u/app" {
+		t.Errorf("cwd %q", s.Cwd)
+	}
+}
