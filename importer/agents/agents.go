@@ -59,6 +59,7 @@ import (
 	_ "github.com/loomhq/loom/importer/openhands"
 	_ "github.com/loomhq/loom/importer/openinterpreter"
 	_ "github.com/loomhq/loom/importer/pi"
+	_ "github.com/loomhq/loom/importer/piebald"
 	_ "github.com/loomhq/loom/importer/poolside"
 	_ "github.com/loomhq/loom/importer/positassistant"
 	_ "github.com/loomhq/loom/importer/qwen"
