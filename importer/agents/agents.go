@@ -41,6 +41,7 @@ import (
 	_ "github.com/loomhq/loom/importer/gptme"
 	_ "github.com/loomhq/loom/importer/grok"
 	_ "github.com/loomhq/loom/importer/hermes"
+	_ "github.com/loomhq/loom/importer/icodemate"
 	_ "github.com/loomhq/loom/importer/junie"
 	_ "github.com/loomhq/loom/importer/kimi"
 	_ "github.com/loomhq/loom/importer/kimiwork"
