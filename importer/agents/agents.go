@@ -68,6 +68,7 @@ import (
 	_ "github.com/loomhq/loom/importer/reasonix"
 	_ "github.com/loomhq/loom/importer/shelley"
 	_ "github.com/loomhq/loom/importer/shellgpt"
+	_ "github.com/loomhq/loom/importer/trae"
 	_ "github.com/loomhq/loom/importer/traeagent"
 	_ "github.com/loomhq/loom/importer/variants"
 	_ "github.com/loomhq/loom/importer/vibe"
