@@ -72,6 +72,10 @@ const maxSession = 128 << 20
 // logs.
 const execSubdir = "414d1636299d2b9e4ce7e17fb11f63e9"
 
+// notChats are the directories of kiro.kiroagent whose .chat files are
+// no chats of a workspace.
+var notChats = map[string]bool{"default": true, "dev_data": true, "index": true, "workspace-sessions": true, execSubdir: true}
+
 func init() { importer.Register(Format{}) }
 
 // Tool returns Tool.
@@ -102,7 +106,10 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 	return importer.FileBundles(ctx, Tool, root, func(path string, d fs.DirEntry) bool {
 		n := d.Name()
 		if strings.HasSuffix(n, ".chat") {
-			return filepath.Base(filepath.Dir(path)) != execSubdir
+			// A workspace's chats; the extension's other directories
+			// (its index, defaults, development data, runs' logs) hold
+			// none.
+			return !notChats[filepath.Base(filepath.Dir(path))]
 		}
 		return strings.HasSuffix(n, ".json") && n != "sessions.json" &&
 			filepath.Base(filepath.Dir(filepath.Dir(path))) == "workspace-sessions"
