@@ -222,3 +222,29 @@ func TestImportFromListSharedDirectory(t *testing.T) {
 		t.Errorf("capture status with both lists %v", c)
 	}
 }
+
+// The agents read from agentsview's material are listed, and Kiro
+// CLI's database, where Kiro keeps it, is found by --from list and
+// imported by --from kiro-cli (it was read only when named with --from
+// amazon-q).
+func TestImportFromListNamesKiroCLIAndTheOthers(t *testing.T) {
+	t.Parallel()
+	fx := clitest.NewEmptyFixture(t)
+	clitest.CopyTree(t, filepath.Join("..", "..", "importer", "amazonq", "testdata"), filepath.Join(fx.Home, ".local", "share", "kiro-cli"))
+	out := fx.MustExec(t, "session", "import", "--from", "list")
+	rows := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		rows[strings.Fields(l)[0]] = l
+	}
+	for _, a := range []string{"kiro-cli", "kiro-ide", "trae", "piebald", "posit-assistant", "poolside", "icodemate"} {
+		if rows[a] == "" {
+			t.Errorf("no row for %s:\n%s", a, out)
+		}
+	}
+	if k := rows["kiro-cli"]; !strings.Contains(k, filepath.Join("~", ".local", "share", "kiro-cli")) || !strings.Contains(k, " 2 ") {
+		t.Errorf("kiro-cli's row %q", k)
+	}
+	if out := fx.MustExec(t, "session", "import", "--from", "kiro-cli"); !strings.Contains(out, "2 new") {
+		t.Errorf("--from kiro-cli:\n%s", out)
+	}
+}

@@ -187,7 +187,7 @@ func TestEveryAgentHasItsRow(t *testing.T) {
 // keep in testdata/, each with the test that does: what a row claims is
 // held by testdata/ or by that test's files.
 var builtInTests = map[string]string{
-	"amazon-q": "TestRead", "crush": "TestReadDB", "forge": "TestRead", "zed": "TestReadDB", "goose": "TestReadDB",
+	"amazon-q": "TestRead", "kiro-cli": "TestRead", "crush": "TestReadDB", "forge": "TestRead", "zed": "TestReadDB", "goose": "TestReadDB",
 	"cursor": "TestReadEditor", "warp": "TestReadTasks", "openclaw": "TestReadDB", "hermes": "TestReadState",
 	"shelley": "TestRead", "devin": "TestRead",
 }

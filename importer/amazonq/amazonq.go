@@ -14,7 +14,9 @@
 // What becomes what: one session per row, keyed by the conversation's
 // id, its working directory the row's key; a prompt a user message
 // (with its time), a result completes its call, an answer an assistant
-// message (text and calls); the latest summary a summary message. Q
+// message (text and calls, dated by the end of its stream where the
+// entry's request_metadata keeps it, as Kiro CLI's do, else at its
+// prompt's time); the latest summary a summary message. Q
 // keeps no token counts in the state. Q overwrites a directory's row
 // when a new conversation starts there, so only the latest of each
 // directory is on disk.
@@ -185,6 +187,11 @@ type entry struct {
 		Response *answer `json:"Response"`
 		ToolUse  *answer `json:"ToolUse"`
 	} `json:"assistant"`
+	// Kiro CLI (Q's successor) times the answer: the end of its stream,
+	// in milliseconds.
+	Request struct {
+		StreamEnd float64 `json:"stream_end_timestamp_ms"`
+	} `json:"request_metadata"`
 }
 
 type result struct {
@@ -268,9 +275,20 @@ func conversation(res *importer.Result, file, cwd string, value []byte, at time.
 		for j, u := range a.ToolUses {
 			parts = append(parts, importer.ToolCall(mid+"/a/call/"+strconv.Itoa(j), u.ID, u.Name, u.Args))
 		}
-		if m := t.Join(mid+"/a", loom.RoleAssistant, at, parts...); m != nil && m.Role == loom.RoleAssistant {
-			m.Model = st.ModelInfo.ModelID
+		// The answer is dated when its stream ended, where that is
+		// kept (never before the prompt); else at the prompt's time.
+		reply := at
+		if ms := e.Request.StreamEnd; ms > 0 && importer.Millis(ms).After(at) {
+			reply = importer.Millis(ms)
 		}
+		if m := t.Join(mid+"/a", loom.RoleAssistant, reply, parts...); m != nil && m.Role == loom.RoleAssistant {
+			m.Model = st.ModelInfo.ModelID
+			if m.CompletedAt == nil || m.CompletedAt.Before(reply) {
+				done := reply
+				m.CompletedAt = &done
+			}
+		}
+		at = reply
 	}
 	if len(st.LatestSummary) > 0 {
 		var sum string

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
@@ -69,4 +70,48 @@ func TestReadConversationsV2(t *testing.T) {
 		t.Errorf("counted %d, %v", n, err)
 	}
 	importertest.ImportsOnce(t, Format{}, dir, 2, 6)
+}
+
+// Kiro CLI's entries time the answer (request_metadata's
+// stream_end_timestamp_ms, as agentsview's fixture of Kiro's database
+// has it, kenn-io/agentsview at 538600744d1b87614d3746d36a0966c1f2ac1cad,
+// internal/parser/testdata/kiro_sqlite/standard_payload.json): the
+// reply is dated then, not at its prompt's time; an entry without it
+// keeps the prompt's.
+func TestReplyTimedByItsStream(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "kiro-cli")
+	db := importertest.SQLiteWriter(t, filepath.Join(dir, dbName))
+	importertest.Exec(t, db, `CREATE TABLE conversations (key TEXT PRIMARY KEY, value TEXT)`)
+	importertest.Exec(t, db, `INSERT INTO conversations VALUES (?, ?)`, "/home/u/app", kiroConversation)
+	db.Close()
+	_, s := importertest.ReadValidFor(t, Format{}, dir, "kiro-conv")
+	if importertest.Roles(s) != "user assistant user assistant" {
+		t.Fatalf("roles %s", importertest.Roles(s))
+	}
+	want := []string{"2026-05-17T10:00:00Z", "2026-05-17T10:00:10Z", "2026-05-17T10:00:20Z", "2026-05-17T10:00:20Z"}
+	for i, m := range s.Messages {
+		if got := m.CreatedAt.UTC().Format(time.RFC3339); got != want[i] {
+			t.Errorf("message %d (%s) at %s, want %s", i, m.Role, got, want[i])
+		}
+	}
+	if c := s.Messages[1].CompletedAt; c == nil || !c.Equal(s.Messages[1].CreatedAt) {
+		t.Errorf("reply completed %v", c)
+	}
+}
+
+const kiroConversation = `{"conversation_id":"kiro-conv","history":[
+{"user":{"content":{"Prompt":{"prompt":"Build the parser"}},"timestamp":"2026-05-17T10:00:00Z"},
+ "assistant":{"Response":{"message_id":"a1","content":"I can do that."}},
+ "request_metadata":{"stream_end_timestamp_ms":1779012010000}},
+{"user":{"content":{"Prompt":{"prompt":"Read the source first"}},"timestamp":"2026-05-17T10:00:20Z"},
+ "assistant":{"Response":{"message_id":"a2","content":"Reading it."}}}]}`
+
+// testdata's database holds both tables' conversations: Q's and Kiro
+// CLI's (testdata/README.md).
+func TestReadTestdata(t *testing.T) {
+	res := importertest.ReadSessions(t, Format{}, "testdata", 2)
+	importertest.Session(t, res, "q-conv-1")
+	if s := importertest.Session(t, res, "kiro-conv"); s.Cwd != "/home/u/app" {
+		t.Errorf("cwd %q", s.Cwd)
+	}
 }

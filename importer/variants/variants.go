@@ -2,7 +2,8 @@
 // another agent's format, each read by that agent's reader under its
 // own name and in its own places (importer.Variant): forks of Claude
 // Code (or keeping its files: Qoder, iFlow), Codex, Pi and OpenClaw,
-// products built on CodeBuddy Code, and an editor of VS Code's family.
+// products built on CodeBuddy Code, an editor of VS Code's family,
+// and Amazon Q Developer CLI renamed (Kiro CLI).
 //
 // Each layout was learnt from the agent's documentation where it has
 // one and from agentsview's registry of agents (wesm/agentsview at
@@ -15,6 +16,7 @@ import (
 	"path/filepath"
 
 	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/amazonq"
 	"github.com/loomhq/loom/importer/claudecode"
 	"github.com/loomhq/loom/importer/codebuddy"
 	"github.com/loomhq/loom/importer/codex"
@@ -85,6 +87,14 @@ var (
 		}}
 )
 
+// KiroCLI is kiro-cli, Amazon Q Developer CLI renamed: the same
+// SQLite database, data.sqlite3, in its own data directory.
+var KiroCLI = importer.Variant{Of: amazonq.Format{}, Name: "kiro-cli",
+	Env: "LOOM_KIRO_CLI_DIR", Dirs: [][]string{
+		{".local", "share", "kiro-cli"},
+		{"Library", "Application Support", "kiro-cli"},
+	}}
+
 // MiMoCode is MiMo's coding agent, a fork of opencode that keeps
 // its sessions in a database of opencode's schema,
 // ~/.local/share/mimocode/mimocode.db.
@@ -99,7 +109,7 @@ var NanoCode = opencode.Fork("nanocode", "nanocode", "opencode-dev.db", "build")
 func init() {
 	importer.Register(MiMoCode)
 	importer.Register(NanoCode)
-	for _, v := range []importer.Variant{OpenClaude, ClaudeCowork, TraeX, PrimeAgent, QClaw, WorkBuddy, Positron, Qoder, IFlow} {
+	for _, v := range []importer.Variant{OpenClaude, ClaudeCowork, TraeX, PrimeAgent, QClaw, WorkBuddy, Positron, Qoder, IFlow, KiroCLI} {
 		importer.Register(v)
 	}
 }

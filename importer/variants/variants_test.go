@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
@@ -149,5 +150,45 @@ func TestNanoCodeReadsItsDatabase(t *testing.T) {
 	}
 	if u := listed[0].Usage; u.InputTokens != 1000 || u.OutputTokens != 15 || u.ReasoningTokens != 5 {
 		t.Errorf("usage %+v, want 1,000 in, 15 out of which 5 reasoning", u)
+	}
+}
+
+// Kiro CLI keeps Amazon Q Developer CLI's database in its own data
+// directory (~/.local/share/kiro-cli/data.sqlite3, the place
+// agentsview reads it from: kenn-io/agentsview at
+// 538600744d1b87614d3746d36a0966c1f2ac1cad, internal/parser/kiro_sqlite.go):
+// `--from kiro-cli` finds it there, each conversation a session of
+// surface kiro-cli, its reply dated when its stream ended.
+func TestKiroCLIReadsItsDatabase(t *testing.T) {
+	home := t.TempDir()
+	roots := KiroCLI.Roots(nil, home)
+	if len(roots) != 2 || roots[0] != filepath.Join(home, ".local", "share", "kiro-cli") {
+		t.Fatalf("roots %v", roots)
+	}
+	db := importertest.SQLiteWriter(t, filepath.Join(roots[0], "data.sqlite3"))
+	importertest.Exec(t, db, `CREATE TABLE conversations_v2 (key TEXT NOT NULL, conversation_id TEXT NOT NULL, value TEXT NOT NULL,
+		created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, PRIMARY KEY (key, conversation_id))`)
+	importertest.Exec(t, db, `CREATE TABLE conversations (key TEXT PRIMARY KEY, value TEXT)`)
+	importertest.Exec(t, db, `INSERT INTO conversations_v2 VALUES (?, ?, ?, ?, ?)`, "/home/u/kiro-app", "kiro-1", `{"conversation_id":"kiro-1","history":[
+{"user":{"env_context":{"env_state":{"current_working_directory":"/home/u/kiro-app"}},"content":{"Prompt":{"prompt":"Build the parser"}},"timestamp":"2026-05-17T10:00:00Z"},
+ "assistant":{"Response":{"message_id":"assistant-1","content":"I can do that."}},
+ "request_metadata":{"stream_end_timestamp_ms":1779012010000}}]}`, 1779012000000, 1779012010000)
+	db.Close()
+	res := importertest.ReadAll(t, KiroCLI, roots[0])
+	if len(res.Sessions) != 1 || importertest.Roles(res.Sessions[0]) != "user assistant" {
+		t.Fatalf("sessions %+v", res.Sessions)
+	}
+	s := res.Sessions[0]
+	if s.Cwd != "/home/u/kiro-app" || !s.Messages[1].CreatedAt.Equal(s.Messages[0].CreatedAt.Add(10*time.Second)) {
+		t.Errorf("cwd %q, reply at %v after the prompt at %v", s.Cwd, s.Messages[1].CreatedAt, s.Messages[0].CreatedAt)
+	}
+	st := importertest.Store(t)
+	rep := importertest.Import(t, st, KiroCLI, roots[0])
+	listed, err := st.Sessions(t.Context(), loom.SessionFilter{Surface: "kiro-cli"})
+	if rep.SessionsNew != 1 || err != nil || len(listed) != 1 {
+		t.Errorf("import %+v; %d listed, %v", rep, len(listed), err)
+	}
+	if got := KiroCLI.Roots(importertest.Getenv("LOOM_KIRO_CLI_DIR", "/x/kiro"), home); len(got) != 1 || got[0] != "/x/kiro" {
+		t.Errorf("with $LOOM_KIRO_CLI_DIR: roots %v", got)
 	}
 }
