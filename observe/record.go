@@ -1,0 +1,272 @@
+package observe
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/gob"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/loomhq/loom/fileedit"
+)
+
+// maxChanged bounds the files one call's record holds (a generator that
+// rewrote a whole tree is seen by its first maxChanged files).
+const maxChanged = 500
+
+// Record is what one shell call changed.
+type Record struct {
+	// Key is the session's key in loom (tool:source id, as an import
+	// keys it), Call the agent's id of the tool call.
+	Key  string    `json:"key"`
+	Call string    `json:"call"`
+	Tool string    `json:"tool"`
+	Root string    `json:"root"`
+	At   time.Time `json:"at"`
+	// Command is the shell command the call ran.
+	Command string   `json:"command,omitempty"`
+	Files   []Change `json:"files"`
+}
+
+// Change is one file a call changed: the hashes (SHA-256) of its text
+// before and after ("" where there was no file), and the lines between
+// the first and the last that changed, as they were (Old) and are (New).
+type Change struct {
+	Path   string `json:"path"`
+	Before string `json:"before,omitempty"`
+	After  string `json:"after,omitempty"`
+	Old    string `json:"old,omitempty"`
+	New    string `json:"new,omitempty"`
+}
+
+// Diff is what changed between pre and post, the snapshots of one tree
+// before and after a call: the files whose text changed, the text
+// before taken from pre (its Saved) or else from git's index.
+func Diff(ctx context.Context, pre, post *Snapshot) []Change {
+	paths := pre.changed(post)
+	slices.Sort(paths)
+	if len(paths) > maxChanged {
+		paths = paths[:maxChanged]
+	}
+	var fromIndex []string
+	for _, p := range paths {
+		if _, ok := pre.Saved[p]; !ok {
+			if _, had := pre.Files[p]; had {
+				fromIndex = append(fromIndex, p)
+			}
+		}
+	}
+	index := indexTexts(ctx, pre.Root, fromIndex)
+	var out []Change
+	for _, p := range paths {
+		before, had := pre.Saved[p]
+		if !had {
+			before, had = index[p]
+		}
+		if _, was := pre.Files[p]; was && !had {
+			// Neither saved nor in the index: what it was is not known.
+			continue
+		}
+		after, err := os.ReadFile(filepath.Join(post.Root, p))
+		gone := errors.Is(err, fs.ErrNotExist)
+		if err != nil && !gone || len(after) > maxText || bytes.Equal(before, after) {
+			continue
+		}
+		c := Change{Path: p}
+		if had {
+			c.Before = hash(before)
+		}
+		if !gone {
+			c.After = hash(after)
+		}
+		if !binary(before) && !binary(after) {
+			c.Old, c.New = middle(string(before), string(after))
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// middle are the lines of a and b from the first that differs to the
+// last that differs, each with its line end.
+func middle(a, b string) (string, string) {
+	la, lb := strings.SplitAfter(a, "\n"), strings.SplitAfter(b, "\n")
+	i := 0
+	for i < len(la) && i < len(lb) && la[i] == lb[i] {
+		i++
+	}
+	j := 0
+	for j < len(la)-i && j < len(lb)-i && la[len(la)-1-j] == lb[len(lb)-1-j] {
+		j++
+	}
+	return strings.Join(la[i:len(la)-j], ""), strings.Join(lb[i:len(lb)-j], "")
+}
+
+// Added are the runs of lines the change put in the file.
+func (c *Change) Added() [][]string {
+	return fileedit.Inserted(fileedit.Lines(c.Old), fileedit.Lines(c.New))
+}
+
+// indexTexts are the texts git's index holds for paths (one git).
+func indexTexts(ctx context.Context, root string, paths []string) map[string][]byte {
+	out := map[string][]byte{}
+	if len(paths) == 0 {
+		return out
+	}
+	var in bytes.Buffer
+	for _, p := range paths {
+		if !strings.ContainsAny(p, "\n") {
+			in.WriteString(":" + p + "\n")
+		}
+	}
+	cmd := gitCmd(ctx, root, "cat-file", "--batch")
+	cmd.Stdin = &in
+	b, err := cmd.Output()
+	if err != nil {
+		return out
+	}
+	r := bufio.NewReader(bytes.NewReader(b))
+	for _, p := range paths {
+		head, err := r.ReadString('\n')
+		if err != nil {
+			break
+		}
+		f := strings.Fields(head)
+		if len(f) != 3 {
+			// "… missing": not in the index.
+			continue
+		}
+		var n int
+		fmt.Sscan(f[2], &n)
+		body := make([]byte, n+1)
+		if _, err := io.ReadFull(r, body); err != nil {
+			break
+		}
+		out[p] = body[:n]
+	}
+	return out
+}
+
+func hash(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+func binary(b []byte) bool { return bytes.IndexByte(b[:min(len(b), 8000)], 0) >= 0 }
+
+// Dir is where the records are kept under loom's data directory.
+func Dir(data string) string { return filepath.Join(data, "observed") }
+
+// logFile holds every record, one JSON object a line.
+func logFile(dir string) string { return filepath.Join(dir, "calls.jsonl") }
+
+func pendingFile(dir, key, call string) string {
+	s := sha256.Sum256([]byte(key + "\x00" + call))
+	return filepath.Join(dir, "pending", hex.EncodeToString(s[:12])+".gob")
+}
+
+// Before takes and keeps the snapshot of the tree dir is in, before the
+// call key/call runs.
+func Before(ctx context.Context, dir, key, call, cwd string) error {
+	t, err := Find(ctx, cwd)
+	if err != nil {
+		return err
+	}
+	s, err := Take(ctx, t, true)
+	if err != nil {
+		return err
+	}
+	p := pendingFile(dir, key, call)
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(p), ".snap-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	err = gob.NewEncoder(f).Encode(s)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("keep the snapshot: %w", err)
+	}
+	return os.Rename(f.Name(), p)
+}
+
+// After compares the tree with the snapshot Before kept for key/call
+// and appends what the call changed to the records; a call Before did
+// not see (no snapshot) records nothing.
+func After(ctx context.Context, dir string, r Record) error {
+	p := pendingFile(dir, r.Key, r.Call)
+	b, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer os.Remove(p)
+	var pre Snapshot
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&pre); err != nil {
+		return fmt.Errorf("read the snapshot %s: %w", p, err)
+	}
+	post, err := Take(ctx, Tree{Root: pre.Root}, false)
+	if err != nil {
+		return err
+	}
+	r.Root, r.Files = pre.Root, Diff(ctx, &pre, post)
+	if len(r.Files) == 0 {
+		return nil
+	}
+	return appendRecord(dir, r)
+}
+
+func appendRecord(dir string, r Record) error {
+	line, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(logFile(dir), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	// One write: records appended by two agents at once do not mix.
+	_, err = f.Write(append(line, '\n'))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Read are the records kept in dir (none when there are none); a line
+// that does not read is skipped.
+func Read(dir string) ([]Record, error) {
+	b, err := os.ReadFile(logFile(dir))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []Record
+	for _, l := range bytes.Split(b, []byte{'\n'}) {
+		var r Record
+		if len(l) > 0 && json.Unmarshal(l, &r) == nil && r.Key != "" {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}

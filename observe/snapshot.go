@@ -1,0 +1,140 @@
+// Package observe records what an agent's shell call changed in a work
+// tree, from the agent's hooks around its tools: before the call a
+// snapshot of the tree (each file's size and modification time, the
+// text of only the files changed since git's index was written), after
+// it the files whose text changed, with hashes of their text before and
+// after and the lines that changed. loom blame credits those lines to
+// the call's session (Edits), where reading the command line could not
+// tell what the command wrote (a script, a formatter, a generator).
+package observe
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// Limits of what a snapshot keeps the text of: a file bigger than
+// maxText is seen by its size and time alone, and past maxSaved files
+// (a tree of many untracked files) the others too.
+const (
+	maxText  = 1 << 20
+	maxSaved = 256
+)
+
+type fileStat struct {
+	Size  int64
+	Mtime int64
+}
+
+// Snapshot is a work tree at one moment: every file git would list
+// (tracked, and untracked but not ignored: no node_modules), by its path
+// relative to Root.
+type Snapshot struct {
+	Root  string
+	Files map[string]fileStat
+	// Saved is the text of the files that may differ from git's index
+	// (changed since the index was written, or untracked), when the
+	// snapshot was taken with it: what a file was before a call, where
+	// the index cannot tell.
+	Saved map[string][]byte
+}
+
+// Tree is the repository a directory is in: its top level and its index
+// file.
+type Tree struct {
+	Root, Index string
+}
+
+// Find is the repository dir is in.
+func Find(ctx context.Context, dir string) (Tree, error) {
+	out, err := git(ctx, dir, "rev-parse", "--show-toplevel", "--git-path", "index")
+	if err != nil {
+		return Tree{}, err
+	}
+	f := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(f) != 2 {
+		return Tree{}, fmt.Errorf("git rev-parse in %s: %q", dir, out)
+	}
+	idx := f[1]
+	if !filepath.IsAbs(idx) {
+		idx = filepath.Join(dir, idx)
+	}
+	return Tree{Root: f[0], Index: idx}, nil
+}
+
+// Take is the snapshot of t; with text, the text of the files that may
+// differ from the index is kept too.
+func Take(ctx context.Context, t Tree, text bool) (*Snapshot, error) {
+	out, err := git(ctx, t.Root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	if err != nil {
+		return nil, err
+	}
+	var since int64
+	if fi, err := os.Stat(t.Index); err == nil {
+		// A file written in the index's second may not be the index's.
+		since = fi.ModTime().UnixNano() - 1e9
+	}
+	s := &Snapshot{Root: t.Root, Files: make(map[string]fileStat, bytes.Count(out, []byte{0}))}
+	if text {
+		s.Saved = map[string][]byte{}
+	}
+	for _, p := range strings.Split(string(out), "\x00") {
+		if p == "" {
+			continue
+		}
+		if _, seen := s.Files[p]; seen {
+			// Listed twice: a path with conflicting stages.
+			continue
+		}
+		fi, err := os.Lstat(filepath.Join(t.Root, p))
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		st := fileStat{Size: fi.Size(), Mtime: fi.ModTime().UnixNano()}
+		s.Files[p] = st
+		if text && st.Mtime >= since && st.Size <= maxText && len(s.Saved) < maxSaved {
+			if b, err := os.ReadFile(filepath.Join(t.Root, p)); err == nil {
+				s.Saved[p] = b
+			}
+		}
+	}
+	return s, nil
+}
+
+// changed are the paths whose size or time differ between s and after,
+// or that one of them lacks.
+func (s *Snapshot) changed(after *Snapshot) []string {
+	var out []string
+	for p, st := range after.Files {
+		if b, ok := s.Files[p]; !ok || b != st {
+			out = append(out, p)
+		}
+	}
+	for p := range s.Files {
+		if _, ok := after.Files[p]; !ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func gitCmd(ctx context.Context, dir string, args ...string) *exec.Cmd {
+	return exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+}
+
+func git(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	cmd := gitCmd(ctx, dir, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		line, _, _ := strings.Cut(strings.TrimSpace(stderr.String()), "\n")
+		return nil, fmt.Errorf("git %s in %s: %v %s", args[0], dir, err, line)
+	}
+	return out, nil
+}
