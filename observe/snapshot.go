@@ -12,10 +12,14 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
 )
 
 // Limits of what a snapshot keeps the text of: a file bigger than
@@ -68,10 +72,23 @@ func Find(ctx context.Context, dir string) (Tree, error) {
 }
 
 // Take is the snapshot of t; with text, the text of the files that may
-// differ from the index is kept too.
+// differ from the index is kept too. The tracked files (git's index) and
+// the untracked ones not ignored (git's walk of the tree, the slower
+// part) are listed at once, and the tracked ones stat'ed on every core
+// while git walks.
 func Take(ctx context.Context, t Tree, text bool) (*Snapshot, error) {
-	out, err := git(ctx, t.Root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	type listing struct {
+		out []byte
+		err error
+	}
+	others := make(chan listing, 1)
+	go func() {
+		out, err := git(ctx, t.Root, "ls-files", "-z", "--others", "--exclude-standard")
+		others <- listing{out, err}
+	}()
+	cached, err := git(ctx, t.Root, "ls-files", "-z", "--cached")
 	if err != nil {
+		<-others
 		return nil, err
 	}
 	var since int64
@@ -79,31 +96,58 @@ func Take(ctx context.Context, t Tree, text bool) (*Snapshot, error) {
 		// A file written in the index's second may not be the index's.
 		since = fi.ModTime().UnixNano() - 1e9
 	}
-	s := &Snapshot{Root: t.Root, Files: make(map[string]fileStat, bytes.Count(out, []byte{0}))}
+	s := &Snapshot{Root: t.Root, Files: make(map[string]fileStat, bytes.Count(cached, []byte{0})+16)}
+	s.stat(split(cached))
+	o := <-others
+	if o.err != nil {
+		return nil, o.err
+	}
+	s.stat(split(o.out))
 	if text {
 		s.Saved = map[string][]byte{}
-	}
-	for _, p := range strings.Split(string(out), "\x00") {
-		if p == "" {
-			continue
-		}
-		if _, seen := s.Files[p]; seen {
-			// Listed twice: a path with conflicting stages.
-			continue
-		}
-		fi, err := os.Lstat(filepath.Join(t.Root, p))
-		if err != nil || !fi.Mode().IsRegular() {
-			continue
-		}
-		st := fileStat{Size: fi.Size(), Mtime: fi.ModTime().UnixNano()}
-		s.Files[p] = st
-		if text && st.Mtime >= since && st.Size <= maxText && len(s.Saved) < maxSaved {
-			if b, err := os.ReadFile(filepath.Join(t.Root, p)); err == nil {
-				s.Saved[p] = b
+		for _, p := range slices.Sorted(maps.Keys(s.Files)) {
+			if st := s.Files[p]; st.Mtime >= since && st.Size <= maxText && len(s.Saved) < maxSaved {
+				if b, err := os.ReadFile(filepath.Join(t.Root, p)); err == nil {
+					s.Saved[p] = b
+				}
 			}
 		}
 	}
 	return s, nil
+}
+
+func split(out []byte) []string {
+	ps := strings.Split(string(out), "\x00")
+	if n := len(ps); n > 0 && ps[n-1] == "" {
+		ps = ps[:n-1]
+	}
+	return ps
+}
+
+// stat adds the regular files among paths to s, their stats taken on
+// every core.
+func (s *Snapshot) stat(paths []string) {
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(paths)/500))
+	stats := make([]fileStat, len(paths))
+	ok := make([]bool, len(paths))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(paths); i += workers {
+				fi, err := os.Lstat(filepath.Join(s.Root, paths[i]))
+				if err == nil && fi.Mode().IsRegular() {
+					stats[i], ok[i] = fileStat{Size: fi.Size(), Mtime: fi.ModTime().UnixNano()}, true
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for i, p := range paths {
+		if ok[i] {
+			// A path listed twice (conflicting stages) is one file.
+			s.Files[p] = stats[i]
+		}
+	}
 }
 
 // changed are the paths whose size or time differ between s and after,
