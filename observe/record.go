@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/gob"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -15,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -165,6 +165,74 @@ func hash(b []byte) string {
 
 func binary(b []byte) bool { return bytes.IndexByte(b[:min(len(b), 8000)], 0) >= 0 }
 
+// encode writes s as a snapshot file: the root, then a line of each
+// file (path, size, time, and the length of its text when saved, -1
+// when not) and the texts saved, one after the other. A hook's snapshot
+// of a large tree is written and read in a few milliseconds.
+func (s *Snapshot) encode(w *bufio.Writer) {
+	w.WriteString(s.Root + "\x00")
+	var saved []string
+	for p, st := range s.Files {
+		n := -1
+		if b, ok := s.Saved[p]; ok {
+			n = len(b)
+			saved = append(saved, p)
+		}
+		w.WriteString(p + "\x00" + strconv.FormatInt(st.Size, 10) + " " + strconv.FormatInt(st.Mtime, 10) + " " + strconv.Itoa(n) + "\x00")
+	}
+	w.WriteString("\x00")
+	for _, p := range saved {
+		w.Write(s.Saved[p])
+	}
+}
+
+func (s *Snapshot) decode(b []byte) error {
+	bad := errors.New("not a snapshot")
+	root, rest, ok := bytes.Cut(b, []byte{0})
+	if !ok {
+		return bad
+	}
+	s.Root, s.Files, s.Saved = string(root), map[string]fileStat{}, map[string][]byte{}
+	type text struct {
+		path string
+		n    int
+	}
+	var texts []text
+	for {
+		var p, meta []byte
+		if p, rest, ok = bytes.Cut(rest, []byte{0}); !ok {
+			return bad
+		}
+		if len(p) == 0 {
+			break
+		}
+		if meta, rest, ok = bytes.Cut(rest, []byte{0}); !ok {
+			return bad
+		}
+		f := strings.Fields(string(meta))
+		if len(f) != 3 {
+			return bad
+		}
+		size, err1 := strconv.ParseInt(f[0], 10, 64)
+		mtime, err2 := strconv.ParseInt(f[1], 10, 64)
+		n, err3 := strconv.Atoi(f[2])
+		if err1 != nil || err2 != nil || err3 != nil {
+			return bad
+		}
+		s.Files[string(p)] = fileStat{Size: size, Mtime: mtime}
+		if n >= 0 {
+			texts = append(texts, text{string(p), n})
+		}
+	}
+	for _, t := range texts {
+		if t.n > len(rest) {
+			return bad
+		}
+		s.Saved[t.path], rest = rest[:t.n], rest[t.n:]
+	}
+	return nil
+}
+
 // Dir is where the records are kept under loom's data directory.
 func Dir(data string) string { return filepath.Join(data, "observed") }
 
@@ -173,7 +241,7 @@ func logFile(dir string) string { return filepath.Join(dir, "calls.jsonl") }
 
 func pendingFile(dir, key, call string) string {
 	s := sha256.Sum256([]byte(key + "\x00" + call))
-	return filepath.Join(dir, "pending", hex.EncodeToString(s[:12])+".gob")
+	return filepath.Join(dir, "pending", hex.EncodeToString(s[:12])+".snap")
 }
 
 // Before takes and keeps the snapshot of the tree dir is in, before the
@@ -196,7 +264,9 @@ func Before(ctx context.Context, dir, key, call, cwd string) error {
 		return err
 	}
 	defer os.Remove(f.Name())
-	err = gob.NewEncoder(f).Encode(s)
+	w := bufio.NewWriterSize(f, 1<<16)
+	s.encode(w)
+	err = w.Flush()
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -220,7 +290,7 @@ func After(ctx context.Context, dir string, r Record) error {
 	}
 	defer os.Remove(p)
 	var pre Snapshot
-	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&pre); err != nil {
+	if err := pre.decode(b); err != nil {
 		return fmt.Errorf("read the snapshot %s: %w", p, err)
 	}
 	post, err := Take(ctx, Tree{Root: pre.Root}, false)

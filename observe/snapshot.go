@@ -12,9 +12,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"maps"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -97,16 +97,21 @@ func Take(ctx context.Context, t Tree, text bool) (*Snapshot, error) {
 		since = fi.ModTime().UnixNano() - 1e9
 	}
 	s := &Snapshot{Root: t.Root, Files: make(map[string]fileStat, bytes.Count(cached, []byte{0})+16)}
-	s.stat(split(cached))
+	tracked := split(cached)
+	s.stat(tracked)
 	o := <-others
 	if o.err != nil {
 		return nil, o.err
 	}
-	s.stat(split(o.out))
+	untracked := split(o.out)
+	s.stat(untracked)
 	if text {
+		// In git's order: which files are kept when there are too many
+		// is the same each time.
 		s.Saved = map[string][]byte{}
-		for _, p := range slices.Sorted(maps.Keys(s.Files)) {
-			if st := s.Files[p]; st.Mtime >= since && st.Size <= maxText && len(s.Saved) < maxSaved {
+		for _, p := range slices.Concat(tracked, untracked) {
+			st, ok := s.Files[p]
+			if _, dup := s.Saved[p]; ok && !dup && st.Mtime >= since && st.Size <= maxText && len(s.Saved) < maxSaved {
 				if b, err := os.ReadFile(filepath.Join(t.Root, p)); err == nil {
 					s.Saved[p] = b
 				}
@@ -125,19 +130,30 @@ func split(out []byte) []string {
 }
 
 // stat adds the regular files among paths to s, their stats taken on
-// every core.
+// every core (statDir: the files of one directory at a time).
 func (s *Snapshot) stat(paths []string) {
+	// Runs of paths in one directory: git lists a directory's files
+	// together.
+	type run struct{ from, to int }
+	var runs []run
+	for i := 0; i < len(paths); {
+		dir := path.Dir(paths[i])
+		j := i + 1
+		for j < len(paths) && path.Dir(paths[j]) == dir {
+			j++
+		}
+		runs = append(runs, run{i, j})
+		i = j
+	}
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(paths)/500))
 	stats := make([]fileStat, len(paths))
 	ok := make([]bool, len(paths))
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
-			for i := w; i < len(paths); i += workers {
-				fi, err := os.Lstat(filepath.Join(s.Root, paths[i]))
-				if err == nil && fi.Mode().IsRegular() {
-					stats[i], ok[i] = fileStat{Size: fi.Size(), Mtime: fi.ModTime().UnixNano()}, true
-				}
+			for k := w; k < len(runs); k += workers {
+				r := runs[k]
+				statDir(s.Root, paths[r.from:r.to], stats[r.from:r.to], ok[r.from:r.to])
 			}
 		})
 	}

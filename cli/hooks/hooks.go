@@ -185,6 +185,9 @@ func newCmdChange(inv *command.Invocation, install bool, runF func(*ChangeOption
 		Short: "Add loom's import hooks (and recall hooks with --recall) to agents' settings",
 		Long: `Add loom's hooks to the settings files of the agents named (claude-code,
 gemini, codex), or of every one of them found under the home directory.
+Besides the import hooks it adds the hooks around each shell call
+(Claude Code's Bash, Gemini CLI's run_shell_command) that record what
+the call changed in the work tree, for loom blame (loom blame observe).
 Everything else in those files is kept as it was, and a hook already
 there is not added twice. Codex has one notify program: when it already
 runs another one, loom's is not added (call both from a script).`,
