@@ -10,6 +10,7 @@ import (
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/fileedit"
+	"github.com/loomhq/loom/internal/shell"
 	"github.com/loomhq/loom/internal/sqlstore"
 )
 
@@ -82,28 +83,42 @@ func (o *Edits) Edits(ctx context.Context, q loom.EditQuery) ([]loom.FileEdit, e
 			seen[s.id] = map[string]bool{}
 		}
 		seen[s.id][r.Call] = true
+		if strings.HasPrefix(r.Call, "input:") && r.Command != "" {
+			// An agent that names no call (Gemini CLI): the call of the
+			// session that ran the same command.
+			seen[s.id]["command:"+r.Command] = true
+		}
 		own = append(own, r.edits(q, s)...)
 	}
 	if q.Parts {
-		es = slices.DeleteFunc(es, func(e loom.FileEdit) bool { return seen[e.SessionID] != nil && seen[e.SessionID][callOf(&e)] })
+		es = slices.DeleteFunc(es, func(e loom.FileEdit) bool {
+			calls := seen[e.SessionID]
+			if calls == nil {
+				return false
+			}
+			id, cmd := callOf(&e)
+			return calls[id] || cmd != "" && calls["command:"+cmd]
+		})
 	}
 	es = append(es, own...)
 	slices.SortStableFunc(es, func(a, b loom.FileEdit) int { return a.At.Compare(b.At) })
 	return es, nil
 }
 
-// callOf is the agent's id of the tool call edit e was read from.
-func callOf(e *loom.FileEdit) string {
+// callOf is the agent's id of the tool call edit e was read from, and
+// its shell command when it ran one.
+func callOf(e *loom.FileEdit) (id, command string) {
 	ps, err := sqlstore.DecodeParts(e.Parts)
 	if err != nil {
-		return ""
+		return "", ""
 	}
 	for _, p := range ps {
 		if p.ID == e.PartID {
-			return p.CallID
+			cmd, _ := shell.Command(p)
+			return p.CallID, cmd
 		}
 	}
-	return ""
+	return "", ""
 }
 
 // edits are the edits of r that q selects, of session s.

@@ -259,6 +259,7 @@ func Before(ctx context.Context, dir, key, call, cwd string) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return err
 	}
+	dropStale(filepath.Dir(p))
 	f, err := os.CreateTemp(filepath.Dir(p), ".snap-*")
 	if err != nil {
 		return err
@@ -274,6 +275,23 @@ func Before(ctx context.Context, dir, key, call, cwd string) error {
 		return fmt.Errorf("keep the snapshot: %w", err)
 	}
 	return os.Rename(f.Name(), p)
+}
+
+// staleAfter is how long a snapshot waits for its call's end: a call
+// whose hook after it never ran (a call that failed, an agent killed)
+// leaves one, removed by a later call's.
+const staleAfter = 24 * time.Hour
+
+func dropStale(dir string) {
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range es {
+		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > staleAfter {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
 }
 
 // After compares the tree with the snapshot Before kept for key/call

@@ -14,9 +14,10 @@ import (
 )
 
 // The real agents with loom's hooks installed (loom hooks install) run
-// a python script that rewrites two files by a rule of its own: their
-// command line names no file, so that reading it credits nothing; the
-// hooks around the shell call saw what it changed, and loom blame
+// a python script that rewrites two files by a rule of its own, then
+// one that appends a line and fails: their command lines name no file,
+// so that reading them credits nothing; the hooks around the shell
+// calls (after a failed one too) saw what they changed, and loom blame
 // credits those lines, and those alone, to the agent's session.
 
 func TestBlameRealClaudeCodeObserved(t *testing.T) {
@@ -45,6 +46,7 @@ func observedScenario(t *testing.T, fx *clitest.Fixture, p *plans, a realAgent) 
 		"config/limits.txt": "max_connections 100\nidle_timeout 30\nlog_level info\n",
 		"src/names.py":      "def first():\n    return fetch_user_record(1)\n\n\ndef second():\n    return 2\n",
 		"tools/regen.py":    regenPy,
+		"tools/stamp.py":    "import pathlib\np = pathlib.Path('config/limits.txt')\np.write_text(p.read_text() + 'stamp_generation 7\\n')\n",
 	}
 	for rel, text := range files {
 		clitest.MustWrite(t, filepath.Join(dir, rel), text)
@@ -54,9 +56,9 @@ func observedScenario(t *testing.T, fx *clitest.Fixture, p *plans, a realAgent) 
 	git("commit", "-qm", "start")
 	fx.MustExec(t, "hooks", "install", a.tool)
 
-	p.add("OBSERVE-1", []providertest.ToolCall{a.shell("python3 tools/regen.py")})
+	p.add("OBSERVE-1", []providertest.ToolCall{a.shell("python3 tools/regen.py"), a.shell("python3 tools/stamp.py; exit 3")})
 	a.run(t, dir, "OBSERVE-1: regenerate the names and limits")
-	for rel, want := range map[string]string{"config/limits.txt": "max_connections 400\n", "src/names.py": "load_user_record(1)"} {
+	for rel, want := range map[string]string{"config/limits.txt": "max_connections 400\nidle_timeout 30\nlog_level info\nstamp_generation 7\n", "src/names.py": "load_user_record(1)"} {
 		if b, _ := os.ReadFile(filepath.Join(dir, rel)); !strings.Contains(string(b), want) {
 			t.Fatalf("the agent's script did not run: %s is\n%s", rel, b)
 		}
@@ -67,7 +69,7 @@ func observedScenario(t *testing.T, fx *clitest.Fixture, p *plans, a realAgent) 
 	fx.MustExec(t, "session", "import", "--from", a.tool)
 
 	want := map[string]map[string]string{
-		"config/limits.txt": {"max_connections 400": "agent", "idle_timeout": "human", "log_level": "human"},
+		"config/limits.txt": {"max_connections 400": "agent", "idle_timeout": "human", "log_level": "human", "stamp_generation": "agent"},
 		"src/names.py":      {"load_user_record": "agent", "def first": "human", "return 2": "human"},
 	}
 	for rel, who := range want {

@@ -17,8 +17,9 @@ import (
 	"github.com/loomhq/loom/observe"
 )
 
-// observeInput is what Claude Code's PreToolUse and PostToolUse hooks,
-// and Gemini CLI's BeforeTool and AfterTool, pass on stdin.
+// observeInput is what Claude Code's PreToolUse, PostToolUse and
+// PostToolUseFailure (a command that failed may have changed files too)
+// hooks, and Gemini CLI's BeforeTool and AfterTool, pass on stdin.
 type observeInput struct {
 	SessionID     string          `json:"session_id"`
 	Cwd           string          `json:"cwd"`
@@ -42,7 +43,8 @@ func newCmdObserve(inv *command.Invocation) *cobra.Command {
 		Use:   "observe --hook AGENT",
 		Short: "Record what an agent's shell call changed (run by its hooks around the call)",
 		Long: `Run by the hooks loom hooks install writes around an agent's shell
-calls (Claude Code's PreToolUse and PostToolUse on Bash, Gemini CLI's
+calls (Claude Code's PreToolUse, PostToolUse and PostToolUseFailure on
+Bash, Gemini CLI's
 BeforeTool and AfterTool on run_shell_command), with the hook's JSON on
 stdin. Before the call it keeps a snapshot of the work tree (sizes and
 times, and the text of the files changed since git's index was
@@ -91,7 +93,7 @@ func observeRun(ctx context.Context, inv *command.Invocation, agent string) erro
 		if err := observe.Before(ctx, dir, key, call, in.Cwd); err != nil {
 			return fmt.Errorf("observe the shell call: %w", err)
 		}
-	case "PostToolUse", "AfterTool":
+	case "PostToolUse", "PostToolUseFailure", "AfterTool":
 		cmdline, _ := shell.Command(loom.Part{Type: loom.PartTool, Name: in.ToolName, Input: in.ToolInput})
 		r := observe.Record{Key: key, Call: call, Tool: in.ToolName, At: inv.TimeNow().UTC().Truncate(time.Millisecond), Command: cmdline}
 		if err := observe.After(ctx, dir, r); err != nil {

@@ -46,7 +46,7 @@ type agent struct {
 var agents = []agent{
 	{name: "claude-code", label: "Claude Code", envVar: "CLAUDE_CONFIG_DIR", rel: []string{".claude"}, file: "settings.json",
 		imports: []string{"Stop", "SessionEnd"}, recalls: []string{"SessionStart", "UserPromptSubmit"},
-		observes: []string{"PreToolUse", "PostToolUse"}, shell: "Bash"},
+		observes: []string{"PreToolUse", "PostToolUse", "PostToolUseFailure"}, shell: "Bash"},
 	{name: "gemini", label: "Gemini CLI", envVar: "GEMINI_CLI_HOME", rel: []string{".gemini"}, file: "settings.json",
 		imports: []string{"AfterAgent", "SessionEnd"}, recalls: []string{"SessionStart", "BeforeAgent"},
 		observes: []string{"BeforeTool", "AfterTool"}, shell: "run_shell_command"},
