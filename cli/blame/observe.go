@@ -44,15 +44,14 @@ func newCmdObserve(inv *command.Invocation) *cobra.Command {
 		Short: "Record what an agent's shell call changed (run by its hooks around the call)",
 		Long: `Run by the hooks loom hooks install writes around an agent's shell
 calls (Claude Code's PreToolUse, PostToolUse and PostToolUseFailure on
-Bash, Gemini CLI's
-BeforeTool and AfterTool on run_shell_command), with the hook's JSON on
-stdin. Before the call it keeps a snapshot of the work tree (sizes and
+Bash, Gemini CLI's BeforeTool and AfterTool on run_shell_command), with
+the hook's JSON on stdin. Before the call it keeps a snapshot of the work tree (sizes and
 times, and the text of the files changed since git's index was
 written); after it, it records the files whose text the call changed,
 with the lines it changed. loom blame credits those lines to the call's
 session, where the command line alone cannot tell what it wrote.`,
-		Example: `  echo '{"session_id":"…","cwd":"/src/app","hook_event_name":"PreToolUse","tool_name":"Bash","tool_use_id":"toolu_1","tool_input":{"command":"make gen"}}' \
-    | loom blame observe --hook claude-code`,
+		Example: `  loom blame observe --hook claude-code < pre-tool-use.json
+  loom blame observe --hook gemini < after-tool.json`,
 		Args: command.ArgsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return observeRun(cmd.Context(), inv, agent)
