@@ -67,6 +67,22 @@ func Diff(ctx context.Context, pre, post *Snapshot) []Change {
 			}
 		}
 	}
+	// The index's text is what a file was only if the file was the
+	// index's then: the size and time the index records of it (now)
+	// are the snapshot's. A file a human changed and did not stage,
+	// before the index was last written, is not, and is left out: what
+	// it was is not known.
+	if len(fromIndex) > 0 {
+		out, err := git(ctx, pre.Root, append([]string{"ls-files", "-z", "--cached", "--debug", "--"}, fromIndex...)...)
+		if err != nil {
+			fromIndex = nil
+		}
+		_, indexed := parseDebug(out)
+		fromIndex = slices.DeleteFunc(fromIndex, func(p string) bool {
+			in, ok := indexed[p]
+			return !ok || !in.matches(pre.Files[p])
+		})
+	}
 	index := indexTexts(ctx, pre.Root, fromIndex)
 	var out []Change
 	for _, p := range paths {

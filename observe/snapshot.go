@@ -121,6 +121,66 @@ func Take(ctx context.Context, t Tree, text bool) (*Snapshot, error) {
 	return s, nil
 }
 
+// parseDebug reads git ls-files -z --debug: the paths the index holds,
+// in its order, and the size and time it recorded of each (what git
+// compares a file's stat with to know it unchanged).
+func parseDebug(out []byte) ([]string, map[string]fileStat) {
+	var paths []string
+	stats := map[string]fileStat{}
+	for len(out) > 0 {
+		p, rest, ok := bytes.Cut(out, []byte{0})
+		if !ok {
+			break
+		}
+		var st fileStat
+		// Five lines: ctime, mtime, dev and ino, uid and gid, size and
+		// flags; the second and the fifth are read.
+		for i := range 5 {
+			var line []byte
+			line, rest, _ = bytes.Cut(rest, []byte{'\n'})
+			switch i {
+			case 1:
+				_, v, _ := bytes.Cut(line, []byte("mtime: "))
+				sec, nsec, _ := bytes.Cut(v, []byte{':'})
+				st.Mtime = atoi(sec)*1e9 + atoi(nsec)
+			case 4:
+				_, v, _ := bytes.Cut(line, []byte("size: "))
+				v, _, _ = bytes.Cut(v, []byte{'\t'})
+				st.Size = atoi(v)
+			}
+		}
+		paths = append(paths, string(p))
+		stats[string(p)] = st
+		out = rest
+	}
+	return paths, stats
+}
+
+// atoi is the decimal number b holds (0 for none).
+func atoi(b []byte) int64 {
+	var n int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			break
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n
+}
+
+// matches says whether a file's stat is what the index recorded of it:
+// its size (which the index keeps in 32 bits) and its time (to the
+// second where the index kept no nanoseconds).
+func (in fileStat) matches(st fileStat) bool {
+	if in.Size != st.Size&0xffffffff {
+		return false
+	}
+	if in.Mtime%1e9 == 0 {
+		return in.Mtime/1e9 == st.Mtime/1e9
+	}
+	return in.Mtime == st.Mtime
+}
+
 func split(out []byte) []string {
 	ps := strings.Split(string(out), "\x00")
 	if n := len(ps); n > 0 && ps[n-1] == "" {
