@@ -293,6 +293,7 @@ var commandWays = map[string]class{
 	"loom blame pr":           by(rowPR),
 	"loom blame notes":        quiet("writes session ids, agents' and models' names and line numbers as git notes: no text of a conversation"),
 	"loom blame trace":        quiet("prints its help"),
+	"loom blame observe":      quiet("run by agents' hooks: records which files a shell call changed and their changed lines beside the store; prints nothing"),
 	"loom session list":       by(rowShown),
 	"loom search":             by(rowShown),
 	"loom replay":             by(rowShown),

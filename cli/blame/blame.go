@@ -22,6 +22,7 @@ import (
 	"github.com/loomhq/loom/cli/command"
 	"github.com/loomhq/loom/cli/term"
 	"github.com/loomhq/loom/internal/safefile"
+	"github.com/loomhq/loom/observe"
 	"github.com/loomhq/loom/secrets"
 )
 
@@ -65,6 +66,9 @@ type Options struct {
 	// NoTeam --no-team (one's own alone).
 	Team   string
 	NoTeam bool
+	// Observed is the directory of the records of what agents' shell
+	// calls changed (loom blame observe), "" for none.
+	Observed string
 
 	// union reads one's own sessions and the teams' (nil when no team's
 	// were read), stores the stores it reads, in its order.
@@ -138,7 +142,7 @@ like one of them is given as ./NAME.`,
 	cmd.Flags().BoolVar(&opts.NoTraces, "no-trace", false, "read no Agent Trace records")
 	cmd.Flags().Int64Var(&opts.MaxSize, "max-size", defaultMaxSize, "blame files up to this many bytes (0: any size)")
 	addTeamFlags(cmd, opts)
-	cmd.AddCommand(newCmdCommits(inv, nil), newCmdSummary(inv, nil), newCmdPR(inv, nil), newCmdNotes(inv, nil), newCmdTrace(inv))
+	cmd.AddCommand(newCmdCommits(inv, nil), newCmdSummary(inv, nil), newCmdPR(inv, nil), newCmdNotes(inv, nil), newCmdTrace(inv), newCmdObserve(inv))
 	return cmd
 }
 
@@ -153,7 +157,17 @@ func newOptions(inv *command.Invocation) *Options {
 		Version:    inv.Version,
 		Secrets:    command.ConfigLoader(inv.Config).Detector,
 		TeamStores: inv.TeamStores,
+		Observed:   observedDir(inv),
 	}
+}
+
+// observedDir is where loom blame observe keeps its records.
+func observedDir(inv *command.Invocation) string {
+	d, err := inv.Dirs()
+	if err != nil {
+		return ""
+	}
+	return observe.Dir(d.Data)
 }
 
 // addTeamFlags gives cmd --team and --no-team.
@@ -209,6 +223,18 @@ func (o *Options) blamer(ctx context.Context) (*blame.Blamer, loom.Store, error)
 		}
 	}
 	sessions := sessionsOf(func(ctx context.Context, id string) (*loom.Session, error) { return o.storeOf(st, id).Session(ctx, id) })
+	if o.Observed != "" {
+		recs, err := observe.Read(o.Observed)
+		if err != nil {
+			return nil, nil, fmt.Errorf("read what agents' shell calls changed: %w", err)
+		}
+		if len(recs) > 0 {
+			es = &observe.Edits{EditStore: es, Records: recs, Session: observe.ByKey(st, o.User)}
+			if versions != nil {
+				versions = observe.Versioned{EditVersioner: versions, N: len(recs)}
+			}
+		}
+	}
 	return &blame.Blamer{Store: es, Team: o.union, Roots: roots, Versions: versions, Sessions: sessions, UserID: o.User, Now: o.Now, Cache: o.BlameCache}, st, nil
 }
 

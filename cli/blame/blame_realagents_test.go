@@ -613,7 +613,9 @@ func startClaudeCode(t *testing.T) (*clitest.Fixture, *plans, realAgent) {
 		}, func(s string) anthropictest.Reply { return anthropictest.Reply{Text: s} })
 	})
 	env := agentclitest.Env(fx.Home, "ANTHROPIC_BASE_URL="+srv.BaseURL(), "ANTHROPIC_API_KEY=sk-ant-fake",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1")
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1",
+		// A hook loom hooks install wrote finds the fixture's store.
+		"LOOM_HOME="+fx.Home)
 	return fx, p, filePathTools(realAgent{
 		tool: "claude-code",
 		run: func(t *testing.T, dir, prompt string) {

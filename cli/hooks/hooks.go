@@ -35,13 +35,21 @@ type agent struct {
 	// --hook NAME` and `loom recall --hook NAME`; a program with none of
 	// the latter cannot be handed context by a hook.
 	imports, recalls []string
+	// observes are the events before and after a tool call that run
+	// `loom blame observe --hook NAME`, for the calls of shell, its
+	// shell tool (the hooks' matcher): what each command changed in
+	// the work tree is recorded for loom blame.
+	observes []string
+	shell    string
 }
 
 var agents = []agent{
 	{name: "claude-code", label: "Claude Code", envVar: "CLAUDE_CONFIG_DIR", rel: []string{".claude"}, file: "settings.json",
-		imports: []string{"Stop", "SessionEnd"}, recalls: []string{"SessionStart", "UserPromptSubmit"}},
+		imports: []string{"Stop", "SessionEnd"}, recalls: []string{"SessionStart", "UserPromptSubmit"},
+		observes: []string{"PreToolUse", "PostToolUse", "PostToolUseFailure"}, shell: "Bash"},
 	{name: "gemini", label: "Gemini CLI", envVar: "GEMINI_CLI_HOME", rel: []string{".gemini"}, file: "settings.json",
-		imports: []string{"AfterAgent", "SessionEnd"}, recalls: []string{"SessionStart", "BeforeAgent"}},
+		imports: []string{"AfterAgent", "SessionEnd"}, recalls: []string{"SessionStart", "BeforeAgent"},
+		observes: []string{"BeforeTool", "AfterTool"}, shell: "run_shell_command"},
 	// Codex runs one notify program after each turn; it has no hook that
 	// adds context to a prompt.
 	{name: "codex", label: "Codex CLI", envVar: "CODEX_HOME", rel: []string{".codex"}, file: "config.toml",
@@ -68,8 +76,9 @@ func (a agent) dir(pl Places) string {
 
 func (a agent) path(pl Places) string { return filepath.Join(a.dir(pl), a.file) }
 
-func (a agent) importArgs() string { return "session import --hook " + a.name }
-func (a agent) recallArgs() string { return "recall --hook " + a.name }
+func (a agent) importArgs() string  { return "session import --hook " + a.name }
+func (a agent) recallArgs() string  { return "recall --hook " + a.name }
+func (a agent) observeArgs() string { return "blame observe --hook " + a.name }
 
 // Report is what install, uninstall and the bare command say about one
 // agent (--json prints a list of them).
@@ -80,6 +89,9 @@ type Report struct {
 	// file once the command is done.
 	Import bool `json:"import"`
 	Recall bool `json:"recall"`
+	// Observe says whether the hooks around the agent's shell calls
+	// that record what they changed (for loom blame) are there.
+	Observe bool `json:"observe,omitempty"`
 	// Added and Removed name the events the command changed; Updated
 	// those whose hook ran another loom (one since moved, or a bare
 	// "loom") and now runs this one.
@@ -173,6 +185,9 @@ func newCmdChange(inv *command.Invocation, install bool, runF func(*ChangeOption
 		Short: "Add loom's import hooks (and recall hooks with --recall) to agents' settings",
 		Long: `Add loom's hooks to the settings files of the agents named (claude-code,
 gemini, codex), or of every one of them found under the home directory.
+Besides the import hooks it adds the hooks around each shell call
+(Claude Code's Bash, Gemini CLI's run_shell_command) that record what
+the call changed in the work tree, for loom blame (loom blame observe).
 Everything else in those files is kept as it was, and a hook already
 there is not added twice. Codex has one notify program: when it already
 runs another one, loom's is not added (call both from a script).`,
@@ -237,6 +252,7 @@ func statusOf(pl Places, a agent) (*Report, error) {
 	}
 	r.Import = s.has(a.imports, a.importArgs())
 	r.Recall = len(a.recalls) > 0 && s.has(a.recalls, a.recallArgs())
+	r.Observe = s.has(a.observes, a.observeArgs())
 	for _, ev := range append(slices.Clone(a.imports), a.recalls...) {
 		if p := cmp.Or(s.programOf(ev, a.importArgs()), s.programOf(ev, a.recallArgs())); p != "" {
 			r.Program = p
@@ -411,16 +427,18 @@ func applySettings(r *Report, a agent, b []byte, prog string, install, recall bo
 		return nil, err
 	}
 	type kind struct {
-		events []string
-		args   string
-		want   bool
+		events  []string
+		args    string
+		want    bool
+		matcher string
 	}
-	kinds := []kind{{a.imports, a.importArgs(), install}, {a.recalls, a.recallArgs(), install && recall}}
+	kinds := []kind{{a.imports, a.importArgs(), install, ""}, {a.recalls, a.recallArgs(), install && recall, ""},
+		{a.observes, a.observeArgs(), install, a.shell}}
 	for _, k := range kinds {
 		for _, ev := range k.events {
 			switch {
 			case k.want && !s.hasEvent(ev, k.args):
-				if err := s.add(ev, shellQuote(prog)+" "+k.args); err != nil {
+				if err := s.add(ev, k.matcher, shellQuote(prog)+" "+k.args); err != nil {
 					return nil, err
 				}
 				r.Added = append(r.Added, ev)
@@ -430,11 +448,11 @@ func applySettings(r *Report, a agent, b []byte, prog string, install, recall bo
 				if err := s.remove(ev, k.args); err != nil {
 					return nil, err
 				}
-				if err := s.add(ev, shellQuote(prog)+" "+k.args); err != nil {
+				if err := s.add(ev, k.matcher, shellQuote(prog)+" "+k.args); err != nil {
 					return nil, err
 				}
 				r.Updated = append(r.Updated, ev)
-			case !install && (k.args == a.importArgs() || recall) && s.hasEvent(ev, k.args):
+			case !install && (k.args != a.recallArgs() || recall) && s.hasEvent(ev, k.args):
 				if err := s.remove(ev, k.args); err != nil {
 					return nil, err
 				}
@@ -444,6 +462,7 @@ func applySettings(r *Report, a agent, b []byte, prog string, install, recall bo
 	}
 	r.Import = s.has(a.imports, a.importArgs())
 	r.Recall = len(a.recalls) > 0 && s.has(a.recalls, a.recallArgs())
+	r.Observe = s.has(a.observes, a.observeArgs())
 	if len(r.Added)+len(r.Removed)+len(r.Updated) == 0 {
 		return nil, nil
 	}

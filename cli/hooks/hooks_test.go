@@ -82,6 +82,17 @@ func TestHooksInstall(t *testing.T) {
 	if got := commandsOf("UserPromptSubmit"); !reflect.DeepEqual(got, []string{bin + " recall --hook claude-code"}) {
 		t.Errorf("UserPromptSubmit hooks %q", got)
 	}
+	// The hooks around shell calls: the user's own Bash check stays
+	// first, loom's observe is a group of its own matching Bash alone.
+	if got := commandsOf("PreToolUse"); !reflect.DeepEqual(got, []string{"check <cmd> && log", bin + " blame observe --hook claude-code"}) || s.Hooks["PreToolUse"][1].Matcher != "Bash" {
+		t.Errorf("PreToolUse hooks %q", got)
+	}
+	if g := s.Hooks["PostToolUse"]; len(g) != 1 || g[0].Matcher != "Bash" || g[0].Hooks[0].Command != bin+" blame observe --hook claude-code" {
+		t.Errorf("PostToolUse hooks %+v", g)
+	}
+	if !strings.Contains(read(gemini), `"matcher": "run_shell_command"`) || !strings.Contains(read(gemini), bin+" blame observe --hook gemini") {
+		t.Errorf("gemini settings have no observe hooks:\n%s", read(gemini))
+	}
 	if !strings.Contains(read(gemini), bin+" recall --hook gemini") {
 		t.Errorf("gemini settings:\n%s", read(gemini))
 	}

@@ -175,7 +175,9 @@ func (s *settings) has(events []string, args string) bool {
 	return len(events) > 0
 }
 
-func (s *settings) add(ev, cmd string) error {
+// add adds a group of its own running cmd to event ev, for the tools
+// matcher names ("": every one).
+func (s *settings) add(ev, matcher, cmd string) error {
 	gs, err := s.groups(ev)
 	if err != nil {
 		return err
@@ -184,7 +186,14 @@ func (s *settings) add(ev, cmd string) error {
 		Type    string `json:"type"`
 		Command string `json:"command"`
 	}
-	g, _ := marshal(map[string]any{"hooks": []hook{{"command", cmd}}})
+	grp := object{}
+	if matcher != "" {
+		m, _ := marshal(matcher)
+		grp.set("matcher", m)
+	}
+	hs, _ := marshal([]hook{{"command", cmd}})
+	grp.set("hooks", hs)
+	g := grp.marshal()
 	return s.setGroups(ev, append(gs, g))
 }
 
