@@ -292,7 +292,7 @@ func (a *assignment) unquotedValue(i int, sep, id string) (Finding, bool) {
 		}
 		// A URL's query, or a connection string (…;Password=…;).
 		// A password there is a literal, whatever word it is.
-		return checkedForm(text, i, endAt(text, i, " \t\r\n&#;\"'<>`)]},"), a.cls, id, false, a.cls == passwordName)
+		return checkedForm(text, i, endAt(text, i, " \t\r\n&#;\"'<>`)]},"), a.cls, id, false, true)
 	case a.shellVariable():
 		// A shell's or a .env's NAME=value (maybe before a command:
 		// API_KEY=… go run .): to the first space.
@@ -307,7 +307,7 @@ func (a *assignment) unquotedValue(i int, sep, id string) (Finding, bool) {
 	}
 	// A flag's password is a literal, whatever word it is
 	// (--password letmein); elsewhere an unquoted word is code's.
-	return checkedForm(text, i, endAt(text, i, " \t\r\n\"'`,;)]}<>"), a.cls, id, false, a.flag && a.cls == passwordName)
+	return checkedForm(text, i, endAt(text, i, " \t\r\n\"'`,;)]}<>"), a.cls, id, false, a.flag)
 }
 
 // shellVariable reports whether the name, given a value by =, is a

@@ -67,7 +67,7 @@ func elementValue(text string, i int, cls class) (Finding, bool) {
 	}
 	// An element's text is a literal: a password there is one
 	// whatever word it is.
-	return checkedForm(text, vs, ve, cls, "secret-assignment", false, cls == passwordName)
+	return checkedForm(text, vs, ve, cls, "secret-assignment", false, true)
 }
 
 // proseSep is separator's answer for a name written in a sentence.
@@ -148,7 +148,7 @@ func pairValue(text string, from int, cls class) (Finding, bool) {
 	// A value to its line's end is a setting's literal (YAML's
 	// value: letmein); one a comma or a brace ends may be code's
 	// (Pulumi's { name: "DB_PASSWORD", value: dbPassword }).
-	literal := cls == passwordName && (e == len(text) || text[e] == '\n' || text[e] == '\r')
+	literal := e == len(text) || text[e] == '\n' || text[e] == '\r'
 	return checkedForm(text, i, i+len(strings.TrimRight(text[i:e], " \t")), cls, "secret-assignment", false, literal)
 }
 

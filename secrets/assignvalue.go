@@ -102,11 +102,6 @@ func secretValue(v string, cls class, quoted, literal bool) bool {
 		// password's name gives away as any other.
 		return true
 	}
-	if cls == passwordName && chosenPassword(v) {
-		// letmein, iloveyou, admin123: what people set, a
-		// password's name gives away as any other.
-		return true
-	}
 	if standsFor(v, quoted) {
 		return false
 	}

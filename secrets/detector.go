@@ -139,7 +139,7 @@ type rule struct {
 
 // detectorVersion changes whenever the built-in matchers find
 // differently, so that scans remembered under an older one start over.
-const detectorVersion = 10
+const detectorVersion = 11
 
 // MarkerPrefix starts every marker Redact writes.
 const MarkerPrefix = loom.RedactedPrefix
