@@ -16,8 +16,10 @@ import (
 
 // A search inside a small scope of a large store (a project, a role, a
 // time span whose messages are few of the query's matches) walks the
-// match's rowids against the scope's messages (scopeNewest) and ranks
-// only those. It answers exactly what the join from each of the scope's
+// match's rowids against the scope's messages (scopeNewest), at once
+// when the scope holds fewer messages than it ranks whole (smallScope),
+// else after the newest ScanDepth matches held too few of them, and
+// ranks only those. It answers exactly what the join from each of the scope's
 // messages answered: the same hits, in the same order, with the same
 // scores and partial marks, for random scopes and queries over a
 // generated store where the common words match more messages than
@@ -45,6 +47,11 @@ func TestScopedSearchSameAnswer(t *testing.T) {
 	for n, i := 0, 0; n < messages; i++ {
 		id := loom.NewID()
 		p := loom.Project{ID: fmt.Sprintf("p%015d", r.IntN(projects)), Name: "p", Root: "/p"}
+		if r.IntN(100) < 8 {
+			// A project of more messages than a search ranks whole, but
+			// few of the newest ScanDepth matches.
+			p.ID = "pbig"
+		}
 		s := &loom.Session{ID: id, UserID: "alice", Key: fmt.Sprintf("cli:s%d", i), Surface: "cli", Kind: loom.KindMain,
 			Project: p, CreatedAt: now, Title: "t"}
 		var msgs []*loom.Message
@@ -81,8 +88,11 @@ func TestScopedSearchSameAnswer(t *testing.T) {
 	}
 	t.Cleanup(func() { scopeByJoin = false })
 	pick := func(words []string) string { return words[r.IntN(len(words))] }
-	for i := range 25 {
+	for i := range 15 {
 		q := loom.SearchQuery{UserID: "alice", ProjectID: fmt.Sprintf("p%015d", r.IntN(projects)), Limit: 5 + r.IntN(40)}
+		if r.IntN(5) == 0 {
+			q.ProjectID = "pbig"
+		}
 		switch r.IntN(3) {
 		case 0:
 			q.Text = pick(common) + " " + pick(common)
