@@ -144,7 +144,21 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 	if q.Newest {
 		want = limit
 	}
-	newest, err := s.newest(ctx, walk, append(append([]any{}, args...), want)...)
+	// small is set when the scope holds fewer messages than want (a
+	// small project of a large store): walking the newest matches
+	// joined to their sessions would find too few, after reading
+	// ScanDepth of them, so its matches are read as scopeNewest reads
+	// them, first.
+	small, err := s.smallScope(ctx, q, want)
+	if err != nil {
+		return nil, searchError(err, q.Raw)
+	}
+	var newest []int64
+	if small {
+		newest, err = s.scopeNewest(ctx, expr, filters, want)
+	} else {
+		newest, err = s.newest(ctx, walk, append(append([]any{}, args...), want)...)
+	}
 	if err != nil {
 		return nil, searchError(err, q.Raw)
 	}
@@ -170,10 +184,21 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 				from = ` FROM sessions s CROSS JOIN session_messages m ON m.session_id = s.id
 					CROSS JOIN bodies_fts ON bodies_fts.rowid = m.body_id WHERE ` + where
 			}
-			newest, err = s.newest(ctx, `SELECT bodies_fts.rowid AS id`+from+` ORDER BY bodies_fts.rowid DESC LIMIT ?`,
-				append(append([]any{}, args...), want)...)
+			switch {
+			case scopeByJoin:
+				newest, err = s.newest(ctx, `SELECT bodies_fts.rowid AS id`+from+` ORDER BY bodies_fts.rowid DESC LIMIT ?`,
+					append(append([]any{}, args...), want)...)
+			case !small:
+				newest, err = s.scopeNewest(ctx, expr, filters, want)
+			}
 			if err != nil {
 				return nil, searchError(err, q.Raw)
+			}
+			if len(newest) > 0 && len(newest) <= RankDepth && !scopeByJoin {
+				// Every match in the scope is in newest: the ranking
+				// reads those, not each of the scope's messages.
+				from = ` FROM bodies_fts CROSS JOIN session_messages m ON m.body_id = bodies_fts.rowid
+					CROSS JOIN sessions s ON s.id = m.session_id WHERE bodies_fts.` + idList(newest) + ` AND ` + where
 			}
 		}
 	}
@@ -285,6 +310,40 @@ func (s *Store) search(ctx context.Context, q loom.SearchQuery, terms []loom.Ter
 		keptHits, keptBodies = append(keptHits, hits[i]), append(keptBodies, bodies[i])
 	}
 	return s.withSnippets(ctx, keptHits, keptBodies, q)
+}
+
+// scopeByJoin, set by a test only, walks a filtered search's matches
+// and ranks them as before scopeNewest: joined to each of the scope's
+// messages. The answers must be the same.
+var scopeByJoin = false
+
+// smallScope reports whether the sessions q keeps (a project's, a
+// surface's) hold fewer than want messages, by their counts; a search
+// in one session, or of a user's every session, is never small. It
+// chooses how the matches are walked, not which are found.
+func (s *Store) smallScope(ctx context.Context, q loom.SearchQuery, want int) (bool, error) {
+	if q.SessionID != "" || (q.ProjectID == "" && q.Surface == "") || scopeByJoin {
+		return false, nil
+	}
+	c := query.New(dialect)
+	c.SearchSessions(q)
+	var n int64
+	err := reads{s}.QueryRowContext(ctx, `SELECT coalesce(sum(s.message_count), 0) FROM sessions s WHERE `+c.String(), c.Args...).Scan(&n)
+	return n < int64(want), err
+}
+
+// scopeNewest returns the newest want matches of expr that pass
+// filters, newest first, when few of the newest matches pass them (a
+// small project of a large store). The scope's messages are read once,
+// without the match, and the match's rowids are walked against them:
+// joined the other way, FTS5 looked each of the scope's messages up in
+// the index (a seek in each word's list of messages), which for a
+// project of a few thousand messages took seconds where every
+// project's search took milliseconds.
+func (s *Store) scopeNewest(ctx context.Context, expr string, filters *query.Clause, want int) ([]int64, error) {
+	return s.newest(ctx, `SELECT f.id FROM (SELECT rowid AS id FROM bodies_fts WHERE bodies_fts MATCH ? ORDER BY rowid DESC LIMIT -1 OFFSET 0) f
+		WHERE f.id IN (SELECT m.body_id FROM sessions s CROSS JOIN session_messages m ON m.session_id = s.id WHERE `+filters.String()+`)
+		ORDER BY f.id DESC LIMIT ?`, append(append([]any{expr}, filters.Args...), want)...)
 }
 
 // rankBroad ranks a query with more than RankDepth matches; newest are
