@@ -176,3 +176,18 @@ func allOf(ps []Problem, file string) bool {
 	}
 	return true
 }
+
+// LostBefore says whether a line of path before line n could not be
+// read (a problem of r names it). A record linked to its parent by id
+// whose parent is not found then hangs on the last readable record, in
+// its place in the conversation, with no line of its own: its parent is
+// most likely that line, which has its line already (docs/import.md,
+// "One damaged record").
+func (r *Result) LostBefore(path string, n int) bool {
+	for _, p := range r.Problems {
+		if p.File == path && p.Line > 0 && p.Line < n {
+			return true
+		}
+	}
+	return false
+}
