@@ -114,6 +114,7 @@ func parse(path string, data, rec, compaction []byte, fi fs.FileInfo) (*importer
 		p.res.Problemf(path, 0, "not a Cline messages file: "+importer.Excerpt(err.Error()))
 		return p.res, nil
 	}
+	p.res.CheckUTF8(path, 0, data)
 	id := strings.TrimSuffix(fileBase(path), messagesSuffix)
 	s := &importer.Session{SourceID: importer.Clip(id, 128), Path: path, Version: importer.Clip(mf.Origin.Version, 64)}
 	if mf.Agent == "subagent" {
@@ -266,6 +267,7 @@ func (p *parser) compaction(data []byte) *summary {
 		p.res.Problemf(file, 0, "not a Cline compaction: "+importer.Excerpt(err.Error()))
 		return nil
 	}
+	p.res.CheckUTF8(file, 0, data)
 	for _, m := range c.Messages {
 		text := strings.TrimSpace(m.Metadata.Summary)
 		if m.Metadata.Kind != "compaction_summary" || text == "" {
