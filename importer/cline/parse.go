@@ -131,6 +131,7 @@ func parse(path string, data, rec, compaction []byte, fi fs.FileInfo) (*importer
 		if err := json.Unmarshal(rec, &r); err != nil {
 			p.res.Problemf(strings.TrimSuffix(path, messagesSuffix)+".json", 0, "not a Cline session record: "+importer.Excerpt(err.Error()))
 		} else {
+			p.res.CheckUTF8(strings.TrimSuffix(path, messagesSuffix)+".json", 0, rec)
 			s.Title, s.Cwd, s.Model, s.Provider = r.Metadata.Title, r.Cwd, r.Model, r.Provider
 			s.Origin = r.Metadata.LoomHandoff
 			if r.ParentSessionID != "" && r.ParentSessionID != id {
