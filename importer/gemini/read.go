@@ -283,7 +283,11 @@ func (r *reader) read(rec *recording, fi fs.FileInfo) (*recording, error) {
 	}
 	if rec.sessionID == "" {
 		rec.sessionID = strings.TrimSuffix(strings.TrimSuffix(filepath.Base(rec.path), ".jsonl"), ".json")
-		r.problem(rec.path, 0, "no session id; the file name stands for it")
+		if !r.res.LostBefore(rec.path, 2) {
+			// (A first line that could not be read, which held it, has
+			// its line already.)
+			r.problem(rec.path, 0, "no session id; the file name stands for it")
+		}
 	}
 	return rec, nil
 }
