@@ -219,17 +219,17 @@ type meta struct {
 const maxMeta = 1 << 20
 
 func readMeta(res *importer.Result, path string) (meta, bool) {
-	f, _, err := importer.Open(path, maxMeta)
+	data, err := importer.ReadSmall(path, maxMeta)
 	if err != nil {
 		res.Problemf(path, 0, err.Error())
 		return meta{}, false
 	}
-	defer f.Close()
 	var m meta
-	if err := json.NewDecoder(io.LimitReader(f, maxMeta)).Decode(&m); err != nil {
+	if err := json.Unmarshal(data, &m); err != nil {
 		res.Problemf(path, 0, "not a sub-agent's metadata: "+err.Error())
 		return meta{}, false
 	}
+	res.CheckUTF8(path, 0, data)
 	return m, true
 }
 
