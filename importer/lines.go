@@ -184,10 +184,17 @@ func allOf(ps []Problem, file string) bool {
 // most likely that line, which has its line already (docs/import.md,
 // "One damaged record").
 func (r *Result) LostBefore(path string, n int) bool {
+	return r.LostLine(path, n) > 0
+}
+
+// LostLine is the last line of path before line n that could not be
+// read (a problem of r names it), 0 when there is none.
+func (r *Result) LostLine(path string, n int) int {
+	last := 0
 	for _, p := range r.Problems {
-		if p.File == path && p.Line > 0 && p.Line < n {
-			return true
+		if p.File == path && p.Line > last && p.Line < n {
+			last = p.Line
 		}
 	}
-	return false
+	return last
 }

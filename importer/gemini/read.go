@@ -447,7 +447,7 @@ func (r *reader) putList(rec *recording, raw json.RawMessage, line int, pos stri
 // rewind applies a $rewindTo and keeps what it removed as a branch, as
 // long as the file's budget allows.
 func (r *reader) rewind(rec *recording, line int, id string) {
-	removed, kept := rec.chain.rewind(id)
+	removed, kept := rec.chain.rewind(id, r.res.LostLine(rec.path, line))
 	if len(removed) == 0 {
 		return
 	}
