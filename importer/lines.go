@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -188,13 +189,35 @@ func (r *Result) LostBefore(path string, n int) bool {
 }
 
 // LostLine is the last line of path before line n that could not be
-// read (a problem of r names it), 0 when there is none.
+// read (a problem of r names it; bytes that are not UTF-8 are no such
+// problem, their record is kept), 0 when there is none. The lines are
+// indexed as problems are added, so that a hostile file of many lost
+// lines and many records that ask costs no more than a search each.
 func (r *Result) LostLine(path string, n int) int {
-	last := 0
-	for _, p := range r.Problems {
-		if p.File == path && p.Line > last && p.Line < n {
-			last = p.Line
+	ix := r.lost
+	if ix == nil || len(r.Problems) < ix.seen {
+		ix = &lostIndex{lines: map[string][]int{}}
+		r.lost = ix
+	}
+	for _, p := range r.Problems[ix.seen:] {
+		if p.Line > 0 && p.Reason != NotUTF8 {
+			ls := ix.lines[p.File]
+			at, _ := slices.BinarySearch(ls, p.Line)
+			ix.lines[p.File] = slices.Insert(ls, at, p.Line)
 		}
 	}
-	return last
+	ix.seen = len(r.Problems)
+	ls := ix.lines[path]
+	at, _ := slices.BinarySearch(ls, n)
+	if at == 0 {
+		return 0
+	}
+	return ls[at-1]
+}
+
+// lostIndex is LostLine's index: the lines of each file named by the
+// first seen problems of a Result, in order.
+type lostIndex struct {
+	seen  int
+	lines map[string][]int
 }
