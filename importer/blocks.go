@@ -102,7 +102,7 @@ func (c ToolCalls) AddBlocks(res *Result, msg *loom.Message, blocks []ContentBlo
 				Name: Clip(b.Name, 256), Status: loom.ToolRunning, Input: compactJSON(b.Input)})
 		case "tool_result":
 			if !c.complete(&b, at) {
-				problem("tool_result for no earlier call: " + Clip(b.ToolUseID, 64))
+				problem(noCall + Clip(b.ToolUseID, 64))
 			}
 		default:
 			res.Skip("block:" + TypeName(b.Type))
@@ -173,4 +173,21 @@ func compactJSON(raw json.RawMessage) json.RawMessage {
 		return nil
 	}
 	return b.Bytes()
+}
+
+// noCall opens the reason of a tool result whose call was not read.
+const noCall = "tool_result for no earlier call: "
+
+// LineProblem is AddBlocks' problem for line n of path: a problem of r
+// at that line, but for a result whose call is not read after a line
+// that could not be read (the call most likely on it, which has its
+// line already): that one is counted as skipped, not a second line.
+func (r *Result) LineProblem(path string, n int) func(string) {
+	return func(reason string) {
+		if strings.HasPrefix(reason, noCall) && r.LostBefore(path, n) {
+			r.Skip("result-of-unread-call")
+			return
+		}
+		r.Problemf(path, n, reason)
+	}
 }

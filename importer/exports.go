@@ -11,6 +11,7 @@ import (
 	pathpkg "path"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/loomhq/loom"
 )
@@ -365,6 +366,10 @@ func DecodeConversation(path string, i int, elem []byte, v any, res *Result) boo
 	if err := json.Unmarshal(elem, v); err != nil {
 		res.Problemf(path, 0, DecodeProblem(i, err))
 		return false
+	}
+	if !utf8.Valid(elem) {
+		// The conversation is kept, with U+FFFD where they stood.
+		res.Problemf(path, 0, fmt.Sprintf("conversation %d: %s", i+1, NotUTF8))
 	}
 	return true
 }

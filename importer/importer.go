@@ -166,6 +166,8 @@ type Result struct {
 	// unreadable counts the files of the bundle that could not be read
 	// at all while the rest of it was (Unreadablef).
 	unreadable int
+	// lost indexes the lines problems name (LostLine).
+	lost *lostIndex
 }
 
 // Unreadablef adds the problem of a file of the bundle that could not

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -175,4 +176,48 @@ func allOf(ps []Problem, file string) bool {
 		}
 	}
 	return true
+}
+
+// LostBefore says whether a line of path before line n could not be
+// read (a problem of r names it). A record linked to its parent by id
+// whose parent is not found then hangs on the last readable record, in
+// its place in the conversation, with no line of its own: its parent is
+// most likely that line, which has its line already (docs/import.md,
+// "One damaged record").
+func (r *Result) LostBefore(path string, n int) bool {
+	return r.LostLine(path, n) > 0
+}
+
+// LostLine is the last line of path before line n that could not be
+// read (a problem of r names it; bytes that are not UTF-8 are no such
+// problem, their record is kept), 0 when there is none. The lines are
+// indexed as problems are added, so that a hostile file of many lost
+// lines and many records that ask costs no more than a search each.
+func (r *Result) LostLine(path string, n int) int {
+	ix := r.lost
+	if ix == nil || len(r.Problems) < ix.seen {
+		ix = &lostIndex{lines: map[string][]int{}}
+		r.lost = ix
+	}
+	for _, p := range r.Problems[ix.seen:] {
+		if p.Line > 0 && p.Reason != NotUTF8 {
+			ls := ix.lines[p.File]
+			at, _ := slices.BinarySearch(ls, p.Line)
+			ix.lines[p.File] = slices.Insert(ls, at, p.Line)
+		}
+	}
+	ix.seen = len(r.Problems)
+	ls := ix.lines[path]
+	at, _ := slices.BinarySearch(ls, n)
+	if at == 0 {
+		return 0
+	}
+	return ls[at-1]
+}
+
+// lostIndex is LostLine's index: the lines of each file named by the
+// first seen problems of a Result, in order.
+type lostIndex struct {
+	seen  int
+	lines map[string][]int
 }

@@ -23,7 +23,15 @@ type Transcript struct {
 	Msgs []*loom.Message
 	// calls locates each call waiting for its result: message and part.
 	calls map[string][2]int
+	// broken says a record between the last message and the next could
+	// not be read (Break).
+	broken bool
 }
+
+// Break says a record after the last message could not be read: the
+// next reply is a message of its own, never joined to the one before
+// the lost record (which was most likely the prompt between them).
+func (t *Transcript) Break() { t.broken = true }
 
 // Add appends m, counting it as skipped ("empty-<role>-message") when
 // it has no part; its tool parts wait for their results. It reports
@@ -46,6 +54,7 @@ func (t *Transcript) Add(m *loom.Message) bool {
 		}
 	}
 	t.Msgs = append(t.Msgs, m)
+	t.broken = false
 	return true
 }
 
@@ -280,7 +289,7 @@ func (t *Transcript) Join(mid, role string, at time.Time, parts ...loom.Part) *l
 		return t.Last()
 	}
 	m := t.Last()
-	if m == nil || m.Role != role {
+	if m == nil || m.Role != role || t.broken {
 		m = &loom.Message{ID: mid, Role: role, CreatedAt: at, Parts: parts}
 		t.Add(m)
 		return m

@@ -138,6 +138,7 @@ func read(path string, data []byte, mtime time.Time) (*importer.Result, error) {
 		return nil, fmt.Errorf("amp: %s: a thread without a usable id", path)
 	}
 	res := &importer.Result{}
+	res.CheckUTF8(path, 0, data)
 	created := importer.UnixTime(t.Created)
 	s := &importer.Session{SourceID: id, Kind: loom.KindMain, Title: strings.TrimSpace(t.Title), Path: path, CreatedAt: created, UpdatedAt: mtime}
 	for _, tr := range t.Env.Initial.Trees {

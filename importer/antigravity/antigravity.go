@@ -136,6 +136,8 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 		case art == base && !importer.IsText(data):
 			res.NotText(name)
 			continue
+		case art != base:
+			res.CheckUTF8(name, 0, data)
 		}
 		a := arts[art]
 		if a == nil {

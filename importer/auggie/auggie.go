@@ -123,6 +123,7 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 		return nil, errors.New("auggie: " + name + ": not an Auggie session (no sessionId, no chatHistory)")
 	}
 	res := &importer.Result{}
+	res.CheckUTF8(name, 0, data)
 	t := &importer.Transcript{Res: res}
 	at, cwd := importer.ISOTime(doc.Created), ""
 	for i, h := range doc.ChatHistory {

@@ -91,6 +91,7 @@ func parse(name string, data []byte, modified time.Time) *importer.Result {
 		res.Problemf(name, 0, "not a ChatGPT CLI thread: "+importer.Excerpt(err.Error()))
 		return res
 	}
+	res.CheckUTF8(name, 0, data)
 	t := &importer.Transcript{Res: res}
 	seen := map[string]int{}
 	for i, e := range entries {

@@ -107,6 +107,7 @@ func parse(name string, data []byte, modified time.Time) *importer.Result {
 		res.Unreadablef(name, 0, "not a ChatGPT CLI session: "+reason)
 		return res
 	}
+	res.CheckUTF8(name, 0, data)
 	at := startedAt(name)
 	if at.IsZero() {
 		at = modified

@@ -106,6 +106,7 @@ func parse(name string, data []byte, modified time.Time) *importer.Result {
 		res.Problemf(name, 0, "not chatgpt's conversations: "+reason)
 		return res
 	}
+	res.CheckUTF8(name, 0, data)
 	seen := map[string]int{}
 	for _, c := range *doc.Conversations {
 		pairs := append(append([]pair{}, c.Forgotten...), c.Context...)

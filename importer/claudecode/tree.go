@@ -80,6 +80,12 @@ func newTree(recs []*record, joinRoots bool, res *importer.Result) *tree {
 		switch j, ok := t.byUUID[p]; {
 		case p != "" && ok && j != i:
 			t.parent[i] = j
+		case p != "" && !ok && r.IsSidechain && i > 0 && recs[i-1].file == r.file && recs[i-1].n < r.n-2 && res.LostBefore(r.file, r.n):
+			// An inline sub-agent's line whose parent is a line that
+			// could not be read, after lines of the session between
+			// them: that line began another transcript, of which this
+			// is the first line read.
+			t.parent[i] = -1
 		case p != "" || !r.hasUUID || (joinRoots && i > 0 && continuesAsRoot(r)):
 			t.parent[i] = i - 1 // -1 for the first line
 		default:

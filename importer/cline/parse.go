@@ -114,6 +114,7 @@ func parse(path string, data, rec, compaction []byte, fi fs.FileInfo) (*importer
 		p.res.Problemf(path, 0, "not a Cline messages file: "+importer.Excerpt(err.Error()))
 		return p.res, nil
 	}
+	p.res.CheckUTF8(path, 0, data)
 	id := strings.TrimSuffix(fileBase(path), messagesSuffix)
 	s := &importer.Session{SourceID: importer.Clip(id, 128), Path: path, Version: importer.Clip(mf.Origin.Version, 64)}
 	if mf.Agent == "subagent" {
@@ -130,6 +131,7 @@ func parse(path string, data, rec, compaction []byte, fi fs.FileInfo) (*importer
 		if err := json.Unmarshal(rec, &r); err != nil {
 			p.res.Problemf(strings.TrimSuffix(path, messagesSuffix)+".json", 0, "not a Cline session record: "+importer.Excerpt(err.Error()))
 		} else {
+			p.res.CheckUTF8(strings.TrimSuffix(path, messagesSuffix)+".json", 0, rec)
 			s.Title, s.Cwd, s.Model, s.Provider = r.Metadata.Title, r.Cwd, r.Model, r.Provider
 			s.Origin = r.Metadata.LoomHandoff
 			if r.ParentSessionID != "" && r.ParentSessionID != id {
@@ -266,6 +268,7 @@ func (p *parser) compaction(data []byte) *summary {
 		p.res.Problemf(file, 0, "not a Cline compaction: "+importer.Excerpt(err.Error()))
 		return nil
 	}
+	p.res.CheckUTF8(file, 0, data)
 	for _, m := range c.Messages {
 		text := strings.TrimSpace(m.Metadata.Summary)
 		if m.Metadata.Kind != "compaction_summary" || text == "" {

@@ -125,6 +125,7 @@ type taskRead struct {
 func (t *task) read(res *importer.Result) *taskRead {
 	r := &taskRead{}
 	for _, f := range t.files {
+		res.CheckUTF8(f.path, 0, f.data)
 		switch f.name {
 		case apiFile:
 			r.apiPath, r.haveAPI = f.path, true

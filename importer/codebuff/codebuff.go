@@ -127,6 +127,7 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 	chat := filepath.Base(filepath.Dir(name))
 	r := &reader{res: &importer.Result{}, name: name, chat: importer.LineID(chat)}
 	t := &importer.Transcript{Res: r.res}
+	r.res.CheckUTF8(name, 0, data)
 	started := chatTime(chat)
 	at := started
 	for i, m := range msgs {

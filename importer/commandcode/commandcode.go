@@ -173,7 +173,7 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 	calls := importer.ToolCalls{}
 	path := entries
 	if head != nil || flat == 0 {
-		path = branch(res, entries)
+		path = branch(res, name, entries)
 	}
 	for _, e := range path {
 		if tm, err := time.Parse(time.RFC3339Nano, e.Timestamp); err == nil {
@@ -208,13 +208,17 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 
 // branch is the entries from the first to the last, following parentId
 // back from the last: the branch Command Code continues. Entries off it
-// (left by a rewind) are counted as skipped.
-func branch(res *importer.Result, entries []*entry) []*entry {
+// (left by a rewind) are counted as skipped. An entry whose parent is
+// not found after a line of name that could not be read hangs on the
+// entry before it: its parent is most likely that line.
+func branch(res *importer.Result, name string, entries []*entry) []*entry {
 	if len(entries) == 0 {
 		return nil
 	}
 	byID := make(map[string]*entry, len(entries))
-	for _, e := range entries {
+	index := make(map[*entry]int, len(entries))
+	for i, e := range entries {
+		index[e] = i
 		if e.ID != "" {
 			byID[e.ID] = e
 		}
@@ -227,7 +231,11 @@ func branch(res *importer.Result, entries []*entry) []*entry {
 		if e.ParentID == nil {
 			break
 		}
-		e = byID[*e.ParentID]
+		p, ok := byID[*e.ParentID]
+		if i := index[e]; !ok && i > 0 && res.LostBefore(name, e.line) {
+			p = entries[i-1]
+		}
+		e = p
 	}
 	if len(path) != len(entries) {
 		for _, e := range entries {
@@ -279,7 +287,7 @@ func readMessage(res *importer.Result, calls importer.ToolCalls, name string, e 
 		res.Skip("role:" + importer.TypeName(m.Role))
 		return nil
 	}
-	calls.AddBlocks(res, msg, blocks, at, func(reason string) { res.Problemf(name, e.line, reason) })
+	calls.AddBlocks(res, msg, blocks, at, res.LineProblem(name, e.line))
 	if len(msg.Parts) == 0 {
 		if m.Meta.Source != "tool" && !toolResults(blocks) {
 			res.Skip("empty-" + msg.Role + "-message")

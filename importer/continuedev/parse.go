@@ -118,6 +118,7 @@ func parse(file string, data []byte, created, modified time.Time) (*importer.Res
 		res.Problemf(file, 0, "not a Continue session: "+importer.Excerpt(err.Error()))
 		return res, nil
 	}
+	res.CheckUTF8(file, 0, data)
 	id := strings.TrimSuffix(filepath.Base(file), ".json")
 	if s.SessionID != "" && !strings.ContainsAny(s.SessionID, "\r\n") {
 		id = s.SessionID

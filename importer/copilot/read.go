@@ -139,6 +139,7 @@ func (rd *reader) line(n int, b []byte) bool {
 		rd.res.Problemf(rd.path, n, "not an event: "+err.Error())
 		return false
 	}
+	rd.res.CheckUTF8(rd.path, n, b)
 	if e.Type == "" || len(e.Data) == 0 {
 		rd.res.Problemf(rd.path, n, "an event without a type or data")
 		return false

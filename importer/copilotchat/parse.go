@@ -100,6 +100,7 @@ func parse(res *importer.Result, name, fileID string, doc json.RawMessage, cwd s
 		res.Problemf(name, 0, "not a chat session: "+importer.Excerpt(err.Error()))
 		return
 	}
+	res.CheckUTF8(name, 0, doc)
 	id := strings.TrimSpace(s.SessionID)
 	if id == "" || strings.ContainsAny(id, "\n\r") {
 		id = fileID

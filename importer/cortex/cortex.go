@@ -130,6 +130,7 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 		return nil, fmt.Errorf("%s: %s: not Cortex Code's conversation: %w", Tool, name, err)
 	}
 	res := &importer.Result{}
+	res.CheckUTF8(name, 0, data)
 	history := doc.History
 	if len(b.Files) > 1 && len(history) == 0 {
 		if history, err = historyLines(ctx, b.Files[1], res); err != nil {

@@ -97,6 +97,7 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 		return nil, fmt.Errorf("%s: %s: not DeepSeek TUI's session: %w", Tool, name, err)
 	}
 	res := &importer.Result{}
+	res.CheckUTF8(name, 0, data)
 	at := importer.ISOTime(doc.Metadata.Created)
 	calls := importer.ToolCalls{}
 	var msgs []*loom.Message

@@ -112,16 +112,16 @@ func TestMalformed(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "s.jsonl")
 	data := `{"type":"session_start","id":"s1","title":"New Session","cwd":"/w"}
-not json
 {"type":"message","id":"u1","message":{"role":"user","content":"hi"}}
 {"type":"message","id":"a1","message":{"role":"assistant","content":[{"type":"tool_use","id":"c1","name":"Execute","input":{"command":"ls"}},{"type":"mystery"}]}}
 {"type":"message","id":"r1","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"nope","content":"x"}]}}
 {"type":"message","id":"a2","message":{"role":"tool","content":[]}}
 {"type":"message","id":"a3","message":{"role":"assistant","content":5}}
+not json
 `
 	importertest.WriteFile(t, path, []byte(data), 0o644)
 	res := importertest.ReadFile(t, Format{}, path)
-	if len(res.Problems) != 3 || res.Problems[0].Line != 2 || res.Problems[1].Line != 5 || res.Problems[2].Line != 7 {
+	if len(res.Problems) != 3 || res.Problems[0].Line != 4 || res.Problems[1].Line != 6 || res.Problems[2].Line != 7 {
 		t.Errorf("problems %v", res.Problems)
 	}
 	if res.Skipped["block:mystery"] != 1 || res.Skipped["role:tool"] != 1 {

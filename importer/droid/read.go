@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -104,6 +105,12 @@ func (rd *reader) line(n int, b []byte) {
 		rd.res.Problemf(rd.path, n, "not a session line: "+importer.Excerpt(err.Error()))
 		return
 	}
+	rd.res.CheckUTF8(rd.path, n, b)
+	if rd.s == nil && l.Type != "session_start" && l.Type != "" && rd.res.LostBefore(rd.path, n) {
+		// The session_start line could not be read: the lines after it
+		// are the session's still, named by the file (<id>.jsonl).
+		rd.s = &importer.Session{SourceID: importer.Clip(strings.TrimSuffix(filepath.Base(rd.path), ".jsonl"), 128), Path: rd.path}
+	}
 	switch {
 	case l.Type == "session_start":
 		if rd.s != nil {
@@ -165,7 +172,7 @@ func (rd *reader) message(n int, l *line) {
 		rd.res.Skip("role:" + importer.TypeName(m.Role))
 		return
 	}
-	rd.calls.AddBlocks(rd.res, msg, blocks, at, func(reason string) { rd.res.Problemf(rd.path, n, reason) })
+	rd.calls.AddBlocks(rd.res, msg, blocks, at, rd.res.LineProblem(rd.path, n))
 	if len(msg.Parts) == 0 {
 		if msg.Role == loom.RoleUser {
 			// A user message of tool results only: they went to their calls.

@@ -126,6 +126,7 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 		res.Problemf(name, 0, "not an Erosolar session: "+importer.Excerpt(err.Error()))
 		return res, nil
 	}
+	res.CheckUTF8(name, 0, data)
 	at := importer.ISOTime(doc.CreatedAt)
 	if at.IsZero() {
 		at = mod

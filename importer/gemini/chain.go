@@ -231,9 +231,17 @@ func (c *chain) unlink(n *node) {
 // $rewindTo does; an id it does not hold removes everything, as Gemini
 // CLI does. It returns the removed messages (nil when there were none)
 // and how many stay.
-func (c *chain) rewind(id string) (removed []*node, kept int) {
+func (c *chain) rewind(id string, lost int) (removed []*node, kept int) {
 	start, ok := c.live[id]
-	if !ok {
+	switch {
+	case !ok && lost > 0:
+		// The message rewound to is most likely the line lost, which
+		// could not be read: the rewind starts after it.
+		start = c.head
+		for start != nil && start.msg.line <= lost {
+			start = start.next
+		}
+	case !ok:
 		start = c.head
 	}
 	if start == nil {

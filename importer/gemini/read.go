@@ -283,7 +283,11 @@ func (r *reader) read(rec *recording, fi fs.FileInfo) (*recording, error) {
 	}
 	if rec.sessionID == "" {
 		rec.sessionID = strings.TrimSuffix(strings.TrimSuffix(filepath.Base(rec.path), ".jsonl"), ".json")
-		r.problem(rec.path, 0, "no session id; the file name stands for it")
+		if !r.res.LostBefore(rec.path, 2) {
+			// (A first line that could not be read, which held it, has
+			// its line already.)
+			r.problem(rec.path, 0, "no session id; the file name stands for it")
+		}
 	}
 	return rec, nil
 }
@@ -443,7 +447,7 @@ func (r *reader) putList(rec *recording, raw json.RawMessage, line int, pos stri
 // rewind applies a $rewindTo and keeps what it removed as a branch, as
 // long as the file's budget allows.
 func (r *reader) rewind(rec *recording, line int, id string) {
-	removed, kept := rec.chain.rewind(id)
+	removed, kept := rec.chain.rewind(id, r.res.LostLine(rec.path, line))
 	if len(removed) == 0 {
 		return
 	}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/loomhq/loom/importer"
 )
@@ -224,7 +225,15 @@ func (r *reader) streamMessages(dec *json.Decoder, doc *document) error {
 			return r.ctx.Err()
 		}
 		m := &message{}
-		if err := dec.Decode(m); err != nil {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return err
+		}
+		if !utf8.Valid(raw) {
+			// Kept, with U+FFFD where they stood.
+			doc.problems = append(doc.problems, "message "+strconv.Itoa(i)+" of the list: "+importer.NotUTF8)
+		}
+		if err := json.Unmarshal(raw, m); err != nil {
 			var typ *json.UnmarshalTypeError
 			if !errors.As(err, &typ) {
 				return err

@@ -65,6 +65,7 @@ func read(ctx context.Context, name, id, cwd string, r io.Reader) (*importer.Res
 			res.Problemf(name, n, "not a message")
 			return nil
 		}
+		res.CheckUTF8(name, n, raw)
 		mid := strconv.Itoa(n)
 		at := importer.ISOTime(l.Timestamp)
 		msg := &loom.Message{ID: mid, CreatedAt: at, CompletedAt: &at}

@@ -43,6 +43,7 @@
 package grok
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -311,7 +312,11 @@ func readSession(ctx context.Context, dir string, files []string, res *importer.
 		turn:    -1, callNames: map[string]string{},
 	}
 	for i, l := range lines {
-		h.line(strconv.Itoa(i+1), l)
+		if l.lost {
+			h.t.Break()
+		} else {
+			h.line(strconv.Itoa(i+1), l)
+		}
 	}
 	r, t := h.r, h.t
 	s := t.Session(filepath.Base(dir), name)
@@ -344,12 +349,15 @@ func sideFiles(files []string, res *importer.Result) (sum summary, updates strin
 				res.Problemf(p, 0, "not Grok's compaction request")
 				continue
 			}
+			res.CheckUTF8(p, 0, data)
 			if s := importer.JSONText(q.Summary); strings.TrimSpace(s) != "" && importer.IsNull(q.Error) && len(q.History) > 0 {
 				reqs = append(reqs, q)
 			}
 		case filepath.Base(p) == summaryFile:
 			if data, err := importer.ReadSmall(p, 16<<20); err != nil || json.Unmarshal(data, &sum) != nil {
 				res.Problemf(p, 0, "not Grok's session summary")
+			} else {
+				res.CheckUTF8(p, 0, data)
 			}
 		case filepath.Base(p) == updatesFile:
 			updates = p
@@ -370,11 +378,19 @@ func readHistory(ctx context.Context, name string, res *importer.Result) ([]line
 	var live []line
 	err = importer.Lines(ctx, f, func(n int, raw []byte) error {
 		var l chatLine
-		if res.DecodeLine(name, n, raw, &l) {
-			live = append(live, line{l, n})
+		switch {
+		case res.DecodeLine(name, n, raw, &l):
+			live = append(live, line{chatLine: l, n: n})
+		case len(bytes.TrimSpace(raw)) > 0:
+			// A line that could not be read keeps its place: the
+			// messages after it keep their ids.
+			live = append(live, line{n: n, lost: true})
 		}
 		return nil
-	}, res.TooLong(name))
+	}, func(n int) {
+		res.TooLong(name)(n)
+		live = append(live, line{n: n, lost: true})
+	})
 	if err != nil {
 		return nil, time.Time{}, fmt.Errorf("grok: %s: %w", name, err)
 	}
@@ -386,6 +402,8 @@ func readHistory(ctx context.Context, name string, res *importer.Result) ([]line
 type line struct {
 	chatLine
 	n int
+	// lost is a line that could not be read, kept for its place.
+	lost bool
 }
 
 // wholeHistory is the session's whole history: that of its first
@@ -396,6 +414,11 @@ type line struct {
 // was not compacted: it is the whole.
 func wholeHistory(reqs []compactionRequest, live []line, name string, res *importer.Result) []line {
 	at := slices.IndexFunc(live, func(l line) bool { return l.isSummary() })
+	if at < 0 {
+		// The summary may be a line that could not be read: the
+		// history is whole again from its place.
+		at = slices.IndexFunc(live, func(l line) bool { return l.lost })
+	}
 	if at < 0 || len(reqs) == 0 {
 		return live
 	}

@@ -2,7 +2,6 @@ package grok
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 
 	"github.com/loomhq/loom"
@@ -44,7 +43,7 @@ func (r *read) readUpdates(ctx context.Context, path string, res *importer.Resul
 				} `json:"update"`
 			} `json:"params"`
 		}
-		if json.Unmarshal(line, &u) != nil {
+		if !res.DecodeLine(path, n, line, &u) {
 			return nil
 		}
 		up := u.Params.Update
@@ -69,5 +68,5 @@ func (r *read) readUpdates(ctx context.Context, path string, res *importer.Resul
 			}
 		}
 		return nil
-	}, func(int) {})
+	}, res.TooLong(path))
 }

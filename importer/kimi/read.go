@@ -59,8 +59,8 @@ type wireRecord struct {
 func (s *reading) wire(ctx context.Context, name string, r io.Reader) error {
 	return importer.Lines(ctx, r, func(n int, line []byte) error {
 		var rec wireRecord
-		if json.Unmarshal(line, &rec) != nil || rec.Message == nil {
-			return nil // the metadata line, or what is not read
+		if !s.res.DecodeLine(name, n, line, &rec) || rec.Message == nil {
+			return nil // the metadata line, a blank line, or a problem
 		}
 		at := seconds(rec.Timestamp)
 		switch rec.Message.Type {
@@ -101,6 +101,7 @@ func (s *reading) context(ctx context.Context, r io.Reader) error {
 			s.res.Problemf(s.name, n, "not a message")
 			return nil
 		}
+		s.res.CheckUTF8(s.name, n, line)
 		mid := strconv.Itoa(n)
 		msg := &loom.Message{ID: mid}
 		switch l.Role {

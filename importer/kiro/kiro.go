@@ -91,17 +91,20 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 	if path == "" {
 		return nil, fmt.Errorf("kiro: empty bundle")
 	}
+	res := &importer.Result{}
 	var md meta
-	if mf, _, err := importer.Open(metaPath(path), maxMeta); err == nil {
-		_ = json.NewDecoder(mf).Decode(&md)
-		mf.Close()
+	if mp := metaPath(path); importer.RegularFile(mp) == nil {
+		// The metadata beside the log: bytes that are not UTF-8 in a
+		// text of it are one line, as in the log.
+		if data, err := importer.ReadSmall(mp, maxMeta); err == nil && json.Unmarshal(data, &md) == nil {
+			res.CheckUTF8(mp, 0, data)
+		}
 	}
 	f, fi, err := importer.Open(path, importer.MaxFile)
 	if err != nil {
 		return nil, fmt.Errorf("kiro: %w", err)
 	}
 	defer f.Close()
-	res := &importer.Result{}
 	id := cmp.Or(md.SessionID, md.ID, strings.TrimSuffix(filepath.Base(path), ".jsonl"))
 	if filepath.Base(path) == "messages.jsonl" {
 		id = cmp.Or(md.SessionID, md.ID, filepath.Base(filepath.Dir(path)))

@@ -104,6 +104,7 @@ func parse(name string, data []byte, modified time.Time) *importer.Result {
 		res.Problemf(name, 0, "not an MCPHost session: "+importer.Excerpt(err.Error()))
 		return res
 	}
+	res.CheckUTF8(name, 0, data)
 	if doc.Version == nil || doc.Messages == nil {
 		res.Skip("not-a-session")
 		return res

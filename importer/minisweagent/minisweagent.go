@@ -144,6 +144,7 @@ func parse(name string, data []byte, modified time.Time) *importer.Result {
 		res.Unreadablef(name, 0, "not a mini-swe-agent trajectory: "+reason)
 		return res
 	}
+	res.CheckUTF8(name, 0, data)
 	msgs := make([]message, len(t.Messages))
 	first := time.Time{}
 	for i, raw := range t.Messages {

@@ -120,6 +120,7 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 		res.Problemf(name, 0, "not a Nanocoder session: "+importer.Excerpt(err.Error()))
 		return res, nil
 	}
+	res.CheckUTF8(name, 0, data)
 	created := importer.RFC3339Time(doc.CreatedAt)
 	if created.IsZero() {
 		created = fi.ModTime().UTC()

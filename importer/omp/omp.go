@@ -90,7 +90,7 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 	if err != nil {
 		return nil, err
 	}
-	rt.recount(res)
+	rt.recount(res, path)
 	title := header(path).Title
 	parent := header(filepath.Dir(path) + ".jsonl").ID
 	for _, s := range res.Sessions {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/loomhq/loom/importer"
 )
@@ -30,6 +31,11 @@ type retyped struct {
 	// entry without a header.
 	header bool
 	titles int
+	// n is the number of the line being read; notUTF8, the title lines
+	// made blank that held bytes that are not UTF-8 (pi's reader, which
+	// reports them of every other line, does not see them).
+	n       int
+	notUTF8 []int
 }
 
 func newRetyped(r io.Reader) *retyped {
@@ -39,6 +45,9 @@ func newRetyped(r io.Reader) *retyped {
 func (r *retyped) Read(p []byte) (int, error) {
 	for len(r.buf) == 0 {
 		line, err := r.br.ReadSlice('\n')
+		if err != bufio.ErrBufferFull {
+			r.n++
+		}
 		switch {
 		case err == bufio.ErrBufferFull:
 			// Longer than a line may be: passed on whole, for the reader
@@ -73,6 +82,9 @@ func (r *retyped) retype(line []byte) []byte {
 	if e.Type == "title" && !r.header {
 		// A blank line in its place keeps the lines' numbers.
 		r.titles++
+		if !utf8.Valid(line) {
+			r.notUTF8 = append(r.notUTF8, r.n)
+		}
 		return []byte("\n")
 	}
 	if piTypes[e.Type] {
@@ -87,7 +99,10 @@ func (r *retyped) retype(line []byte) []byte {
 
 // recount moves the lines retyped from pi's count of custom entries to
 // their own types.
-func (r *retyped) recount(res *importer.Result) {
+func (r *retyped) recount(res *importer.Result, path string) {
+	for _, n := range r.notUTF8 {
+		res.Problemf(path, n, importer.NotUTF8)
+	}
 	for range r.titles {
 		res.Skip("title")
 	}

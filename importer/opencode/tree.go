@@ -108,6 +108,7 @@ func readRecord(read func(string) ([]byte, error), name string, v any, res *impo
 		res.Unreadablef(name, line, reason)
 		return errMalformed
 	}
+	res.CheckUTF8(name, 0, data)
 	return nil
 }
 

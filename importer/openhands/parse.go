@@ -195,6 +195,7 @@ func (e *events) read(f file, seen map[string]bool) (*loom.Message, string) {
 		e.res.Unreadablef(f.path, 0, "not an event")
 		return nil, ""
 	}
+	e.res.CheckUTF8(f.path, 0, f.data)
 	mid := strings.TrimSpace(ev.ID)
 	if mid == "" || strings.ContainsAny(mid, "\n\r/") || seen[mid] {
 		mid = strings.TrimSuffix(filepath.Base(f.path), ".json")

@@ -36,7 +36,11 @@
 //     state) and session_info lines are counted as skipped, by type, and
 //     so is an unknown entry type (unknown:<type>); a line that is not
 //     JSON, an entry before the header or a parentId that names no
-//     earlier entry is a problem, and the rest is read.
+//     earlier entry is a problem, and the rest is read. After a line
+//     that could not be read, an entry whose parent is not found hangs
+//     on the last entry read (its parent is most likely that line: no
+//     fork, no second line), and a lost header leaves the entries to a
+//     session named by the file.
 //
 // Pi records neither its version nor a git branch in the file.
 package pi

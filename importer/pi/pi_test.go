@@ -101,8 +101,11 @@ func TestReadTree(t *testing.T) {
 	if fk.Messages[1].Parts[2].Status != loom.ToolCompleted {
 		t.Errorf("the fork's tool call: %+v", fk.Messages[1].Parts[2])
 	}
+	// x1's parent is not read: the line before it that is not JSON
+	// could be it, so it hangs on the last entry read (s1), a branch
+	// of its own beside u2's.
 	orphan := importertest.Session(t, res, "tree-session@x1")
-	if orphan.Kind != loom.KindFork || orphan.Messages[0].Text() != "orphan" {
+	if orphan.Kind != loom.KindFork || orphan.Messages[len(orphan.Messages)-1].Text() != "orphan" {
 		t.Errorf("orphan %+v", orphan)
 	}
 	if len(res.Sessions) != 3 {
@@ -115,7 +118,7 @@ func TestReadTree(t *testing.T) {
 	for _, p := range res.Problems {
 		lines = append(lines, p.Line)
 	}
-	if !slices.Equal(lines, []int{7, 14}) {
+	if !slices.Equal(lines, []int{7}) {
 		t.Errorf("problems %v", res.Problems)
 	}
 }

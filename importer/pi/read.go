@@ -176,6 +176,7 @@ func (rd *reader) line(n int, b []byte) {
 		rd.res.Problemf(rd.path, n, "not a session entry: "+err.Error())
 		return
 	}
+	rd.res.CheckUTF8(rd.path, n, b)
 	if e.Type == "session" {
 		if rd.header == nil {
 			rd.header = &e
@@ -183,6 +184,11 @@ func (rd *reader) line(n int, b []byte) {
 			rd.res.Skip("session:duplicate")
 		}
 		return
+	}
+	if rd.header == nil && e.Type != "" && rd.res.LostBefore(rd.path, n) {
+		// The header is a line that could not be read: the entries
+		// after it are the session's still, named by the file.
+		rd.header = &entry{Type: "session"}
 	}
 	if rd.header == nil {
 		// pi writes the header first; a file that does not start with
@@ -230,6 +236,11 @@ func (rd *reader) line(n int, b []byte) {
 		case rd.segment:
 			// Read by an earlier segment: this part of the tree starts
 			// here.
+		case rd.res.LostBefore(rd.path, n):
+			// Its parent is a line that could not be read: it hangs
+			// on the last entry read, in its place (the first is a
+			// root).
+			nd.parent = i - 1
 		default:
 			// pi writes a parent before its children: a parent not seen
 			// yet is missing, and the entry starts a tree of its own.

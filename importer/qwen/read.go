@@ -118,6 +118,7 @@ func (c *chat) line(n int, b []byte) bool {
 		c.res.Problemf(c.path, n, "not a chat record: "+err.Error())
 		return false
 	}
+	c.res.CheckUTF8(c.path, n, b)
 	if r.UUID == "" || r.Type == "" {
 		c.res.Problemf(c.path, n, "a record without a uuid or a type")
 		return false
@@ -125,10 +126,16 @@ func (c *chat) line(n int, b []byte) bool {
 	nd := &node{n: n, r: &r, parent: -1, ts: importer.ISOTime(r.Timestamp)}
 	if r.ParentUUID != nil && *r.ParentUUID != "" {
 		j, ok := c.byID[*r.ParentUUID]
-		if !ok {
-			c.res.Problemf(c.path, n, "parentUuid "+importer.Clip(*r.ParentUUID, 64)+" names no earlier record")
-		} else {
+		switch {
+		case ok:
 			nd.parent = j
+		case c.res.LostBefore(c.path, n):
+			// Its parent is a line that could not be read: it hangs
+			// on the last record read, in its place, and what came
+			// before it stays on the path.
+			nd.parent = len(c.nodes) - 1
+		default:
+			c.res.Problemf(c.path, n, "parentUuid "+importer.Clip(*r.ParentUUID, 64)+" names no earlier record")
 		}
 	}
 	if _, dup := c.byID[r.UUID]; dup {
@@ -212,17 +219,17 @@ type meta struct {
 const maxMeta = 1 << 20
 
 func readMeta(res *importer.Result, path string) (meta, bool) {
-	f, _, err := importer.Open(path, maxMeta)
+	data, err := importer.ReadSmall(path, maxMeta)
 	if err != nil {
 		res.Problemf(path, 0, err.Error())
 		return meta{}, false
 	}
-	defer f.Close()
 	var m meta
-	if err := json.NewDecoder(io.LimitReader(f, maxMeta)).Decode(&m); err != nil {
+	if err := json.Unmarshal(data, &m); err != nil {
 		res.Problemf(path, 0, "not a sub-agent's metadata: "+err.Error())
 		return meta{}, false
 	}
+	res.CheckUTF8(path, 0, data)
 	return m, true
 }
 

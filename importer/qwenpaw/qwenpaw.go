@@ -131,6 +131,7 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 		return nil, fmt.Errorf("%s: %s: not QwenPaw's session: %w", Tool, name, err)
 	}
 	res := &importer.Result{}
+	res.CheckUTF8(name, 0, data)
 	t := &importer.Transcript{Res: res}
 	for i, raw := range entries(state) {
 		if err := ctx.Err(); err != nil {

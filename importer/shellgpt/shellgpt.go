@@ -126,6 +126,7 @@ func parse(name string, data []byte, at time.Time) *importer.Result {
 		res.Unreadablef(name, 0, "not a ShellGPT chat: "+importer.Excerpt(err.Error()))
 		return res
 	}
+	res.CheckUTF8(name, 0, data)
 	s := &importer.Session{SourceID: filepath.Base(name), Kind: loom.KindMain, Path: name, CreatedAt: at, UpdatedAt: at,
 		Messages: importer.ChatMessages(res, name, raw, at, "")}
 	if len(s.Messages) == 0 {

@@ -148,6 +148,7 @@ func parse(name string, data []byte, modified time.Time) *importer.Result {
 		res.Unreadablef(name, 0, "not a Trae Agent trajectory: "+reason)
 		return res
 	}
+	res.CheckUTF8(name, 0, data)
 	s := &importer.Session{SourceID: strings.TrimSuffix(filepath.Base(name), ".json"), Kind: loom.KindMain, Path: name,
 		Model: importer.Clip(t.Model, 256)}
 	calls := importer.ToolCalls{}

@@ -106,20 +106,21 @@ func parentMeta(dir, parent string) (meta, bool) {
 		if c == dir || importer.RegularFile(p) != nil {
 			continue
 		}
-		if pm, ok := readMeta(p); ok && importer.LineID(pm.SessionID) == parent {
+		if pm, _, ok := readMeta(p); ok && importer.LineID(pm.SessionID) == parent {
 			return pm, true
 		}
 	}
 	return meta{}, false
 }
 
-// readMeta reads a meta.json; ok is false when it is not one.
-func readMeta(path string) (m meta, ok bool) {
+// readMeta reads a meta.json, whose bytes it returns too; ok is false
+// when it is not one.
+func readMeta(path string) (m meta, data []byte, ok bool) {
 	data, err := importer.ReadSmall(path, 16<<20)
 	if err != nil || json.Unmarshal(data, &m) != nil {
-		return meta{}, false
+		return meta{}, nil, false
 	}
-	return m, true
+	return m, data, true
 }
 
 // meta is meta.json.
@@ -187,9 +188,11 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 	var m, parent meta
 	if len(b.Files) > 1 {
 		var ok bool
-		if m, ok = readMeta(b.Files[1]); !ok {
+		var data []byte
+		if m, data, ok = readMeta(b.Files[1]); !ok {
 			res.Problemf(b.Files[1], 0, "not Vibe's session metadata")
 		}
+		res.CheckUTF8(b.Files[1], 0, data)
 	}
 	f, fi, err := importer.Open(name, importer.MaxFile)
 	if err != nil {

@@ -62,6 +62,7 @@ func readContext(path string) (*importer.Result, error) {
 		return nil, fmt.Errorf("zed: %s is not a text thread of Zed's", path)
 	}
 	res := &importer.Result{}
+	res.CheckUTF8(path, 0, data)
 	id := cmp.Or(c.ID, strings.TrimSuffix(filepath.Base(path), contextsSuffix))
 	if strings.ContainsAny(id, "\r\n") {
 		return nil, fmt.Errorf("zed: %s: not a usable id", path)
