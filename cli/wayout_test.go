@@ -589,7 +589,7 @@ func waysOut(sec *planted, hub *clitest.ServeProc, hubHome string, syncEnv []str
 }
 
 // handoffHome is a home where every agent loom hands off to has run
-// once: opencode, Kilo and MiMoCode keep their sessions in a database
+// once: opencode, Kilo, MiMoCode and IcodeMate keep their sessions in a database
 // they make on their first run (a copy of one opencode 1.18.33 made),
 // which a handoff writes into.
 func handoffHome(t *testing.T) string {
@@ -599,7 +599,7 @@ func handoffHome(t *testing.T) string {
 		t.Fatal(err)
 	}
 	home := t.TempDir()
-	for _, app := range []string{"opencode", "kilo", "mimocode"} {
+	for _, app := range []string{"opencode", "kilo", "mimocode", "icodemate"} {
 		clitest.MustWrite(t, filepath.Join(home, ".local", "share", app, app+".db"), string(db))
 	}
 	// NanoCode's is named for its release channel.

@@ -163,6 +163,7 @@ func readChat(ctx context.Context, name string, data []byte) (*importer.Result, 
 		return nil, fmt.Errorf("%s: %s: not the Kiro IDE's chat: no chat in it", Tool, name)
 	}
 	res := &importer.Result{}
+	res.CheckUTF8(name, 0, data)
 	start, end := importer.Millis(doc.Metadata.StartTime), importer.Millis(doc.Metadata.EndTime)
 	if start.IsZero() {
 		start = modTime(name)
@@ -243,6 +244,7 @@ func readSession(ctx context.Context, name string, data []byte) (*importer.Resul
 		return nil, fmt.Errorf("%s: %s: not the Kiro IDE's session: no history in it", Tool, name)
 	}
 	res := &importer.Result{}
+	res.CheckUTF8(name, 0, data)
 	at := modTime(name)
 	workspace := cmp.Or(doc.Workspace, listedWorkspace(filepath.Dir(name)))
 	var runs map[string]string
@@ -376,6 +378,7 @@ func run(res *importer.Result, mid, path string, at time.Time) []loom.Part {
 		res.Problemf(path, 0, "message "+mid+": its run's log: "+err.Error())
 		return nil
 	}
+	res.CheckUTF8(path, 0, data)
 	var parts []loom.Part
 	for j, a := range log.Actions {
 		pid := mid + "/" + strconv.Itoa(j)

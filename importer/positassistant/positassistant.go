@@ -174,6 +174,7 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 		return nil, fmt.Errorf("%s: %s: not Posit Assistant's conversation: no messages in it", Tool, name)
 	}
 	res := &importer.Result{}
+	res.CheckUTF8(name, 0, data)
 	lm := map[int]lmLine{}
 	if len(b.Files) > 1 {
 		path := b.Files[1]
