@@ -115,33 +115,47 @@ func TestGeminiPolicy(t *testing.T) {
 	}
 }
 
-// TestReadChat: a chat's times and kind as Gemini CLI's clean-up reads
-// them: the last lastUpdated set, the start without one, the file's
-// time without either; no session id, or a sub-agent's, is deleted.
+// TestReadChat: a chat as Gemini CLI's clean-up reads it (0.61's
+// loadConversationRecord and getAllSessionFiles): the last lastUpdated
+// set (none: zero, the time it reads it), in the older one-document
+// form the start without one and the file's time without either; a file
+// with no session id and project hash in its JSON lines is read as one
+// document; no session id, no message it would resume (none, a user's
+// that is context it adds or a command, a model's with nothing, those
+// a rewind dropped) or a sub-agent's is deleted.
 func TestReadChat(t *testing.T) {
 	dir := t.TempDir()
 	mtime := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	const head = `{"sessionId":"s","projectHash":"p","startTime":"2026-03-01T00:00:00.000Z","lastUpdated":"2026-03-01T00:00:00.000Z"}` + "\n"
+	march1 := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	for _, c := range []struct {
 		data, invalid string
 		want          time.Time
-		empty         bool
 	}{
-		{data: `{"sessionId":"s","startTime":"2026-03-01T00:00:00.000Z","lastUpdated":"2026-03-01T00:00:00.000Z"}
-{"id":"m1","type":"user","content":"hi"}
+		{data: head + `{"id":"m1","type":"user","content":"hi"}
 {"$set":{"lastUpdated":"2026-03-05T10:00:00.000Z"}}`, want: time.Date(2026, 3, 5, 10, 0, 0, 0, time.UTC)},
-		{data: `{"sessionId":"s","startTime":"2026-03-01T00:00:00.000Z","messages":[{"id":"m","type":"user"}]}`, want: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)},
+		{data: `{"sessionId":"s","startTime":"2026-03-01T00:00:00.000Z","messages":[{"id":"m","type":"user","content":"hi"}]}`, want: march1},
+		{data: `{"sessionId":"s","messages":[{"id":"m","type":"user","content":[{"text":"hi"}]}]}`, want: mtime},
+		{data: `{"sessionId":"s","projectHash":"p"}
+{"id":"m1","type":"gemini","content":"","toolCalls":[{"id":"c"}]}`},
+		// Not one document, and no project hash in its lines.
 		{data: `{"sessionId":"s"}
-{"id":"m1","type":"user","content":"hi"}`, want: mtime},
+{"id":"m1","type":"user","content":"hi"}`, invalid: "no session id"},
 		{data: `{"projectHash":"p"}
-{"id":"m1","type":"user","content":"hi"}`, want: mtime, invalid: "no session id"},
-		{data: `{"sessionId":"s","kind":"subagent"}
-{"id":"m1","type":"user","content":"hi"}`, want: mtime, invalid: "sub-agent"},
-		{data: `{"sessionId":"s","lastUpdated":"2026-03-01T00:00:00.000Z"}`, want: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), empty: true},
+{"id":"m1","type":"user","content":"hi"}`, invalid: "no session id"},
+		{data: head + `{"id":"m1","type":"user","content":"hi"}` + "\n" + `{"$set":{"kind":"subagent"}}`, want: march1, invalid: "sub-agent"},
+		{data: head, want: march1, invalid: "no message"},
+		// The stub a resume in a later minute writes: the context
+		// Gemini CLI adds, no message of the user's.
+		{data: head + `{"$set":{"messages":[{"id":"c","type":"user","content":[{"text":"<session_context>\nThis is the Gemini CLI.</session_context>"}]}],"lastUpdated":"2026-03-01T00:00:00.000Z"}}`, want: march1, invalid: "no message"},
+		{data: head + `{"id":"m1","type":"user","content":"/help"}` + "\n" + `{"id":"m2","type":"gemini","content":" "}`, want: march1, invalid: "no message"},
+		{data: head + `{"id":"m1","type":"user","content":"hi"}` + "\n" + `{"$rewindTo":"m1"}`, want: march1, invalid: "no message"},
+		{data: head + `{"id":"m1","type":"user","content":"hi"}` + "\n" + `{"$set":{"messages":[]}}`, want: march1, invalid: "no message"},
 	} {
 		p := filepath.Join(dir, "chat.jsonl")
 		write(t, p, c.data)
 		info, err := readChat(p, mtime)
-		if err != nil || !info.lastUpdated.Equal(c.want) || info.empty != c.empty || !strings.Contains(info.invalid, c.invalid) || (c.invalid == "") != (info.invalid == "") {
+		if err != nil || !info.lastUpdated.Equal(c.want) || !strings.Contains(info.invalid, c.invalid) || (c.invalid == "") != (info.invalid == "") {
 			t.Errorf("%s:\n%+v, %v", c.data, info, err)
 		}
 	}
