@@ -224,7 +224,7 @@ func (gemini) due(ctx context.Context, p Policy, cov []importer.Coverage, now ti
 			}
 			info, err := readChat(path, mtime)
 			if err != nil {
-				info = chatInfo{invalid: "unreadable to Gemini CLI: deleted at its next start in the project"}
+				continue // gone, or unreadable to loom too
 			}
 			if info.lastUpdated.IsZero() {
 				info.lastUpdated = now // as Gemini CLI dates a chat that records no lastUpdated
@@ -291,20 +291,26 @@ func (gemini) due(ctx context.Context, p Policy, cov []importer.Coverage, now ti
 			if s.SourceID == "" {
 				s.SourceID = f.info.id // the session's id, as an import records it
 			}
-			if !f.info.resumable {
-				// Nothing in it to resume: whether loom holds it is
-				// whether loom holds the session it is a part of,
-				// from the files of that session that hold messages
-				// (none: there is nothing to lose).
+			if _, ok := byPath[f.path]; !ok || !f.info.resumable {
+				// Nothing in it to resume, or a file the import
+				// does not read (a session-X.json beside the
+				// session-X.jsonl Gemini CLI copied it into):
+				// whether loom holds it is whether loom holds the
+				// session it is a part of, from the files of that
+				// session that hold messages (none: there is
+				// nothing to lose, or nothing loom has).
 				s.Held = importer.HeldWhole
+				if f.info.resumable {
+					s.Held = importer.HeldNone
+				}
+				some := false
 				for _, g := range files {
 					c, ok := byPath[g.path]
-					if g == f || !g.info.resumable || g.info.id == "" || g.info.id != f.info.id {
+					if g == f || !ok || !g.info.resumable || g.info.id == "" || g.info.id != f.info.id {
 						continue
 					}
-					if !ok {
-						s.Held = importer.HeldNone
-						continue
+					if !some {
+						s.Held, some = c.Held, true
 					}
 					s.Held = lessHeld(s.Held, c.Held)
 					if s.SessionID == "" && c.SessionID != "" {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/loomhq/loom/importer"
 )
 
 func place(t *testing.T, env map[string]string) Place {
@@ -158,5 +160,81 @@ func TestReadChat(t *testing.T) {
 		if err != nil || !info.lastUpdated.Equal(c.want) || !strings.Contains(info.invalid, c.invalid) || (c.invalid == "") != (info.invalid == "") {
 			t.Errorf("%s:\n%+v, %v", c.data, info, err)
 		}
+	}
+}
+
+// TestGeminiShortIDGoesTogether: every chat of a short id is deleted
+// when the first of them is (Gemini CLI's clean-up deletes each file
+// ending in the short id of one it deletes), a stub with no message to
+// resume is deleted now and takes its session's other files with it,
+// a file of another name (no session- prefix) is none of Gemini CLI's,
+// and the files of one session count once and are held as the
+// session's file with messages is.
+func TestGeminiShortIDGoesTogether(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "chats")
+	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	at := func(d float64) string {
+		return now.Add(-time.Duration(d * float64(24*time.Hour))).Format(time.RFC3339Nano)
+	}
+	chat := func(id string, d float64, text string) string {
+		return `{"sessionId":"` + id + `","projectHash":"p","startTime":"` + at(d) + `","lastUpdated":"` + at(d) + `","kind":"main"}` + "\n" +
+			`{"id":"m1","type":"user","content":[{"text":"` + text + `"}]}` + "\n"
+	}
+	files := map[string]string{
+		// One session, started 10 days ago and resumed 2 days ago in
+		// a later minute: its stub holds Gemini CLI's context only.
+		"session-2026-05-22T12-00-aaaaaaaa.jsonl": chat("aaaaaaaa-1", 10, "hello"),
+		"session-2026-05-30T12-00-aaaaaaaa.jsonl": chat("aaaaaaaa-1", 2, "<session_context>here</session_context>"),
+		// Two sessions of one short id: the older goes in 20 days,
+		// the newer with it.
+		"session-2026-05-22T12-00-bbbbbbbb.jsonl": chat("bbbbbbbb-1", 10, "one"),
+		"session-2026-05-31T12-00-bbbbbbbb.jsonl": chat("bbbbbbbb-2", 1, "two"),
+		// Its own, kept 29 days more.
+		"session-2026-05-31T12-00-cccccccc.jsonl": chat("cccccccc-1", 1, "three"),
+		// Not a name Gemini CLI lists.
+		"notes-2026-05-31T12-00-aaaaaaaa.jsonl": chat("aaaaaaaa-1", 2, "<session_context>x</session_context>"),
+	}
+	var cov []importer.Coverage
+	for name, data := range files {
+		write(t, filepath.Join(dir, name), data)
+		held := importer.HeldWhole
+		if strings.HasSuffix(name, "-22T12-00-aaaaaaaa.jsonl") {
+			held = importer.HeldBehind
+		}
+		cov = append(cov, importer.Coverage{Tool: "gemini", Bundle: importer.Bundle{Files: []string{filepath.Join(dir, name)}}, Held: held})
+	}
+	p := Policy{Agent: "gemini", Deletes: true, MaxAge: 30 * 24 * time.Hour}
+	due, sessions, err := (gemini{}).due(t.Context(), p, cov, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sessions != 4 {
+		t.Errorf("%d sessions; want 4", sessions)
+	}
+	got := map[string]Session{}
+	for _, s := range due {
+		got[filepath.Base(s.Path)] = s
+	}
+	in20 := now.Add(20 * 24 * time.Hour)
+	for name, want := range map[string]struct {
+		at   time.Time
+		held importer.Held
+	}{
+		"session-2026-05-22T12-00-aaaaaaaa.jsonl": {now, importer.HeldBehind},
+		"session-2026-05-30T12-00-aaaaaaaa.jsonl": {now, importer.HeldBehind},
+		"session-2026-05-22T12-00-bbbbbbbb.jsonl": {in20, importer.HeldWhole},
+		"session-2026-05-31T12-00-bbbbbbbb.jsonl": {in20, importer.HeldWhole},
+		"session-2026-05-31T12-00-cccccccc.jsonl": {now.Add(29 * 24 * time.Hour), importer.HeldWhole},
+	} {
+		s, ok := got[name]
+		if !ok || !s.DeletesAt.Equal(want.at) || s.Held != want.held {
+			t.Errorf("%s: %+v (named: %v); want deleted at %s, held %s", name, s, ok, want.at, want.held)
+		}
+	}
+	if len(got) != 5 {
+		t.Errorf("named %d files; want 5: %v", len(got), got)
+	}
+	if a, b := got["session-2026-05-22T12-00-aaaaaaaa.jsonl"], got["session-2026-05-30T12-00-aaaaaaaa.jsonl"]; a.Key() != b.Key() {
+		t.Errorf("one session's files under two keys: %s, %s", a.Key(), b.Key())
 	}
 }
