@@ -185,6 +185,13 @@ func shortID(name string) string {
 // id. So a resume in a later minute than the session started, which
 // writes a stub under the session's short id holding no message to
 // resume, has the whole session deleted at the next start.
+// count counts the sessions of cov's chats directories, as due does
+// (the files of one session id are one), whatever the clean-up does.
+func (g gemini) count(ctx context.Context, cov []importer.Coverage) (int, error) {
+	_, n, err := g.due(ctx, Policy{}, cov, time.Now())
+	return n, err
+}
+
 func (gemini) due(ctx context.Context, p Policy, cov []importer.Coverage, now time.Time) ([]Session, int, error) {
 	byPath := map[string]importer.Coverage{}
 	var dirs []string

@@ -147,6 +147,12 @@ type rule interface {
 	due(ctx context.Context, p Policy, cov []importer.Coverage, now time.Time) (due []Session, sessions int, err error)
 }
 
+// counter is a rule whose agent writes a session in more files than
+// one: count says how many sessions cov holds (due says it too).
+type counter interface {
+	count(ctx context.Context, cov []importer.Coverage) (int, error)
+}
+
 var rules = []rule{claudeCode{}, gemini{}, keeper{"codex", "keeps its rollouts until you delete them (codex delete)"}}
 
 // Check applies every agent's rule to its files on this machine (those
@@ -171,6 +177,11 @@ func Check(ctx context.Context, st loom.Store, user string, formats []importer.F
 		}
 		p := r.policy(pl)
 		a := AgentReport{Policy: p, Sessions: len(cov), AtRisk: []Session{}}
+		if c, ok := r.(counter); ok && (!p.Deletes || p.Problem != "") {
+			if a.Sessions, err = c.count(ctx, cov); err != nil {
+				return nil, fmt.Errorf("%s: %w", r.agent(), err)
+			}
+		}
 		if p.Deletes && p.Problem == "" {
 			due, n, err := r.due(ctx, p, cov, now)
 			if err != nil {

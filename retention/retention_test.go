@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/loomhq/loom/importer"
+	geminifmt "github.com/loomhq/loom/importer/gemini"
+	"github.com/loomhq/loom/sqlite"
 )
 
 func place(t *testing.T, env map[string]string) Place {
@@ -236,5 +238,29 @@ func TestGeminiShortIDGoesTogether(t *testing.T) {
 	}
 	if a, b := got["session-2026-05-22T12-00-aaaaaaaa.jsonl"], got["session-2026-05-30T12-00-aaaaaaaa.jsonl"]; a.Key() != b.Key() {
 		t.Errorf("one session's files under two keys: %s, %s", a.Key(), b.Key())
+	}
+}
+
+// TestGeminiCountsSessionsWithItsCleanUpOff: with Gemini CLI's clean-up
+// off, the two files of a session resumed in a later minute are still
+// one session, and none is named.
+func TestGeminiCountsSessionsWithItsCleanUpOff(t *testing.T) {
+	pl := place(t, nil)
+	write(t, filepath.Join(pl.Home, ".gemini", "settings.json"), `{"general": {"sessionRetention": {"enabled": false}}}`)
+	dir := filepath.Join(pl.Home, ".gemini", "tmp", "p", "chats")
+	head := `{"sessionId":"aaaaaaaa-1","projectHash":"p","lastUpdated":"2026-05-01T00:00:00Z"}` + "\n"
+	write(t, filepath.Join(dir, "session-2026-05-01T00-00-aaaaaaaa.jsonl"), head+`{"id":"m","type":"user","content":"hi"}`+"\n")
+	write(t, filepath.Join(dir, "session-2026-05-01T00-05-aaaaaaaa.jsonl"), head)
+	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "loom.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	rep, err := Check(t.Context(), st, "u", []importer.Format{geminifmt.Format{}}, pl, time.Now(), 365*24*time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Agents) != 1 || rep.Agents[0].Sessions != 1 || len(rep.Agents[0].AtRisk) != 0 || rep.Agents[0].Deletes {
+		t.Fatalf("%+v", rep.Agents)
 	}
 }
