@@ -28,7 +28,8 @@ import (
 // starts in a project, it deletes that project's chats (the files in
 // tmp/<project>/chats/) last updated longer than maxAge ago (lastUpdated
 // as the file records it), those past the maxCount newest, and files it
-// cannot take for a session (no session id, a sub-agent's). A setting it
+// cannot take for a session (no session id, no message it would resume,
+// a sub-agent's), each with every chat of its short id. A setting it
 // refuses (a maxAge that is not <number><h|d|w|m>, one below
 // minRetention, a maxCount below 1, neither maxAge nor maxCount) turns
 // the clean-up off.
