@@ -10,7 +10,8 @@ import (
 )
 
 // FuzzReadChat: any chat file is read in bounded time without a panic,
-// and its lastUpdated is a time (the file's, when none parses).
+// and one it takes for a session has a session id and holds a message
+// to resume.
 func FuzzReadChat(f *testing.F) {
 	if b, err := os.ReadFile(filepath.Join("..", "testdata", "agent-sessions", "gemini", "vibecodingtracker-gemini.jsonl")); err == nil {
 		f.Add(b)
@@ -28,8 +29,8 @@ func FuzzReadChat(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if info.lastUpdated.IsZero() {
-			t.Fatalf("no time for %q", data)
+		if info.invalid == "" && (info.id == "" || !info.resumable) {
+			t.Fatalf("%q taken for a session: %+v", data, info)
 		}
 	})
 }

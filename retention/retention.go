@@ -80,12 +80,25 @@ type Report struct {
 	Agents []AgentReport `json:"agents"`
 }
 
-// Unheld are the sessions at risk that loom does not hold whole.
+// Key names the session a file at risk is of: the agent's id for it,
+// else the file (the files of one session share its key: Gemini CLI
+// writes one session in two when it is resumed in a later minute).
+func (s Session) Key() string {
+	if s.SourceID != "" {
+		return s.Agent + ":" + s.SourceID
+	}
+	return s.Agent + ":" + s.Path
+}
+
+// Unheld are the sessions at risk that loom does not hold whole, by
+// the first of each one's files at risk.
 func (r *Report) Unheld() []Session {
 	var out []Session
+	seen := map[string]bool{}
 	for _, a := range r.Agents {
 		for _, s := range a.AtRisk {
-			if s.Held != importer.HeldWhole {
+			if s.Held != importer.HeldWhole && !seen[s.Key()] {
+				seen[s.Key()] = true
 				out = append(out, s)
 			}
 		}
@@ -93,13 +106,22 @@ func (r *Report) Unheld() []Session {
 	return out
 }
 
-// AtRisk counts every session at risk.
+// AtRisk counts every session at risk (not its files).
 func (r *Report) AtRisk() int {
 	n := 0
 	for _, a := range r.Agents {
-		n += len(a.AtRisk)
+		n += a.SessionsAtRisk()
 	}
 	return n
+}
+
+// SessionsAtRisk counts the sessions of a.AtRisk (not their files).
+func (a AgentReport) SessionsAtRisk() int {
+	seen := map[string]bool{}
+	for _, s := range a.AtRisk {
+		seen[s.Key()] = true
+	}
+	return len(seen)
 }
 
 // Place says where an agent keeps its files: the environment (its
@@ -123,6 +145,12 @@ type rule interface {
 	// the sessions cov holds too: a file is not always one (an empty
 	// chat, a sub-agent's file).
 	due(ctx context.Context, p Policy, cov []importer.Coverage, now time.Time) (due []Session, sessions int, err error)
+}
+
+// counter is a rule whose agent writes a session in more files than
+// one: count says how many sessions cov holds (due says it too).
+type counter interface {
+	count(ctx context.Context, cov []importer.Coverage) (int, error)
 }
 
 var rules = []rule{claudeCode{}, gemini{}, keeper{"codex", "keeps its rollouts until you delete them (codex delete)"}}
@@ -149,6 +177,11 @@ func Check(ctx context.Context, st loom.Store, user string, formats []importer.F
 		}
 		p := r.policy(pl)
 		a := AgentReport{Policy: p, Sessions: len(cov), AtRisk: []Session{}}
+		if c, ok := r.(counter); ok && (!p.Deletes || p.Problem != "") {
+			if a.Sessions, err = c.count(ctx, cov); err != nil {
+				return nil, fmt.Errorf("%s: %w", r.agent(), err)
+			}
+		}
 		if p.Deletes && p.Problem == "" {
 			due, n, err := r.due(ctx, p, cov, now)
 			if err != nil {

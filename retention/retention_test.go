@@ -7,6 +7,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/loomhq/loom/importer"
+	geminifmt "github.com/loomhq/loom/importer/gemini"
+	"github.com/loomhq/loom/sqlite"
 )
 
 func place(t *testing.T, env map[string]string) Place {
@@ -115,34 +119,148 @@ func TestGeminiPolicy(t *testing.T) {
 	}
 }
 
-// TestReadChat: a chat's times and kind as Gemini CLI's clean-up reads
-// them: the last lastUpdated set, the start without one, the file's
-// time without either; no session id, or a sub-agent's, is deleted.
+// TestReadChat: a chat as Gemini CLI's clean-up reads it (0.61's
+// loadConversationRecord and getAllSessionFiles): the last lastUpdated
+// set (none: zero, the time it reads it), in the older one-document
+// form the start without one and the file's time without either; a file
+// with no session id and project hash in its JSON lines is read as one
+// document; no session id, no message it would resume (none, a user's
+// that is context it adds or a command, a model's with nothing, those
+// a rewind dropped) or a sub-agent's is deleted.
 func TestReadChat(t *testing.T) {
 	dir := t.TempDir()
 	mtime := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	const head = `{"sessionId":"s","projectHash":"p","startTime":"2026-03-01T00:00:00.000Z","lastUpdated":"2026-03-01T00:00:00.000Z"}` + "\n"
+	march1 := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	for _, c := range []struct {
 		data, invalid string
 		want          time.Time
-		empty         bool
 	}{
-		{data: `{"sessionId":"s","startTime":"2026-03-01T00:00:00.000Z","lastUpdated":"2026-03-01T00:00:00.000Z"}
-{"id":"m1","type":"user","content":"hi"}
+		{data: head + `{"id":"m1","type":"user","content":"hi"}
 {"$set":{"lastUpdated":"2026-03-05T10:00:00.000Z"}}`, want: time.Date(2026, 3, 5, 10, 0, 0, 0, time.UTC)},
-		{data: `{"sessionId":"s","startTime":"2026-03-01T00:00:00.000Z","messages":[{"id":"m","type":"user"}]}`, want: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)},
+		{data: `{"sessionId":"s","startTime":"2026-03-01T00:00:00.000Z","messages":[{"id":"m","type":"user","content":"hi"}]}`, want: march1},
+		{data: `{"sessionId":"s","messages":[{"id":"m","type":"user","content":[{"text":"hi"}]}]}`, want: mtime},
+		{data: `{"sessionId":"s","projectHash":"p"}
+{"id":"m1","type":"gemini","content":"","toolCalls":[{"id":"c"}]}`},
+		// Not one document, and no project hash in its lines.
 		{data: `{"sessionId":"s"}
-{"id":"m1","type":"user","content":"hi"}`, want: mtime},
+{"id":"m1","type":"user","content":"hi"}`, invalid: "no session id"},
 		{data: `{"projectHash":"p"}
-{"id":"m1","type":"user","content":"hi"}`, want: mtime, invalid: "no session id"},
-		{data: `{"sessionId":"s","kind":"subagent"}
-{"id":"m1","type":"user","content":"hi"}`, want: mtime, invalid: "sub-agent"},
-		{data: `{"sessionId":"s","lastUpdated":"2026-03-01T00:00:00.000Z"}`, want: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), empty: true},
+{"id":"m1","type":"user","content":"hi"}`, invalid: "no session id"},
+		{data: head + `{"id":"m1","type":"user","content":"hi"}` + "\n" + `{"$set":{"kind":"subagent"}}`, want: march1, invalid: "sub-agent"},
+		{data: head, want: march1, invalid: "no message"},
+		// The stub a resume in a later minute writes: the context
+		// Gemini CLI adds, no message of the user's.
+		{data: head + `{"$set":{"messages":[{"id":"c","type":"user","content":[{"text":"<session_context>\nThis is the Gemini CLI.</session_context>"}]}],"lastUpdated":"2026-03-01T00:00:00.000Z"}}`, want: march1, invalid: "no message"},
+		{data: head + `{"id":"m1","type":"user","content":"/help"}` + "\n" + `{"id":"m2","type":"gemini","content":" "}`, want: march1, invalid: "no message"},
+		{data: head + `{"id":"m1","type":"user","content":"hi"}` + "\n" + `{"$rewindTo":"m1"}`, want: march1, invalid: "no message"},
+		{data: head + `{"id":"m1","type":"user","content":"hi"}` + "\n" + `{"$set":{"messages":[]}}`, want: march1, invalid: "no message"},
 	} {
 		p := filepath.Join(dir, "chat.jsonl")
 		write(t, p, c.data)
 		info, err := readChat(p, mtime)
-		if err != nil || !info.lastUpdated.Equal(c.want) || info.empty != c.empty || !strings.Contains(info.invalid, c.invalid) || (c.invalid == "") != (info.invalid == "") {
+		if err != nil || !info.lastUpdated.Equal(c.want) || !strings.Contains(info.invalid, c.invalid) || (c.invalid == "") != (info.invalid == "") {
 			t.Errorf("%s:\n%+v, %v", c.data, info, err)
 		}
+	}
+}
+
+// TestGeminiShortIDGoesTogether: every chat of a short id is deleted
+// when the first of them is (Gemini CLI's clean-up deletes each file
+// ending in the short id of one it deletes), a stub with no message to
+// resume is deleted now and takes its session's other files with it,
+// a file of another name (no session- prefix) is none of Gemini CLI's,
+// and the files of one session count once and are held as the
+// session's file with messages is.
+func TestGeminiShortIDGoesTogether(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "chats")
+	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	at := func(d float64) string {
+		return now.Add(-time.Duration(d * float64(24*time.Hour))).Format(time.RFC3339Nano)
+	}
+	chat := func(id string, d float64, text string) string {
+		return `{"sessionId":"` + id + `","projectHash":"p","startTime":"` + at(d) + `","lastUpdated":"` + at(d) + `","kind":"main"}` + "\n" +
+			`{"id":"m1","type":"user","content":[{"text":"` + text + `"}]}` + "\n"
+	}
+	files := map[string]string{
+		// One session, started 10 days ago and resumed 2 days ago in
+		// a later minute: its stub holds Gemini CLI's context only.
+		"session-2026-05-22T12-00-aaaaaaaa.jsonl": chat("aaaaaaaa-1", 10, "hello"),
+		"session-2026-05-30T12-00-aaaaaaaa.jsonl": chat("aaaaaaaa-1", 2, "<session_context>here</session_context>"),
+		// Two sessions of one short id: the older goes in 20 days,
+		// the newer with it.
+		"session-2026-05-22T12-00-bbbbbbbb.jsonl": chat("bbbbbbbb-1", 10, "one"),
+		"session-2026-05-31T12-00-bbbbbbbb.jsonl": chat("bbbbbbbb-2", 1, "two"),
+		// Its own, kept 29 days more.
+		"session-2026-05-31T12-00-cccccccc.jsonl": chat("cccccccc-1", 1, "three"),
+		// Not a name Gemini CLI lists.
+		"notes-2026-05-31T12-00-aaaaaaaa.jsonl": chat("aaaaaaaa-1", 2, "<session_context>x</session_context>"),
+	}
+	var cov []importer.Coverage
+	for name, data := range files {
+		write(t, filepath.Join(dir, name), data)
+		held := importer.HeldWhole
+		if strings.HasSuffix(name, "-22T12-00-aaaaaaaa.jsonl") {
+			held = importer.HeldBehind
+		}
+		cov = append(cov, importer.Coverage{Tool: "gemini", Bundle: importer.Bundle{Files: []string{filepath.Join(dir, name)}}, Held: held})
+	}
+	p := Policy{Agent: "gemini", Deletes: true, MaxAge: 30 * 24 * time.Hour}
+	due, sessions, err := (gemini{}).due(t.Context(), p, cov, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sessions != 4 {
+		t.Errorf("%d sessions; want 4", sessions)
+	}
+	got := map[string]Session{}
+	for _, s := range due {
+		got[filepath.Base(s.Path)] = s
+	}
+	in20 := now.Add(20 * 24 * time.Hour)
+	for name, want := range map[string]struct {
+		at   time.Time
+		held importer.Held
+	}{
+		"session-2026-05-22T12-00-aaaaaaaa.jsonl": {now, importer.HeldBehind},
+		"session-2026-05-30T12-00-aaaaaaaa.jsonl": {now, importer.HeldBehind},
+		"session-2026-05-22T12-00-bbbbbbbb.jsonl": {in20, importer.HeldWhole},
+		"session-2026-05-31T12-00-bbbbbbbb.jsonl": {in20, importer.HeldWhole},
+		"session-2026-05-31T12-00-cccccccc.jsonl": {now.Add(29 * 24 * time.Hour), importer.HeldWhole},
+	} {
+		s, ok := got[name]
+		if !ok || !s.DeletesAt.Equal(want.at) || s.Held != want.held {
+			t.Errorf("%s: %+v (named: %v); want deleted at %s, held %s", name, s, ok, want.at, want.held)
+		}
+	}
+	if len(got) != 5 {
+		t.Errorf("named %d files; want 5: %v", len(got), got)
+	}
+	if a, b := got["session-2026-05-22T12-00-aaaaaaaa.jsonl"], got["session-2026-05-30T12-00-aaaaaaaa.jsonl"]; a.Key() != b.Key() {
+		t.Errorf("one session's files under two keys: %s, %s", a.Key(), b.Key())
+	}
+}
+
+// TestGeminiCountsSessionsWithItsCleanUpOff: with Gemini CLI's clean-up
+// off, the two files of a session resumed in a later minute are still
+// one session, and none is named.
+func TestGeminiCountsSessionsWithItsCleanUpOff(t *testing.T) {
+	pl := place(t, nil)
+	write(t, filepath.Join(pl.Home, ".gemini", "settings.json"), `{"general": {"sessionRetention": {"enabled": false}}}`)
+	dir := filepath.Join(pl.Home, ".gemini", "tmp", "p", "chats")
+	head := `{"sessionId":"aaaaaaaa-1","projectHash":"p","lastUpdated":"2026-05-01T00:00:00Z"}` + "\n"
+	write(t, filepath.Join(dir, "session-2026-05-01T00-00-aaaaaaaa.jsonl"), head+`{"id":"m","type":"user","content":"hi"}`+"\n")
+	write(t, filepath.Join(dir, "session-2026-05-01T00-05-aaaaaaaa.jsonl"), head)
+	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "loom.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	rep, err := Check(t.Context(), st, "u", []importer.Format{geminifmt.Format{}}, pl, time.Now(), 365*24*time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Agents) != 1 || rep.Agents[0].Sessions != 1 || len(rep.Agents[0].AtRisk) != 0 || rep.Agents[0].Deletes {
+		t.Fatalf("%+v", rep.Agents)
 	}
 }

@@ -220,15 +220,22 @@ func printReport(opts *Options, rep *Report) {
 			fmt.Fprintf(out, "  %s; none will be deleted within %s.\n", human.Plural(a.Sessions, "session"), within)
 			continue
 		}
-		unheld := 0
+		// One line a file: a session Gemini CLI wrote in two files
+		// has both named, as each is deleted.
+		files := map[string]int{}
+		unheld := map[string]bool{}
 		for _, s := range a.AtRisk {
+			files[s.Key()]++
 			if s.Held != importer.HeldWhole {
-				unheld++
+				unheld[s.Key()] = true
 			}
 		}
-		fmt.Fprintf(out, "  %s; %d will be deleted within %s", human.Plural(a.Sessions, "session"), len(a.AtRisk), within)
-		if unheld > 0 {
-			fmt.Fprintf(out, ", %s", cs.Yellow(fmt.Sprintf("%d not held whole by loom", unheld)))
+		fmt.Fprintf(out, "  %s; %d will be deleted within %s", human.Plural(a.Sessions, "session"), len(files), within)
+		if len(a.AtRisk) != len(files) {
+			fmt.Fprintf(out, " (%s)", human.Plural(len(a.AtRisk), "file"))
+		}
+		if len(unheld) > 0 {
+			fmt.Fprintf(out, ", %s", cs.Yellow(fmt.Sprintf("%d not held whole by loom", len(unheld))))
 		}
 		fmt.Fprintln(out, ":")
 		for _, s := range a.AtRisk {
@@ -241,7 +248,7 @@ func printReport(opts *Options, rep *Report) {
 				held = cs.Yellow(held)
 			}
 			name := term.SanitizeLine(s.Title)
-			if name == "" {
+			if name == "" || files[s.Key()] > 1 {
 				name = hooks.Short(pl, s.Path)
 			}
 			id := s.SourceID

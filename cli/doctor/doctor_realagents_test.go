@@ -17,6 +17,7 @@ import (
 	"github.com/loomhq/loom/anthropic/anthropictest"
 	"github.com/loomhq/loom/cli"
 	"github.com/loomhq/loom/cli/doctor"
+	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/internal/agentfiles"
 	"github.com/loomhq/loom/internal/testkit/agentclitest"
 	"github.com/loomhq/loom/internal/testkit/clitest"
@@ -166,37 +167,10 @@ func TestDoctorAgreesWithGemini(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			fx := clitest.NewEmptyFixture(t)
-			home := t.TempDir()
-			srv := agentclitest.NewGemini()
-			t.Cleanup(srv.Close)
-			// Gemini CLI cleans up as it starts, beside its first model
-			// call, and a run of one prompt can end before the clean-up
-			// has deleted all it chose to (seen on a loaded machine:
-			// two of the three). The model's answer is held until the
-			// chats doctor names are gone (or 30 seconds): a wait on
-			// the clean-up, which checks nothing itself.
-			var cleanedUp atomic.Pointer[func() bool]
-			front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if done := cleanedUp.Load(); done != nil {
-					for until := time.Now().Add(30 * time.Second); !(*done)() && time.Now().Before(until); {
-						time.Sleep(50 * time.Millisecond)
-					}
-				}
-				u, _ := url.Parse(srv.URL)
-				rp := httputil.NewSingleHostReverseProxy(u)
-				rp.FlushInterval = -1
-				rp.ServeHTTP(w, r)
-			}))
-			t.Cleanup(front.Close)
-			clitest.WriteSettings(t, filepath.Join(home, ".gemini", "settings.json"),
-				`{"security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}}, `+
-					`"privacy": {"usageStatisticsEnabled": false}, "telemetry": {"enabled": false}, `+
-					`"general": {`+tc.retention+`"disableAutoUpdate": true, "disableUpdateNag": true}}`)
-			env := agentclitest.Env(home, "GEMINI_API_KEY=fake-key", "GOOGLE_GEMINI_BASE_URL="+front.URL, "GEMINI_CLI_NO_RELAUNCH=true")
-			work := filepath.Join(home, "work")
-			os.MkdirAll(work, 0o755)
+			g := newGeminiHome(t, tc.retention)
+			home := g.home
 			run := func() {
-				agentclitest.Run(t, clitest.CLITimeout, work, env, bin, "-m", "gemini-2.5-flash", "-p", "hello")
+				agentclitest.Run(t, clitest.CLITimeout, g.work, g.env, bin, "-m", "gemini-2.5-flash", "-p", "hello")
 			}
 			// A first run makes the project's directory, with a chat of
 			// its own (the newest, kept).
@@ -218,7 +192,7 @@ func TestDoctorAgreesWithGemini(t *testing.T) {
 				t.Fatalf("doctor says %d of %v are due; want %d", len(due), tc.ages, tc.due)
 			}
 			done := func() bool { return len(gone(planted)) >= len(due) }
-			cleanedUp.Store(&done)
+			g.cleanedUp.Store(&done)
 			run()
 			if got := gone(planted); !slices.Equal(got, due) {
 				t.Fatalf("Gemini CLI deleted %v\nloom doctor said %v", got, due)
@@ -267,5 +241,154 @@ func TestDoctorCountsSessionsNotFiles(t *testing.T) {
 	}
 	if !strings.Contains(r.Stdout, "keeps a session 1 day after") || strings.Contains(r.Stdout, "1 days") || !strings.Contains(r.Stdout, "  5 sessions; ") {
 		t.Fatalf("doctor says:\n%s", r.Stdout)
+	}
+}
+
+// geminiHome is a home for the real Gemini CLI, offline: its settings
+// (retention, a general.sessionRetention member with its trailing
+// comma, or none), its environment, a project directory, and the
+// suite's fake model behind a front that holds each answer until
+// cleanedUp (when set) says Gemini CLI's clean-up is done (or 30
+// seconds): Gemini CLI cleans up as it starts, beside its first model
+// call, and a run of one prompt can end before the clean-up has deleted
+// all it chose to (seen on a loaded machine: two of three). The wait
+// checks nothing itself.
+type geminiHome struct {
+	home, work string
+	env        []string
+	cleanedUp  *atomic.Pointer[func() bool]
+}
+
+func newGeminiHome(t *testing.T, retention string) geminiHome {
+	t.Helper()
+	g := geminiHome{home: t.TempDir(), cleanedUp: new(atomic.Pointer[func() bool])}
+	srv := agentclitest.NewGemini()
+	t.Cleanup(srv.Close)
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if done := g.cleanedUp.Load(); done != nil {
+			for until := time.Now().Add(30 * time.Second); !(*done)() && time.Now().Before(until); {
+				time.Sleep(50 * time.Millisecond)
+			}
+		}
+		u, _ := url.Parse(srv.URL)
+		rp := httputil.NewSingleHostReverseProxy(u)
+		rp.FlushInterval = -1
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+	clitest.WriteSettings(t, filepath.Join(g.home, ".gemini", "settings.json"),
+		`{"security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}}, `+
+			`"privacy": {"usageStatisticsEnabled": false}, "telemetry": {"enabled": false}, `+
+			`"general": {`+retention+`"disableAutoUpdate": true, "disableUpdateNag": true}}`)
+	g.env = agentclitest.Env(g.home, "GEMINI_API_KEY=fake-key", "GOOGLE_GEMINI_BASE_URL="+front.URL, "GEMINI_CLI_NO_RELAUNCH=true")
+	g.work = filepath.Join(g.home, "work")
+	os.MkdirAll(g.work, 0o755)
+	return g
+}
+
+// TestDoctorAgreesWithGeminiResumedInALaterMinute: a session the real
+// Gemini CLI started and then resumed in a later minute than it started
+// is two files under one short id (the chat, and the stub its resume
+// writes, named for the minute of the resume, holding only the context
+// Gemini CLI adds); doctor counts them as one session, names both as
+// deleted at Gemini CLI's next start (the stub holds no message it
+// would resume, and its clean-up deletes every chat of the stub's short
+// id), says whether loom holds the session (not before an import,
+// whole after one), and the real Gemini CLI, started again, deletes
+// exactly those files.
+//
+// The later minute is made as Gemini CLI itself would have made it: a
+// chat's name takes the minute of the clock when its session starts
+// (new Date().toISOString().slice(0, 16) in chatRecordingService's
+// initialize), and nothing reads that name's minute back but to find
+// its short id, so after the first run the chat is renamed to the
+// minute before, as a session started a minute earlier is named; the
+// resume then writes its stub under the minute the clock gives, always
+// a later one.
+func TestDoctorAgreesWithGeminiResumedInALaterMinute(t *testing.T) {
+	t.Parallel()
+	bin := agentclitest.Install(t, agentclitest.Gemini)
+	fx := clitest.NewEmptyFixture(t)
+	g := newGeminiHome(t, "")
+	run := func(args ...string) {
+		agentclitest.Run(t, clitest.CLITimeout, g.work, g.env, bin, append([]string{"-m", "gemini-2.5-flash"}, args...)...)
+	}
+	run("-p", "hello")
+	chats, _ := filepath.Glob(filepath.Join(g.home, ".gemini", "tmp", "*", "chats"))
+	if len(chats) != 1 {
+		t.Fatalf("Gemini CLI made %d chats directories: %v", len(chats), chats)
+	}
+	files, _ := filepath.Glob(filepath.Join(chats[0], "session-*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("Gemini CLI wrote %d chats: %v", len(files), files)
+	}
+	first := filepath.Base(files[0]) // session-YYYY-MM-DDTHH-MM-<short id>.jsonl
+	const stampLen = len("2006-01-02T15-04")
+	stamp, err := time.Parse("2006-01-02T15-04", first[len("session-"):][:stampLen])
+	if err != nil {
+		t.Fatalf("chat %s: %v", first, err)
+	}
+	earlier := "session-" + stamp.Add(-time.Minute).Format("2006-01-02T15-04") + first[len("session-")+stampLen:]
+	if err := os.Rename(files[0], filepath.Join(chats[0], earlier)); err != nil {
+		t.Fatal(err)
+	}
+	run("--resume", "latest", "-p", "again")
+	files, _ = filepath.Glob(filepath.Join(chats[0], "session-*"))
+	slices.Sort(files)
+	short := first[len(first)-len("12345678.jsonl"):]
+	if len(files) != 2 || !strings.HasSuffix(files[0], short) || !strings.HasSuffix(files[1], short) {
+		t.Fatalf("after a resume in a later minute, Gemini CLI's chats are %v; want two of short id %s", files, short)
+	}
+
+	check := func(held importer.Held) doctor.Report {
+		t.Helper()
+		var due []string
+		rep := doctorJSON(t, fx, g.home, "--within", "0d")
+		for _, a := range rep.Agents {
+			if a.Agent != "gemini" {
+				continue
+			}
+			if a.Sessions != 1 {
+				t.Errorf("doctor counts %d Gemini CLI sessions; want 1", a.Sessions)
+			}
+			for _, s := range a.AtRisk {
+				due = append(due, s.Path)
+				if s.Held != held {
+					t.Errorf("doctor says %s is held %q; want %q", s.Path, s.Held, held)
+				}
+			}
+		}
+		slices.Sort(due)
+		if !slices.Equal(due, files) {
+			t.Fatalf("doctor says %v are due; want both of the session's files %v", due, files)
+		}
+		return rep
+	}
+	if rep := check(importer.HeldNone); rep.AtRisk != 1 || rep.Unheld != 1 {
+		t.Errorf("doctor counts %d sessions at risk, %d not held; want 1 and 1", rep.AtRisk, rep.Unheld)
+	}
+	if r := fx.RunWith(t, clitest.RunOpts{Env: map[string]string{"HOME": g.home}, Before: clitest.AllFormats}, "session", "import", "--from", "gemini"); r.Code != 0 {
+		t.Fatalf("import: exit %d: %s", r.Code, r.Stderr)
+	}
+	rep := check(importer.HeldWhole)
+	due := files
+	if rep.AtRisk != 1 || rep.Unheld != 0 {
+		t.Errorf("doctor counts %d sessions at risk, %d not held; want 1 and 0", rep.AtRisk, rep.Unheld)
+	}
+	// Said as one session of two files, each named.
+	r := fx.RunWith(t, clitest.RunOpts{Env: map[string]string{"HOME": g.home}, Before: func(f *cli.Factory) {
+		clitest.AllFormats(f)
+		f.Now = time.Now
+	}}, "doctor", "--within", "0d")
+	if !strings.Contains(r.Stdout, "  1 session; 1 will be deleted within 0 days (2 files):") ||
+		!strings.Contains(r.Stdout, filepath.Base(files[0])) || !strings.Contains(r.Stdout, filepath.Base(files[1])) {
+		t.Fatalf("doctor says:\n%s", r.Stdout)
+	}
+
+	done := func() bool { return len(gone(files)) >= len(due) }
+	g.cleanedUp.Store(&done)
+	run("-p", "once more")
+	if got := gone(files); !slices.Equal(got, due) {
+		t.Fatalf("Gemini CLI deleted %v\nloom doctor said %v", got, due)
 	}
 }
