@@ -953,8 +953,8 @@ func (g *game) converge() {
 
 // operatorMove is the hub's operator editing its tables: a record
 // dropped, two of a writer's swapped, one replayed under another
-// index, a byte of one changed, a session's owner given to another, a
-// removed member's user let back into the team.
+// index, a byte of one changed, a session's owner given to another or
+// forgotten, a removed member's user let back into the team.
 func (g *game) operatorMove() {
 	r, ok := g.pickRecord()
 	if !ok {
@@ -964,7 +964,7 @@ func (g *game) operatorMove() {
 	var err error
 	move := 5
 	if g.operator {
-		move = g.rng.IntN(6)
+		move = g.rng.IntN(7)
 	}
 	switch move {
 	case 0:
@@ -1002,6 +1002,10 @@ func (g *game) operatorMove() {
 		_, err = g.h.pool.Exec(g.ctx, `UPDATE team_sessions SET owner = (SELECT author FROM team_heads WHERE team_id = $1 ORDER BY random() LIMIT 1) WHERE team_id = $1`, g.teamID)
 		g.damaged = true
 		g.note("operator gives the sessions to another owner")
+	case 6:
+		_, err = g.h.pool.Exec(g.ctx, `DELETE FROM team_sessions WHERE team_id = $1`, g.teamID)
+		g.damaged = true
+		g.note("operator forgets whose the sessions are")
 	default:
 		for _, p := range g.removed {
 			m := g.byName[p.name]
