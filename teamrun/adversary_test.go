@@ -384,7 +384,9 @@ func (g *game) note(format string, args ...any) {
 // project is the project every machine shares.
 var project = team.Project{ID: "p1", Name: "api", Mode: team.ModeContent}
 
-// joined opens a machine's team store and shares the project.
+// joined takes the team's state as m keeps it (Create's and Join's
+// verified state, read again from its directory), opens its team store
+// and shares the project.
 func (g *game) joined(m *advMachine, v *teamrun.Verified) {
 	s, err := m.c.Local.Find(v.Local.ID)
 	g.must(err, "state")
@@ -399,7 +401,6 @@ func (g *game) joined(m *advMachine, v *teamrun.Verified) {
 		g.must(err, "team store")
 		m.ts = ts
 	}
-	_ = v
 	g.must(m.c.Share(g.ctx, m.state, project), m.name+" shares")
 }
 
