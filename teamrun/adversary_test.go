@@ -66,9 +66,10 @@ import (
 //
 //  4. honest members converge: every honest machine in the team holds
 //     the same sessions with the same contents (its own and the team's),
-//     checked when the operator dropped or altered no record (invariant
-//     3, a dropped record restored, is not built: such sequences check
-//     1 and 2 only).
+//     checked when the operator dropped or altered no record (with
+//     LOOM_ADVERSARY_CONVERGE_DAMAGED=1, when he did too: the authors'
+//     audit restores what he dropped, but 9 of the 200 fixed seeds do
+//     not converge yet).
 //
 // The fixed seeds run by default (adversarySeeds); LOOM_ADVERSARY_SEED
 // replays one, LOOM_ADVERSARY_RUNS adds that many random ones, and
@@ -914,7 +915,12 @@ func (g *game) converge() {
 	}
 	g.checkOwners()
 	g.checkRemovals()
-	if g.damaged {
+	if g.damaged && os.Getenv("LOOM_ADVERSARY_CONVERGE_DAMAGED") == "" {
+		// With the authors' audit, 191 of the 200 fixed seeds
+		// converge after the operator's drops and edits; seeds 9,
+		// 39, 49, 73, 74, 78, 111, 145 and 158 do not (docs/team.md,
+		// "What is not built yet"). LOOM_ADVERSARY_CONVERGE_DAMAGED=1
+		// checks them.
 		return
 	}
 	var first string
