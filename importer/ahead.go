@@ -61,8 +61,9 @@ type aheadJob struct {
 
 // readAhead starts reading bundles ahead of the writer, which takes each
 // in turn (take) and stops it (stop) when done; nil (reading in turn)
-// with one worker (Workers) or for one bundle. known are the records of the files
-// before the run; the writer's own copy is never read here.
+// with one worker (Workers) or for one bundle. known are the records of
+// the files; the workers read a copy taken once a run of the tool,
+// never the writer's.
 func (im *Importer) readAhead(ctx context.Context, f Format, bundles []Bundle, known map[string]loom.ImportedFile) *ahead {
 	workers := im.Workers
 	if workers <= 0 {
@@ -76,7 +77,10 @@ func (im *Importer) readAhead(ctx context.Context, f Format, bundles []Bundle, k
 	for i := range a.slots {
 		a.slots[i] = make(chan *parsed, 1)
 	}
-	known = cloneKnown(known)
+	if im.knownBefore == nil {
+		im.knownBefore = cloneKnown(known) // known is the writer's, and changes as it writes
+	}
+	known = im.knownBefore
 	minWeight := int64(aheadBytes / (2 * workers))
 	jobs := make(chan aheadJob)
 	for range workers {

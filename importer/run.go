@@ -75,6 +75,9 @@ type Importer struct {
 	// ahead is the bundle being imported as it was read ahead
 	// (ahead.go), nil when it was not.
 	ahead *parsed
+	// knownBefore are the records of the tool's files as the readers
+	// ahead see them: a copy of known taken once a run of the tool.
+	knownBefore map[string]loom.ImportedFile
 }
 
 // Target is one tool to import, with where to look.
@@ -149,6 +152,7 @@ func (im *Importer) runTool(ctx context.Context, t Target) (*ToolReport, error) 
 		return tr, err
 	}
 	im.kept = nil // read again with the records: other importers keep too
+	im.knownBefore = nil
 	known := make(map[string]loom.ImportedFile, len(recs))
 	bundled := map[string][]string{}
 	for _, r := range recs {
