@@ -59,7 +59,10 @@ type Format interface {
 	// Read reads one bundle. A malformed line or record is a Problem in
 	// the result, never an error: the rest of the bundle is still read.
 	// An error means the bundle could not be read at all (it vanished,
-	// it is not this tool's format).
+	// it is not this tool's format). An import reads several bundles
+	// at once, on as many workers as cores: Read is safe to call from
+	// several goroutines, and what it returns depends on b's files
+	// alone.
 	Read(ctx context.Context, b Bundle) (*Result, error)
 }
 

@@ -41,6 +41,9 @@ type Importer struct {
 	// NoOriginals keeps no original bytes of the files read (a reimport
 	// reads the kept ones).
 	NoOriginals bool
+	// Workers read and parse files ahead of their writing (ahead.go):
+	// GOMAXPROCS when 0; 1 reads each file in turn with the writes.
+	Workers int
 
 	projects map[string]loom.Project
 	pending  batch
@@ -69,6 +72,12 @@ type Importer struct {
 	// (reimport.go): every stored message is compared with the source,
 	// not only the newest, and a title set in loom is kept.
 	reimporting bool
+	// ahead is the bundle being imported as it was read ahead
+	// (ahead.go), nil when it was not.
+	ahead *parsed
+	// knownBefore are the records of the tool's files as the readers
+	// ahead see them: a copy of known taken once a run of the tool.
+	knownBefore map[string]loom.ImportedFile
 }
 
 // Target is one tool to import, with where to look.
@@ -143,6 +152,7 @@ func (im *Importer) runTool(ctx context.Context, t Target) (*ToolReport, error) 
 		return tr, err
 	}
 	im.kept = nil // read again with the records: other importers keep too
+	im.knownBefore = nil
 	known := make(map[string]loom.ImportedFile, len(recs))
 	bundled := map[string][]string{}
 	for _, r := range recs {
@@ -183,18 +193,8 @@ func (im *Importer) runTool(ctx context.Context, t Target) (*ToolReport, error) 
 				tr.failed(Problem{File: root, Reason: "not a session file of " + tool})
 			}
 		}
-		for _, b := range bundles {
-			if err := ctx.Err(); err != nil {
-				return tr, err
-			}
-			err := im.bundle(ctx, t.Format, b, known, bundled, true, tr)
-			if errors.Is(err, errParentLater) {
-				later = append(later, b)
-				continue
-			}
-			if err != nil {
-				return tr, inFiles([]string{b.Name()}, err)
-			}
+		if err := im.bundles(ctx, t.Format, bundles, known, bundled, tr, &later); err != nil {
+			return tr, err
 		}
 	}
 	if err := im.flush(ctx); err != nil {
@@ -208,6 +208,31 @@ func (im *Importer) runTool(ctx context.Context, t Target) (*ToolReport, error) 
 		}
 	}
 	return tr, im.flush(ctx)
+}
+
+// bundles imports the bundles of one root, in their order, their files
+// read ahead on every core (ahead.go); those whose parents are not in
+// yet are added to later.
+func (im *Importer) bundles(ctx context.Context, f Format, bundles []Bundle, known map[string]loom.ImportedFile, bundled map[string][]string, tr *ToolReport, later *[]Bundle) error {
+	a := im.readAhead(ctx, f, bundles, known)
+	defer a.stop()
+	defer func() { im.ahead = nil }()
+	for _, b := range bundles {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		im.ahead = a.take(ctx)
+		err := im.bundle(ctx, f, b, known, bundled, true, tr)
+		im.ahead = nil
+		if errors.Is(err, errParentLater) {
+			*later = append(*later, b)
+			continue
+		}
+		if err != nil {
+			return inFiles([]string{b.Name()}, err)
+		}
+	}
+	return nil
 }
 
 // bundle imports one bundle unless its files are as recorded.
@@ -316,7 +341,13 @@ func (im *Importer) statBundle(f Format, b Bundle, known map[string]loom.Importe
 // from which nothing could be read is one line, and fails (then the
 // result is nil).
 func (im *Importer) readBundle(ctx context.Context, f Format, b Bundle, files []string, stats []loom.ImportedFile, tr *ToolReport) (*Result, error) {
-	res, err := read(ctx, f, Bundle{Files: files})
+	var res *Result
+	var err error
+	if p := im.ahead; p.matches(files, stats) {
+		res, err = p.res, p.err
+	} else {
+		res, err = read(ctx, f, Bundle{Files: files})
+	}
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,7 +21,7 @@ import (
 // completes the tool call of the message it names; a line with "more"
 // adds a text part to the message it names (a reply written over
 // several lines).
-type toy struct{ reads int }
+type toy struct{ reads atomic.Int64 } // read on several workers at once
 
 type toyLine struct {
 	ID     string `json:"id"`
@@ -47,7 +48,7 @@ func (*toy) Bundles(_ context.Context, root string) ([]importer.Bundle, error) {
 }
 
 func (f *toy) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
-	f.reads++
+	f.reads.Add(1)
 	file, err := os.Open(b.Name())
 	if err != nil {
 		return nil, err
@@ -179,8 +180,8 @@ func TestImportIsIncrementalAndIdempotent(t *testing.T) {
 
 	// Again, unchanged: nothing is read, nothing is written.
 	tr = fx.run(false)
-	if tr.FilesRead != 0 || tr.FilesUnchanged != 2 || fx.f.reads != 2 {
-		t.Fatalf("unchanged re-run: %+v (reads %d)", tr, fx.f.reads)
+	if tr.FilesRead != 0 || tr.FilesUnchanged != 2 || fx.f.reads.Load() != 2 {
+		t.Fatalf("unchanged re-run: %+v (reads %d)", tr, fx.f.reads.Load())
 	}
 
 	// The file grows: the tool result arrives, the reply gets another
