@@ -25,7 +25,20 @@ import (
 // LOOM_ADVERSARY_SEED replays one, LOOM_ADVERSARY_RUNS sets how many
 // run (default 30).
 func TestRandomDepartures(t *testing.T) {
-	runs := 30
+	for _, seed := range adversarySeeds(30) {
+		if msg := departures(seed, 24, nil); msg != "" {
+			t.Fatalf("seed %d (replay: LOOM_ADVERSARY_SEED=%d go test ./team -run TestRandomDepartures): %s", seed, seed, msg)
+		}
+	}
+}
+
+// adversarySeeds are the seeds a random test of the chain runs: runs
+// random ones (LOOM_ADVERSARY_RUNS sets how many), or the one
+// LOOM_ADVERSARY_SEED replays.
+func adversarySeeds(runs int) []uint64 {
+	if s, err := strconv.ParseUint(os.Getenv("LOOM_ADVERSARY_SEED"), 10, 64); err == nil {
+		return []uint64{s}
+	}
 	if n, err := strconv.Atoi(os.Getenv("LOOM_ADVERSARY_RUNS")); err == nil {
 		runs = n
 	}
@@ -33,14 +46,7 @@ func TestRandomDepartures(t *testing.T) {
 	for i := range seeds {
 		seeds[i] = rand.Uint64()
 	}
-	if s, err := strconv.ParseUint(os.Getenv("LOOM_ADVERSARY_SEED"), 10, 64); err == nil {
-		seeds = []uint64{s}
-	}
-	for _, seed := range seeds {
-		if msg := departures(seed, 24, nil); msg != "" {
-			t.Fatalf("seed %d (replay: LOOM_ADVERSARY_SEED=%d go test ./team -run TestRandomDepartures): %s", seed, seed, msg)
-		}
-	}
+	return seeds
 }
 
 // key is one key pair of the model: a member's, a machine's or an

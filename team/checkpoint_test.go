@@ -4,9 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"reflect"
-	"strconv"
 	"testing"
 
 	"github.com/loomhq/loom/team"
@@ -26,18 +24,7 @@ import (
 // failure; LOOM_ADVERSARY_SEED replays one, LOOM_ADVERSARY_RUNS sets
 // how many run (default 20).
 func TestCheckpointAsWhole(t *testing.T) {
-	runs := 20
-	if n, err := strconv.Atoi(os.Getenv("LOOM_ADVERSARY_RUNS")); err == nil {
-		runs = n
-	}
-	seeds := make([]uint64, runs)
-	for i := range seeds {
-		seeds[i] = rand.Uint64()
-	}
-	if s, err := strconv.ParseUint(os.Getenv("LOOM_ADVERSARY_SEED"), 10, 64); err == nil {
-		seeds = []uint64{s}
-	}
-	for _, seed := range seeds {
+	for _, seed := range adversarySeeds(20) {
 		if msg := checkpointAsWhole(seed); msg != "" {
 			t.Fatalf("seed %d (replay: LOOM_ADVERSARY_SEED=%d go test ./team -run TestCheckpointAsWhole): %s", seed, seed, msg)
 		}
