@@ -76,6 +76,30 @@ func TestBlameSedThenCopy(t *testing.T) {
 	}
 }
 
+// TestBlameSedCommittedThenCopy: the agent's sed -i of a human's file,
+// committed, then, in a later commit, its cp of that file: the copy's
+// commit's parent already holds what the sed made, so the line is read
+// against the file as the last commit before the sed held it, and is
+// the agent's in the copy as in the file it copied.
+func TestBlameSedCommittedThenCopy(t *testing.T) {
+	r := newRepo(t)
+	r.write("conf/base.ini", "[server]\nlisten_address = 127.0.0.1\nworker_count = 4\n")
+	r.commit("base")
+	r.tick(time.Hour)
+	r.agent("s1", "claude-code", "Bash", map[string]any{"command": "sed -i 's/worker_count = 4/worker_count = 16/' conf/base.ini"}, func() {
+		r.write("conf/base.ini", "[server]\nlisten_address = 127.0.0.1\nworker_count = 16\n")
+	})
+	r.commit("workers")
+	r.tick(time.Hour)
+	r.agent("s1", "claude-code", "Bash", map[string]any{"command": "cp conf/base.ini conf/prod.ini"}, func() {
+		r.write("conf/prod.ini", "[server]\nlisten_address = 127.0.0.1\nworker_count = 16\n")
+	})
+	r.commit("prod")
+	for _, f := range []string{"conf/base.ini", "conf/prod.ini"} {
+		r.want(r.blame(f), map[string]string{"worker_count": "agent:s1", "listen_address": "human"})
+	}
+}
+
 // TestBlameCopyOfARenamedFile: a human wrote notes.txt and the agent
 // appended a line to it (printf >>); a human renamed it (git mv,
 // committed), and the agent copied the renamed file (cp). git blame of
