@@ -543,7 +543,7 @@ func runHistory(t *testing.T, seed uint64) (score, []string) {
 
 // TestBlameGeneratedHistories: over many generated histories, blame
 // agrees with the ledger: precision 0.99 and recall 0.95 of the
-// agents' lines over all, 0.95 and 0.85 on each edit path (and on the
+// agents' lines over all, 0.95 and 0.9 on each edit path (and on the
 // lines a revert, a rebase or a merge brought), and no human's line
 // given to an agent, so none in a file no session touched.
 func TestBlameGeneratedHistories(t *testing.T) {
@@ -604,16 +604,12 @@ func TestBlameGeneratedHistories(t *testing.T) {
 		}
 		prec, rec := ratio(total.tp[p], total.tp[p]+total.fp[p]), ratio(total.tp[p], total.tp[p]+total.fn[p])
 		t.Logf("%-13s agents' lines %5d  precision %.3f  recall %.3f", p, total.tp[p]+total.fn[p], prec, rec)
-		if p != "human" && (prec < 0.95 || rec < 0.85) {
-			t.Errorf("path %s: precision %.3f, recall %.3f, below 0.95 and 0.85", p, prec, rec)
+		if p != "human" && (prec < 0.95 || rec < 0.9) {
+			t.Errorf("path %s: precision %.3f, recall %.3f, below 0.95 and 0.9", p, prec, rec)
 		}
 	}
 	prec, rec := ratio(tp, tp+fp), ratio(tp, tp+fn)
 	t.Logf("%d histories: %d agents' lines, precision %.3f, recall %.3f; humans' lines given to an agent: %d", len(seeds), tp+fn, prec, rec, total.fp["human"])
-	// A path's recall bound is below the 0.9 sought: sed's path is the
-	// smallest, and a line a sed changed in a file later copied is
-	// missed (docs/blame.md): 0.890 on the suite's histories, 0.913 on
-	// 500.
 	if prec < 0.99 || rec < 0.95 {
 		t.Errorf("precision %.3f, recall %.3f: below 0.99 and 0.95", prec, rec)
 	}
