@@ -433,7 +433,7 @@ func (x *lineIndex) commandsAt(i int, low time.Time, commands, cands []*cand) (s
 		case loom.EditShell:
 			// A substitution that can be read changed only the lines
 			// it gives: another line is not its.
-			readable, gave := x.h.substituted(c.c.Command, c.rel, l, x.norms[i], ownLines(cands, c.e.At))
+			readable, gave := x.h.substituted(c.c.Command, c.rel, c.e.At, l, x.norms[i], ownLines(cands, c.e.At))
 			if !readable {
 				shell = true
 			} else if gave && sub == nil {

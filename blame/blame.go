@@ -266,7 +266,7 @@ func (b *Blamer) Blame(ctx context.Context, g Git, rel, rev string) (*Result, er
 			return nil, err
 		}
 	}
-	cands, common, any, err := b.candidates(ctx, g.shared, sd.roots, sd.repo, rel, lines)
+	cands, common, any, err := b.candidates(ctx, g, g.shared, sd.roots, sd.repo, rel, lines)
 	if err != nil {
 		return nil, err
 	}

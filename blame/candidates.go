@@ -100,7 +100,7 @@ func (b *Blamer) readRepoEdits(ctx context.Context, g Git) ([]string, []loom.Fil
 // repository's history shows the lines came from that file); any says
 // whether the repository has edits at all. common are the lines (by
 // Norm) the edits of many files put in: too common to tell a move by.
-func (b *Blamer) candidates(ctx context.Context, sh *shared, roots []string, repo []loom.FileEdit, rel string, lines []blamed) (cands []*cand, common map[string]bool, any bool, err error) {
+func (b *Blamer) candidates(ctx context.Context, g Git, sh *shared, roots []string, repo []loom.FileEdit, rel string, lines []blamed) (cands []*cand, common map[string]bool, any bool, err error) {
 	if len(repo) == 0 {
 		return nil, nil, false, nil
 	}
@@ -109,8 +109,29 @@ func (b *Blamer) candidates(ctx context.Context, sh *shared, roots []string, rep
 		lineage[l.Path] = true
 	}
 	// Moves an agent made bring the file's earlier name in, copies the
-	// file copied (its edits up to the copy).
-	copiedInto(roots, repo, lineage)
+	// file copied (its edits up to the copy), and the file copied its
+	// own earlier names, by the renames git saw: a copy of a file a
+	// human renamed holds the lines its sessions wrote under the old
+	// name, which git blame of the copy does not follow.
+	followed := maps.Clone(lineage)
+	for {
+		copiedInto(roots, repo, lineage)
+		grew := false
+		for _, f := range slices.Sorted(maps.Keys(lineage)) {
+			if followed[f] {
+				continue
+			}
+			followed[f] = true
+			for _, n := range g.earlierNames(ctx, f) {
+				if !lineage[n] {
+					lineage[n], grew = true, true
+				}
+			}
+		}
+		if !grew {
+			break
+		}
+	}
 	want := wantedFiles(roots, repo, lineage, linePairs(lines))
 	var filesOf map[uint64]map[string]bool
 	if sh != nil {
@@ -328,6 +349,22 @@ func lineFiles(roots []string, repo []loom.FileEdit) map[uint64]map[string]bool 
 		}
 	}
 	return filesOf
+}
+
+// earlierNames are the names git's history gave file f before (its
+// renames, followed as git log --follow does); none if git cannot tell.
+func (g Git) earlierNames(ctx context.Context, f string) []string {
+	out, err := g.run(ctx, "log", "--follow", "--name-only", "--format=", "--", f)
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for _, n := range strings.Split(string(out), "\n") {
+		if n != "" && n != f && !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return names
 }
 
 // copiedInto adds to lineage the files the file's lines came from by an

@@ -75,3 +75,52 @@ func TestBlameSedThenCopy(t *testing.T) {
 		r.want(r.blame(f), map[string]string{"worker_count": "agent:s1"})
 	}
 }
+
+// TestBlameSedCommittedThenCopy: the agent's sed -i of a human's file,
+// committed, then, in a later commit, its cp of that file: the copy's
+// commit's parent already holds what the sed made, so the line is read
+// against the file as the last commit before the sed held it, and is
+// the agent's in the copy as in the file it copied.
+func TestBlameSedCommittedThenCopy(t *testing.T) {
+	r := newRepo(t)
+	r.write("conf/base.ini", "[server]\nlisten_address = 127.0.0.1\nworker_count = 4\n")
+	r.commit("base")
+	r.tick(time.Hour)
+	r.agent("s1", "claude-code", "Bash", map[string]any{"command": "sed -i 's/worker_count = 4/worker_count = 16/' conf/base.ini"}, func() {
+		r.write("conf/base.ini", "[server]\nlisten_address = 127.0.0.1\nworker_count = 16\n")
+	})
+	r.commit("workers")
+	r.tick(time.Hour)
+	r.agent("s1", "claude-code", "Bash", map[string]any{"command": "cp conf/base.ini conf/prod.ini"}, func() {
+		r.write("conf/prod.ini", "[server]\nlisten_address = 127.0.0.1\nworker_count = 16\n")
+	})
+	r.commit("prod")
+	for _, f := range []string{"conf/base.ini", "conf/prod.ini"} {
+		r.want(r.blame(f), map[string]string{"worker_count": "agent:s1", "listen_address": "human"})
+	}
+}
+
+// TestBlameCopyOfARenamedFile: a human wrote notes.txt and the agent
+// appended a line to it (printf >>); a human renamed it (git mv,
+// committed), and the agent copied the renamed file (cp). git blame of
+// the copy stops at the copy's commit and never names notes.txt, the
+// name the agent's command had: the appended line of the copy is the
+// agent's all the same, as the renamed file's is, and the human's lines
+// stay the human's.
+func TestBlameCopyOfARenamedFile(t *testing.T) {
+	r := newRepo(t)
+	r.write("notes.txt", "# Release plan, written by hand\n# Second note on the plan, kept\n")
+	r.commit("start")
+	line := "agentValue7 := computeTotal(7, \"key7\") // tok7x"
+	r.agent("s1", "claude-code", "Bash", map[string]any{"command": "printf '%s\\n' '" + line + "' >> notes.txt"}, func() { r.write("notes.txt", r.read("notes.txt")+line+"\n") })
+	r.commit("append")
+	r.tick(time.Hour)
+	r.git("mv", "notes.txt", "plan.txt")
+	r.commit("rename")
+	r.tick(time.Hour)
+	r.agent("s1", "claude-code", "Bash", map[string]any{"command": "cp plan.txt copy.txt"}, func() { r.write("copy.txt", r.read("plan.txt")) })
+	r.commit("copy")
+	for _, f := range []string{"plan.txt", "copy.txt"} {
+		r.want(r.blame(f), map[string]string{"agentValue7": "agent:s1", "Release plan": "human", "Second note": "human"})
+	}
+}

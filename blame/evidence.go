@@ -28,6 +28,7 @@ type history struct {
 
 	changed map[string]map[string]bool // commit → files it changed
 	lines   map[string][]string        // commit + "\x00" + file → the file's lines before it
+	revs    map[string]string          // "@" + a time → the last commit before it
 	counts  map[string]map[string]int  // commit, file, before → how many times it held each line
 	trees   worktrees
 }
@@ -150,13 +151,46 @@ func (h *history) linesBefore(commit, file string) []string {
 	return ls
 }
 
+// linesAtTime are file's lines in the last commit of HEAD's history
+// made before t; none if there is none.
+func (h *history) linesAtTime(t time.Time, file string) []string {
+	key := "@" + strconv.FormatInt(t.Unix(), 10)
+	rev, ok := h.revs[key]
+	if !ok {
+		out, err := h.g.run(h.ctx, "rev-list", "-1", "--before="+strconv.FormatInt(t.Unix(), 10), "HEAD")
+		if err == nil {
+			rev = strings.TrimSpace(string(out))
+		}
+		if h.revs == nil {
+			h.revs = map[string]string{}
+		}
+		h.revs[key] = rev
+	}
+	if rev == "" {
+		return nil
+	}
+	lk := key + "\x00" + file
+	if ls, ok := h.lines[lk]; ok {
+		return ls
+	}
+	var ls []string
+	if b, err := h.g.Show(h.ctx, rev, file); err == nil && !binary(b) {
+		ls = fileedit.Lines(string(b))
+	}
+	if h.lines == nil {
+		h.lines = map[string][]string{}
+	}
+	h.lines[lk] = ls
+	return ls
+}
+
 // substituted says whether cmd is a sed -i or perl -pi command whose
 // s/// can be read (readable), and whether line l (norm its Norm) is
 // what it made of a line of the file (or of cmdFile, the file the
 // command ran on) before l's commit, or of a line
 // the agents' edits of the file put in before the command (own: a
 // file written and rewritten before any commit) (gave).
-func (h *history) substituted(cmd, cmdFile string, l blamed, norm string, own [][]string) (readable, gave bool) {
+func (h *history) substituted(cmd, cmdFile string, at time.Time, l blamed, norm string, own [][]string) (readable, gave bool) {
 	f, ok := substitution(cmd)
 	if !ok {
 		return false, false
@@ -178,6 +212,12 @@ func (h *history) substituted(cmd, cmdFile string, l blamed, norm string, own []
 	// The command's own file, when it is another name of this one's
 	// lineage (a file the agent copied here after its sed).
 	if cmdFile != "" && cmdFile != file && slices.ContainsFunc(h.linesBefore(l.Commit, cmdFile), gives) {
+		return true, true
+	}
+	// The command's file as the last commit before the command held it:
+	// a file copied here commits after the sed that changed its source
+	// was committed, when the source already held what the sed made.
+	if cmdFile != "" && !at.IsZero() && slices.ContainsFunc(h.linesAtTime(at, cmdFile), gives) {
 		return true, true
 	}
 	for _, run := range own {
