@@ -68,7 +68,7 @@ import (
 //     the same sessions with the same contents (its own and the team's),
 //     checked when the operator dropped or altered no record (with
 //     LOOM_ADVERSARY_CONVERGE_DAMAGED=1, when he did too: the authors'
-//     audit restores what he dropped, but 9 of the 200 fixed seeds do
+//     audit restores what he dropped, but 6 of the 200 fixed seeds do
 //     not converge yet).
 //
 // The fixed seeds run by default (adversarySeeds); LOOM_ADVERSARY_SEED
@@ -916,11 +916,17 @@ func (g *game) converge() {
 	g.checkOwners()
 	g.checkRemovals()
 	if g.damaged && os.Getenv("LOOM_ADVERSARY_CONVERGE_DAMAGED") == "" {
-		// With the authors' audit, 191 of the 200 fixed seeds
-		// converge after the operator's drops and edits; seeds 9,
-		// 39, 49, 73, 74, 78, 111, 145 and 158 do not (docs/team.md,
-		// "What is not built yet"). LOOM_ADVERSARY_CONVERGE_DAMAGED=1
-		// checks them.
+		// With the authors' audit, 194 of the 200 fixed seeds
+		// converge after the operator's drops and edits; 6 do not
+		// (docs/team.md, "What is not built yet"): 39 and 73, a
+		// record altered or dropped after its author was removed
+		// (no one can send it again: the machines that read it
+		// before keep it, the others were told); 74, 78, 145 and
+		// 158, the hub's claims of whose sessions are given to
+		// another or forgotten, then another member's record claims
+		// an honest member's session, and the hub refuses its
+		// author's later records of it as another's.
+		// LOOM_ADVERSARY_CONVERGE_DAMAGED=1 checks them.
 		return
 	}
 	var first string

@@ -172,13 +172,23 @@ func (e *Client) audit(ctx context.Context, p *publisher) error {
 	hub := make(map[int64]string, len(held.Sums))
 	for _, x := range held.Sums {
 		hub[x.Index] = x.Sum
-		if sent[x.Index] == nil && x.Index < s.Next {
-			// Put on the hub, and this machine stopped before it noted
-			// it: what the hub holds is taken as sent (the hub took it
-			// signed by this machine's key, under its writer id).
-			if err := log.append(fmt.Sprintf("w %s %d %s - -", s.Host, x.Index, x.Sum)); err != nil {
-				return err
-			}
+		if sent[x.Index] != nil {
+			continue
+		}
+		// Put on the hub, and this machine stopped before it noted it:
+		// what the hub holds is taken as sent (the hub took it signed by
+		// this machine's key, under its writer id). One at or past the
+		// next index this machine would write is one it never sent (a
+		// record replayed there by the hub's operator, or this
+		// machine's team state restored from a copy): the hub refuses
+		// another record at its index, so this machine writes its next
+		// records after it, else it could send nothing more.
+		if err := log.append(fmt.Sprintf("w %s %d %s - -", s.Host, x.Index, x.Sum)); err != nil {
+			return err
+		}
+		if x.Index >= s.Next {
+			slog.Warn("team sync: the hub holds a record of this machine's writer id past what it sent: its next records go after it", "team", s.Name, "index", x.Index)
+			s.Next = x.Index + 1
 		}
 	}
 	idxs := make([]int64, 0, len(sent))

@@ -128,3 +128,41 @@ func TestTeamDroppedRedactionRestored(t *testing.T) {
 		t.Fatalf("bob's copy after alice sent the redaction again:\n%s", out)
 	}
 }
+
+// TestTeamDroppedReplayedPastEnd: the hub's operator copies alice's last
+// record to the index after it. Bob sets the copy aside (its header
+// names its old index); alice's next sync writes after it instead of
+// stopping at it for good ("it holds another record there"), and bob
+// gets her later session.
+func TestTeamDroppedReplayedPastEnd(t *testing.T) {
+	p := newPair(t)
+	alice, bob := p.alice, p.bob
+	const first, later = "0196a3c5-1c4e-7d3f-9a2b-5e6f7a8b9e05", "0196a3c6-1c4e-7d3f-9a2b-5e6f7a8b9e06"
+	importSession(t, alice, first, "wombat burrow", "where is the wombat", "In its burrow.")
+	alice.must(t, "team", "share", "--content", "--yes")
+	alice.must(t, "team", "sync")
+	bob.must(t, "team", "sync")
+	as := alice.teamState(t, p.id)
+	tag, err := p.pool.Exec(context.Background(), `INSERT INTO team_records (team_id, host_id, idx, epoch, header, body, received_at)
+		SELECT team_id, host_id, idx + 1, epoch, header, body, now() FROM team_records WHERE team_id = $1 AND host_id = $2 AND idx = $3`, p.id, as.Host, as.Next-1)
+	if err != nil || tag.RowsAffected() != 1 {
+		t.Fatalf("the operator's replay: %v %v", tag, err)
+	}
+	importSession(t, alice, later, "echidna spines", "how many spines", "Thousands.")
+	r := alice.run(t, "team", "sync")
+	t.Logf("alice's sync:\n%s%s", r.Stderr, r.Stdout)
+	if r.Code != 0 || !strings.Contains(r.Stdout, "sent 1 record") {
+		t.Fatalf("alice's sync after the replay: %d\n%s%s", r.Code, r.Stderr, r.Stdout)
+	}
+	if got := alice.teamState(t, p.id).Next; got != as.Next+2 {
+		t.Fatalf("alice's next index %d, want %d (after the replayed one)", got, as.Next+2)
+	}
+	r = bob.run(t, "team", "sync")
+	t.Logf("bob's sync:\n%s%s", r.Stderr, r.Stdout)
+	if out := bob.must(t, "session", "list", "--team", "core"); !strings.Contains(out, "echidna spines") || !strings.Contains(out, "wombat burrow") {
+		t.Fatalf("bob's list after alice wrote past the replay:\n%s", out)
+	}
+	if r := alice.run(t, "team", "sync"); r.Code != 0 || strings.Contains(r.Stderr, "lost") || !strings.Contains(r.Stdout, "sent 0 records") {
+		t.Fatalf("alice's sync after: %d\n%s%s", r.Code, r.Stderr, r.Stdout)
+	}
+}
