@@ -40,7 +40,8 @@ func putRecords(hubBase, tok, teamID string, recs ...team.Record) (int, error) {
 // member's writer id, at his next indexes, signed by her or claiming to
 // be his, are refused with 403, and his next records reach the team.
 // Then the hub's operator files a record at his next index by hand: his
-// sync says the put was refused instead of "sent 1 record".
+// sync's audit finds it (a record under his writer id he never sent),
+// sets it aside and writes after it, and no machine applies it.
 func TestNobodyWritesInAnothersName(t *testing.T) {
 	hubDB, hubBase, tok, alice, created := startTeam(t)
 	bob := newMember(t, "bob", hubBase, tok("bob"))
@@ -101,10 +102,23 @@ func TestNobodyWritesInAnothersName(t *testing.T) {
 		created.ID, bs.Host, bs.Next, forged[1].Epoch, forged[1].Header, forged[1].Body); err != nil {
 		t.Fatal(err)
 	}
+	// Bob's audit finds a record under his writer id that he never sent:
+	// his next records go after it (his log is not stopped there), and
+	// the forged one is set aside on every machine, never applied.
 	importSession(t, bob, "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c14", "the dingo cutover", "why", "because")
 	r2 := bob.run(t, "team", "sync")
-	if r2.Code == 0 || strings.Contains(r2.Stdout, "sent 1 record ") || !strings.Contains(r2.Stderr, "holds another record there") {
-		t.Fatalf("bob's sync whose record the hub did not store: %d %s%s", r2.Code, r2.Stdout, r2.Stderr)
+	if r2.Code != 0 || !strings.Contains(r2.Stdout, "sent 1 record ") || !strings.Contains(r2.Stderr, "set aside") {
+		t.Fatalf("bob's sync past the record the operator filed under his writer id: %d %s%s", r2.Code, r2.Stdout, r2.Stderr)
+	}
+	alice.must(t, "team", "sync")
+	out := alice.must(t, "session", "list", "--team", "core", "--all-projects")
+	if !strings.Contains(out, "dingo") {
+		t.Fatalf("bob's record after the operator's did not reach alice: %s", out)
+	}
+	for _, m := range []*member{alice, bob} {
+		if r := m.run(t, "session", "show", "--team", "core", "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c12"); r.Code == 0 {
+			t.Fatalf("%s applied the record carol forged and the operator filed under bob's writer id:\n%s", m.name, r.Stdout)
+		}
 	}
 }
 
