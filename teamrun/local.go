@@ -49,6 +49,52 @@ func (l Local) claimsFile(id string) string { return filepath.Join(l.Dir, id, "c
 // verified last (team.State.MarshalCheckpoint).
 func (l Local) checkpointFile(id string) string { return filepath.Join(l.Dir, id, "chain.checkpoint") }
 
+// headFile keeps the head of the checkpoint (Head): what loom team head
+// prints, read without the checkpoint, whose size grows with the chain.
+func (l Local) headFile(id string) string { return filepath.Join(l.Dir, id, "chain.head") }
+
+// Head is the head of the chain this machine verified last, as its
+// checkpoint holds it: kept beside the checkpoint (chain.head), written
+// after it, and taken only while it names the checkpoint's size and the
+// seq and head team.json holds.
+type Head struct {
+	Team  string `json:"team"`
+	Admin string `json:"admin"`
+	Name  string `json:"name"`
+	Seq   int64  `json:"seq"`
+	Head  string `json:"head"`
+	Epoch int    `json:"epoch"`
+	// Checkpoint is the size of the checkpoint file it heads.
+	Checkpoint int64 `json:"checkpoint"`
+}
+
+// keepHead writes the head of the checkpoint st, of size n, beside it.
+func (l Local) keepHead(st *team.State, n int64) error {
+	b, err := json.Marshal(Head{Team: st.Team, Admin: st.Admin, Name: st.Name, Seq: st.Seq, Head: st.Head, Epoch: st.Epoch, Checkpoint: n})
+	if err != nil {
+		return err
+	}
+	return team.WriteSecret(l.headFile(st.Team), b)
+}
+
+// keptHead returns the head of the checkpoint kept for s, or nil when it
+// is missing, unreadable, or not that of the checkpoint or of s.
+func (l Local) keptHead(s *State) *Head {
+	b, err := os.ReadFile(l.headFile(s.ID))
+	if err != nil {
+		return nil
+	}
+	var h Head
+	if json.Unmarshal(b, &h) != nil || h.Team != s.ID || h.Admin != s.Admin || h.Seq != s.Seq || h.Head != s.Head || h.Seq == 0 {
+		return nil
+	}
+	fi, err := os.Stat(l.checkpointFile(s.ID))
+	if err != nil || fi.Size() != h.Checkpoint {
+		return nil
+	}
+	return &h
+}
+
 // State is what a machine keeps of one team.
 type State struct {
 	ID   string `json:"id"`

@@ -116,9 +116,21 @@ func (e *Client) Verify(ctx context.Context, s *State) (*Verified, error) {
 		return nil, err
 	}
 	if st.Seq != kept {
+		// The head goes first and comes back after the checkpoint: a
+		// head file never names a checkpoint it was not written with.
+		_ = os.Remove(e.Local.headFile(s.ID))
 		if b, err := st.MarshalCheckpoint(); err == nil {
 			if err := team.WriteSecret(e.Local.checkpointFile(s.ID), b); err != nil {
 				slog.Warn("team: keep the chain's checkpoint", "team", s.Name, "err", err)
+			} else if err := e.Local.keepHead(st, int64(len(b))); err != nil {
+				slog.Warn("team: keep the chain's head", "team", s.Name, "err", err)
+			}
+		}
+	} else if e.Local.keptHead(&State{ID: s.ID, Admin: s.Admin, Seq: st.Seq, Head: st.Head}) == nil {
+		// A checkpoint kept before its head was: the one just read.
+		if fi, err := os.Stat(e.Local.checkpointFile(s.ID)); err == nil {
+			if err := e.Local.keepHead(st, fi.Size()); err != nil {
+				slog.Warn("team: keep the chain's head", "team", s.Name, "err", err)
 			}
 		}
 	}
@@ -143,6 +155,25 @@ func (e *Client) Verify(ctx context.Context, s *State) (*Verified, error) {
 		return nil, err
 	}
 	return &Verified{State: st, Local: s, Me: id, Pinned: s.Admin}, nil
+}
+
+// Head returns the head of the team's chain as Verify would: when the
+// hub's chain still ends at the entry this machine verified last (its
+// hash the head kept beside the checkpoint), that head, without reading
+// the checkpoint; otherwise (an entry after it, the chain rolled back
+// or rewritten, no head kept, any error) what Verify returns, which says
+// what is wrong as before.
+func (e *Client) Head(ctx context.Context, s *State) (*Head, error) {
+	if h := e.Local.keptHead(s); h != nil {
+		if es, err := e.chainAfter(ctx, s, s.Seq-1); err == nil && len(es) == 1 && team.Hash(es[0]) == s.Head {
+			return h, nil
+		}
+	}
+	v, err := e.Verify(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	return &Head{Team: v.Team, Admin: v.Admin, Name: v.Name, Seq: v.Seq, Head: v.State.Head, Epoch: v.Epoch}, nil
 }
 
 // Invite makes a one-time invite and returns its code: for a new

@@ -458,15 +458,20 @@ refuses to send while a teammate's record names a newer one.`,
 	}, runF, headRun)
 }
 
-// headRun prints the team's chain head, verified now.
+// headRun prints the team's chain head, verified now: the head kept
+// beside the checkpoint while the hub's chain still ends there.
 func headRun(ctx context.Context, opts *Options) error {
-	v, err := opts.verified(ctx)
+	r, s, err := opts.find()
+	if err != nil {
+		return err
+	}
+	h, err := r.Head(ctx, s)
 	if err != nil {
 		return err
 	}
 	if opts.JSON {
-		return command.WriteJSON(opts.IO.Out, map[string]any{"team": v.Name, "id": v.Team, "seq": v.Seq, "head": v.Head, "epoch": v.Epoch})
+		return command.WriteJSON(opts.IO.Out, map[string]any{"team": h.Name, "id": h.Team, "seq": h.Seq, "head": h.Head, "epoch": h.Epoch})
 	}
-	fmt.Fprintf(opts.IO.Out, "team %s: entry %d, epoch %d, head %s\n", v.Name, v.Seq, v.Epoch, v.Head)
+	fmt.Fprintf(opts.IO.Out, "team %s: entry %d, epoch %d, head %s\n", h.Name, h.Seq, h.Epoch, h.Head)
 	return nil
 }
