@@ -444,9 +444,11 @@ func newCmdHead(inv *command.Invocation, runF func(*Options) error) *cobra.Comma
 	return newTeamCmd(inv, &cobra.Command{
 		Use:   "head [--team NAME]",
 		Short: "Print the team's chain head as this machine verifies it, to compare out of band",
-		Long: `Head reads the team's chain from the hub, verifies it from its genesis,
-and prints its head: the number and hash of the last entry, and the
-key's epoch. Two members who read the same head see the same team. A
+		Long: `Head reads the team's chain from the hub, verifies what it has not
+verified yet (from the machine's checkpoint, or from the genesis), and
+prints its head: the number and hash of the last entry, and the key's
+epoch; when the hub's chain still ends at the head this machine
+verified, it prints the head it kept without reading the checkpoint. Two members who read the same head see the same team. A
 hub that shows one member an older chain, and nothing written under the
 newer one, cannot be told from a quiet team by any client: compare the
 heads over another channel (a chat, a call) now and then, and after a
