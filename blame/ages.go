@@ -438,14 +438,8 @@ func (b *Blamer) workTreeAgesAt(ctx context.Context, g Git, rel string, content 
 		return nil, at, false, err
 	}
 	if blobID(content, p.blob) == p.blob {
-		texts := textLines(content)
-		if len(texts) != len(head) {
+		if lines = withTexts(head, content); lines == nil {
 			return nil, at, false, nil
-		}
-		lines = make([]blamed, len(head))
-		for i, l := range head {
-			l.Text = texts[i]
-			lines[i] = l
 		}
 		at.clean = true
 		return lines, at, true, nil
@@ -463,6 +457,42 @@ func (b *Blamer) workTreeAgesAt(ctx context.Context, g Git, rel string, content 
 		return nil, at, false, nil
 	}
 	return lines, at, true, nil
+}
+
+// revAges are the line ages of rel at commit rev (content, as rev
+// has it), found through the cache as HEAD's are: a commit's file does
+// not change, so an entry of rev answers every later blame of it at rev
+// (blame pr run again) and of HEAD once HEAD is rev. ok is false when
+// the cache cannot tell them (no cache, a shallow clone): a whole blame
+// is needed then.
+func (b *Blamer) revAges(ctx context.Context, g Git, rel, rev string, content []byte) (lines []blamed, at headState, ok bool, err error) {
+	if b.Cache == "" || g.Shallow(ctx) {
+		return nil, at, false, nil
+	}
+	blob := blobID(content, rev)
+	ages, err := b.ageCache().headAges(ctx, g, rel, rev, blob)
+	if err != nil {
+		return nil, at, false, err
+	}
+	if lines = withTexts(ages, content); lines == nil {
+		return nil, at, false, nil
+	}
+	return lines, headState{head: rev, blob: blob, clean: true}, true, nil
+}
+
+// withTexts are an entry's line ages with the text of content's lines
+// (the file the ages are of); nil when their counts differ.
+func withTexts(ages []blamed, content []byte) []blamed {
+	texts := textLines(content)
+	if len(texts) != len(ages) {
+		return nil
+	}
+	lines := make([]blamed, len(ages))
+	for i, l := range ages {
+		l.Text = texts[i]
+		lines[i] = l
+	}
+	return lines
 }
 
 // String describes an entry, for tests' messages.

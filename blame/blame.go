@@ -253,7 +253,13 @@ func (b *Blamer) Blame(ctx context.Context, g Git, rel, rev string) (*Result, er
 	// store names its version.
 	key := ""
 	if sd.version != "" && at.clean && !shallow {
-		key = answerKey(g, rel, at.head, at.blob, sd.version, b.UserID)
+		head := at.head
+		if rev != "" {
+			// Blamed at a commit, not as the work tree has it: an answer
+			// of its own.
+			head = "at " + rev
+		}
+		key = answerKey(g, rel, head, at.blob, sd.version, b.UserID)
 	}
 	if sd.kept != nil {
 		if kept := sd.kept.keptLines(lines); kept != nil && sd.kept.Key == key {
@@ -330,7 +336,7 @@ func (b *Blamer) readStoreSide(ctx context.Context, g Git, rel, rev string, cach
 	if r.err = b.index(ctx); r.err != nil {
 		return r
 	}
-	if rev == "" && b.Cache != "" {
+	if b.Cache != "" {
 		if r.version = b.editVersion(ctx); r.version != "" {
 			if e := cache.loadAnswer(g.Dir, rel); e != nil && e.Store == r.version && e.User == b.UserID && b.rootsHold(ctx, g, e) {
 				r.kept = e
@@ -391,6 +397,8 @@ func (b *Blamer) lines(ctx context.Context, g Git, rel, rev string, content []by
 		if lines, at, ok, err := b.workTreeAgesAt(ctx, g, rel, content); err != nil || ok {
 			return lines, false, at, err
 		}
+	} else if lines, at, ok, err := b.revAges(ctx, g, rel, rev, content); err != nil || ok {
+		return lines, false, at, err
 	}
 	var lines []blamed
 	if rev == "" && (g.Head(ctx) == "" || !g.Tracked(ctx, rel)) {

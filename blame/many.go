@@ -274,9 +274,19 @@ func (s *shared) blameBeforehand(ctx context.Context, g Git, files []string, at 
 // core at once, as blameAhead those of the work tree's files, binary
 // ones left out.
 func (b *Blamer) blameAheadAt(ctx context.Context, g Git, files []string, rev string) {
+	var c *ageCache
+	flags := strings.Join(g.blameFlags(), " ")
+	if b.Cache != "" {
+		c = b.ageCache()
+	}
 	g.shared.blameBeforehand(ctx, g, files, func(f string) (string, bool) {
-		c, err := g.Show(ctx, rev, f)
-		return rev, err == nil && !binary(c)
+		if c != nil {
+			if e := c.load(g.Dir, f, flags); e != nil {
+				return "", false // the cache tells it, or the commits since its entry do (revAges)
+			}
+		}
+		cont, err := g.Show(ctx, rev, f)
+		return rev, err == nil && !binary(cont)
 	})
 }
 

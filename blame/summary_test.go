@@ -3,6 +3,7 @@ package blame
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -201,6 +202,70 @@ func TestPullRequestGitProcesses(t *testing.T) {
 	}
 	if pr.Lines.Agent == 0 || len(pr.Files) < 5 {
 		t.Errorf("a pull request that shows too little: %+v in %d files", pr.Lines, len(pr.Files))
+	}
+}
+
+// TestPullRequestKept: blame pr run again is served from what the first
+// run kept (its files' line ages at the head and their answers): no git
+// blame, and the same counts; and the first run's entries answer a
+// blame of a file of the work tree at that head.
+func TestPullRequestKept(t *testing.T) {
+	r := summaryWorld(t)
+	ctx := context.Background()
+	root := strings.TrimSpace(r.git("rev-list", "--max-parents=0", "HEAD"))
+	files := strings.Fields(r.git("diff", "--name-only", root, "HEAD"))
+	bin, counts := countingGit(t)
+	g := Git{Bin: bin, Dir: r.dir}
+	cache := t.TempDir()
+	blamer := func() *Blamer {
+		return &Blamer{Store: r.st, Roots: r.st, Versions: r.st, UserID: "local", Now: func() time.Time { return r.clock.Add(time.Hour) }, Cache: cache}
+	}
+	first, err := blamer().PullRequest(ctx, g, root+"..HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, by := counts()
+	if by["blame"] != len(files)-1 {
+		t.Errorf("the first run: %d git blames for %d files of text", by["blame"], len(files)-1)
+	}
+	again, err := blamer().PullRequest(ctx, g, root+"..HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, by2 := counts()
+	if n := by2["blame"] - by["blame"]; n != 0 {
+		t.Errorf("run again, blame pr ran git blame %d times", n)
+	}
+	if a, b := fmt.Sprintf("%+v %+v %+v", first.Lines, first.Files, first.Sessions), fmt.Sprintf("%+v %+v %+v", again.Lines, again.Files, again.Sessions); a != b {
+		t.Errorf("run again, blame pr gave\n%s\nthe first run\n%s", b, a)
+	}
+	if first.Lines.Agent == 0 {
+		t.Errorf("a pull request with no agent line: %+v", first.Lines)
+	}
+	f := ""
+	for _, pf := range first.Files {
+		if strings.TrimSpace(r.git("status", "--porcelain", "--", pf.Path)) == "" && pf.Lines.Agent > 0 {
+			f = pf.Path // as HEAD has it
+			break
+		}
+	}
+	if f == "" {
+		t.Fatalf("no file of the pull request with agent lines is as HEAD has it: %+v", first.Files)
+	}
+	res, err := blamer().Blame(ctx, g, f, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, by3 := counts()
+	if n := by3["blame"] - by2["blame"]; n != 0 {
+		t.Errorf("%s blamed in the work tree at the pull request's head ran git blame %d times", f, n)
+	}
+	want, err := (&Blamer{Store: r.st, Roots: r.st, Versions: r.st, UserID: "local", Now: func() time.Time { return r.clock.Add(time.Hour) }}).Blame(ctx, Git{Dir: r.dir}, f, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := fmt.Sprint(res.Lines), fmt.Sprint(want.Lines); a != b {
+		t.Errorf("%s from the pull request's entries:\n%s\nblamed without a cache:\n%s", f, a, b)
 	}
 }
 

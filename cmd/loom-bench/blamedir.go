@@ -42,17 +42,36 @@ func timed(cmd *exec.Cmd) (dirRun, []byte, error) {
 // the floor), the same on every core at once, then for each loom
 // binary of bins a summary with its line-age cache deleted (the first)
 // and one repeat. home is the HOME of the loom processes, whose store
-// holds the sessions (imported beforehand).
-func blameDirMain(ctx context.Context, out io.Writer, bins []string, repo, dir, home string, runs int) error {
+// holds the sessions (imported beforehand; or a LOOM_HOME, as -blame
+// writes one, when it holds data/sessions.db).
+//
+// With pr (BASE..HEAD) given, it measures `loom blame pr pr` instead
+// (docs/blame.md, "Speed"), beside git's blame at HEAD of the files
+// the range added or changed.
+func blameDirMain(ctx context.Context, out io.Writer, bins []string, repo, dir, pr, home string, runs int) error {
 	if repo == "" || home == "" || len(bins) == 0 || bins[0] == "" {
-		return fmt.Errorf("-blame-dir needs -blame-repo (a git work tree), -blame-home (the HOME whose store holds its sessions) and -loom (one binary or more, by commas)")
+		return fmt.Errorf("-blame-dir and -blame-pr need -blame-repo (a git work tree), -blame-home (the HOME whose store holds its sessions) and -loom (one binary or more, by commas)")
 	}
 	if dir == "" {
 		dir = "."
 	}
-	ls, err := exec.CommandContext(ctx, "git", "-C", repo, "ls-files", "-z", "--", dir).Output()
+	list := []string{"ls-files", "-z", "--", dir}
+	at := []string{}
+	if pr != "" {
+		base, _, ok := strings.Cut(pr, "..")
+		if !ok {
+			return fmt.Errorf("-blame-pr %q: want BASE..HEAD", pr)
+		}
+		mb, err := exec.CommandContext(ctx, "git", "-C", repo, "merge-base", base, "HEAD").Output()
+		if err != nil {
+			return fmt.Errorf("git merge-base: %w", err)
+		}
+		list = []string{"diff", "--name-only", "-M", "--diff-filter=AMR", "-z", strings.TrimSpace(string(mb)), "HEAD", "--"}
+		at = []string{"HEAD"}
+	}
+	ls, err := exec.CommandContext(ctx, "git", slices.Concat([]string{"-C", repo}, list)...).Output()
 	if err != nil {
-		return fmt.Errorf("git ls-files: %w", err)
+		return fmt.Errorf("git %s: %w", list[0], err)
 	}
 	var files []string
 	for _, f := range strings.Split(string(ls), "\x00") {
@@ -65,7 +84,7 @@ func blameDirMain(ctx context.Context, out io.Writer, bins []string, repo, dir, 
 		return fmt.Errorf("git rev-list: %w", err)
 	}
 	gitBlame := func(f string) (dirRun, error) {
-		r, _, err := timed(exec.CommandContext(ctx, "git", "-C", repo, "blame", "--porcelain", "--", f))
+		r, _, err := timed(exec.CommandContext(ctx, "git", slices.Concat([]string{"-C", repo, "blame", "--porcelain"}, at, []string{"--", f})...))
 		return r, err
 	}
 	// gitFiles blames every file with so many git processes at once.
@@ -98,13 +117,28 @@ func blameDirMain(ctx context.Context, out io.Writer, bins []string, repo, dir, 
 		return sum, first
 	}
 	cacheDir := filepath.Join(home, ".cache")
+	env := []string{"HOME=" + home, "XDG_CACHE_HOME=" + cacheDir, "PATH=" + os.Getenv("PATH")}
+	caches := []string{filepath.Join(cacheDir, "loom", "blame")}
+	if _, err := os.Stat(filepath.Join(home, "data", "sessions.db")); err == nil {
+		env = append(env, "LOOM_HOME="+home)
+		caches = append(caches, filepath.Join(home, "cache", "blame"))
+	}
 	summary := func(bin string) (dirRun, string, error) {
 		cmd := exec.CommandContext(ctx, bin, "blame", "summary", "--json", dir)
-		cmd.Dir = repo
-		cmd.Env = []string{"HOME=" + home, "XDG_CACHE_HOME=" + cacheDir, "PATH=" + os.Getenv("PATH")}
+		if pr != "" {
+			cmd = exec.CommandContext(ctx, bin, "blame", "pr", "--json", pr)
+		}
+		cmd.Dir, cmd.Env = repo, env
 		r, b, err := timed(cmd)
 		if err != nil {
 			return dirRun{}, "", err
+		}
+		if pr != "" {
+			var p blame.PR
+			if err := json.Unmarshal(b, &p); err != nil {
+				return dirRun{}, "", err
+			}
+			return r, fmt.Sprintf("%d files, %+v, %d sessions", len(p.Files), p.Lines, len(p.Sessions)), nil
 		}
 		var s blame.Summary
 		if err := json.Unmarshal(b, &s); err != nil {
@@ -128,8 +162,10 @@ func blameDirMain(ctx context.Context, out io.Writer, bins []string, repo, dir, 
 		}
 		parallel = append(parallel, r)
 		for k, bin := range bins {
-			if err := os.RemoveAll(filepath.Join(cacheDir, "loom", "blame")); err != nil {
-				return err
+			for _, c := range caches {
+				if err := os.RemoveAll(c); err != nil {
+					return err
+				}
 			}
 			for i, into := range []*[][]dirRun{&cold, &repeat} {
 				r, answer, err := summary(bin)
@@ -153,8 +189,12 @@ func blameDirMain(ctx context.Context, out io.Writer, bins []string, repo, dir, 
 		return dirRun{pct(w, 0.5), pct(c, 0.5)}
 	}
 	ms := func(d time.Duration) string { return fmt.Sprintf("%d ms", d.Milliseconds()) }
-	fmt.Fprintf(out, "loom blame summary %s: %d files of text in %s (%s commits), %d rounds; load average %s before, %s after; %d cores\n\n",
-		dir, len(files), repo, strings.TrimSpace(string(commits)), runs, loadBefore, loadAverage(), runtime.NumCPU())
+	what := "summary " + dir
+	if pr != "" {
+		what = "pr " + pr
+	}
+	fmt.Fprintf(out, "loom blame %s: %d files of text in %s (%s commits), %d rounds; load average %s before, %s after; %d cores\n\n",
+		what, len(files), repo, strings.TrimSpace(string(commits)), runs, loadBefore, loadAverage(), runtime.NumCPU())
 	fmt.Fprintf(out, "| | wall p50 | wall range | CPU p50 | wall p50 ÷ git blame a file after another |\n|---|---|---|---|---|\n")
 	floor := p50(serial).wall
 	row := func(name string, rs []dirRun) {

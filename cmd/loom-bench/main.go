@@ -169,6 +169,7 @@ func main() {
 	blameEditors := flag.String("blame-editors", "3,450,1500", "the counts of sessions that edited the file, a store each (generated once under -db's directory)")
 	blameRuns := flag.Int("blame-runs", 7, "rounds of -blame")
 	blameDir := flag.String("blame-dir", "", "instead: time loom blame summary of this directory of -blame-repo as whole processes (-loom: binaries by commas, each in turn), cold and repeated, against the store of -blame-home, beside git blame of the same files in the same run")
+	blamePR := flag.String("blame-pr", "", "instead: time loom blame pr of this range (BASE..HEAD) of -blame-repo as whole processes (-loom: binaries by commas, each in turn), cold and repeated, against the store of -blame-home, beside git blame at HEAD of the files it added or changed in the same run")
 	blameHome := flag.String("blame-home", "", "the HOME of -blame-dir's loom processes, whose store holds the repository's sessions")
 	keep := flag.Bool("keep", false, "-locomo and -longmemeval keep the session files and store they made")
 	scale := flag.Bool("scale", false, "instead: plant -locomo's and -realtalk's conversations in a store of -scale-messages filler messages over -scale-projects projects of several agents, and ask every question in its project and across all projects (see docs/search.md)")
@@ -305,8 +306,8 @@ func main() {
 		}
 		return
 	}
-	if *blameDir != "" {
-		if err := blameDirMain(context.Background(), os.Stdout, strings.Split(c.loomBin, ","), *blameRepo, *blameDir, *blameHome, *blameRuns); err != nil {
+	if *blameDir != "" || *blamePR != "" {
+		if err := blameDirMain(context.Background(), os.Stdout, strings.Split(c.loomBin, ","), *blameRepo, *blameDir, *blamePR, *blameHome, *blameRuns); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}
