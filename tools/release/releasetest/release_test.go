@@ -822,3 +822,53 @@ func unmarshal(t *testing.T, b []byte, v any) {
 		t.Fatalf("%v: %s", err, b)
 	}
 }
+
+// TestArchiveFromReadme runs README.md's archive line (its example
+// archive's name replaced by this machine's) in a directory holding the
+// release's checksums.txt and archive: it checks the archive and
+// unpacks a loom that runs. With the archive's bytes altered the same
+// line fails and unpacks nothing.
+func TestArchiveFromReadme(t *testing.T) {
+	r := setup(t)
+	if _, err := exec.LookPath("sha256sum"); err != nil {
+		t.Skip("sha256sum is not installed: README.md's archive line uses it")
+	}
+	line := r.readmeLine(t, "sha256sum --ignore-missing -c checksums.txt")
+	example := regexp.MustCompile(`loom_[0-9.]+_linux_amd64\.tar\.gz`)
+	if !example.MatchString(line) {
+		t.Fatalf("README.md's archive line names no archive: %s", line)
+	}
+	line = example.ReplaceAllLiteralString(line, r.hostArchive(t))
+	for _, tampered := range []bool{false, true} {
+		dir := t.TempDir()
+		for _, name := range []string{"checksums.txt", r.hostArchive(t)} {
+			b, err := os.ReadFile(filepath.Join(r.dist, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tampered && name != "checksums.txt" {
+				b[len(b)/2] ^= 1
+			}
+			if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cmd := exec.Command("sh", "-c", line)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		_, statErr := os.Stat(filepath.Join(dir, "loom"))
+		if tampered {
+			if err == nil || statErr == nil {
+				t.Fatalf("README.md's archive line took an altered archive (%v):\n%s", err, out)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("README.md's archive line: %v\n%s", err, out)
+		}
+		v, err := exec.Command(filepath.Join(dir, "loom"), "version").CombinedOutput()
+		if err != nil || !strings.Contains(string(v), r.version) {
+			t.Fatalf("the unpacked loom version: %v\n%s", err, v)
+		}
+	}
+}
