@@ -2,11 +2,13 @@ package hooks_test
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -209,6 +211,15 @@ func TestHooksFollowLoom(t *testing.T) {
 		}
 		if err := os.WriteFile(p, src, 0o755); err != nil {
 			t.Fatal(err)
+		}
+		// A process another test forked while the copy was open for
+		// writing holds it until that process execs: until then the
+		// copy cannot run (ETXTBSY). Once it runs, no process holds it.
+		for range 200 {
+			if err := exec.Command(p, "version").Run(); !errors.Is(err, syscall.ETXTBSY) {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
 		}
 		return p
 	}
