@@ -44,6 +44,10 @@ func TestScopedSearchSameAnswer(t *testing.T) {
 	const projects, messages = 200, ScanDepth + 6000
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var batch []*loom.SessionData
+	// The projects that hold messages: a scope is drawn from them, since
+	// an empty project's answer is rightly empty and would test nothing.
+	var used []string
+	seen := map[string]bool{}
 	for n, i := 0, 0; n < messages; i++ {
 		id := loom.NewID()
 		p := loom.Project{ID: fmt.Sprintf("p%015d", r.IntN(projects)), Name: "p", Root: "/p"}
@@ -51,6 +55,10 @@ func TestScopedSearchSameAnswer(t *testing.T) {
 			// A project of more messages than a search ranks whole, but
 			// few of the newest ScanDepth matches.
 			p.ID = "pbig"
+		}
+		if !seen[p.ID] && p.ID != "pbig" {
+			seen[p.ID] = true
+			used = append(used, p.ID)
 		}
 		s := &loom.Session{ID: id, UserID: "alice", Key: fmt.Sprintf("cli:s%d", i), Surface: "cli", Kind: loom.KindMain,
 			Project: p, CreatedAt: now, Title: "t"}
@@ -89,7 +97,7 @@ func TestScopedSearchSameAnswer(t *testing.T) {
 	t.Cleanup(func() { scopeByJoin = false })
 	pick := func(words []string) string { return words[r.IntN(len(words))] }
 	for i := range 15 {
-		q := loom.SearchQuery{UserID: "alice", ProjectID: fmt.Sprintf("p%015d", r.IntN(projects)), Limit: 5 + r.IntN(40)}
+		q := loom.SearchQuery{UserID: "alice", ProjectID: used[r.IntN(len(used))], Limit: 5 + r.IntN(40)}
 		if r.IntN(5) == 0 {
 			q.ProjectID = "pbig"
 		}
