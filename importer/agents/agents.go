@@ -31,6 +31,7 @@ import (
 	_ "github.com/loomhq/loom/importer/cortex"
 	_ "github.com/loomhq/loom/importer/crush"
 	_ "github.com/loomhq/loom/importer/cursor"
+	_ "github.com/loomhq/loom/importer/deepseekharness"
 	_ "github.com/loomhq/loom/importer/deepseektui"
 	_ "github.com/loomhq/loom/importer/devin"
 	_ "github.com/loomhq/loom/importer/droid"
