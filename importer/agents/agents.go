@@ -38,6 +38,7 @@ import (
 	_ "github.com/loomhq/loom/importer/erosolar"
 	_ "github.com/loomhq/loom/importer/forge"
 	_ "github.com/loomhq/loom/importer/gemini"
+	_ "github.com/loomhq/loom/importer/geminiapps"
 	_ "github.com/loomhq/loom/importer/goose"
 	_ "github.com/loomhq/loom/importer/gptme"
 	_ "github.com/loomhq/loom/importer/grok"
