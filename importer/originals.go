@@ -63,8 +63,11 @@ func (im *Importer) keepOriginals(ctx context.Context, tool string, stats []loom
 		}
 		return nil
 	}
+	if fl, ok := registeredFormat(tool).(Filtered); ok {
+		return im.keepCopy(ctx, put, fl, stats, sessionID)
+	}
 	for _, rec := range stats {
-		kf, err := keepFile(ctx, put, im.kept[rec.Path], rec, sessionID)
+		kf, err := keepFile(ctx, put, im.kept[rec.Path], rec, rec.Path, sessionID)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 				// Gone or cut short since it was read (an agent that
@@ -107,10 +110,75 @@ func (im *Importer) loadKept(ctx context.Context, k loom.OriginalsKeeper, tool s
 // it is written.
 const maxPendingOriginals = 32 << 20
 
+// Filtered is a format whose files hold more than the sessions its
+// reader reads (an agent's server keeps its users' password hashes and
+// tokens in the database that holds the transcripts): what is kept of a
+// bundle it read is not its files but the one file KeptCopy writes in
+// dir, which holds what Read reads and nothing else, and which Read
+// reads as it reads the bundle (a reimport does). It is kept under the
+// path of the bundle's main file; the bundle's other files (a
+// write-ahead log) are not kept.
+type Filtered interface {
+	KeptCopy(ctx context.Context, b Bundle, dir string) (string, error)
+}
+
+// registeredFormat is the format registered as tool, nil when none is.
+func registeredFormat(tool string) Format {
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	for _, f := range registry.formats {
+		if f.Tool() == tool {
+			return f
+		}
+	}
+	return nil
+}
+
+// keepCopy keeps, of a bundle of a Filtered format whose files stats
+// are, the copy fl makes of it, in place of its main file.
+func (im *Importer) keepCopy(ctx context.Context, put func(loom.OriginalChunk) error, fl Filtered, stats []loom.ImportedFile, sessionID string) error {
+	if len(stats) == 0 {
+		return nil
+	}
+	main := stats[0]
+	files := make([]string, 0, len(stats))
+	for _, rec := range stats {
+		if rec.Path == rec.Bundle {
+			main = rec
+		}
+		files = append(files, rec.Path)
+	}
+	dir, err := os.MkdirTemp("", "loom-kept-")
+	if err != nil {
+		return fmt.Errorf("keeping the original of %s: %w", main.Path, err)
+	}
+	defer os.RemoveAll(dir)
+	cp, err := fl.KeptCopy(ctx, Bundle{Files: files}, dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // gone since it was read: what was kept stays
+		}
+		return fmt.Errorf("keeping the original of %s: %w", main.Path, err)
+	}
+	fi, err := os.Stat(cp)
+	if err != nil {
+		return fmt.Errorf("keeping the original of %s: %w", main.Path, err)
+	}
+	rec := main
+	rec.Size = fi.Size()
+	kf, err := keepFile(ctx, put, im.kept[rec.Path], rec, cp, sessionID)
+	if err != nil {
+		return fmt.Errorf("keeping the original of %s: %w", main.Path, err)
+	}
+	im.kept[rec.Path] = kf
+	return nil
+}
+
 // keepFile keeps what file rec holds beyond kept, what the store has of
-// it, and returns what the store has then.
-func keepFile(ctx context.Context, put func(loom.OriginalChunk) error, kept loom.OriginalFile, rec loom.ImportedFile, sessionID string) (loom.OriginalFile, error) {
-	f, err := os.Open(rec.Path)
+// it, reading it at src (rec's path, or a copy made of it), and
+// returns what the store has then.
+func keepFile(ctx context.Context, put func(loom.OriginalChunk) error, kept loom.OriginalFile, rec loom.ImportedFile, src, sessionID string) (loom.OriginalFile, error) {
+	f, err := os.Open(src)
 	if err != nil {
 		return kept, err
 	}
