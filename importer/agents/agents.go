@@ -54,6 +54,7 @@ import (
 	_ "github.com/loomhq/loom/importer/muse"
 	_ "github.com/loomhq/loom/importer/nanobot"
 	_ "github.com/loomhq/loom/importer/nanocoder"
+	_ "github.com/loomhq/loom/importer/omnigent"
 	_ "github.com/loomhq/loom/importer/omp"
 	_ "github.com/loomhq/loom/importer/openclaw"
 	_ "github.com/loomhq/loom/importer/opencode"
