@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 
 	"github.com/loomhq/loom"
@@ -155,10 +156,14 @@ func (im *Importer) keepCopy(ctx context.Context, put func(loom.OriginalChunk) e
 	defer os.RemoveAll(dir)
 	cp, err := fl.KeptCopy(ctx, Bundle{Files: files}, dir)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil // gone since it was read: what was kept stays
+		if ctx.Err() != nil {
+			return ctx.Err()
 		}
-		return fmt.Errorf("keeping the original of %s: %w", main.Path, err)
+		// Gone since it was read, or not one its reader reads (an empty
+		// file, whose line the reading gave): what was kept stays, and
+		// nothing of the file is kept otherwise.
+		slog.Debug("no copy of the original kept", "path", main.Path, "err", err)
+		return nil
 	}
 	fi, err := os.Stat(cp)
 	if err != nil {
