@@ -49,6 +49,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
@@ -217,7 +218,7 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 			return nil, err
 		}
 		t := &importer.Transcript{Res: res}
-		if err := readItems(ctx, db, sc, c.id, t); err != nil {
+		if err := readItems(ctx, db, sc, name, c.id, t); err != nil {
 			return nil, importer.SQLiteError(Tool, name, err)
 		}
 		s := t.Session(importer.LineID(c.id), name)
@@ -317,7 +318,7 @@ type itemData struct {
 }
 
 // readItems adds the items of conversation id to t.
-func readItems(ctx context.Context, db *sql.DB, sc schema, id string, t *importer.Transcript) error {
+func readItems(ctx context.Context, db *sql.DB, sc schema, name, id string, t *importer.Transcript) error {
 	where := "conversation_id = ?"
 	var arg any = id
 	if sc.binary("conversation_items", "conversation_id") {
@@ -340,19 +341,29 @@ func readItems(ctx context.Context, db *sql.DB, sc schema, id string, t *importe
 		if err := rows.Scan(&pos, &typ, &data, &at); err != nil {
 			return err
 		}
-		item(t, pos, cmp.Or(itemTypes[typ], typ), data, importer.UnixTime(at))
+		where := fmt.Sprintf("conversation %s, item at position %d", id, pos)
+		if !utf8.ValidString(data) {
+			// Decoding would make them U+FFFD in silence: one line.
+			t.Res.Problemf(name, 0, where+": "+importer.NotUTF8)
+		}
+		if !item(t, pos, cmp.Or(itemTypes[typ], typ), data, importer.UnixTime(at)) {
+			t.Res.Problemf(name, 0, where+": its data is not JSON, skipped")
+		}
 	}
 	return rows.Err()
 }
 
-// item adds one item, at position pos, of type typ.
-func item(t *importer.Transcript, pos int64, typ, data string, at time.Time) {
+// item adds one item, at position pos, of type typ, and reports
+// whether its data could be read.
+func item(t *importer.Transcript, pos int64, typ, data string, at time.Time) bool {
 	res := t.Res
 	var d itemData
 	var raw map[string]json.RawMessage
 	if json.Unmarshal([]byte(data), &raw) != nil || json.Unmarshal([]byte(data), &d) != nil {
-		res.Skip("unreadable:" + importer.TypeName(typ))
-		return
+		// The next reply is one of its own, never joined to the one
+		// before what is lost.
+		t.Break()
+		return false
 	}
 	d.Summary = raw["summary"]
 	mid := "p" + strconv.FormatInt(pos, 10)
@@ -396,6 +407,7 @@ func item(t *importer.Transcript, pos int64, typ, data string, at time.Time) {
 	default:
 		res.Skip(importer.TypeName(typ))
 	}
+	return true
 }
 
 // texts are the text blocks of c as text parts, ids <mid>/<n>.

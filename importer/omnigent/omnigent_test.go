@@ -3,8 +3,12 @@ package omnigent
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/loomhq/loom"
@@ -139,5 +143,91 @@ func TestRoots(t *testing.T) {
 	}
 	if got := (Format{}).Roots(importertest.Getenv("OMNIGENT_DATA_DIR", "/x/om"), "/home/u"); len(got) != 1 || got[0] != "/x/om" {
 		t.Errorf("with $OMNIGENT_DATA_DIR: %v", got)
+	}
+}
+
+// The rule for bad input, item by item (docs/import.md, "One damaged
+// record"; importer/agents/badrecord_test.go holds it for files of
+// JSON): an item whose data is damaged (garbage, cut, made non-JSON in
+// its middle, a text made not UTF-8) is one problem line, and every
+// other message of its conversation is kept in its place.
+func TestOneDamagedItemIsOneLine(t *testing.T) {
+	damages := map[string]func(string) string{
+		"garbage":                func(string) string { return "\x00\x01garbage \x1b[2J" },
+		"cut":                    func(d string) string { return d[:len(d)/2] },
+		"non-JSON in the middle": func(d string) string { return d[:len(d)/2] + "}\x00 not JSON {" + d[len(d)/2:] },
+		"not UTF-8 in a text": func(d string) string {
+			i := strings.Index(d, `"text": "`)
+			if i < 0 {
+				i = strings.Index(d, `"output": "`)
+			}
+			if i < 0 {
+				return ""
+			}
+			at := i + strings.Index(d[i:], `: "`) + 4
+			return d[:at] + "\xff\xfe" + d[at:]
+		},
+	}
+	before := importertest.ReadFile(t, Format{}, filepath.Join("testdata", dbName))
+	ids := func(res *importer.Result) map[string][]string {
+		out := map[string][]string{}
+		for _, s := range res.Sessions {
+			for _, m := range s.Messages {
+				out[s.SourceID] = append(out[s.SourceID], m.ID)
+			}
+		}
+		return out
+	}
+	want := ids(before)
+	for rowid := 1; rowid <= 15; rowid++ {
+		for way, damage := range damages {
+			dir := importertest.CopyDir(t, "testdata")
+			path := filepath.Join(dir, dbName)
+			db := importertest.SQLiteWriter(t, path)
+			var data string
+			if err := db.QueryRow(`SELECT data FROM conversation_items WHERE rowid = ?`, rowid).Scan(&data); err != nil {
+				t.Fatal(err)
+			}
+			bad := damage(data)
+			if bad == "" {
+				db.Close()
+				continue
+			}
+			importertest.Exec(t, db, `UPDATE conversation_items SET data = ? WHERE rowid = ?`, bad, rowid)
+			var pos int64
+			if err := db.QueryRow(`SELECT position FROM conversation_items WHERE rowid = ?`, rowid).Scan(&pos); err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+			after := importertest.ReadFile(t, Format{}, path)
+			what := fmt.Sprintf("item %d made %s", rowid, way)
+			if len(after.Problems) != len(before.Problems)+1 {
+				t.Errorf("%s: problems %v", what, after.Problems)
+			}
+			got := ids(after)
+			for sid, msgs := range want {
+				now := map[string]bool{}
+				for _, id := range got[sid] {
+					now[id] = true
+				}
+				var kept []string
+				for _, id := range msgs {
+					if now[id] {
+						kept = append(kept, id)
+					} else if id != "p"+strconv.FormatInt(pos, 10) {
+						t.Errorf("%s: message %s of %s lost", what, id, sid)
+					}
+				}
+				var order []string
+				for _, id := range got[sid] {
+					if slices.Contains(msgs, id) {
+						order = append(order, id)
+					}
+				}
+				if !slices.Equal(order, kept) {
+					t.Errorf("%s: messages %v, want %v", what, order, kept)
+				}
+			}
+		}
 	}
 }
