@@ -21,8 +21,9 @@
 // What becomes what: each Prompted record is a session of its own (the
 // export keeps no conversation's thread): the prompt a user message,
 // the reply an assistant message, both at the record's time. Its id is
-// made of its time and prompt, so that a later export, which holds the
-// same records and newer ones, imports only the newer ones.
+// made of its time (and its place among those of the same second), so
+// that a later export, which holds the same records and newer ones at
+// its top, imports only the newer ones.
 //
 // Learnt from agentsview's reader of it (kenn-io/agentsview at
 // 538600744d1b87614d3746d36a0966c1f2ac1cad,
@@ -46,6 +47,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 
@@ -144,6 +146,11 @@ func parse(ctx context.Context, name string, data []byte) *importer.Result {
 		res.Empty(name)
 		return res
 	}
+	if !utf8.Valid(data) {
+		// The parser would make them U+FFFD in silence: marked, so that
+		// the record they are in says so.
+		data = []byte(strings.ToValidUTF8(string(data), notUTF8))
+	}
 	doc, err := html.Parse(bytes.NewReader(data))
 	if err != nil {
 		res.Unreadablef(name, 0, "not HTML: "+err.Error())
@@ -154,8 +161,8 @@ func parse(ctx context.Context, name string, data []byte) *importer.Result {
 		res.Unreadablef(name, 0, "not a Takeout My Activity page: no activity record in it")
 		return res
 	}
-	seen := map[string]int{}
 	untimed, foreign := 0, 0
+	var recs []rec
 	for _, cell := range cells {
 		if ctx.Err() != nil {
 			return res
@@ -179,14 +186,22 @@ func parse(ctx context.Context, name string, data []byte) *importer.Result {
 			res.Skip("empty-prompt")
 			continue
 		}
-		key := r.at.Format(time.RFC3339) + "\x00" + r.prompt
-		h := sha256.Sum256([]byte(key))
-		id := hex.EncodeToString(h[:12])
-		if n := seen[id]; n > 0 {
-			id += "-" + strconv.Itoa(n+1)
+		if strings.Contains(r.prompt+r.reply, notUTF8) {
+			res.Problemf(name, 0, "the prompt of "+r.at.Format(time.RFC3339)+": "+importer.NotUTF8)
+			r.prompt, r.reply = strings.ReplaceAll(r.prompt, notUTF8, "\ufffd"), strings.ReplaceAll(r.reply, notUTF8, "\ufffd")
 		}
-		seen[hex.EncodeToString(h[:12])]++
-		s := &importer.Session{SourceID: id, Kind: loom.KindMain, Path: name, Provider: "google", CreatedAt: r.at, UpdatedAt: r.at}
+		recs = append(recs, r)
+	}
+	// A record's id is its time and how many of that time come after it
+	// in the page (the newest first): a later export, which adds records
+	// at its top, gives each the same.
+	seen := map[time.Time]int{}
+	for i := len(recs) - 1; i >= 0; i-- {
+		r := recs[i]
+		n := seen[r.at]
+		seen[r.at]++
+		h := sha256.Sum256([]byte(r.at.Format(time.RFC3339) + "\x00" + strconv.Itoa(n)))
+		s := &importer.Session{SourceID: hex.EncodeToString(h[:12]), Kind: loom.KindMain, Path: name, Provider: "google", CreatedAt: r.at, UpdatedAt: r.at}
 		s.Messages = append(s.Messages, &loom.Message{ID: "prompt", Role: loom.RoleUser, CreatedAt: r.at,
 			Parts: []loom.Part{{ID: "prompt/0", Type: loom.PartText, Text: r.prompt}}})
 		if strings.TrimSpace(r.reply) != "" {
@@ -207,6 +222,11 @@ func parse(ctx context.Context, name string, data []byte) *importer.Result {
 	}
 	return res
 }
+
+// notUTF8 stands, while a page is read, for bytes of it that are not
+// UTF-8: a character of the last private-use plane, which no export
+// writes.
+const notUTF8 = "\U0010FFFD"
 
 // rec is what a record's cell says.
 type rec struct {

@@ -121,3 +121,25 @@ func TestRoots(t *testing.T) {
 		t.Errorf("bundles %v", got)
 	}
 }
+
+// The rule for bad input, record by record (docs/import.md, "One
+// damaged record"): a prompt or reply made not UTF-8 is one problem
+// line, the record kept (with U+FFFD where the bytes stood) under its
+// id, the other records as they were.
+func TestOneRecordNotUTF8(t *testing.T) {
+	before := importertest.ReadFile(t, Format{}, takeout)
+	for _, text := range []string{"round money", "Grand livre", "integer cents"} {
+		data := strings.Replace(string(importertest.ReadBytes(t, takeout)), text, text[:3]+"\xff\xfe"+text[3:], 1)
+		path := filepath.Join(t.TempDir(), "MyActivity.html")
+		importertest.WriteFile(t, path, []byte(data), 0o644)
+		after := importertest.ReadFile(t, Format{}, path)
+		if len(after.Problems) != 1 || len(after.Sessions) != len(before.Sessions) {
+			t.Fatalf("%q: problems %v, %d sessions", text, after.Problems, len(after.Sessions))
+		}
+		for i, s := range after.Sessions {
+			if b := before.Sessions[i]; s.SourceID != b.SourceID || importertest.Roles(s) != importertest.Roles(b) {
+				t.Errorf("%q: session %s %s, want %s %s", text, s.SourceID, importertest.Roles(s), b.SourceID, importertest.Roles(b))
+			}
+		}
+	}
+}
