@@ -77,6 +77,7 @@ import (
 	_ "github.com/loomhq/loom/importer/vibe"
 	_ "github.com/loomhq/loom/importer/warp"
 	_ "github.com/loomhq/loom/importer/windsurf"
+	_ "github.com/loomhq/loom/importer/zcode"
 	_ "github.com/loomhq/loom/importer/zed"
 	_ "github.com/loomhq/loom/importer/zencoder"
 )

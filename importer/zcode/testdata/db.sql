@@ -1,0 +1,28 @@
+-- ZCode's db.sqlite as agentsview's reader and tests read it, built by hand.
+CREATE TABLE session (id TEXT PRIMARY KEY NOT NULL, project_id TEXT, workspace_id TEXT, directory TEXT, title TEXT, time_created INTEGER, time_updated INTEGER);
+CREATE TABLE model_usage (session_id TEXT NOT NULL, turn_id TEXT, provider_id TEXT, model_id TEXT, status TEXT, input_tokens INTEGER, output_tokens INTEGER, reasoning_tokens INTEGER, cache_creation_input_tokens INTEGER, cache_read_input_tokens INTEGER, computed_total_tokens INTEGER, started_at INTEGER, completed_at INTEGER, duration_ms INTEGER, tool_call_count INTEGER);
+CREATE TABLE message (id TEXT PRIMARY KEY NOT NULL, session_id TEXT NOT NULL, time_created TEXT, data TEXT);
+CREATE TABLE part (id TEXT PRIMARY KEY NOT NULL, message_id TEXT NOT NULL, session_id TEXT NOT NULL, time_created TEXT, data TEXT);
+INSERT INTO session VALUES ('ses_zc1', 'prj_1', NULL, '/home/u/auth', 'Fix the login bug', 1791200000000, 1791200300000);
+INSERT INTO session VALUES ('ses_zc2', NULL, 'ws_1', '/home/u/notes', 'Which model?', 1791210000000, 1791210060000);
+INSERT INTO message VALUES ('msg_01', 'ses_zc1', '2026-10-05T11:33:20.000Z', '{"role": "system"}');
+INSERT INTO part VALUES ('prt_01', 'msg_01', 'ses_zc1', '2026-10-05T11:33:20.000Z', '{"type": "text", "text": "You are a careful reviewer of Go code."}');
+INSERT INTO message VALUES ('msg_02', 'ses_zc1', '2026-10-05T11:33:21.000Z', '{"role": "user"}');
+INSERT INTO part VALUES ('prt_02', 'msg_02', 'ses_zc1', '2026-10-05T11:33:21.000Z', '{"type": "text", "text": "Fix the login bug: a valid token is refused."}');
+INSERT INTO message VALUES ('msg_03', 'ses_zc1', '2026-10-05T11:33:30.000Z', '{"role": "assistant", "modelID": "glm-4.6"}');
+INSERT INTO part VALUES ('prt_03', 'msg_03', 'ses_zc1', '2026-10-05T11:33:25.000Z', '{"type": "thinking", "thinking": "Read the token check first."}');
+INSERT INTO part VALUES ('prt_04', 'msg_03', 'ses_zc1', '2026-10-05T11:33:26.000Z', '{"type": "text", "text": "I will read auth.go."}');
+INSERT INTO part VALUES ('prt_05', 'msg_03', 'ses_zc1', '2026-10-05T11:33:27.000Z', '{"type": "tool_use", "id": "call-read", "name": "Read", "input": {"file_path": "auth.go"}}');
+INSERT INTO message VALUES ('msg_04', 'ses_zc1', '2026-10-05T11:33:31.000Z', '{"role": "user"}');
+INSERT INTO part VALUES ('prt_06', 'msg_04', 'ses_zc1', '2026-10-05T11:33:31.000Z', '{"type": "tool_result", "tool_use_id": "call-read", "content": "func valid(t Token) bool { return t.Expiry.Before(time.Now()) }"}');
+INSERT INTO message VALUES ('msg_05', 'ses_zc1', '2026-10-05T11:35:00.000Z', '{"role": "assistant", "model": {"modelID": "glm-4.6", "providerID": "zhipu"}}');
+INSERT INTO part VALUES ('prt_07', 'msg_05', 'ses_zc1', '2026-10-05T11:34:00.000Z', '{"type": "reasoning", "text": "The comparison is reversed."}');
+INSERT INTO part VALUES ('prt_08', 'msg_05', 'ses_zc1', '2026-10-05T11:34:10.000Z', '{"type": "tool", "tool": "Edit", "callID": "call-edit", "state": {"status": "completed", "input": {"file_path": "auth.go", "old": "Before", "new": "After"}, "output": "applied 1 edit"}}');
+INSERT INTO part VALUES ('prt_09', 'msg_05', 'ses_zc1', '2026-10-05T11:34:20.000Z', '{"type": "tool", "tool": "Bash", "callID": "call-test", "state": {"status": "error", "input": {"command": "go test ./auth"}, "error": "permission denied"}}');
+INSERT INTO part VALUES ('prt_10', 'msg_05', 'ses_zc1', '2026-10-05T11:35:00.000Z', '{"type": "text", "text": "valid compared the expiry the wrong way round: fixed; the tests could not run here."}');
+INSERT INTO model_usage VALUES ('ses_zc1', '1', 'zhipu', 'glm-4.6', 'completed', 2100, 90, 12, 0, 1500, 3702, 1791200001000, 1791200010000, 9000, 1);
+INSERT INTO model_usage VALUES ('ses_zc1', '2', 'zhipu', 'glm-4.6', 'completed', 400, 120, 30, 200, 3400, 4150, 1791200011000, 1791200100000, 89000, 2);
+INSERT INTO message VALUES ('msg_11', 'ses_zc2', '1791210001000', '{"role": "user"}');
+INSERT INTO part VALUES ('prt_11', 'msg_11', 'ses_zc2', '1791210001000', '{"type": "text", "text": "Which model are you?"}');
+INSERT INTO message VALUES ('msg_12', 'ses_zc2', '1791210002000', '{"role": "assistant", "model": {"id": "glm-4.5-air"}}');
+INSERT INTO part VALUES ('prt_12', 'msg_12', 'ses_zc2', '1791210002000', '{"type": "text", "content": [{"type": "text", "text": "GLM-4.5-Air."}]}');
