@@ -113,22 +113,6 @@ func (r release) archivedLoom(t *testing.T, name string) []byte {
 	}
 }
 
-// readmeLine is the line of README.md that starts with prefix.
-func (r release) readmeLine(t *testing.T, prefix string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(r.root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(line, prefix) {
-			return line
-		}
-	}
-	t.Fatalf("README.md has no line starting %q", prefix)
-	return ""
-}
-
 // serve serves install.sh where README.md's line fetches it from
 // (/loomhq/loom/main/install.sh) and the directory release under
 // /release/.
@@ -221,7 +205,7 @@ func TestInstallFromReadme(t *testing.T) {
 		t.Skip("curl is not installed: README.md's line uses it")
 	}
 	srv := r.serve(t, r.dist)
-	line := r.readmeLine(t, "curl -fsSL ")
+	line := readmeLine(t, r.root, "curl -fsSL ")
 	const host = "https://raw.githubusercontent.com"
 	if !strings.Contains(line, host+"/loomhq/loom/main/install.sh | sh") {
 		t.Fatalf("README.md's install line fetches no install.sh from %s: %s", host, line)
@@ -686,7 +670,7 @@ func TestImage(t *testing.T) {
 	}
 	// README.md's run line publishes the port the hub listens on and
 	// keeps its home in a volume.
-	runLine := r.readmeLine(t, "docker run -d ")
+	runLine := readmeLine(t, r.root, "docker run -d ")
 	if _, ok := c.ExposedPorts["7878/tcp"]; !ok || !strings.Contains(runLine, " -p 7878:7878 ") {
 		t.Errorf("port 7878: exposed %v; README.md: %s", c.ExposedPorts, runLine)
 	}
@@ -833,7 +817,7 @@ func TestArchiveFromReadme(t *testing.T) {
 	if _, err := exec.LookPath("sha256sum"); err != nil {
 		t.Skip("sha256sum is not installed: README.md's archive line uses it")
 	}
-	line := r.readmeLine(t, "sha256sum --ignore-missing -c checksums.txt")
+	line := readmeLine(t, r.root, "sha256sum --ignore-missing -c checksums.txt")
 	example := regexp.MustCompile(`loom_[0-9.]+_linux_amd64\.tar\.gz`)
 	if !example.MatchString(line) {
 		t.Fatalf("README.md's archive line names no archive: %s", line)
