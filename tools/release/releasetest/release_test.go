@@ -137,14 +137,7 @@ type result struct {
 // user's fresh shell would.
 func sh(t *testing.T, line string, env ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "sh", "-c", line)
-	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	return result{stdout: out.String(), stderr: errb.String(), err: err}
+	return shTimeout(t, 2*time.Minute, line, env...)
 }
 
 func needDownloader(t *testing.T) {
