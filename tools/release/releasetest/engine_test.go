@@ -167,7 +167,16 @@ func (r release) runImage(t *testing.T, e engine, tarPath, name, runLine string)
 func (r release) runReadmeLine(t *testing.T, e engine, runLine, port string) string {
 	t.Helper()
 	ctx := context.Background()
-	res := sh(t, runLine, "PATH="+e.path())
+	env := []string{"PATH=" + e.path()}
+	if e.shared {
+		// The user's Docker: its client finds the daemon through these.
+		for _, k := range []string{"HOME", "DOCKER_HOST", "DOCKER_CONTEXT", "DOCKER_CONFIG"} {
+			if v, ok := os.LookupEnv(k); ok {
+				env = append(env, k+"="+v)
+			}
+		}
+	}
+	res := sh(t, runLine, env...)
 	id := strings.TrimSpace(res.stdout)
 	if res.err != nil || !regexp.MustCompile(`^[0-9a-f]{64}$`).MatchString(id) {
 		t.Fatalf("%s: %q, %v\n%s", runLine, res.stdout, res.err, res.stderr)
