@@ -157,6 +157,7 @@ func (r release) runImage(t *testing.T, e engine, tarPath, name, runLine string)
 	again := r.runReadmeLine(t, e, runLine, port)
 	if again != first {
 		t.Errorf("started again on the volume %s, the hub showed %q, not %q", volume, again, first)
+		return
 	}
 	t.Logf("%s: the hub answered on port %s with the token it showed, twice, the second time with the first's token kept in the volume %s", runLine, port, volume)
 }
