@@ -5,6 +5,8 @@ go 1.26.8
 require (
 	github.com/google/go-containerregistry v0.21.3
 	github.com/goreleaser/goreleaser/v2 v2.15.1
+	go.yaml.in/yaml/v3 v3.0.4
+	golang.org/x/mod v0.34.0
 )
 
 require (
@@ -313,10 +315,8 @@ require (
 	go.uber.org/multierr v1.11.0 // indirect
 	go.uber.org/zap v1.27.1 // indirect
 	go.yaml.in/yaml/v2 v2.4.3 // indirect
-	go.yaml.in/yaml/v3 v3.0.4 // indirect
 	gocloud.dev v0.45.0 // indirect
 	golang.org/x/crypto v0.49.0 // indirect
-	golang.org/x/mod v0.34.0 // indirect
 	golang.org/x/net v0.52.0 // indirect
 	golang.org/x/oauth2 v0.36.0 // indirect
 	golang.org/x/sync v0.20.0 // indirect

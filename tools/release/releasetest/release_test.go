@@ -113,22 +113,6 @@ func (r release) archivedLoom(t *testing.T, name string) []byte {
 	}
 }
 
-// readmeLine is the line of README.md that starts with prefix.
-func (r release) readmeLine(t *testing.T, prefix string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(r.root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(line, prefix) {
-			return line
-		}
-	}
-	t.Fatalf("README.md has no line starting %q", prefix)
-	return ""
-}
-
 // serve serves install.sh where README.md's line fetches it from
 // (/loomhq/loom/main/install.sh) and the directory release under
 // /release/.
@@ -153,14 +137,7 @@ type result struct {
 // user's fresh shell would.
 func sh(t *testing.T, line string, env ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "sh", "-c", line)
-	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	return result{stdout: out.String(), stderr: errb.String(), err: err}
+	return shTimeout(t, 2*time.Minute, line, env...)
 }
 
 func needDownloader(t *testing.T) {
@@ -221,7 +198,7 @@ func TestInstallFromReadme(t *testing.T) {
 		t.Skip("curl is not installed: README.md's line uses it")
 	}
 	srv := r.serve(t, r.dist)
-	line := r.readmeLine(t, "curl -fsSL ")
+	line := readmeLine(t, r.root, "curl -fsSL ")
 	const host = "https://raw.githubusercontent.com"
 	if !strings.Contains(line, host+"/loomhq/loom/main/install.sh | sh") {
 		t.Fatalf("README.md's install line fetches no install.sh from %s: %s", host, line)
@@ -686,7 +663,7 @@ func TestImage(t *testing.T) {
 	}
 	// README.md's run line publishes the port the hub listens on and
 	// keeps its home in a volume.
-	runLine := r.readmeLine(t, "docker run -d ")
+	runLine := readmeLine(t, r.root, "docker run -d ")
 	if _, ok := c.ExposedPorts["7878/tcp"]; !ok || !strings.Contains(runLine, " -p 7878:7878 ") {
 		t.Errorf("port 7878: exposed %v; README.md: %s", c.ExposedPorts, runLine)
 	}
@@ -697,18 +674,11 @@ func TestImage(t *testing.T) {
 		t.Errorf("README.md's run line runs no ghcr.io/loomhq/loom:latest: %s", runLine)
 	}
 
-	if rt := containerRuntime(); rt != "" {
-		out, err := exec.Command(rt, "load", "-i", tarPath).CombinedOutput()
-		if err != nil {
-			t.Fatalf("%s load: %v\n%s", rt, err, out)
-		}
-		out, err = exec.Command(rt, "run", "--rm", name, "version").CombinedOutput()
-		if err != nil || !strings.HasPrefix(string(out), "loom v"+r.version+" (") {
-			t.Errorf("%s run %s version: %v\n%s", rt, name, err, out)
-		}
+	if e, ok := findEngine(t); ok {
+		r.runImage(t, e, tarPath, name, runLine)
 		return
 	}
-	t.Log("no docker or podman runs here: the image's loom is run from its layer")
+	t.Log("no Docker daemon answers here and podman is not installed: README.md's run line is not run; the image's loom is run from its layer, with its environment and command")
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "loom")
 	if err := os.WriteFile(bin, loom, 0o755); err != nil {
@@ -762,19 +732,6 @@ func serveFirstLine(t *testing.T, bin string, args, env []string, home string) {
 	if err != nil || !strings.HasPrefix(line, "loom serve: http://127.0.0.1:") || !strings.Contains(line, "/?token=") {
 		t.Fatalf("loom %v in the image's environment printed %q (%v); stderr:\n%s", args, line, err, stderr.String())
 	}
-}
-
-// containerRuntime is docker or podman where one answers, else "".
-func containerRuntime() string {
-	for _, rt := range []string{"docker", "podman"} {
-		if _, err := exec.LookPath(rt); err != nil {
-			continue
-		}
-		if exec.Command(rt, "info").Run() == nil {
-			return rt
-		}
-	}
-	return ""
 }
 
 func readTar(t *testing.T, path string) map[string][]byte {
@@ -833,7 +790,7 @@ func TestArchiveFromReadme(t *testing.T) {
 	if _, err := exec.LookPath("sha256sum"); err != nil {
 		t.Skip("sha256sum is not installed: README.md's archive line uses it")
 	}
-	line := r.readmeLine(t, "sha256sum --ignore-missing -c checksums.txt")
+	line := readmeLine(t, r.root, "sha256sum --ignore-missing -c checksums.txt")
 	example := regexp.MustCompile(`loom_[0-9.]+_linux_amd64\.tar\.gz`)
 	if !example.MatchString(line) {
 		t.Fatalf("README.md's archive line names no archive: %s", line)
