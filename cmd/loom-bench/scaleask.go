@@ -228,6 +228,13 @@ func askRecall(ctx context.Context, st loom.Engine, question, project string, ke
 	if err != nil {
 		return 0, err
 	}
+	return r.count(res, took, keys, gold), nil
+}
+
+// count counts in r the answer res of a recall that took took: whether
+// a turn of its evidence sessions (gold, by keys) is in it and first.
+// It returns the place (from 1) of that turn, 0 when none is there.
+func (r *recallTally) count(res *recall.Result, took time.Duration, keys map[string]string, gold []string) int {
 	r.n++
 	r.times = append(r.times, took)
 	if res.Partial {
@@ -239,10 +246,10 @@ func askRecall(ctx context.Context, st loom.Engine, question, project string, ke
 			if i == 0 {
 				r.first++
 			}
-			return i + 1, nil
+			return i + 1
 		}
 	}
-	return 0, nil
+	return 0
 }
 
 // recallCommand runs `loom recall --json` as a whole process on the
@@ -296,19 +303,6 @@ func (c *recallCommand) ask(ctx context.Context, question, dir string, all bool,
 	if !all && res.Scope != recall.ScopeProject {
 		return fmt.Errorf("loom recall %q in %s: recalled from %s, not its project", question, dir, res.Scope)
 	}
-	r.n++
-	r.times = append(r.times, took)
-	if res.Partial {
-		r.partial++
-	}
-	for i, turn := range res.Turns {
-		if slices.Contains(gold, keys[turn.SessionID]) {
-			r.in++
-			if i == 0 {
-				r.first++
-			}
-			break
-		}
-	}
+	r.count(&res, took, keys, gold)
 	return nil
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/loomhq/loom/importer/claudecode"
 	"github.com/loomhq/loom/importer/codex"
 	"github.com/loomhq/loom/importer/importertest"
+	"github.com/loomhq/loom/internal/testkit/locomo"
 	"github.com/loomhq/loom/internal/testkit/storetest"
 	"github.com/loomhq/loom/paths"
 	"github.com/loomhq/loom/postgres"
@@ -338,7 +339,7 @@ func scaleCells(sizes, asked []int) []scaleCell {
 	return cells
 }
 
-func scaleAndScope(t *testing.T, open func(*testing.T) loom.Engine, seed uint64, sizes, asked []int, convs []locomoConv, lq []paraphrase) {
+func scaleAndScope(t *testing.T, open func(*testing.T) loom.Engine, seed uint64, sizes, asked []int, convs []locomo.Conversation, lq []paraphrase) {
 	ctx := context.Background()
 	stores := map[int]*laidOut{}
 	var texts []string
@@ -352,7 +353,7 @@ func scaleAndScope(t *testing.T, open func(*testing.T) loom.Engine, seed uint64,
 					// LoCoMo's projects get their share of the filler
 					// too, as the agent sessions' do.
 					for _, c := range convs {
-						l.planted = append(l.planted, "locomo-"+c.name)
+						l.planted = append(l.planted, "locomo-"+c.Name)
 					}
 					l.gen.planted = l.planted
 				}
