@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loomhq/loom/internal/testkit/locomo"
+	"github.com/loomhq/loom/internal/locomo"
 )
 
 // maxDataFile bounds a data file read whole: LongMemEval-S is about

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
-	"github.com/loomhq/loom/internal/testkit/locomo"
+	"github.com/loomhq/loom/internal/locomo"
 )
 
 // locomoEnv names LoCoMo's locomo10.json (github.com/snap-research/locomo,

@@ -24,7 +24,7 @@ import (
 	"github.com/loomhq/loom/importer/claudecode"
 	"github.com/loomhq/loom/importer/codex"
 	"github.com/loomhq/loom/importer/importertest"
-	"github.com/loomhq/loom/internal/testkit/locomo"
+	"github.com/loomhq/loom/internal/locomo"
 	"github.com/loomhq/loom/internal/testkit/storetest"
 	"github.com/loomhq/loom/paths"
 	"github.com/loomhq/loom/postgres"

@@ -3,7 +3,7 @@
 // of two speakers, each of dated sessions, and questions whose evidence
 // names the turns (and so the sessions) that answer them. loom-bench's
 // retrieval and scale runs and the scale-and-scope property test read it
-// through here.
+// through here (outside the test kit, which loom-bench may not import).
 package locomo
 
 import (
