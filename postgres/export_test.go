@@ -54,19 +54,20 @@ func NamedStatement(q loom.SearchQuery, name string, depth int) (string, []any) 
 
 // BroadPool returns the statement with which a search of the any-word
 // query q, with more than RankDepth matches, ranks the store's newest
-// (rankBroad), and its arguments.
-func (s *Store) BroadPool(ctx context.Context, q loom.SearchQuery) (string, []any, error) {
+// (rankBroad), its arguments, and whether it is run with sequential
+// scans off (rankedThroughIndex).
+func (s *Store) BroadPool(ctx context.Context, q loom.SearchQuery) (string, []any, bool, error) {
 	q.AnyWord = true
 	terms, err := q.Terms()
 	if err != nil {
-		return "", nil, err
+		return "", nil, false, err
 	}
 	w, err := s.rarity(ctx, terms)
 	if err != nil {
-		return "", nil, err
+		return "", nil, false, err
 	}
 	st, _ := searchStatements(q, terms, w.score, "")
-	return newestPool(st, w), st.args, nil
+	return newestPool(st, w), st.args, fewMatches(w.parts, w.total), nil
 }
 
 // CommonParts returns how many of total messages hold each of tsqs,

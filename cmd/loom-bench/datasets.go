@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/loomhq/loom/internal/locomo"
 )
 
 // maxDataFile bounds a data file read whole: LongMemEval-S is about
@@ -52,66 +54,25 @@ func readLoCoMo(path string) (*retrievalSet, error) {
 
 // parseLoCoMo reads the contents of locomo10.json.
 func parseLoCoMo(b []byte) (*retrievalSet, error) {
-	var samples []struct {
-		SampleID     string                     `json:"sample_id"`
-		Conversation map[string]json.RawMessage `json:"conversation"`
-		QA           []struct {
-			Question string          `json:"question"`
-			Evidence json.RawMessage `json:"evidence"`
-			Category json.RawMessage `json:"category"`
-		} `json:"qa"`
-	}
-	if err := json.Unmarshal(b, &samples); err != nil {
-		return nil, fmt.Errorf("not LoCoMo's locomo10.json: %w", err)
+	convs, qs, err := locomo.Parse(b)
+	if err != nil {
+		return nil, err
 	}
 	set := &retrievalSet{name: "locomo", cats: []string{"1", "2", "3", "4", "5"},
 		names: map[string]string{"1": "multi-hop", "2": "temporal", "3": "open-domain", "4": "single-hop", "5": "adversarial"}}
-	for ci, s := range samples {
-		c := retrievalConv{name: s.SampleID}
-		for key, raw := range s.Conversation {
-			num, ok := strings.CutPrefix(key, "session_")
-			if !ok || strings.Contains(num, "_") {
-				continue
+	for _, c := range convs {
+		rc := retrievalConv{name: c.Name}
+		for _, s := range c.Sessions {
+			sess := retrievalSession{id: s.ID, start: s.Start}
+			for _, t := range s.Turns {
+				sess.turns = append(sess.turns, retrievalTurn{text: t})
 			}
-			var turns []struct {
-				Speaker string `json:"speaker"`
-				Text    string `json:"text"`
-			}
-			if json.Unmarshal(raw, &turns) != nil {
-				continue
-			}
-			sess := retrievalSession{id: "D" + num, start: time.Date(2023, 5, 1, 10, 0, 0, 0, time.UTC)}
-			var when string
-			if json.Unmarshal(s.Conversation[key+"_date_time"], &when) == nil {
-				if t, err := time.Parse("3:04 pm on 2 January, 2006", when); err == nil {
-					sess.start = t
-				}
-			}
-			for _, t := range turns {
-				if t.Text != "" {
-					sess.turns = append(sess.turns, retrievalTurn{text: t.Speaker + ": " + t.Text})
-				}
-			}
-			if len(sess.turns) > 0 {
-				c.sessions = append(c.sessions, sess)
-			}
+			rc.sessions = append(rc.sessions, sess)
 		}
-		slices.SortFunc(c.sessions, func(a, b retrievalSession) int { return sessionNumber(a.id) - sessionNumber(b.id) })
-		set.convs = append(set.convs, c)
-		for _, qa := range s.QA {
-			q := retrievalQuestion{conv: ci, text: qa.Question, category: strings.Trim(string(qa.Category), `"`)}
-			for _, m := range locomoEvidence.FindAllStringSubmatch(string(qa.Evidence), -1) {
-				if id := "D" + m[1]; !slices.Contains(q.gold, id) {
-					q.gold = append(q.gold, id)
-				}
-			}
-			if len(q.gold) > 0 && q.text != "" {
-				set.qs = append(set.qs, q)
-			}
-		}
+		set.convs = append(set.convs, rc)
 	}
-	if len(set.qs) == 0 {
-		return nil, fmt.Errorf("no LoCoMo question with evidence")
+	for _, q := range qs {
+		set.qs = append(set.qs, retrievalQuestion{conv: q.Conv, text: q.Text, category: q.Category, gold: q.Gold})
 	}
 	return set, nil
 }

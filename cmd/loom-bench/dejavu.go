@@ -43,7 +43,7 @@ func dejaMain(ctx context.Context, out io.Writer, dir string, sets []*retrievalS
 		return err
 	}
 	root := filepath.Join(home, ".claude", "projects")
-	pl, err := plantScale(root, sets)
+	pl, err := plantScale(root, "", sets)
 	if err != nil {
 		return err
 	}

@@ -183,6 +183,7 @@ func main() {
 	scalePGSchema := flag.String("scale-pg-schema", "loombench_scale", "the schema of -postgres that keeps -scale's PostgreSQL store")
 	scalePGMessages := flag.Int("scale-pg-messages", 1000000, "filler messages of -scale's PostgreSQL store")
 	scalePGEvery := flag.Int("scale-pg-every", 1, "-scale asks every n-th question on PostgreSQL")
+	scaleCommand := flag.Bool("scale-command", true, "-scale also runs each recall as a whole command, loom recall --json (-a across all projects), in the conversation's directory (loom from -loom, or built from ./cmd/loom)")
 	deja := flag.String("deja", "", "instead: time a whole loom search process against a whole deja search process (this deja binary, github.com/vshulcz/deja-vu) per question of -locomo and -realtalk, across all projects, in turns")
 	dejaEvery := flag.Int("deja-every", 1, "-deja asks every n-th question")
 	growth := flag.Bool("import-growth", false, "instead: import a generated history of many small Claude Code sessions into fresh stores at -import-growth-sizes times -import-growth-base sessions, each import its own process, on SQLite and PostgreSQL (-postgres): sessions, messages, wall, CPU, peak memory, disk, and the ratio between sizes")
@@ -246,7 +247,8 @@ func main() {
 	}
 	if *scale {
 		o := scaleOptions{store: *scaleStore, messages: *scaleMessages, projects: *scaleProjects, samples: *samplesDir,
-			every: *scaleEvery, pgEvery: *scalePGEvery, pgSchema: *scalePGSchema, pgMessages: *scalePGMessages, limit: *retrievalLimit, out: c.out, scopes: *scaleScopes, misses: *misses, ranks: *ranks, together: *scaleTogether}
+			every: *scaleEvery, pgEvery: *scalePGEvery, pgSchema: *scalePGSchema, pgMessages: *scalePGMessages, limit: *retrievalLimit, out: c.out, scopes: *scaleScopes, misses: *misses, ranks: *ranks, together: *scaleTogether,
+			command: *scaleCommand, loomBin: c.loomBin}
 		if o.scopes != "" && o.scopes != "per project" && o.scopes != "all projects" {
 			fmt.Fprintln(os.Stderr, "bench: -scale-scopes: \"per project\" or \"all projects\"")
 			os.Exit(2)

@@ -291,7 +291,9 @@ func TestScaleRun(t *testing.T) {
 			// scope, n, hit@1, hit@5, hit@10, MRR, p50, p99, filler
 			// first, another conversation first, refused, load.
 			rows := map[string][]string{}
-			for _, line := range strings.Split(got, "\n") {
+			// Search's table, before recall's (of as many columns).
+			searchTable, _, _ := strings.Cut(got, "| benchmark (recall) |")
+			for _, line := range strings.Split(searchTable, "\n") {
 				if f := strings.Split(line, " | "); len(f) == 15 && f[1] == "SQLite" {
 					rows[f[0]+" | "+f[3]] = f
 					if f[11] != "0" || f[13] != "0" {
@@ -395,7 +397,9 @@ func TestApartRounds(t *testing.T) {
 
 // The scale run asks recall what it asks search, in both scopes, and
 // prints recall's rows beside search's: on a small store of filler, the
-// sample's questions find their evidence session in recall's answer.
+// sample's questions find their evidence session in recall's answer, in
+// process and as a whole command (loom recall --json, -a across all
+// projects, run in the conversation's directory).
 func TestScaleAsksRecall(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "locomo10.json")
@@ -408,13 +412,14 @@ func TestScaleAsksRecall(t *testing.T) {
 	}
 	var out bytes.Buffer
 	o := scaleOptions{store: filepath.Join(dir, "scale.db"), messages: 400, projects: 4, samples: filepath.Join("..", "..", "testdata", "agent-sessions"),
-		every: 1, limit: 20}
+		every: 1, limit: 20, command: true}
 	if err := scaleMain(context.Background(), &out, sets, o); err != nil {
 		t.Fatal(err)
 	}
 	var rows []string
-	for _, line := range strings.Split(out.String(), "\n") {
-		if strings.HasPrefix(line, "| locomo | SQLite |") && strings.Count(line, "|") == 11 {
+	_, recallTable, _ := strings.Cut(out.String(), "| benchmark (recall) |")
+	for _, line := range strings.Split(recallTable, "\n") {
+		if strings.HasPrefix(line, "| locomo | SQLite |") && strings.Count(line, "|") == 16 {
 			rows = append(rows, line)
 		}
 	}
@@ -422,9 +427,10 @@ func TestScaleAsksRecall(t *testing.T) {
 		t.Fatalf("no recall rows for both scopes:\n%s", out.String())
 	}
 	for _, r := range rows {
-		// n, evidence in the answer: both questions, both found.
-		if cells := strings.Split(r, "|"); strings.TrimSpace(cells[5]) != "2" || strings.TrimSpace(cells[6]) != "100.0%" {
-			t.Errorf("recall row %q: want 2 questions, each with its evidence in the answer", r)
+		// n, evidence in the answer: both questions, both found, in
+		// process and by the whole command.
+		if cells := strings.Split(r, "|"); strings.TrimSpace(cells[5]) != "2" || strings.TrimSpace(cells[6]) != "100.0%" || strings.TrimSpace(cells[11]) != "100.0%" {
+			t.Errorf("recall row %q: want 2 questions, each with its evidence in the answer, in process and as a command", r)
 		}
 	}
 }

@@ -63,6 +63,12 @@ type scaleOptions struct {
 	together bool
 	limit    int
 	out      string
+	// command also times each recall as a whole command, `loom recall
+	// --json` (with -a across all projects) run in the planted
+	// conversation's directory, with loomBin (built from ./cmd/loom when
+	// empty).
+	command bool
+	loomBin string
 }
 
 // scaleTools are the agents the filler's sessions are said to come from,
@@ -102,18 +108,27 @@ func scaleMain(ctx context.Context, out io.Writer, sets []*retrievalSet, o scale
 	fmt.Fprintln(&b, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	var notes []string
 	var recallRows []func(*strings.Builder)
+	var cmd *recallCommand
+	if o.command {
+		if cmd, err = newRecallCommand(ctx, dir, o.loomBin); err != nil {
+			return err
+		}
+		defer os.RemoveAll(cmd.home)
+	}
 
 	engines := []struct {
 		name  string
 		every int
 		open  func(o scaleOptions, pl *planted) (loom.Engine, string, error)
+		// db is the store's LOOM_DB, for the whole command.
+		db func(o scaleOptions) (string, error)
 	}{
 		{"SQLite", o.every, func(o scaleOptions, pl *planted) (loom.Engine, string, error) {
 			return openScaleSQLite(ctx, o, files, pl, vocab)
-		}},
+		}, func(o scaleOptions) (string, error) { return o.store, nil }},
 		{"PostgreSQL", o.pgEvery, func(o scaleOptions, pl *planted) (loom.Engine, string, error) {
 			return openScalePostgres(ctx, o, files, pl, vocab)
-		}},
+		}, func(o scaleOptions) (string, error) { return schemaURL(o.postgres, o.pgSchema) }},
 	}
 	for _, e := range engines {
 		if e.every <= 0 || e.name == "PostgreSQL" && o.postgres == "" {
@@ -125,7 +140,7 @@ func scaleMain(ctx context.Context, out io.Writer, sets []*retrievalSet, o scale
 			if err := os.RemoveAll(files); err != nil {
 				return err
 			}
-			pl, err := plantScale(files, rs)
+			pl, err := plantScale(files, filepath.Join(dir, "projects"), rs)
 			if err != nil {
 				return err
 			}
@@ -133,7 +148,13 @@ func scaleMain(ctx context.Context, out io.Writer, sets []*retrievalSet, o scale
 			if err != nil {
 				return err
 			}
-			note, err := askScale(ctx, st, e.name, pl, e.every, o.limit, misses, tally)
+			if cmd != nil {
+				if cmd.db, err = e.db(o.round(r)); err != nil {
+					st.Close()
+					return err
+				}
+			}
+			note, err := askScale(ctx, st, e.name, pl, e.every, o.limit, misses, tally, cmd)
 			st.Close()
 			if err != nil {
 				return err
@@ -147,8 +168,8 @@ func scaleMain(ctx context.Context, out io.Writer, sets []*retrievalSet, o scale
 	// session in the answer, as the first turn, partial answers, and the
 	// time of a recall in process.
 	fmt.Fprintln(&b)
-	fmt.Fprintln(&b, "| benchmark (recall) | engine | messages | scope | n | evidence in the answer | as first turn | partial | p50 | p99 |")
-	fmt.Fprintln(&b, "|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(&b, "| benchmark (recall) | engine | messages | scope | n | evidence in the answer | as first turn | partial | p50 | p99 | command: evidence in the answer | command: as first turn | command: partial | command p50 | command p99 |")
+	fmt.Fprintln(&b, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, r := range recallRows {
 		r(&b)
 	}
@@ -267,8 +288,10 @@ func sharesPeople(set *retrievalSet) bool {
 type planted struct {
 	root string
 	sets []*retrievalSet
-	// projects[s][c] is the project of conversation c of set s.
+	// projects[s][c] is the project of conversation c of set s, and
+	// dirs[s][c] its directory (the sessions' working directory).
 	projects [][]string
+	dirs     [][]string
 	// names maps a file's session id to "set/conversation/session".
 	names map[string]string
 }
@@ -300,12 +323,34 @@ func (p *planted) goldOf(set *retrievalSet, q retrievalQuestion) []string {
 	return gold
 }
 
-func plantScale(root string, sets []*retrievalSet) (*planted, error) {
+// plantScale writes sets' conversations under root, each recorded in a
+// working directory of its own under projects: made there, so that a
+// whole command run in it finds the conversation's project, or named
+// /bench/SET/CONVERSATION and not made when projects is "".
+func plantScale(root, projects string, sets []*retrievalSet) (*planted, error) {
 	p := &planted{root: root, sets: sets, names: map[string]string{}}
+	if projects != "" {
+		if err := os.MkdirAll(projects, 0o755); err != nil {
+			return nil, err
+		}
+		// The project of a directory is that of its path with no link
+		// in it, as loom finds it from the directory it runs in.
+		real, err := filepath.EvalSymlinks(projects)
+		if err != nil {
+			return nil, err
+		}
+		projects = real
+	}
 	for _, set := range sets {
-		var projects []string
+		var ids, dirs []string
 		for i, c := range set.convs {
 			cwd := fmt.Sprintf("/bench/%s/%s", set.name, c.name)
+			if projects != "" {
+				cwd = filepath.Join(projects, set.name, c.name)
+				if err := os.MkdirAll(cwd, 0o755); err != nil {
+					return nil, err
+				}
+			}
 			names := map[string]string{}
 			if err := writeConv(filepath.Join(root, fmt.Sprintf("-bench-%s-%d", set.name, i)), cwd, set.name, c, names, false); err != nil {
 				return nil, err
@@ -313,9 +358,9 @@ func plantScale(root string, sets []*retrievalSet) (*planted, error) {
 			for id, s := range names {
 				p.names[id] = set.name + "/" + c.name + "/" + s
 			}
-			projects = append(projects, paths.ProjectOf(cwd).ID)
+			ids, dirs = append(ids, paths.ProjectOf(cwd).ID), append(dirs, cwd)
 		}
-		p.projects = append(p.projects, projects)
+		p.projects, p.dirs = append(p.projects, ids), append(p.dirs, dirs)
 	}
 	return p, nil
 }
@@ -323,7 +368,7 @@ func plantScale(root string, sets []*retrievalSet) (*planted, error) {
 // scaleBuilt is the note written beside a store once it is whole: the
 // store is reused when the note says the same.
 func scaleBuilt(messages, projects, vocab int, pl *planted) string {
-	return fmt.Sprintf("%d filler messages, %d projects, %d words; planted %s\n", messages, projects, vocab, pl.describe())
+	return fmt.Sprintf("%d filler messages, %d projects, %d words; planted %s in projects %s\n", messages, projects, vocab, pl.describe(), strings.Join(slices.Concat(pl.projects...), ","))
 }
 
 // keepBuilt builds the opened store st with build, then writes want to

@@ -4,12 +4,15 @@ package main
 // projects, in the stores its set was planted in, and counted.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -46,6 +49,8 @@ type setTally struct {
 type recallTally struct {
 	n, in, first, partial int
 	times                 []time.Duration
+	// cmd is the same for the whole command, `loom recall --json`.
+	cmd *recallTally
 }
 
 func newScaleTally(sets []*retrievalSet, only string) *scaleTally {
@@ -71,9 +76,14 @@ func (t *scaleTally) recallRows(b *strings.Builder, engine string) {
 			if r.n == 0 {
 				continue
 			}
-			p := func(k int) string { return fmt.Sprintf("%.1f%%", 100*float64(k)/float64(r.n)) }
-			fmt.Fprintf(b, "| %s | %s | %s | %s | %d | %s | %s | %s | %.1f ms | %.1f ms |\n", name, engine, strings.Join(st.messages, " / "), t.scopes[i], r.n,
-				p(r.in), p(r.first), p(r.partial), ms(pct(r.times, 0.5)), ms(pct(r.times, 0.99)))
+			p := func(k, n int) string { return fmt.Sprintf("%.1f%%", 100*float64(k)/float64(n)) }
+			c := "| – | – | – | – | – |"
+			if r.cmd != nil && r.cmd.n > 0 {
+				c = fmt.Sprintf("| %s | %s | %s | %.1f ms | %.1f ms |", p(r.cmd.in, r.cmd.n), p(r.cmd.first, r.cmd.n), p(r.cmd.partial, r.cmd.n),
+					ms(pct(r.cmd.times, 0.5)), ms(pct(r.cmd.times, 0.99)))
+			}
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %d | %s | %s | %s | %.1f ms | %.1f ms %s\n", name, engine, strings.Join(st.messages, " / "), t.scopes[i], r.n,
+				p(r.in, r.n), p(r.first, r.n), p(r.partial, r.n), ms(pct(r.times, 0.5)), ms(pct(r.times, 0.99)), c)
 		}
 	}
 }
@@ -98,7 +108,8 @@ func (t *scaleTally) rows(b *strings.Builder, engine string) {
 // returns a note on the store and the memory the questions took. misses,
 // when set, gets each question whose first hit is in another planted
 // conversation.
-func askScale(ctx context.Context, st loom.Engine, engine string, pl *planted, every, limit int, misses *json.Encoder, tally *scaleTally) (string, error) {
+// cmd, when set, also runs each recall as a whole command.
+func askScale(ctx context.Context, st loom.Engine, engine string, pl *planted, every, limit int, misses *json.Encoder, tally *scaleTally, cmd *recallCommand) (string, error) {
 	keys := map[string]string{}
 	if err := sessionKeys(ctx, st, pl.names, keys); err != nil {
 		return "", err
@@ -160,6 +171,14 @@ func askScale(ctx context.Context, st loom.Engine, engine string, pl *planted, e
 				if err != nil {
 					return "", fmt.Errorf("%s: %s: recall %q: %w", engine, set.name, q.text, err)
 				}
+				if cmd != nil {
+					if t.recalls[i].cmd == nil {
+						t.recalls[i].cmd = &recallTally{}
+					}
+					if err := cmd.ask(ctx, q.text, pl.dirs[si][q.conv], project == "", keys, gold, t.recalls[i].cmd); err != nil {
+						return "", fmt.Errorf("%s: %s: %w", engine, set.name, err)
+					}
+				}
 				if tally.ranks != nil {
 					tally.ranks.Encode(map[string]any{"engine": engine, "set": set.name, "scope": scope, "question": q.text,
 						"rank": goldRank(ranked, gold), "gold": gold, "top": ranked[:min(5, len(ranked))], "recall": place})
@@ -209,6 +228,13 @@ func askRecall(ctx context.Context, st loom.Engine, question, project string, ke
 	if err != nil {
 		return 0, err
 	}
+	return r.count(res, took, keys, gold), nil
+}
+
+// count counts in r the answer res of a recall that took took: whether
+// a turn of its evidence sessions (gold, by keys) is in it and first.
+// It returns the place (from 1) of that turn, 0 when none is there.
+func (r *recallTally) count(res *recall.Result, took time.Duration, keys map[string]string, gold []string) int {
 	r.n++
 	r.times = append(r.times, took)
 	if res.Partial {
@@ -220,8 +246,63 @@ func askRecall(ctx context.Context, st loom.Engine, question, project string, ke
 			if i == 0 {
 				r.first++
 			}
-			return i + 1, nil
+			return i + 1
 		}
 	}
-	return 0, nil
+	return 0
+}
+
+// recallCommand runs `loom recall --json` as a whole process on the
+// store db names, as a user or a hook's script would.
+type recallCommand struct {
+	bin, home, db string
+}
+
+// newRecallCommand builds loom into dir (unless bin names one) and
+// makes the home its runs share.
+func newRecallCommand(ctx context.Context, dir, bin string) (*recallCommand, error) {
+	home, err := os.MkdirTemp(dir, "recall-home-")
+	if err != nil {
+		return nil, err
+	}
+	if bin == "" {
+		bin = filepath.Join(home, "loom")
+		build := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/loomhq/loom/cmd/loom")
+		build.Stderr = os.Stderr
+		if err := build.Run(); err != nil {
+			os.RemoveAll(home)
+			return nil, fmt.Errorf("build loom: %w", err)
+		}
+	}
+	return &recallCommand{bin: bin, home: home}, nil
+}
+
+// ask runs `loom recall --json QUESTION` in dir (with -a when all), and
+// counts in r what ask Recall counts, the time being the whole
+// process's.
+func (c *recallCommand) ask(ctx context.Context, question, dir string, all bool, keys map[string]string, gold []string, r *recallTally) error {
+	args := []string{"recall", "--json"}
+	if all {
+		args = append(args, "-a")
+	}
+	cmd := exec.CommandContext(ctx, c.bin, append(args, "--", question)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "HOME="+c.home, "LOOM_HOME="+filepath.Join(c.home, "loom"), "LOOM_DB="+c.db, "LOOM_USER=bench", "NO_COLOR=1")
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	start := time.Now()
+	err := cmd.Run()
+	took := time.Since(start)
+	if err != nil {
+		return fmt.Errorf("loom %s %q: %v: %.300s", strings.Join(args, " "), question, err, errOut.Bytes())
+	}
+	var res recall.Result
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		return fmt.Errorf("loom %s %q: %w: %.300s", strings.Join(args, " "), question, err, out.Bytes())
+	}
+	if !all && res.Scope != recall.ScopeProject {
+		return fmt.Errorf("loom recall %q in %s: recalled from %s, not its project", question, dir, res.Scope)
+	}
+	r.count(&res, took, keys, gold)
+	return nil
 }

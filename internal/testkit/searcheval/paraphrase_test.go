@@ -176,6 +176,11 @@ func onTopic(res *recall.Result, keys map[string]string, targets, markers []stri
 		if !right {
 			continue
 		}
+		if len(markers) == 0 {
+			// A question of no marker (LoCoMo's): any turn of its
+			// evidence sessions.
+			return i + 1
+		}
 		text := strings.ToLower(turn.Text)
 		for _, m := range markers {
 			if strings.Contains(text, strings.ToLower(m)) {
