@@ -131,7 +131,7 @@ func (h *teamHandler) saveCheckpoint(id string, c *verifiedChain) {
 		// st is never changed once c.st is another: entries are taken
 		// into copies (team.State.Next).
 		err := func() error {
-			b, err := st.MarshalCheckpoint()
+			b, err := st.MarshalVerifierCheckpoint()
 			if err != nil {
 				return err
 			}
