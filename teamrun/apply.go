@@ -72,11 +72,31 @@ func apply(ctx context.Context, st Stores, v *Verified, hd *team.Header, payload
 		// nor replaces it, whatever writer id, epoch or head it names.
 		return false, fmt.Errorf("%w: session %s is %s's: a record of %s's does not change it", errRecord, sess.ID, have.Member, author.Name)
 	}
+	if !found {
+		// Nor once its owner deleted it: a record of another member's
+		// does not write it again.
+		owner, err := st.deleted.owner(sess.ID)
+		if err != nil {
+			return false, err
+		}
+		if owner != "" && owner != author.Fingerprint() {
+			name := "another member"
+			if m := v.Past[owner]; m != nil {
+				name = m.Name
+			}
+			return false, fmt.Errorf("%w: session %s was %s's, who deleted it: a record of %s's does not write it again", errRecord, sess.ID, name, author.Name)
+		}
+	}
 	var kept []*loom.SessionData
 	switch p.Op {
 	case OpDelete:
 		if !found {
 			return false, nil
+		}
+		// Its owner is kept first: a deletion tried again finds no
+		// session to say whose it was.
+		if err := st.deleted.add(sess.ID, author.Fingerprint()); err != nil {
+			return false, err
 		}
 		_, err := st.Team.Delete(ctx, sess.ID, loom.DeleteOptions{Purge: true, Force: true})
 		return true, err
