@@ -60,8 +60,8 @@ func checkpointMAC(key []byte, id string, seq int64, state []byte) []byte {
 	return m.Sum(nil)
 }
 
-// checkpoints returns the store of checkpoints and the key they are
-// sealed with, nil when the hub keeps none.
+// checkpoints returns the store's checkpoints, nil when the hub keeps
+// none (a store without them, or no key to seal them with).
 func (h *teamHandler) checkpoints() loom.TeamCheckpoints {
 	cs, ok := h.st.(loom.TeamCheckpoints)
 	if !ok || len(h.edge.CheckpointKey) == 0 {
