@@ -132,3 +132,28 @@ type TeamMember struct {
 	Member string
 	User   string
 }
+
+// TeamCheckpoints is a hub's store of its checkpoints of teams' chains
+// (docs/team.md, "Checkpoints: the chain verified once"): the verified
+// state after entry Seq, kept so that a hub process that starts takes in
+// the entries after it instead of verifying the chain from its genesis.
+// The store keeps what it is given; the hub seals each checkpoint with a
+// key of its own (KeyID names it) and checks it on load, as the store's
+// rows are the operator's to edit. The hub's PostgreSQL store is one.
+type TeamCheckpoints interface {
+	// TeamCheckpoint returns team's checkpoint sealed with key keyID,
+	// nil when none.
+	TeamCheckpoint(ctx context.Context, team, keyID string) (*TeamCheckpoint, error)
+	// PutTeamCheckpoint keeps c as team's checkpoint under c.KeyID, in
+	// place of the one kept.
+	PutTeamCheckpoint(ctx context.Context, team string, c TeamCheckpoint) error
+}
+
+// TeamCheckpoint is one kept checkpoint: the state after entry Seq (as
+// the hub encodes it) and the MAC over it of the hub's key KeyID.
+type TeamCheckpoint struct {
+	KeyID string
+	Seq   int64
+	State []byte
+	MAC   []byte
+}

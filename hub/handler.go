@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"strconv"
@@ -61,6 +62,17 @@ type Edge struct {
 	// what must hold over all of them (a user's first push); nil for a
 	// store of one process.
 	Locks loom.HubLocks
+	// CheckpointKey, when set, seals the checkpoints of teams' chains
+	// the hub keeps in its store (loom.TeamCheckpoints): a process that
+	// starts takes one in, if its MAC verifies, rather than verifying
+	// the chain from its genesis. It must be kept outside the store (an
+	// operator who edits the store's rows and holds it could have the
+	// hub take a forged entry). Nil: checkpoints live in each process's
+	// memory only.
+	CheckpointKey []byte
+	// Logger receives what the handler does in the background (nil:
+	// slog.Default()).
+	Logger *slog.Logger
 }
 
 // Handler serves the hub's records, a user's own (HostsPath and

@@ -107,11 +107,19 @@ type teamHandler struct {
 // verifiedChain is a team's chain as this hub process verified it last,
 // its checkpoint: a push checks its records against it, and an append
 // its entry, after taking in the entries appended since (through any
-// process).
+// process). With a checkpoint key, the process's first use of the team
+// takes in the checkpoint kept in the store (checkpoint.go), and keeps
+// it there again every CheckpointEvery entries.
 type verifiedChain struct {
 	mu      sync.Mutex
 	st      *team.State
 	writers map[string]bool
+	// loaded is set once the kept checkpoint was looked for; saved is
+	// the entry of the one this process kept or took, saving set while
+	// it keeps one.
+	loaded bool
+	saved  int64
+	saving bool
 }
 
 // newTeamHandler returns the team endpoints over st; with st nil, every
@@ -136,7 +144,9 @@ func (h *teamHandler) withChain(ctx context.Context, id string, fn func(st *team
 // chain as it is now: the entries appended since this process verified
 // it last (through any process) taken in, each against the state after
 // the one before; c.st is nil for a team with no chain. Only the first
-// use in a process verifies the chain from its genesis.
+// use in a process verifies the chain from its genesis, or from the
+// checkpoint kept in the store (loadCheckpoint). A state c.st was once
+// is never changed after: entries are taken into a copy.
 func (h *teamHandler) withCheckpoint(ctx context.Context, id string, fn func(c *verifiedChain) error) error {
 	h.mu.Lock()
 	c := h.chains[id]
@@ -147,27 +157,53 @@ func (h *teamHandler) withCheckpoint(ctx context.Context, id string, fn func(c *
 	h.mu.Unlock()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	after := int64(0)
-	if c.st != nil {
-		after = c.st.Seq
-	}
-	es, err := h.st.TeamChain(ctx, id, after)
-	if err != nil {
-		return err
-	}
-	if len(es) > 0 && c.st == nil {
-		c.st = &team.State{Team: id}
-	}
-	for _, e := range es {
-		if err := c.st.Apply("", e.Entry); err != nil {
-			c.st = nil
-			return fmt.Errorf("team %s: the hub's own chain does not verify: %w", id, err)
+	var es []loom.TeamEntry
+	if !c.loaded {
+		st, rest, err := h.loadCheckpoint(ctx, id)
+		if err != nil {
+			return err
 		}
+		c.loaded = true
+		if st != nil {
+			c.st, c.saved, es = st, st.Seq, rest
+		}
+	}
+	if es == nil {
+		after := int64(0)
+		if c.st != nil {
+			after = c.st.Seq
+		}
+		var err error
+		if es, err = h.st.TeamChain(ctx, id, after); err != nil {
+			return err
+		}
+	}
+	if len(es) > 0 {
+		var st *team.State
+		if c.st == nil {
+			st = &team.State{Team: id}
+		} else {
+			n, err := c.st.Next("", es[0].Entry)
+			if err != nil {
+				c.st = nil
+				return fmt.Errorf("team %s: the hub's own chain does not verify: %w", id, err)
+			}
+			st, es = n, es[1:]
+		}
+		for _, e := range es {
+			if err := st.Apply("", e.Entry); err != nil {
+				c.st = nil
+				return fmt.Errorf("team %s: the hub's own chain does not verify: %w", id, err)
+			}
+		}
+		c.st = st
 	}
 	if c.writers == nil {
 		c.writers = map[string]bool{}
 	}
-	return fn(c)
+	err := fn(c)
+	h.saveCheckpoint(id, c)
+	return err
 }
 
 // MaxTeamWriters bounds the writer ids of one member's key: a machine

@@ -158,6 +158,10 @@ func (d Dirs) ServeTokenFile(user string) string {
 	return filepath.Join(d.State, "serve-token-"+Sanitize(user))
 }
 
+// HubKeyFile is the key that seals the checkpoints of teams' chains loom
+// serve keeps in a hub's store (docs/team.md), kept outside the store.
+func (d Dirs) HubKeyFile() string { return filepath.Join(d.State, "hub-checkpoint.key") }
+
 // ConfigFile returns the user's configuration file.
 func (d Dirs) ConfigFile() string { return filepath.Join(d.Config, "config.toml") }
 

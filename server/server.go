@@ -47,6 +47,9 @@ type Config struct {
 	// repositories: to Blame.Owner alone, and only files under the
 	// roots of projects their sessions worked in.
 	Blame *BlameConfig
+	// HubKey, when set, seals the checkpoints of teams' chains the hub
+	// keeps in Store (hub.Edge.CheckpointKey); kept outside Store.
+	HubKey []byte
 	// Team, when set, is the team whose store Store is (loom serve
 	// --team): the dashboard has a team page, and usage splits by member.
 	Team *TeamConfig

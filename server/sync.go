@@ -31,7 +31,9 @@ func (s *Server) hubRoutes(mux *router) {
 		Push: func(ctx context.Context, scope, user string) (func(), error) {
 			return pushes[scope].acquire(ctx, user)
 		},
-		Locks: s.hubLocks(),
+		Locks:         s.hubLocks(),
+		CheckpointKey: s.cfg.HubKey,
+		Logger:        s.log,
 	}).Mount(mux)
 }
 

@@ -32,6 +32,24 @@ func (st *State) MarshalCheckpoint() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// MarshalVerifierCheckpoint encodes st as a checkpoint of what verifying
+// the chain's next entries and records needs, the hub's: its entries
+// without their sealed shares and wrapped keys, which only members open
+// and no later entry's check reads. Its size grows with the chain's
+// entries, not with their bytes. A state read back from it verifies
+// entries and records as st does (TestVerifierCheckpoint), and opens no
+// share nor key.
+func (st *State) MarshalVerifierCheckpoint() ([]byte, error) {
+	n := *st
+	n.Entries = make([]*Entry, len(st.Entries))
+	for i, e := range st.Entries {
+		c := *e
+		c.Sealed, c.Keys = nil, nil
+		n.Entries[i] = &c
+	}
+	return n.MarshalCheckpoint()
+}
+
 // UnmarshalCheckpoint decodes a checkpoint MarshalCheckpoint made; an
 // error for one of another version or not whole (the caller verifies the
 // chain from its genesis instead).

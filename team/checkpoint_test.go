@@ -78,8 +78,14 @@ func checkpointAsWhole(seed uint64) string {
 		if member != "" {
 			cands["a removal at a wrong epoch"] = signed(func(e *team.Entry) { e.Kind, e.Target, e.Epoch = team.KindRemove, member, whole.Epoch+2 })
 		}
+		// The hub's, without the entries' sealed shares and wrapped keys,
+		// takes and refuses alike.
+		vc := must(team.UnmarshalCheckpoint(must(whole.MarshalVerifierCheckpoint())))
 		for name, c := range cands {
 			next, nerr := cp.Next("", c)
+			if _, verr := vc.Next("", c); (verr == nil) != (nerr == nil) || verr != nil && !errors.Is(verr, team.ErrForged) {
+				return fmt.Sprintf("entry %d, %s: against the checkpoint %v, against the hub's %v", i+1, name, nerr, verr)
+			}
 			full, ferr := team.Verify(teamID, "", append(append([][]byte(nil), p.chain[:i]...), c))
 			switch {
 			case (nerr == nil) != (ferr == nil):

@@ -72,11 +72,31 @@ func apply(ctx context.Context, st Stores, v *Verified, hd *team.Header, payload
 		// nor replaces it, whatever writer id, epoch or head it names.
 		return false, fmt.Errorf("%w: session %s is %s's: a record of %s's does not change it", errRecord, sess.ID, have.Member, author.Name)
 	}
+	if !found {
+		// Nor once its owner deleted it: a record of another member's
+		// does not write it again.
+		owner, err := st.deleted.owner(sess.ID)
+		if err != nil {
+			return false, err
+		}
+		if owner != "" && owner != author.Fingerprint() {
+			name := "another member"
+			if m := v.Past[owner]; m != nil {
+				name = m.Name
+			}
+			return false, fmt.Errorf("%w: session %s was %s's, who deleted it: a record of %s's does not write it again", errRecord, sess.ID, name, author.Name)
+		}
+	}
 	var kept []*loom.SessionData
 	switch p.Op {
 	case OpDelete:
 		if !found {
 			return false, nil
+		}
+		// Its owner is kept first: a deletion tried again finds no
+		// session to say whose it was.
+		if err := st.deleted.add(sess.ID, author.Fingerprint()); err != nil {
+			return false, err
 		}
 		_, err := st.Team.Delete(ctx, sess.ID, loom.DeleteOptions{Purge: true, Force: true})
 		return true, err
@@ -100,13 +120,53 @@ func apply(ctx context.Context, st Stores, v *Verified, hd *team.Header, payload
 		if len(p.Messages) == 0 || p.Messages[0].Seq != 1 {
 			return p.Op == OpReplace, nil
 		}
-		err := st.Team.ApplyImport(ctx, &loom.ImportWrite{Sessions: append([]*loom.SessionData{{Session: sess, Messages: p.Messages}}, kept...)})
+		write := func() error {
+			return st.Team.ApplyImport(ctx, &loom.ImportWrite{Sessions: append([]*loom.SessionData{{Session: sess, Messages: p.Messages}}, kept...)})
+		}
+		err := write()
+		changed := p.Op == OpReplace
+		if loom.ErrorCode(err) == loom.ECONFLICT && sess.Key != "" {
+			var took bool
+			if took, err = takeKey(ctx, st.Team, sess, err); took {
+				changed = true
+				err = write()
+			}
+		}
 		if err == nil {
 			err = st.claims.add(sess.ID, hd)
 		}
-		return p.Op == OpReplace, err
+		return changed, err
 	}
 	return applyUpdate(ctx, st.Team, have, sess, p.Messages)
+}
+
+// takeKey settles which of a member's two sessions under one key the
+// team's store keeps (loom never writes two, a member posting to the
+// hub's API can): the one of the smaller id, whichever a machine applied
+// first, so that every teammate keeps the same one. sess is the
+// session a record writes, which the store refused with conflict: when
+// the member's session holding its key has a larger id, it is removed
+// (its later records are set aside as sess's would have been) and
+// takeKey reports true, for sess to be written again; otherwise it
+// returns conflict, saying which session keeps the key.
+func takeKey(ctx context.Context, st loom.Engine, sess *loom.Session, conflict error) (bool, error) {
+	held, err := st.Sessions(ctx, loom.SessionFilter{UserID: sess.UserID, ProjectID: sess.Project.ID, Key: sess.Key, Archived: loom.WithArchived})
+	if err != nil {
+		return false, err
+	}
+	for _, h := range held {
+		if h.ID == sess.ID || h.Team != sess.Team || h.Member != sess.Member || h.Key != sess.Key {
+			continue
+		}
+		if h.ID < sess.ID {
+			return false, fmt.Errorf("%w: %s's session %s has its key %q, and of two sessions under one key the one of the smaller id is kept", conflict, h.Member, h.ID, sess.Key)
+		}
+		if _, err := st.Delete(ctx, h.ID, loom.DeleteOptions{Purge: true, Force: true}); err != nil {
+			return false, err
+		}
+		return true, nil
+	}
+	return false, conflict
 }
 
 // readPayload reads a record's payload, which must name a session.

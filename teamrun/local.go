@@ -45,6 +45,8 @@ func (l Local) stateFile(id string) string { return filepath.Join(l.Dir, id, "te
 
 func (l Local) claimsFile(id string) string { return filepath.Join(l.Dir, id, "claims") }
 
+func (l Local) deletedFile(id string) string { return filepath.Join(l.Dir, id, "deleted") }
+
 // checkpointFile keeps the state of the team's chain this machine
 // verified last (team.State.MarshalCheckpoint).
 func (l Local) checkpointFile(id string) string { return filepath.Join(l.Dir, id, "chain.checkpoint") }

@@ -108,8 +108,10 @@ type Stores struct {
 	// records that redacted or deleted sessions left behind (the old
 	// text in free pages and the search index).
 	Scrub func(context.Context) error
-	// claims are the team's sessions' first writers (set by SyncTeam).
-	claims claims
+	// claims are the team's sessions' first writers, deleted the owners
+	// of those deleted (set by SyncTeam).
+	claims  claims
+	deleted *tombstones
 }
 
 // maxRecordMessages bounds the messages of one record.
@@ -138,6 +140,7 @@ func (e *Client) SyncTeam(ctx context.Context, s *State, st Stores) (*Sync, erro
 		return nil, err
 	}
 	st.claims = claims(e.Local.claimsFile(s.ID))
+	st.deleted = &tombstones{path: e.Local.deletedFile(s.ID)}
 	out := &Sync{Team: v.Name}
 	defer func() { out.Missing = gaps(v.State, s) }()
 	if (v.Stale || v.ExpiredHolder(e.now())) && v.Me.Fingerprint() == v.Admin {

@@ -224,6 +224,9 @@ type ServeConfig struct {
 	// Team is the team whose store Store is (loom serve --team), nil
 	// for one's own.
 	Team *teamrun.State
+	// HubKey seals the checkpoints of teams' chains the hub keeps in
+	// Store (server.Config.HubKey), nil for none.
+	HubKey []byte
 }
 
 // ConfigLoader reads loom's configuration and names its file

@@ -172,6 +172,10 @@ func Run(ctx context.Context, opts *Options) error {
 	if tokens == nil {
 		return fmt.Errorf("this store keeps no access tokens, so it cannot be served")
 	}
+	key, err := hubKey(opts, st)
+	if err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", opts.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", opts.Addr, err)
@@ -249,6 +253,7 @@ func Run(ctx context.Context, opts *Options) error {
 		Owner:      user,
 		BlameCache: blameCache,
 		Team:       team,
+		HubKey:     key,
 	})
 }
 

@@ -31,20 +31,7 @@ func TestChainScale(t *testing.T) {
 	me, as := signer(t, p.alice, p.id)
 	p.bob.must(t, "team", "head")
 	ctx := context.Background()
-	var chain [][]byte
-	rows, err := p.pool.Query(ctx, `SELECT entry FROM team_chain WHERE team_id = $1 ORDER BY seq`, p.id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var b []byte
-		rows.Scan(&b)
-		chain = append(chain, b)
-	}
-	st, err := team.Verify(p.id, "", chain)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := hubChain(t, p)
 	name := strings.Repeat("w", 33<<10)
 	share := func(i int) []byte {
 		b, err := team.Share(st, me, as.Keys, team.Project{ID: fmt.Sprintf("%016x", i), Name: name, Mode: team.ModeContent}, time.Now())
@@ -92,4 +79,32 @@ func TestChainScale(t *testing.T) {
 	}
 	t.Logf("chain of %d entries (%.1f MB more): append %s (median of 5), team head %s first, %s next",
 		st.Seq, float64(bytes)/1e6, appends[2].Round(time.Millisecond), first.Round(time.Millisecond), next.Round(time.Millisecond))
+
+	// A hub process that starts: with the key of the first (it takes
+	// in the checkpoint kept in the store), and with one of its own (it
+	// verifies the chain from its genesis).
+	_, state := keptCheckpoint(t, p, p.hubHome, func(seq int64, _ []byte) bool { return seq > int64(n) })
+	i := n + 6
+	restart := func(home string) (time.Duration, time.Duration) {
+		base := hubProc(t, p, home).Base
+		c := &hub.Client{URL: base, Token: p.alice.tok}
+		var ds []time.Duration
+		for range 6 {
+			b := share(i)
+			i++
+			start := time.Now()
+			if err := c.AppendTeamEntry(ctx, p.id, st.Seq+1, b); err != nil {
+				t.Fatal(err)
+			}
+			ds = append(ds, time.Since(start))
+			st.Apply("", b)
+		}
+		rest := ds[1:]
+		slices.Sort(rest)
+		return ds[0], rest[2]
+	}
+	kf, kn := restart(p.hubHome)
+	gf, gn := restart(t.TempDir())
+	t.Logf("a hub process that starts: checkpoint kept (%.1f MB): first append %s, next %s (median of 5); without (a key of its own): first append %s, next %s",
+		float64(len(state))/1e6, kf.Round(time.Millisecond), kn.Round(time.Millisecond), gf.Round(time.Millisecond), gn.Round(time.Millisecond))
 }

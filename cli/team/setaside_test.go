@@ -20,6 +20,8 @@ import (
 type pair struct {
 	id, admin  string
 	hubURL     string
+	hubHome    string // the hub's LOOM_HOME, and its store's URL:
+	hubDB      string // another hub process starts with both
 	pool       *pgxpool.Pool
 	alice, bob *member
 	tok        func(user string) string
@@ -29,7 +31,7 @@ func newPair(t *testing.T) *pair {
 	t.Helper()
 	hubDB := clitest.FreshSchema(t)
 	h, hubHome, _ := clitest.StartHub(t, hubDB)
-	p := &pair{hubURL: h.Base}
+	p := &pair{hubURL: h.Base, hubHome: hubHome, hubDB: hubDB}
 	p.tok = func(u string) string { return hubToken(t, hubHome, hubDB, u) }
 	p.alice = newMember(t, "alice", h.Base, p.tok("alice"))
 	p.bob = newMember(t, "bob", h.Base, p.tok("bob"))

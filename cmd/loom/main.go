@@ -65,7 +65,7 @@ func formats() []importer.Format {
 // serve runs the HTTP server for loom serve.
 func serve(ctx context.Context, ln net.Listener, c cli.ServeConfig) error {
 	srv := server.New(server.Config{Store: c.Store, Tokens: c.Tokens, Agent: c.Agent, Logger: c.Logger, MCP: &c.MCP, Searcher: c.Searcher,
-		Blame: &server.BlameConfig{Owner: c.Owner, Cache: c.BlameCache}, Team: server.TeamOf(c.Team)})
+		Blame: &server.BlameConfig{Owner: c.Owner, Cache: c.BlameCache}, Team: server.TeamOf(c.Team), HubKey: c.HubKey})
 	return srv.Serve(ctx, ln, c.Grace)
 }
 

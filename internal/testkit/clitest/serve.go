@@ -116,7 +116,7 @@ func (sv *serving) Do(t *testing.T, method, path, body string) (int, string) {
 // testServe runs the HTTP server as main wires it, for in-process runs.
 func testServe(ctx context.Context, ln net.Listener, c cli.ServeConfig) error {
 	return server.New(server.Config{Store: c.Store, Tokens: c.Tokens, Agent: c.Agent, Logger: c.Logger, MCP: &c.MCP,
-		Blame: &server.BlameConfig{Owner: c.Owner, Cache: c.BlameCache}, Team: server.TeamOf(c.Team)}).Serve(ctx, ln, c.Grace)
+		Blame: &server.BlameConfig{Owner: c.Owner, Cache: c.BlameCache}, Team: server.TeamOf(c.Team), HubKey: c.HubKey}).Serve(ctx, ln, c.Grace)
 }
 
 // TestProviders are the providers main builds in, for in-process runs.
