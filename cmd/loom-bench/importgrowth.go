@@ -89,13 +89,13 @@ func growthMain(ctx context.Context, w io.Writer, o growthOptions) error {
 		}
 		for _, p := range o.peers {
 			fmt.Fprintf(os.Stderr, "growth: importing %d sessions with %s\n", n, p.name)
-			pr, err := runPeer(ctx, p, corpus, filepath.Join(o.dir, "no-codex"), o.dir)
+			pr, err := runPeer(ctx, p, corpus, corpus, filepath.Join(o.dir, "no-codex"), o.dir)
 			if err != nil {
 				return fmt.Errorf("%s, %d sessions: %w", p.name, n, err)
 			}
 			fmt.Fprintf(os.Stderr, "growth: %s %d sessions: wall %s, CPU %s, peak %d MB, disk %d MB\n",
 				p.name, pr.Sessions, pr.Wall.Round(time.Millisecond), pr.CPU.Round(time.Millisecond), pr.PeakRSS>>20, pr.Disk>>20)
-			rows = append(rows, growthRow{Engine: p.name, Sessions: pr.Sessions, Wall: pr.Wall, CPU: pr.CPU, PeakRSS: pr.PeakRSS, Disk: pr.Disk})
+			rows = append(rows, growthRow{Engine: p.name, Sessions: pr.Sessions, Messages: pr.Messages, Wall: pr.Wall, CPU: pr.CPU, PeakRSS: pr.PeakRSS, Disk: pr.Disk})
 		}
 	}
 	var b strings.Builder

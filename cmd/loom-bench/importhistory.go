@@ -60,8 +60,8 @@ func historyMain(ctx context.Context, w io.Writer, o historyOptions) error {
 	}}}
 	for _, p := range o.peers {
 		turns = append(turns, turn{p.name, func() (growthRow, error) {
-			r, err := runPeer(ctx, p, filepath.Join(home, ".claude", "projects"), filepath.Join(home, ".codex"), o.dir)
-			return growthRow{Engine: r.Name, Sessions: r.Sessions, Wall: r.Wall, CPU: r.CPU, PeakRSS: r.PeakRSS, Disk: r.Disk}, err
+			r, err := runPeer(ctx, p, home, filepath.Join(home, ".claude", "projects"), filepath.Join(home, ".codex"), o.dir)
+			return growthRow{Engine: r.Name, Sessions: r.Sessions, Messages: r.Messages, Wall: r.Wall, CPU: r.CPU, PeakRSS: r.PeakRSS, Disk: r.Disk}, err
 		}})
 	}
 	var b strings.Builder

@@ -40,8 +40,8 @@ func parsePeers(s string) ([]importPeer, error) {
 			continue
 		}
 		name, bin, ok := strings.Cut(f, "=")
-		if !ok || (name != "agentsview" && name != "deja") {
-			return nil, fmt.Errorf("-import-peers %q: want agentsview=PATH and/or deja=PATH", s)
+		if !ok || (name != "agentsview" && name != "deja" && !strings.HasPrefix(name, "loom")) {
+			return nil, fmt.Errorf("-import-peers %q: want agentsview=PATH, deja=PATH, or loom-NAME=PATH (another build of loom-bench)", s)
 		}
 		abs, err := filepath.Abs(bin)
 		if err != nil {
@@ -59,6 +59,7 @@ func parsePeers(s string) ([]importPeer, error) {
 type peerRow struct {
 	Name     string
 	Sessions int // what the peer said it imported; 0 when it says nothing
+	Messages int // loom's builds only
 	Wall     time.Duration
 	CPU      time.Duration
 	PeakRSS  int64 // bytes
@@ -80,7 +81,15 @@ type peerRow struct {
 //
 // Each runs with HOME a directory of its own, so that neither reads
 // anything but the files given.
-func runPeer(ctx context.Context, p importPeer, claude, codex, dir string) (peerRow, error) {
+//
+// A name that starts with "loom" (loom-before=PATH) is another build of
+// loom-bench, whose import (the -import-growth child) of corpus is run
+// as loom's own is: the build before a change, in the same turns.
+func runPeer(ctx context.Context, p importPeer, corpus, claude, codex, dir string) (peerRow, error) {
+	if strings.HasPrefix(p.name, "loom") {
+		r, err := growthChild(ctx, p.bin, "sqlite", corpus, growthOptions{dir: dir}, 0)
+		return peerRow{Name: p.name, Sessions: r.Sessions, Messages: r.Messages, Wall: r.Wall, CPU: r.CPU, PeakRSS: r.PeakRSS, Disk: r.Disk}, err
+	}
 	home, err := os.MkdirTemp(dir, "peer-"+p.name+"-")
 	if err != nil {
 		return peerRow{}, err
