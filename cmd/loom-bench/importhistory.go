@@ -193,7 +193,8 @@ func writeHistory(samples, home string, size int64) error {
 			body = copyOf(body, fresh, project)
 			p := filepath.Join(dir, sid, "subagents", filepath.Base(a))
 			if s.oldAgents { // Claude Code 1.x: agent-<id>.jsonl beside the sessions
-				p = filepath.Join(dir, "agent-"+loom.NewID()[:8]+".jsonl")
+				id := loom.NewID() // its random tail: the head is the time, the same for both
+				p = filepath.Join(dir, "agent-"+id[len(id)-8:]+".jsonl")
 			}
 			if err := write(p, body); err != nil {
 				return err
