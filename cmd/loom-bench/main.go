@@ -540,7 +540,7 @@ func run(ctx context.Context, c config) error {
 	// The same word with the later tiers turned off (Exact): the work
 	// the minimal store does, its every-word match alone. A word of fewer
 	// hits than a page goes on through the title and typo tiers above.
-	if want("search, rare word, every-word") {
+	if want("every-word tier of a rare word") {
 		rep.add(measure("search, rare word, every-word tier alone (Exact), top 20 with snippets", "≤ 5 ms", 5, c.runs,
 			func() error {
 				h, err := st.Search(ctx, loom.SearchQuery{Text: RareWord, UserID: user, Limit: 20, Exact: true})
