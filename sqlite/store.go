@@ -202,7 +202,13 @@ func (s *Store) openReadWrite() error {
 	// busy_timeout comes first so that the pragmas after it wait for a
 	// busy database instead of failing.
 	common := "_pragma=busy_timeout(30000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(ON)&_pragma=cache_size(-16000)"
-	if s.writer, err = sql.Open(driverName, dsn(s.path, common+"&_txlock=immediate")); err != nil {
+	// The writer keeps its temporary files in memory (temp_store): the
+	// statement journals of a write transaction's statements (each insert
+	// that fires the search index's triggers has one) went to a file in
+	// /var/tmp, a write system call for each page, as many writes as the
+	// WAL's own in an import (docs/performance.md). A journal lasts one
+	// statement, so what it holds is bounded by one statement's pages.
+	if s.writer, err = sql.Open(driverName, dsn(s.path, common+"&_pragma=temp_store(MEMORY)&_txlock=immediate")); err != nil {
 		return fmt.Errorf("open %s: %w", s.path, err)
 	}
 	s.writer.SetMaxOpenConns(1)

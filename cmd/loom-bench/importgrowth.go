@@ -25,18 +25,20 @@ import (
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
 	"github.com/loomhq/loom/importer/claudecode"
+	"github.com/loomhq/loom/importer/codex"
 	"github.com/loomhq/loom/postgres"
 	"github.com/loomhq/loom/sqlite"
 )
 
 // growthOptions is what the growth run measures, and where.
 type growthOptions struct {
-	base    int      // sessions at 1×
-	factors []int    // the sizes, as multiples of base
-	engines []string // "sqlite", "postgres"
-	server  string   // PostgreSQL's URL, without a search_path
-	dir     string   // where the corpora and SQLite stores go
-	out     string   // also write the report here
+	base    int          // sessions at 1×
+	factors []int        // the sizes, as multiples of base
+	engines []string     // "sqlite", "postgres"
+	server  string       // PostgreSQL's URL, without a search_path
+	dir     string       // where the corpora and SQLite stores go
+	out     string       // also write the report here
+	peers   []importPeer // also import each size with these, after loom
 }
 
 // growthRow is one import: what a child process reports of it, and what
@@ -84,6 +86,16 @@ func growthMain(ctx context.Context, w io.Writer, o growthOptions) error {
 			fmt.Fprintf(os.Stderr, "growth: %s %d sessions, %d messages: wall %s, CPU %s, peak %d MB, disk %d MB\n",
 				engine, r.Sessions, r.Messages, r.Wall.Round(time.Millisecond), r.CPU.Round(time.Millisecond), r.PeakRSS>>20, r.Disk>>20)
 			rows = append(rows, r)
+		}
+		for _, p := range o.peers {
+			fmt.Fprintf(os.Stderr, "growth: importing %d sessions with %s\n", n, p.name)
+			pr, err := runPeer(ctx, p, corpus, corpus, filepath.Join(o.dir, "no-codex"), o.dir)
+			if err != nil {
+				return fmt.Errorf("%s, %d sessions: %w", p.name, n, err)
+			}
+			fmt.Fprintf(os.Stderr, "growth: %s %d sessions: wall %s, CPU %s, peak %d MB, disk %d MB\n",
+				p.name, pr.Sessions, pr.Wall.Round(time.Millisecond), pr.CPU.Round(time.Millisecond), pr.PeakRSS>>20, pr.Disk>>20)
+			rows = append(rows, growthRow{Engine: p.name, Sessions: pr.Sessions, Messages: pr.Messages, Wall: pr.Wall, CPU: pr.CPU, PeakRSS: pr.PeakRSS, Disk: pr.Disk})
 		}
 	}
 	var b strings.Builder
@@ -197,7 +209,15 @@ func growthImport(ctx context.Context, engine, corpus, store, server string) err
 	defer st.Close()
 	im := &importer.Importer{Store: st, UserID: "bench"}
 	t0 := time.Now()
-	rep, err := im.Run(ctx, []importer.Target{{Format: claudecode.Format{}, Roots: []string{corpus}, Explicit: true}})
+	targets := []importer.Target{{Format: claudecode.Format{}, Roots: []string{corpus}, Explicit: true}}
+	if _, err := os.Stat(filepath.Join(corpus, ".claude")); err == nil { // a home, as -import-history lays it
+		none := func(string) string { return "" }
+		targets = []importer.Target{
+			{Format: claudecode.Format{}, Roots: claudecode.Format{}.Roots(none, corpus), Explicit: true},
+			{Format: codex.Format{}, Roots: codex.Format{}.Roots(none, corpus)[:1], Explicit: true},
+		}
+	}
+	rep, err := im.Run(ctx, targets)
 	if err != nil {
 		return err
 	}

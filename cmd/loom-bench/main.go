@@ -193,7 +193,27 @@ func main() {
 	growthChildCorpus := flag.String("import-growth-child", "", "(internal) import this corpus and print its row as JSON")
 	growthEngine := flag.String("import-growth-engine", "sqlite", "(internal) the engine of -import-growth-child")
 	growthStore := flag.String("import-growth-store", "", "(internal) the store of -import-growth-child: a file, or a PostgreSQL schema")
+	importPeers := flag.String("import-peers", "", "-import-growth and -import-history also import the same files with these peers, name=binary pairs: agentsview=PATH (wesm/agentsview: its server's sync, timed to \"Sync complete\"), deja=PATH (vshulcz/deja-vu: deja index)")
+	history := flag.Bool("import-history", false, "instead: import a history of -import-history-mb MB of real-format Claude Code and Codex files, made from -samples with fresh ids, into a fresh SQLite store (a process of its own), in turns with -import-peers, -import-runs times")
+	historyMB := flag.Int("import-history-mb", 327, "the size of -import-history's history, in MB")
+	importRuns := flag.Int("import-runs", 3, "-import-history's runs")
 	flag.Parse()
+	peers, err := parsePeers(*importPeers)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(2)
+	}
+	if *history {
+		o := historyOptions{mb: *historyMB, samples: *samplesDir, dir: filepath.Dir(c.db), runs: *importRuns, peers: peers, out: c.out}
+		if err := os.MkdirAll(o.dir, 0o700); err == nil {
+			err = historyMain(context.Background(), os.Stdout, o)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *growthChildCorpus != "" {
 		if *cpuprofile != "" {
 			if f, err := os.Create(*cpuprofile); err == nil {
@@ -209,7 +229,7 @@ func main() {
 		return
 	}
 	if *growth {
-		o := growthOptions{base: *growthBase, server: *pg, dir: filepath.Dir(c.db), out: c.out}
+		o := growthOptions{base: *growthBase, server: *pg, dir: filepath.Dir(c.db), out: c.out, peers: peers}
 		for _, f := range strings.Split(*growthSizes, ",") {
 			n, err := strconv.Atoi(strings.TrimSpace(f))
 			if err != nil || n <= 0 {
@@ -403,7 +423,6 @@ func main() {
 		}
 		return
 	}
-	var err error
 	if c.ops, err = regexp.Compile(*ops); err != nil {
 		fmt.Fprintln(os.Stderr, "bench: -ops:", err)
 		os.Exit(2)
@@ -515,6 +534,18 @@ func run(ctx context.Context, c config) error {
 		rep.add(measure("search, rare word, top 20 with snippets", "≤ 5 ms", 5, c.runs,
 			func() error {
 				h, err := st.Search(ctx, loom.SearchQuery{Text: RareWord, UserID: user, Limit: 20})
+				return expectHits(h, err)
+			},
+			func() error { return base.search(ctx, user, `"`+RareWord+`"`, 20) },
+			func() error { return mini.search(ctx, user, `"`+RareWord+`"`, 20) }))
+	}
+	// The same word with the later tiers turned off (Exact): the work
+	// the minimal store does, its every-word match alone. A word of fewer
+	// hits than a page goes on through the title and typo tiers above.
+	if want("every-word tier of a rare word") {
+		rep.add(measure("search, rare word, every-word tier alone (Exact), top 20 with snippets", "≤ 5 ms", 5, c.runs,
+			func() error {
+				h, err := st.Search(ctx, loom.SearchQuery{Text: RareWord, UserID: user, Limit: 20, Exact: true})
 				return expectHits(h, err)
 			},
 			func() error { return base.search(ctx, user, `"`+RareWord+`"`, 20) },
