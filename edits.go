@@ -77,6 +77,11 @@ type EditQuery struct {
 	Paths     []string
 	Under     string
 	SessionID string
+	// Dirs keeps the edits of every file below any of these directories:
+	// Under for several at once (one query where each directory was
+	// one). A bare query may give an edit below two of them (one inside
+	// the other) once for each.
+	Dirs []string
 	// Parts asks for each edit's message parts (FileEdit.Parts).
 	Parts bool
 	// Trashed keeps the edits of sessions in the trash too.

@@ -338,6 +338,9 @@ func (b *Blamer) rootsHold(ctx context.Context, g Git, e *answerEntry) bool {
 // gitIndex names git's index file of g with its size and time, "" when
 // it cannot be found.
 func (g Git) gitIndex(ctx context.Context) string {
+	if g.gitDir != "" {
+		return indexStat(filepath.Join(g.gitDir, "index"))
+	}
 	out, err := g.run(ctx, "rev-parse", "--absolute-git-dir")
 	if err != nil {
 		return ""

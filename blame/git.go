@@ -34,6 +34,10 @@ type Git struct {
 	// shared, when many files are blamed in one call, is what their
 	// blames share (many.go).
 	shared *shared
+	// gitDir is the repository's git directory when Open learnt it
+	// (the same call to git as the work tree's), "" otherwise: what
+	// needs it asks git no more.
+	gitDir string
 }
 
 // openedFile is a file Blamer.Open found, with what git said of it in

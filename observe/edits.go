@@ -166,8 +166,11 @@ func selects(q loom.EditQuery, path string) bool {
 	if len(q.Paths) > 0 {
 		return slices.Contains(q.Paths, path)
 	}
-	if q.Under != "" {
-		return path == q.Under || strings.HasPrefix(path, strings.TrimSuffix(q.Under, string(filepath.Separator))+string(filepath.Separator))
+	under := func(dir string) bool {
+		return path == dir || strings.HasPrefix(path, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
+	}
+	if q.Under != "" || len(q.Dirs) > 0 {
+		return q.Under != "" && under(q.Under) || slices.ContainsFunc(q.Dirs, under)
 	}
 	return q.SessionID != ""
 }
