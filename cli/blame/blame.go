@@ -224,14 +224,12 @@ func (o *Options) blamer(ctx context.Context) (*blame.Blamer, loom.Store, error)
 	}
 	sessions := sessionsOf(func(ctx context.Context, id string) (*loom.Session, error) { return o.storeOf(st, id).Session(ctx, id) })
 	if o.Observed != "" {
-		recs, err := observe.Read(o.Observed)
-		if err != nil {
-			return nil, nil, fmt.Errorf("read what agents' shell calls changed: %w", err)
-		}
-		if len(recs) > 0 {
-			es = &observe.Edits{EditStore: es, Records: recs, Session: observe.ByKey(st, o.User)}
+		// What the hooks saw shell calls change: the records of the work
+		// trees each query reaches, read when it asks.
+		if log := observe.Open(o.Observed); !log.Empty() {
+			es = &observe.Edits{EditStore: es, Log: log, Session: observe.ByKey(st, o.User)}
 			if versions != nil {
-				versions = observe.Versioned{EditVersioner: versions, N: len(recs)}
+				versions = observe.Versioned{EditVersioner: versions, Log: log}
 			}
 		}
 	}
