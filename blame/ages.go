@@ -349,7 +349,7 @@ func merging(gitDir string) bool {
 // entry's commit read from git and the older ones from the entry, else
 // a whole blame. The cache is given the result when it changed.
 func (c *ageCache) headAges(ctx context.Context, g Git, rel, head, blob string) ([]blamed, error) {
-	flags := strings.Join(g.blameFlags(), " ")
+	flags := g.ageFlags()
 	e := c.load(g.Dir, rel, flags)
 	if e != nil && e.Commit == head && e.Blob == blob {
 		c.count(&c.used.hit)
@@ -488,7 +488,7 @@ func (b *Blamer) workTreeAgesAt(ctx context.Context, g Git, rel string, content 
 		}
 		return nil, at, false, nil
 	}
-	e := &ageEntry{Flags: strings.Join(g.blameFlags(), " "), Repo: g.Dir, Path: rel, Commit: p.head, Blob: p.blob, Lines: head}
+	e := &ageEntry{Flags: g.ageFlags(), Repo: g.Dir, Path: rel, Commit: p.head, Blob: p.blob, Lines: head}
 	if !b.ages.fromEntries(g, lines, e) {
 		return nil, at, false, nil
 	}

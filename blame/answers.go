@@ -100,7 +100,7 @@ func (c *ageCache) answerName(repo, path string) string {
 // answerKey is the key of an answer for rel, blamed as HEAD (head) has it
 // (blob), with the store at version for user.
 func answerKey(g Git, rel, head, blob, version, user string) string {
-	return strings.Join([]string{strconv.Itoa(answerVersion), executable(), strings.Join(g.blameFlags(), " "), g.Dir, rel, head, blob, version, user}, "\x00")
+	return strings.Join([]string{strconv.Itoa(answerVersion), executable(), g.ageFlags(), g.Dir, rel, head, blob, version, user}, "\x00")
 }
 
 // executable names the running program by its path, size and time.
