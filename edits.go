@@ -91,6 +91,10 @@ type EditQuery struct {
 	// sessions: the quick look over a whole repository that finds which
 	// files to read whole (with UserID) next.
 	Bare bool
+	// PathsOnly, with Bare, reads each edit's Path alone (the index of
+	// the edits' paths, not their rows): which files a directory's edits
+	// name, the quickest look of all.
+	PathsOnly bool
 }
 
 // EditSource is a stored message body the edit index has not read yet:

@@ -63,7 +63,7 @@ func (b *Blamer) roots(ctx context.Context, g Git) (roots []string, elsewhere in
 	}
 	var tracked map[string]bool
 	var away []loom.FileEdit
-	awayErr := false
+	var awayErr bool
 	for _, r := range recorded {
 		if slices.Contains(roots, r.Root) || r.ProjectID == p.ID && p.ID != "" || !filepath.IsAbs(r.Root) {
 			continue
@@ -83,10 +83,7 @@ func (b *Blamer) roots(ctx context.Context, g Git) (roots []string, elsewhere in
 		if tracked == nil {
 			facts.Index = g.gitIndex(ctx)
 			tracked = g.trackedFiles(ctx)
-			es, err := b.Store.Edits(ctx, loom.EditQuery{UserID: b.UserID, Dirs: dirs, Bare: true})
-			awayErr = err != nil
-			away = es
-			slices.SortFunc(away, func(a, b loom.FileEdit) int { return strings.Compare(a.Path, b.Path) })
+			away, awayErr = b.awayEdits(ctx, dirs, tracked)
 		}
 		if awayErr {
 			continue
@@ -101,6 +98,47 @@ func (b *Blamer) roots(ctx context.Context, g Git) (roots []string, elsewhere in
 		}
 	}
 	return roots, elsewhere, facts
+}
+
+// awayEdits are the edits (bare, sorted by path) below dirs, the roots
+// not on this machine, that matchRoot needs: first their paths alone
+// (the path index, not the edits' rows), then the whole bare edits of
+// those of dirs where a path ends in a file tracked here, the others'
+// matching nothing whatever their operations.
+func (b *Blamer) awayEdits(ctx context.Context, dirs []string, tracked map[string]bool) ([]loom.FileEdit, bool) {
+	paths, err := b.Store.Edits(ctx, loom.EditQuery{UserID: b.UserID, Dirs: dirs, Bare: true, PathsOnly: true})
+	if err != nil {
+		return nil, true
+	}
+	slices.SortFunc(paths, func(a, b loom.FileEdit) int { return strings.Compare(a.Path, b.Path) })
+	var maybe []string
+	for _, d := range dirs {
+		if anyTracked(under(paths, d), tracked) {
+			maybe = append(maybe, d)
+		}
+	}
+	if len(maybe) == 0 {
+		return nil, false
+	}
+	es, err := b.Store.Edits(ctx, loom.EditQuery{UserID: b.UserID, Dirs: maybe, Bare: true})
+	if err != nil {
+		return nil, true
+	}
+	slices.SortFunc(es, func(a, b loom.FileEdit) int { return strings.Compare(a.Path, b.Path) })
+	return es, false
+}
+
+// anyTracked says whether a path of es ends in a file tracked here.
+func anyTracked(es []loom.FileEdit, tracked map[string]bool) bool {
+	for _, e := range es {
+		parts := strings.Split(strings.TrimPrefix(e.Path, "/"), "/")
+		for k := range parts {
+			if tracked[strings.Join(parts[k:], "/")] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // under are the edits of es (sorted by path) below dir: their paths sort
