@@ -77,6 +77,11 @@ type EditQuery struct {
 	Paths     []string
 	Under     string
 	SessionID string
+	// Dirs keeps the edits of every file below any of these directories:
+	// Under for several at once (one query where each directory was
+	// one). A bare query may give an edit below two of them (one inside
+	// the other) once for each.
+	Dirs []string
 	// Parts asks for each edit's message parts (FileEdit.Parts).
 	Parts bool
 	// Trashed keeps the edits of sessions in the trash too.
@@ -86,6 +91,10 @@ type EditQuery struct {
 	// sessions: the quick look over a whole repository that finds which
 	// files to read whole (with UserID) next.
 	Bare bool
+	// PathsOnly, with Bare, reads each edit's Path alone (the index of
+	// the edits' paths, not their rows): which files a directory's edits
+	// name, the quickest look of all.
+	PathsOnly bool
 }
 
 // EditSource is a stored message body the edit index has not read yet:

@@ -56,8 +56,19 @@ const (
 	maxAgeBytes = 256 << 20
 	maxAgeFiles = 40_000
 	// agePruneEvery is how many new entries a process writes between
-	// looks at the directory's size (the first new one is looked at).
+	// looks at the directory's size.
 	agePruneEvery = 256
+	// agePruneProcesses is how many processes write their first new
+	// entry between looks at the directory's size: each counts itself
+	// in agePruneCount, and the one that reaches it looks. A look reads
+	// every entry's size and time (tens of milliseconds for tens of
+	// thousands of entries), which each process's first blame of a file
+	// paid before; the directory may pass its bounds by what that many
+	// processes write, each up to agePruneEvery entries.
+	agePruneProcesses = 64
+	// agePruneCount is the file that counts them (no entry's suffix, no
+	// leading dot: pruning leaves it).
+	agePruneCount = "prune-count"
 	// ageTouchAfter is how old an entry's time must be before a read
 	// makes it recent again (the order pruning follows).
 	ageTouchAfter = time.Hour
@@ -182,15 +193,40 @@ func (c *ageCache) write(name string, b []byte) error {
 	c.mu.Lock()
 	c.written++
 	c.writtenBytes += len(b)
-	look := !c.looked || c.written >= agePruneEvery || c.writtenBytes >= maxAgeBytes/8
-	if look {
+	first := !c.looked
+	look := c.written >= agePruneEvery || c.writtenBytes >= maxAgeBytes/8
+	if first || look {
 		c.looked, c.written, c.writtenBytes = true, 0, 0
 	}
 	c.mu.Unlock()
+	if first && !look {
+		look = c.pruneDue()
+	}
 	if look {
 		return c.prune(time.Now(), maxAgeBytes, maxAgeFiles)
 	}
 	return nil
+}
+
+// pruneDue counts this process in the directory's count of processes
+// that wrote a new entry since it was last looked at, and says whether
+// it is this one's turn to look (the count reached agePruneProcesses,
+// or there is none that reads). The count is not locked: two processes that
+// count at once may count one, which only makes the next look later by
+// one.
+func (c *ageCache) pruneDue() bool {
+	name := filepath.Join(c.dir, agePruneCount)
+	b, err := os.ReadFile(name)
+	n, perr := strconv.Atoi(strings.TrimSpace(string(b)))
+	// No count (a directory new, or an older loom's) is a look too.
+	due := err != nil || perr != nil || n+1 >= agePruneProcesses
+	if due {
+		n = 0
+	} else {
+		n++
+	}
+	_ = os.WriteFile(name, []byte(strconv.Itoa(n)+"\n"), 0o600)
+	return due
 }
 
 // prune removes the least recently used entries while the directory
@@ -313,7 +349,7 @@ func merging(gitDir string) bool {
 // entry's commit read from git and the older ones from the entry, else
 // a whole blame. The cache is given the result when it changed.
 func (c *ageCache) headAges(ctx context.Context, g Git, rel, head, blob string) ([]blamed, error) {
-	flags := strings.Join(g.blameFlags(), " ")
+	flags := g.ageFlags()
 	e := c.load(g.Dir, rel, flags)
 	if e != nil && e.Commit == head && e.Blob == blob {
 		c.count(&c.used.hit)
@@ -452,7 +488,7 @@ func (b *Blamer) workTreeAgesAt(ctx context.Context, g Git, rel string, content 
 		}
 		return nil, at, false, nil
 	}
-	e := &ageEntry{Flags: strings.Join(g.blameFlags(), " "), Repo: g.Dir, Path: rel, Commit: p.head, Blob: p.blob, Lines: head}
+	e := &ageEntry{Flags: g.ageFlags(), Repo: g.Dir, Path: rel, Commit: p.head, Blob: p.blob, Lines: head}
 	if !b.ages.fromEntries(g, lines, e) {
 		return nil, at, false, nil
 	}

@@ -466,6 +466,55 @@ func TestAgesPrune(t *testing.T) {
 	}
 }
 
+// TestAgesPruneTakesTurns: a process's first new entry looks at the
+// directory only when it is the processes' turn (every
+// agePruneProcesses of them, or no count yet), not each time: a look
+// reads every entry's size and time, a fixed cost of each first blame
+// on a full cache.
+func TestAgesPruneTakesTurns(t *testing.T) {
+	dir := t.TempDir()
+	stale := filepath.Join(dir, ".stale.ages.1")
+	plant := func() {
+		os.WriteFile(stale, []byte("half"), 0o600)
+		at := time.Now().Add(-time.Hour)
+		os.Chtimes(stale, at, at)
+	}
+	looked := func() bool {
+		_, err := os.Stat(stale)
+		return err != nil
+	}
+	var looks []int
+	for i := range 2*agePruneProcesses + 1 {
+		plant()
+		// A process of its own: a new cache, one new entry.
+		c := &ageCache{dir: dir}
+		e := testEntry(i, 10)
+		e.Path = fmt.Sprint("f", i)
+		if err := c.save(e); err != nil {
+			t.Fatal(err)
+		}
+		if looked() {
+			looks = append(looks, i)
+		}
+	}
+	want := []int{0, agePruneProcesses, 2 * agePruneProcesses}
+	if fmt.Sprint(looks) != fmt.Sprint(want) {
+		t.Errorf("processes that looked: %v, want %v", looks, want)
+	}
+	// A count that does not read is a look.
+	os.WriteFile(filepath.Join(dir, agePruneCount), []byte("x"), 0o600)
+	plant()
+	c := &ageCache{dir: dir}
+	e := testEntry(1000, 10)
+	e.Path = "g"
+	if err := c.save(e); err != nil {
+		t.Fatal(err)
+	}
+	if !looked() {
+		t.Error("a damaged count did not look")
+	}
+}
+
 // TestAgesConcurrentProcesses: loom processes that write and read the
 // same entry at once each read a whole entry, one of those written.
 func TestAgesConcurrentProcesses(t *testing.T) {
@@ -521,8 +570,10 @@ func TestAgesConcurrentProcesses(t *testing.T) {
 			}
 		}
 	}
-	if des, _ := os.ReadDir(c.dir); len(des) != 1 {
-		t.Errorf("%d files in the cache, want the entry alone", len(des))
+	des, _ := os.ReadDir(c.dir)
+	des = slices.DeleteFunc(des, func(de os.DirEntry) bool { return de.Name() == agePruneCount })
+	if len(des) != 1 {
+		t.Errorf("%d files in the cache (besides the count of processes), want the entry alone", len(des))
 	}
 }
 

@@ -100,7 +100,7 @@ func (c *ageCache) answerName(repo, path string) string {
 // answerKey is the key of an answer for rel, blamed as HEAD (head) has it
 // (blob), with the store at version for user.
 func answerKey(g Git, rel, head, blob, version, user string) string {
-	return strings.Join([]string{strconv.Itoa(answerVersion), executable(), strings.Join(g.blameFlags(), " "), g.Dir, rel, head, blob, version, user}, "\x00")
+	return strings.Join([]string{strconv.Itoa(answerVersion), executable(), g.ageFlags(), g.Dir, rel, head, blob, version, user}, "\x00")
 }
 
 // executable names the running program by its path, size and time.
@@ -338,6 +338,9 @@ func (b *Blamer) rootsHold(ctx context.Context, g Git, e *answerEntry) bool {
 // gitIndex names git's index file of g with its size and time, "" when
 // it cannot be found.
 func (g Git) gitIndex(ctx context.Context) string {
+	if g.gitDir != "" {
+		return indexStat(filepath.Join(g.gitDir, "index"))
+	}
 	out, err := g.run(ctx, "rev-parse", "--absolute-git-dir")
 	if err != nil {
 		return ""

@@ -189,6 +189,7 @@ func (b *Blamer) Open(ctx context.Context, path string) (Git, string, error) {
 	g := Git{Bin: b.Git, Dir: top}
 	if probed {
 		g.opened = &openedFile{rel: filepath.ToSlash(rel), p: probe}
+		g.gitDir = probe.gitDir
 	}
 	return g, filepath.ToSlash(rel), nil
 }

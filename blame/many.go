@@ -219,7 +219,7 @@ func (b *Blamer) blameAhead(ctx context.Context, g Git, files []string) {
 		return
 	}
 	c := b.ageCache()
-	flags := strings.Join(g.blameFlags(), " ")
+	flags := g.ageFlags()
 	var todo []string
 	for _, f := range files {
 		p, ok := s.probes[f]
@@ -252,7 +252,7 @@ func (s *shared) blameBeforehand(ctx context.Context, g Git, files []string, at 
 				}
 				// One that fails is left to the file's own blame, which
 				// says why.
-				if lines, err := g.blame(ctx, rev, "--", f); err == nil {
+				if lines, err := g.blameAt(ctx, rev, f); err == nil {
 					s.mu.Lock()
 					s.blames[rev+"\x00"+f] = lines
 					s.mu.Unlock()
@@ -275,7 +275,7 @@ func (s *shared) blameBeforehand(ctx context.Context, g Git, files []string, at 
 // ones left out.
 func (b *Blamer) blameAheadAt(ctx context.Context, g Git, files []string, rev string) {
 	var c *ageCache
-	flags := strings.Join(g.blameFlags(), " ")
+	flags := g.ageFlags()
 	if b.Cache != "" {
 		c = b.ageCache()
 	}

@@ -5,8 +5,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -207,6 +211,11 @@ func (g Git) NotedCommits(ctx context.Context) map[string]string {
 
 // notedCommits is NotedCommits, asked of git.
 func (g Git) notedCommits(ctx context.Context) map[string]string {
+	if g.gitDir != "" && !mayHaveRef(g.gitDir, NotesRef) {
+		// No notes: no git process to say so (a fifth of a short
+		// file's blame's git time).
+		return nil
+	}
 	out, err := g.run(ctx, "notes", "--ref="+NotesRef, "list")
 	if err != nil {
 		return nil
@@ -378,4 +387,32 @@ func applyNotes(lines []blamed, out []Line, recs []Record) {
 			}
 		}
 	}
+}
+
+// mayHaveRef says whether the repository of git directory gitDir may
+// hold ref: false only when its refs are files (no reftable) and
+// neither the ref's file nor a line of packed-refs names it, in the
+// directory shared by its work trees (commondir).
+func mayHaveRef(gitDir, ref string) bool {
+	common := gitDir
+	if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+		c := strings.TrimSpace(string(b))
+		if !filepath.IsAbs(c) {
+			c = filepath.Join(gitDir, c)
+		}
+		common = c
+	}
+	if _, err := os.Lstat(filepath.Join(common, "reftable")); err == nil {
+		return true
+	}
+	for _, dir := range []string{common, gitDir} {
+		if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(ref))); !errors.Is(err, fs.ErrNotExist) {
+			return true
+		}
+	}
+	packed, err := os.ReadFile(filepath.Join(common, "packed-refs"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	return err != nil || bytes.Contains(packed, []byte(" "+ref+"\n"))
 }

@@ -90,6 +90,77 @@ func TestBlameObservedShell(t *testing.T) {
 	}
 }
 
+// TestBlameObservedLogBounded: a blame reads the records of its own
+// work tree, not another's many (a large log does not slow it), and a
+// compaction of its work tree's records, which drops the records whose
+// lines are gone, leaves every line's credit as it was.
+func TestBlameObservedLogBounded(t *testing.T) {
+	r := newRepo(t)
+	obs := t.TempDir()
+	r.write("config/limits.txt", "max_connections 100\nidle_timeout 30\nretry_budget 5\nlog_level info\n")
+	r.write("notes/todo.txt", "first item\n")
+	r.write("tools/bump.awk", "$1 == \"max_connections\" { $2 = $2 * 4 } $1 == \"retry_budget\" { $2 = 9 } { print }\n")
+	r.commit("start")
+	r.observedShell(obs, "s1", "awk -f tools/bump.awk config/limits.txt > limits.tmp && mv limits.tmp config/limits.txt")
+	r.observedShell(obs, "s2", "printf 'second item from the agent\\n' >> notes/todo.txt")
+	r.commit("bump")
+	// A human rewrites the agent's line of todo.txt: its record accounts
+	// for nothing now.
+	r.write("notes/todo.txt", "first item\nsecond item, the human's words\n")
+	r.commit("human")
+	// Another work tree's many records.
+	other := rec("/elsewhere/repo", strings.Repeat("a line of another repository\n", 40))
+	for i := range 2000 {
+		other.Call = fmt.Sprint("other-", i)
+		if err := observe.Append(obs, other); err != nil {
+			t.Fatal(err)
+		}
+	}
+	blame := func(rel string) (string, int64) {
+		log := observe.Open(obs)
+		es := &observe.Edits{EditStore: r.st, Log: log, Session: observe.ByKey(r.st, "local")}
+		b := &Blamer{Store: es, Roots: r.st, UserID: "local", Now: func() time.Time { return r.clock.Add(time.Hour) }}
+		res, err := b.File(context.Background(), filepath.Join(r.dir, rel), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		j, _ := json.Marshal(res.Lines)
+		return string(j), log.BytesRead()
+	}
+	limits, read := blame("config/limits.txt")
+	r.want(r.observedBlame(obs, "config/limits.txt"), map[string]string{"max_connections 400": "agent:s1", "retry_budget 9": "agent:s1", "idle_timeout": "human"})
+	if read > 64<<10 {
+		t.Errorf("a blame read %d bytes of records: another work tree's too", read)
+	}
+	todo, _ := blame("notes/todo.txt")
+	// The compaction rule: the records are older than kept regardless.
+	if err := observe.Compact(obs, r.dir, r.clock.Add(60*24*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := blame("config/limits.txt"); again != limits {
+		t.Errorf("config/limits.txt after the compaction\n%s\nbefore\n%s", again, limits)
+	}
+	if again, _ := blame("notes/todo.txt"); again != todo {
+		t.Errorf("notes/todo.txt after the compaction\n%s\nbefore\n%s", again, todo)
+	}
+	kept := 0
+	for _, rc := range observe.Open(obs).Under(r.dir) {
+		kept++
+		if strings.Contains(rc.Command, "printf") {
+			t.Error("the record of a line gone is kept")
+		}
+	}
+	if kept != 1 {
+		t.Errorf("%d records kept, want the awk's", kept)
+	}
+}
+
+// rec is a record of a call at root that wrote text into a file.
+func rec(root, text string) observe.Record {
+	return observe.Record{Key: "claude-code:other", Tool: "Bash", Root: root, At: time.Now(),
+		Files: []observe.Change{{Path: "f.txt", After: "a", New: text}}}
+}
+
 // TestBlameObservedShellRandom: random files, random lines rewritten by
 // a shell script the agent runs (sed of line numbers, which no reading
 // of the command ties to text), a human's edits after: blame credits the

@@ -97,6 +97,11 @@ func (b *Blamer) PullRequest(ctx context.Context, g Git, spec string) (*PR, erro
 	// every core beforehand.
 	g.shared = newShared()
 	defer g.shared.close()
+	if base != emptyTree && !g.Shallow(ctx) {
+		// Each file's lines older than the range are not counted: git
+		// blames the range's commits alone (Git.since).
+		g.since = base
+	}
 	b.blameAheadAt(ctx, g, files, head)
 	results, errs := b.blameEach(ctx, g, files, head)
 	ss := map[string]*Sessions{}

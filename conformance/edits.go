@@ -148,6 +148,28 @@ func checkEditsRead(t *testing.T, st loom.Engine, s *loom.Session, reply *loom.M
 		!slices.Equal(bare[0].Lines, under[0].Lines) && !slices.Equal(bare[1].Lines, under[0].Lines) && !slices.Equal(bare[2].Lines, under[0].Lines) {
 		t.Errorf("bare edits under /src/api = %q, want %q", editSummary(bare), editSummary(under))
 	}
+	// Their paths alone.
+	if paths := editsOf(t, st, loom.EditQuery{Dirs: []string{"/src/api"}, Bare: true, PathsOnly: true}); len(paths) != len(under) {
+		t.Errorf("%d paths under /src/api, want %d", len(paths), len(under))
+	} else {
+		var got, want []string
+		for i := range paths {
+			got, want = append(got, paths[i].Path), append(want, under[i].Path)
+		}
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("paths under /src/api = %q, want %q", got, want)
+		}
+	}
+	// Several directories at once, with and without their sessions: a
+	// prefix of a name is no directory.
+	for _, bare := range []bool{false, true} {
+		dirs := editsOf(t, st, loom.EditQuery{UserID: "alice", Dirs: []string{"/src/ap", "/src/api/", "/nowhere"}, Bare: bare})
+		if !slices.Equal(sortedSummary(dirs), sortedSummary(under)) {
+			t.Errorf("edits under /src/ap, /src/api and /nowhere (bare %v) = %q, want %q", bare, sortedSummary(dirs), sortedSummary(under))
+		}
+	}
 	if n := len(editsOf(t, st, loom.EditQuery{UserID: "alice", Under: "/src/ap"})); n != 0 {
 		t.Errorf("%d edits under /src/ap, a prefix of a name only", n)
 	}

@@ -43,6 +43,9 @@ func ByKey(st SessionLister, user string) Session {
 type Edits struct {
 	loom.EditStore
 	Records []Record
+	// Log, when set, gives the records of the work trees each query
+	// reaches besides Records: a blame reads its repository's alone.
+	Log     *Log
 	Session Session
 
 	resolved map[string]resolved
@@ -69,12 +72,19 @@ func (o *Edits) session(ctx context.Context, key string) resolved {
 // Edits are the store's edits q selects and the records' (oldest first).
 func (o *Edits) Edits(ctx context.Context, q loom.EditQuery) ([]loom.FileEdit, error) {
 	es, err := o.EditStore.Edits(ctx, q)
-	if err != nil || len(o.Records) == 0 {
+	if err != nil {
 		return es, err
+	}
+	recs := o.Records
+	if o.Log != nil {
+		recs = append(slices.Clone(recs), o.Log.Of(q)...)
+	}
+	if len(recs) == 0 {
+		return es, nil
 	}
 	seen := map[string]map[string]bool{} // session → calls observed
 	var own []loom.FileEdit
-	for _, r := range o.Records {
+	for _, r := range recs {
 		s := o.session(ctx, r.Key)
 		if !s.ok || q.SessionID != "" && q.SessionID != s.id {
 			continue
@@ -166,10 +176,30 @@ func selects(q loom.EditQuery, path string) bool {
 	if len(q.Paths) > 0 {
 		return slices.Contains(q.Paths, path)
 	}
-	if q.Under != "" {
-		return path == q.Under || strings.HasPrefix(path, strings.TrimSuffix(q.Under, string(filepath.Separator))+string(filepath.Separator))
+	under := func(dir string) bool {
+		return path == dir || strings.HasPrefix(path, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
+	}
+	if q.Under != "" || len(q.Dirs) > 0 {
+		return q.Under != "" && under(q.Under) || slices.ContainsFunc(q.Dirs, under)
 	}
 	return q.SessionID != ""
+}
+
+// Of are the records of the work trees q reaches: those of its
+// directories and its files' (every record for a query of a session).
+func (l *Log) Of(q loom.EditQuery) []Record {
+	if len(q.Paths) == 0 && q.Under == "" && len(q.Dirs) == 0 {
+		return l.All()
+	}
+	var dirs []string
+	if q.Under != "" {
+		dirs = append(dirs, q.Under)
+	}
+	dirs = append(dirs, q.Dirs...)
+	for _, p := range q.Paths {
+		dirs = append(dirs, filepath.Dir(p))
+	}
+	return l.Under(dirs...)
 }
 
 // Versioned is an edit index's version with the records read beside it:
@@ -177,10 +207,17 @@ func selects(q loom.EditQuery, path string) bool {
 type Versioned struct {
 	loom.EditVersioner
 	N int
+	// Log, when set, names the records' state by its files
+	// (Log.Version) instead of N.
+	Log *Log
 }
 
-// EditVersion is the index's version and how many records there are.
+// EditVersion is the index's version and how many records there are
+// (or the state of the log's files).
 func (v Versioned) EditVersion(ctx context.Context) (string, error) {
 	s, err := v.EditVersioner.EditVersion(ctx)
+	if v.Log != nil {
+		return s + "+observed:" + v.Log.Version(), err
+	}
 	return s + "+observed:" + strconv.Itoa(v.N), err
 }

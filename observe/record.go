@@ -6,7 +6,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -338,39 +337,8 @@ func After(ctx context.Context, dir string, r Record) error {
 	return appendRecord(dir, r)
 }
 
-func appendRecord(dir string, r Record) error {
-	line, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
-	f, err := os.OpenFile(logFile(dir), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		return err
-	}
-	// One write: records appended by two agents at once do not mix.
-	_, err = f.Write(append(line, '\n'))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-// Read are the records kept in dir (none when there are none); a line
-// that does not read is skipped.
+// Read are the records kept in dir, of every work tree (none when there
+// are none); a line that does not read is skipped.
 func Read(dir string) ([]Record, error) {
-	b, err := os.ReadFile(logFile(dir))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var out []Record
-	for _, l := range bytes.Split(b, []byte{'\n'}) {
-		var r Record
-		if len(l) > 0 && json.Unmarshal(l, &r) == nil && r.Key != "" {
-			out = append(out, r)
-		}
-	}
-	return out, nil
+	return Open(dir).All(), nil
 }

@@ -84,7 +84,11 @@ func (s *Store) Edits(ctx context.Context, q loom.EditQuery) ([]loom.FileEdit, e
 		where, args := sqlstore.BareEditFilter(q, func(v any) (string, any) {
 			return "SELECT unnest(" + param() + "::text[])", v
 		}, param)
-		out, err := rowscan.All(ctx, rowsOf{s.pool}, rowscan.BareEdit, `SELECT `+rowscan.BareEditColumns+` FROM edits e WHERE `+where, args...)
+		cols, scan := rowscan.BareEditColumns, rowscan.BareEdit
+		if q.PathsOnly {
+			cols, scan = `e.path`, rowscan.PathEdit
+		}
+		out, err := rowscan.All(ctx, rowsOf{s.pool}, scan, `SELECT `+cols+` FROM edits e WHERE `+where, args...)
 		if err != nil {
 			return nil, fmt.Errorf("edit index: %w", serverError(err))
 		}

@@ -224,14 +224,12 @@ func (o *Options) blamer(ctx context.Context) (*blame.Blamer, loom.Store, error)
 	}
 	sessions := sessionsOf(func(ctx context.Context, id string) (*loom.Session, error) { return o.storeOf(st, id).Session(ctx, id) })
 	if o.Observed != "" {
-		recs, err := observe.Read(o.Observed)
-		if err != nil {
-			return nil, nil, fmt.Errorf("read what agents' shell calls changed: %w", err)
-		}
-		if len(recs) > 0 {
-			es = &observe.Edits{EditStore: es, Records: recs, Session: observe.ByKey(st, o.User)}
+		// What the hooks saw shell calls change: the records of the work
+		// trees each query reaches, read when it asks.
+		if log := observe.Open(o.Observed); !log.Empty() {
+			es = &observe.Edits{EditStore: es, Log: log, Session: observe.ByKey(st, o.User)}
 			if versions != nil {
-				versions = observe.Versioned{EditVersioner: versions, N: len(recs)}
+				versions = observe.Versioned{EditVersioner: versions, Log: log}
 			}
 		}
 	}
@@ -304,22 +302,36 @@ func gcForOneFile() {
 
 func blameRun(ctx context.Context, o *Options) error {
 	gcForOneFile()
-	b, st, err := o.blamer(ctx)
-	if err != nil {
-		return err
+	// The store is opened while git finds the file (a process of git's
+	// each): neither waits for the other.
+	type blamer struct {
+		b   *blame.Blamer
+		st  loom.Store
+		err error
 	}
+	opened := make(chan blamer, 1)
+	go func() {
+		b, st, err := o.blamer(ctx)
+		opened <- blamer{b, st, err}
+	}()
 	file := o.File
-	if !filepath.IsAbs(file) {
-		cwd, err := o.Cwd()
-		if err != nil {
-			return err
+	var g blame.Git
+	var rel string
+	cwd, err := o.Cwd()
+	if err == nil || filepath.IsAbs(file) {
+		if !filepath.IsAbs(file) {
+			file = filepath.Join(cwd, file)
 		}
-		file = filepath.Join(cwd, file)
+		g, rel, err = (&blame.Blamer{}).Open(ctx, file)
 	}
-	g, rel, err := b.Open(ctx, file)
+	bo := <-opened
+	if bo.err != nil {
+		return bo.err
+	}
 	if err != nil {
 		return err
 	}
+	b, st := bo.b, bo.st
 	if fi, err := os.Stat(file); err == nil && o.MaxSize > 0 && o.Rev == "" && fi.Size() > o.MaxSize {
 		return loom.Errorf(loom.EINVALID, "%s is %s: loom blame takes files up to %s (--max-size 0 blames it whatever its size)",
 			o.File, safefile.Size(fi.Size()), safefile.Size(o.MaxSize))

@@ -103,7 +103,9 @@ func observed(t *testing.T, home string) bool {
 	t.Helper()
 	found := false
 	filepath.WalkDir(home, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.Name() == "calls.jsonl" && filepath.Base(filepath.Dir(p)) == "observed" {
+		// A work tree's records, in observed/roots/.
+		if err == nil && strings.HasSuffix(d.Name(), ".jsonl") && filepath.Base(filepath.Dir(p)) == "roots" &&
+			filepath.Base(filepath.Dir(filepath.Dir(p))) == "observed" {
 			found = true
 		}
 		return nil

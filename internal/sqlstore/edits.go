@@ -35,7 +35,7 @@ func UnpackLines(b []byte) []uint64 {
 // a list of strings into a subquery and its one argument, param is the
 // engine's next placeholder (called once per argument, in order).
 func EditFilter(q loom.EditQuery, list func(v any) (string, any), param func() string) (string, []any, error) {
-	if len(q.Paths) == 0 && q.Under == "" && q.SessionID == "" {
+	if len(q.Paths) == 0 && q.Under == "" && len(q.Dirs) == 0 && q.SessionID == "" {
 		return "", nil, loom.Errorf(loom.EINVALID, "an edit query needs paths, a directory or a session")
 	}
 	var w []string
@@ -78,8 +78,11 @@ func pathScope(q loom.EditQuery, list func(v any) (string, any), param func() st
 		scope = append(scope, "e.path IN ("+sub+")")
 		args = append(args, arg)
 	}
-	if q.Under != "" {
-		dir := strings.TrimSuffix(q.Under, "/")
+	for _, d := range append([]string{q.Under}, q.Dirs...) {
+		if d == "" {
+			continue
+		}
+		dir := strings.TrimSuffix(d, "/")
 		// The paths below dir sort between dir+"/" and dir+"0".
 		scope = append(scope, "(e.path >= "+param()+" AND e.path < "+param()+")")
 		args = append(args, dir+"/", dir+"0")

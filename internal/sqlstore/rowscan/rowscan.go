@@ -485,6 +485,13 @@ func OwnUsage(row Scanner, noRows error, id string, seq int64) (string, loom.Usa
 	return mid, u, nil
 }
 
+// PathEdit reads a row of one column, an edit's path (EditQuery.PathsOnly).
+func PathEdit(row Scanner) (loom.FileEdit, error) {
+	var e loom.FileEdit
+	err := row.Scan(&e.Path)
+	return e, err
+}
+
 // BareEditColumns are the columns BareEdit reads from edits e.
 const BareEditColumns = `e.tool, e.op, e.path, e.from_path, e.lines`
 
