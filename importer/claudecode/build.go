@@ -61,6 +61,8 @@ type builder struct {
 	// cwd is the directory the transcript started in, the session's:
 	// a call made after a cd records its own (toolDir).
 	cwd string
+	// systemPrompt is the text of the last prompt_snapshot kept.
+	systemPrompt string
 }
 
 func newBuilder(t *tree, res *importer.Result) *builder {
@@ -314,7 +316,18 @@ func (b *builder) compaction(recs []*record) []*loom.Message {
 // (/model, /mcp …) or its output.
 func (b *builder) system(r *record) []*loom.Message {
 	text := r.systemText()
-	if cmd, ok := command(text); ok {
+	if r.Type == "attachment" {
+		text = attachmentText(r)
+		if r.Attachment.Type == "prompt_snapshot" {
+			// Claude Code writes its system prompt before each request:
+			// kept once, and again only when it changed.
+			if text == b.systemPrompt {
+				b.res.Skip("attachment:prompt_snapshot:same")
+				return nil
+			}
+			b.systemPrompt = text
+		}
+	} else if cmd, ok := command(text); ok {
 		text = cmd
 	}
 	if strings.TrimSpace(text) == "" {

@@ -246,7 +246,9 @@ func (rd *reader) census(r *record) {
 		"api-request", "api-request-blob", "api-request-shape", "atis-latch", "cost-state", "tools-used", "mode":
 		rd.res.Skip(r.Type)
 	case "attachment":
-		if r.Attachment != nil && r.Attachment.Type != "" {
+		if instructions(r) {
+			// A system message (attachments.go).
+		} else if r.Attachment != nil && r.Attachment.Type != "" {
 			rd.res.Skip("attachment:" + label(r.Attachment.Type))
 		} else {
 			rd.res.Skip("attachment")
