@@ -387,10 +387,13 @@ func addMessage(t *importer.Transcript, m message, seq int64, at time.Time, mode
 	}
 	switch m.Role {
 	case "system":
-		t.Res.Skip("system-prompt")
+		// Its system prompt: what it was told, kept, not the
+		// conversation.
+		t.Add(&loom.Message{ID: mid, Role: loom.RoleSystem, CreatedAt: at, Parts: importer.TextParts(mid, loom.PartText, m.Content)})
 	case "user":
 		if m.Origin == "host" {
-			t.Res.Skip("session-context")
+			// The session context Reasonix adds before each prompt.
+			t.Add(&loom.Message{ID: mid, Role: loom.RoleSystem, CreatedAt: at, Parts: importer.TextParts(mid, loom.PartText, m.Content)})
 			return
 		}
 		t.Add(&loom.Message{ID: mid, Role: loom.RoleUser, CreatedAt: at, Parts: importer.TextParts(mid, loom.PartText, m.Content)})

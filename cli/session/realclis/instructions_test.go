@@ -133,11 +133,9 @@ func checkInstructions(t *testing.T, fx *clitest.Fixture, tool, prompt, reply st
 	}
 	// Show: one screen, the instructions folded; --full unfolds them.
 	out := fx.MustExec(t, "session", "show", s.ID)
-	rows := 0
-	for _, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
-		rows += max(1, (utf8.RuneCountInString(l)+screenColumns-1)/screenColumns)
-	}
-	t.Logf("%s: session show is %d rows of %d columns (%d messages, %d bytes of system text)", tool, rows, screenColumns, len(msgs), system.Len())
+	rows := screenRowsOf(out)
+	t.Logf("%s: session show is %d rows of %d columns, --full %d (%d messages, %d bytes of system text)",
+		tool, rows, screenColumns, screenRowsOf(fx.MustExec(t, "session", "show", s.ID, "--full")), len(msgs), system.Len())
 	if rows > screenRows {
 		t.Errorf("session show of a one-prompt session is %d rows of %d columns, more than one screen (%d):\n%s", rows, screenColumns, screenRows, out)
 	}
@@ -154,4 +152,14 @@ func checkInstructions(t *testing.T, fx *clitest.Fixture, tool, prompt, reply st
 	if os.Getenv("LOOM_TEST_SHOW_PAGES") != "" {
 		t.Logf("%s", out)
 	}
+}
+
+// screenRowsOf is how many rows of screenColumns out takes on a
+// terminal: a line longer than the screen is wide wraps.
+func screenRowsOf(out string) int {
+	rows := 0
+	for _, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		rows += max(1, (utf8.RuneCountInString(l)+screenColumns-1)/screenColumns)
+	}
+	return rows
 }
