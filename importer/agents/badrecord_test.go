@@ -178,6 +178,9 @@ func damageEach(t *testing.T, f importer.Format, r *rand.Rand, root string) int 
 				n, _ := damageRows(t, f, r, b, file, before)
 				cases += n
 				continue
+			case bytes.HasPrefix(orig, []byte(frameMagic)):
+				cases += damageFrames(t, f, r, b, file, orig, before)
+				continue
 			case jsonLines(orig):
 				tries = r.Perm(len(damages))
 			case json.Valid(orig):

@@ -209,3 +209,58 @@ func damageRows(t *testing.T, f importer.Format, r *rand.Rand, b importer.Bundle
 	}
 	return cases, unread
 }
+
+// frameMagic opens each frame of Reasonix's log (events.frames): the
+// magic, the length of the frame's body and of the record it holds
+// (32-bit, big-endian), then the body, the record compressed.
+const frameMagic = "RX4F"
+
+// damageFrames damages, in turn, a few frames of a log of frames drawn
+// from r: each frame's body made garbage of its length, its header
+// kept, so that the frames after it are still found. A frame is a
+// record: what it alone held (an event, a batch's time) is lost with
+// it.
+func damageFrames(t *testing.T, f importer.Format, r *rand.Rand, b importer.Bundle, file string, orig []byte, before *importer.Result) (cases int) {
+	t.Helper()
+	type frame struct{ body, end int }
+	var frames []frame
+	for off := 0; off+12 <= len(orig) && string(orig[off:off+4]) == frameMagic; {
+		size := int(uint32(orig[off+4])<<24 | uint32(orig[off+5])<<16 | uint32(orig[off+6])<<8 | uint32(orig[off+7]))
+		if off+12+size > len(orig) {
+			break
+		}
+		frames = append(frames, frame{off + 12, off + 12 + size})
+		off += 12 + size
+	}
+	fi, err := os.Stat(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	put := func(data []byte) {
+		if err := os.WriteFile(file, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(file, fi.ModTime(), fi.ModTime()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for try, i := range r.Perm(len(frames)) {
+		if try == 3 {
+			break
+		}
+		fr := frames[i]
+		data := bytes.Clone(orig)
+		copy(data[fr.body:fr.end], bytes.Repeat([]byte("\x01garbage "), fr.end-fr.body))
+		put(data)
+		after, err := f.Read(context.Background(), b)
+		put(orig)
+		what := fmt.Sprintf("%s frame %d made garbage", file, i+1)
+		cases++
+		if err != nil {
+			t.Errorf("%s: the bundle is not read: %v", what, err)
+			continue
+		}
+		checkOneRecord(t, f.Tool(), what, file, false, before, after, false)
+	}
+	return cases
+}
