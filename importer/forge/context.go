@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
@@ -109,6 +110,9 @@ func read(res *importer.Result, path, id string, data []byte, at time.Time, pare
 		res.Problemf(path, 0, "conversation "+id+": its context is not Forge's: "+importer.Excerpt(err.Error()))
 		return nil
 	}
+	if !utf8.Valid(data) {
+		res.Problemf(path, 0, "conversation "+id+": "+importer.NotUTF8)
+	}
 	t := &importer.Transcript{Res: res}
 	var model string
 	for i, raw := range c.Messages {
@@ -146,8 +150,9 @@ func read(res *importer.Result, path, id string, data []byte, at time.Time, pare
 	return s
 }
 
-// text is a text message as a loom message; nil for a system message
-// (Forge's prompt), counted as skipped.
+// text is a text message as a loom message; a system message (Forge's
+// prompt) is a system message: what Forge told the model, kept, not the
+// conversation.
 func text(res *importer.Result, mid string, tm *textMessage, u *usage, at time.Time) *loom.Message {
 	m := &loom.Message{ID: mid, CreatedAt: at}
 	switch strings.ToLower(tm.Role) {
@@ -163,8 +168,7 @@ func text(res *importer.Result, mid string, tm *textMessage, u *usage, at time.T
 	case "assistant":
 		m.Role, m.Model = loom.RoleAssistant, importer.Clip(tm.Model, 256)
 	case "system":
-		res.Skip("system")
-		return nil
+		m.Role = loom.RoleSystem
 	default:
 		res.Skip("role:" + importer.TypeName(tm.Role))
 		return nil
