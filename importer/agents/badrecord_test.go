@@ -119,6 +119,11 @@ func TestOneDamagedRecordIsOneLine(t *testing.T) {
 			if src := filepath.Join(pkgDir(f), "testdata"); isDir(src) {
 				roots = append(roots, layOut(t, f.Tool(), copyTree(t, src)))
 			}
+			// testdb/: a database the reader's tests build, kept as a
+			// file for this test (TestWriteSample in its package).
+			if src := filepath.Join(pkgDir(f), "testdb"); isDir(src) {
+				roots = append(roots, copyTree(t, src))
+			}
 			if d, ok := realDirs[f.Tool()]; ok {
 				roots = append(roots, copyTree(t, filepath.Join(shared, d)))
 			}
@@ -175,7 +180,8 @@ func damageEach(t *testing.T, f importer.Format, r *rand.Rand, root string) int 
 			var tries []int
 			switch {
 			case isSQLite(orig):
-				n, _ := damageRows(t, f, r, b, file, before)
+				n, unread := damageRows(t, f, r, b, file, before)
+				t.Logf("%s: %d rows damaged, %d cells passed over as not read", file, n, unread)
 				cases += n
 				continue
 			case bytes.HasPrefix(orig, []byte(frameMagic)):
