@@ -45,7 +45,7 @@ type cell struct {
 }
 
 // jsonCells are the cells of the database at path that hold a JSON
-// object or list.
+// object or list, in its columns of JSON.
 func jsonCells(t *testing.T, path string) []cell {
 	t.Helper()
 	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath())
@@ -82,7 +82,18 @@ func jsonCells(t *testing.T, path string) []cell {
 		}
 		cols.Close()
 		for _, col := range names {
-			rs, err := db.QueryContext(ctx, fmt.Sprintf(`SELECT rowid, CAST(%q AS BLOB) FROM %q WHERE json_valid(%q) AND json_type(%q) IN ('object', 'array')`, col, table, col, col))
+			// A column of JSON: as many of its values JSON objects or lists
+			// as text that is not, or more (a column of text that holds JSON
+			// in some rows, a tool's output, is text; blobs, a
+			// compressed thread, are neither).
+			var text, js int
+			isJSON := fmt.Sprintf(`coalesce(CASE WHEN json_valid(%[1]q) THEN json_type(%[1]q) IN ('object', 'array') END, 0)`, col)
+			q := fmt.Sprintf(`SELECT coalesce(sum(typeof(%[1]q) = 'text' AND NOT %[3]s), 0), coalesce(sum(%[3]s), 0)
+				FROM %[2]q WHERE %[1]q IS NOT NULL AND %[1]q <> ''`, col, table, isJSON)
+			if db.QueryRowContext(ctx, q).Scan(&text, &js) != nil || js == 0 || text > js {
+				continue
+			}
+			rs, err := db.QueryContext(ctx, fmt.Sprintf(`SELECT rowid, CAST(%q AS BLOB) FROM %q WHERE %s`, col, table, isJSON))
 			if err != nil {
 				continue // a table without rowid, a column of another kind
 			}
