@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	json "github.com/goccy/go-json"
+
+	"github.com/loomhq/loom"
 )
 
 // instructionAttachments are the attachment lines (Claude Code 2.1)
@@ -70,4 +72,20 @@ func unwrapReminder(text string) string {
 		}
 	}
 	return t
+}
+
+// addedIn names the messages of msgs made of instructions attachments:
+// a copy imported before they were read lacks them
+// (importer.Session.Added).
+func (b *builder) addedIn(msgs []*loom.Message) map[string]bool {
+	var out map[string]bool
+	for _, m := range msgs {
+		if b.attached[m.ID] {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[m.ID] = true
+		}
+	}
+	return out
 }

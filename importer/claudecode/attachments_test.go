@@ -1,6 +1,7 @@
 package claudecode
 
 import (
+	"bytes"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -58,5 +59,40 @@ func TestInstructionAttachmentsAreSystemMessages(t *testing.T) {
 	}
 	if n := res.Skipped["attachment:prompt_snapshot:same"]; n != 1 {
 		t.Errorf("skipped %v, want the repeated system prompt counted", res.Skipped)
+	}
+}
+
+// A copy imported before the instructions attachments were read (the
+// reader then only counted them) grows as that reader grew it: the new
+// prompt is added, no fork is made of a copy taken for a rewound one,
+// nothing is stored twice (importer.Session.Added).
+func TestCopyImportedBeforeAttachmentsGrows(t *testing.T) {
+	src := filepath.Join("testdata", "c1a0e5c0-0000-4000-8000-000000000005.jsonl")
+	data := importertest.ReadBytes(t, src)
+	if !bytes.Contains(data, []byte(`"type":"environment"`)) {
+		t.Fatalf("%s has no environment attachment", src)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, filepath.Base(src))
+	// What the earlier reader read: the environment attachment as an
+	// attachment it skips.
+	importertest.WriteFile(t, path, bytes.ReplaceAll(data, []byte(`"type":"environment"`), []byte(`"type":"environment-then"`)), 0o644)
+	st := importertest.Store(t)
+	first := importertest.Import(t, st, Format{}, dir)
+	if first.SessionsNew != 1 || first.MessagesAdded != 2 {
+		t.Fatalf("first import %+v, want the prompt and the reply", first)
+	}
+	// Claude Code writes on; the reader of today reads the file.
+	line := `{"parentUuid":"LAST","isSidechain":false,"type":"user","message":{"role":"user","content":"And the second question?"},"uuid":"9990b8fe-f362-4b22-b316-276bd3472ea7","timestamp":"2026-11-26T03:35:57.690Z","cwd":"/home/dev/work","sessionId":"c1a0e5c0-0000-4000-8000-000000000005","version":"2.1.330"}`
+	res := readFiles(t, src)
+	msgs := res.Sessions[0].Messages
+	line = strings.Replace(line, "LAST", msgs[len(msgs)-1].ID, 1)
+	importertest.WriteFile(t, path, append(bytes.Clone(data), []byte(line+"\n")...), 0o644)
+	grown := importertest.Import(t, st, Format{}, dir)
+	if grown.SessionsNew != 0 || grown.SessionsGrown != 1 || grown.MessagesAdded != 1 {
+		t.Errorf("import after it grew %+v, want the one prompt added to the copy, no fork", grown)
+	}
+	if again := importertest.Import(t, st, Format{}, dir); again.SessionsNew != 0 || again.MessagesAdded != 0 {
+		t.Errorf("import again %+v, want nothing", again)
 	}
 }

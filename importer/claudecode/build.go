@@ -63,6 +63,10 @@ type builder struct {
 	cwd string
 	// systemPrompt is the text of the last prompt_snapshot kept.
 	systemPrompt string
+	// attached are the ids of the messages made of instructions
+	// attachments, which readers before them did not make
+	// (importer.Session.Added).
+	attached map[string]bool
 }
 
 func newBuilder(t *tree, res *importer.Result) *builder {
@@ -327,6 +331,10 @@ func (b *builder) system(r *record) []*loom.Message {
 			}
 			b.systemPrompt = text
 		}
+		if b.attached == nil {
+			b.attached = map[string]bool{}
+		}
+		b.attached[r.id] = true
 	} else if cmd, ok := command(text); ok {
 		text = cmd
 	}

@@ -343,6 +343,7 @@ func (rd *reader) sessions(t *tree, b *builder, leaves []int, base importer.Sess
 	s := base
 	s.Cwd, s.GitBranch, s.Version = sessionMeta(recs)
 	fill(&s, msgs)
+	s.Added = b.addedIn(msgs)
 	if ti != nil {
 		s.Title = ti.main(t, mainPath, s.Title)
 	}
@@ -367,6 +368,7 @@ func (rd *reader) sessions(t *tree, b *builder, leaves []int, base importer.Sess
 		fk.Kind, fk.ParentSourceID, fk.Title = loom.KindFork, s.SourceID, ""
 		fk.ForkTurn = importer.ForkTurn(msgs, fmsgs)
 		fill(&fk, fmsgs)
+		fk.Added = b.addedIn(fmsgs)
 		if ti != nil {
 			fk.Title = ti.summary(t, path)
 		}

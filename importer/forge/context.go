@@ -115,6 +115,7 @@ func read(res *importer.Result, path, id string, data []byte, at time.Time, pare
 	}
 	t := &importer.Transcript{Res: res}
 	var model string
+	var added map[string]bool
 	for i, raw := range c.Messages {
 		mid := "m" + strconv.Itoa(i)
 		var e entry
@@ -130,6 +131,14 @@ func read(res *importer.Result, path, id string, data []byte, at time.Time, pare
 		switch {
 		case v.Text != nil:
 			if m := text(res, mid, v.Text, e.Usage, at); m != nil {
+				if strings.EqualFold(v.Text.Role, "system") {
+					// Readers before kept no system prompt
+					// (importer.Session.Added).
+					if added == nil {
+						added = map[string]bool{}
+					}
+					added[mid] = true
+				}
 				t.Add(m)
 				if m.Model != "" {
 					model = m.Model
@@ -145,7 +154,7 @@ func read(res *importer.Result, path, id string, data []byte, at time.Time, pare
 	}
 	s := t.Session(id, path)
 	if s != nil {
-		s.Model = model
+		s.Model, s.Added = model, added
 	}
 	return s
 }

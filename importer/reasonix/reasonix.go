@@ -211,6 +211,16 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 	}
 	s := &importer.Session{SourceID: importer.LineID(sessionID(name)), Kind: loom.KindMain, Path: name, Messages: r.t.Msgs,
 		Cwd: r.cwd, Model: r.model, Provider: r.provider, CreatedAt: r.created, UpdatedAt: r.updated}
+	// Its system prompt and session contexts, the only system messages
+	// it makes, were none to readers before (importer.Session.Added).
+	for _, m := range s.Messages {
+		if m.Role == loom.RoleSystem {
+			if s.Added == nil {
+				s.Added = map[string]bool{}
+			}
+			s.Added[m.ID] = true
+		}
+	}
 	res.Keep(s, "session")
 	return res, nil
 }
