@@ -65,6 +65,7 @@ func Run(t *testing.T, factory Factory, orphan Orphan) {
 		{"SearchNamedSession", testSearchNamedSession},
 		{"SearchSameIDs", testSearchSameIDs},
 		{"SearchTitlesWeighed", testSearchTitlesWeighed},
+		{"SearchInstructions", testSearchInstructions},
 		{"LongMessage", testLongMessage},
 		{"Fork", testFork},
 		{"Rewind", testRewind},

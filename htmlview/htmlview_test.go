@@ -99,3 +99,27 @@ func TestToolPeekAndInput(t *testing.T) {
 		t.Errorf("peek of nothing %+v", pk)
 	}
 }
+
+// What an agent was told (a system message) is drawn folded: a summary
+// line of its start, the text inside a closed <details>, so that the
+// page of a one-prompt session is the prompt and the reply.
+func TestInstructionsFolded(t *testing.T) {
+	text := "You are a coding agent.\n" + strings.Repeat("A rule of the system prompt, one of many.\n", 300)
+	m := &loom.Message{SessionID: "s1", Seq: 1, Role: loom.RoleSystem, Parts: []loom.Part{{Type: loom.PartText, Text: text}}}
+	var b bytes.Buffer
+	if err := htmlview.Templates().ExecuteTemplate(&b, "message", m); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	open, body, ok := strings.Cut(page, `<details class="part instructions">`)
+	if !ok || strings.Contains(open, "A rule of") || !strings.Contains(body, "<summary>You are a coding agent. A rule of the system prompt") {
+		t.Fatalf("a system message is not folded:\n%.1500s", page)
+	}
+	summary, _, _ := strings.Cut(body, "</summary>")
+	if n := len([]rune(summary)); n > 120 {
+		t.Errorf("the summary line is %d characters: %q", n, summary)
+	}
+	if strings.Count(body, "A rule of the system prompt") < 300 {
+		t.Errorf("the folded text is not all there")
+	}
+}

@@ -98,7 +98,14 @@ func (im *Importer) grow(ctx context.Context, f Format, s *Session, x *loom.Sess
 		s.keepStoredIDs(tail, msgs)
 	}
 	if len(tail) > 0 && (k > len(msgs) || msgs[k-1].ID != tail[len(tail)-1].ID) {
-		return im.diverged(ctx, f, s, x, msgs, kept, tr)
+		if older := withoutAdded(s, msgs); len(older) < len(msgs) && k <= len(older) && older[k-1].ID == tail[len(tail)-1].ID &&
+			(len(tail) < 2 || older[k-2].ID == tail[len(tail)-2].ID) {
+			// The copy is an earlier reader's, which made none of
+			// s.Added: it grows as that reader would grow it.
+			msgs = older
+		} else {
+			return im.diverged(ctx, f, s, x, msgs, kept, tr)
+		}
 	}
 	changed := false
 	for _, stored := range tail {
@@ -285,6 +292,21 @@ func (im *Importer) diverged(ctx context.Context, f Format, s *Session, x *loom.
 		im.pending.add(d)
 	}
 	return nil
+}
+
+// withoutAdded is msgs without the messages an earlier version of the
+// reader did not make (s.Added).
+func withoutAdded(s *Session, msgs []*loom.Message) []*loom.Message {
+	if len(s.Added) == 0 {
+		return msgs
+	}
+	out := make([]*loom.Message, 0, len(msgs))
+	for _, m := range msgs {
+		if !s.Added[m.ID] {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // countedOnce returns msgs, a fork's, with no usage on the messages that

@@ -144,6 +144,15 @@ type Session struct {
 	// parts (whose ids start with the message's), under them, so that it
 	// neither stores anything twice nor takes the copy for a rewound one.
 	Renamed map[string]string
+	// Added names the messages that an earlier version of the reader
+	// did not make at all (Claude Code's instructions attachments, once
+	// only counted, are system messages since). A copy imported by that
+	// version lacks them: a re-import that finds the copy lines up with
+	// the source without them grows it as that version would, leaving
+	// them out, so that it neither takes the copy for a rewound one nor
+	// stores what it holds twice (a fresh import, or --rescan's, has
+	// them).
+	Added map[string]bool
 }
 
 // Result is what a reader found in one bundle.

@@ -376,3 +376,50 @@ func TestRecallSummaryFirstWhenBest(t *testing.T) {
 		t.Errorf("the other summary (at %d) does not come after the replies (the last at %d): %+v", other, lastReply, res.Turns)
 	}
 }
+
+// An agent's instructions are kept, as system messages, but they are
+// not the conversation: a recall never hands them back, however well
+// they match the prompt (an instructions file names the project's
+// words in every session), and a session that holds only its
+// instructions and a prompt recalls by its prompt.
+func TestRecallLeavesOutInstructions(t *testing.T) {
+	ctx := context.Background()
+	st := store(t)
+	instructions := "You are Codex, a coding agent. AGENTS.md: the postgres pool settings live in config.toml; run make check before every commit."
+	s := &loom.Session{ID: loom.NewID(), UserID: "alice", Key: "cli:instr", Surface: "codex",
+		Project: loom.Project{ID: "api", Name: "api", Root: "/src/api"}, Cwd: "/src/api"}
+	if err := st.Append(ctx, s,
+		&loom.Message{Role: loom.RoleSystem, Parts: []loom.Part{{Type: loom.PartText, Text: instructions}}},
+		&loom.Message{Role: loom.RoleSystem, Parts: []loom.Part{{Type: loom.PartText, Text: "<environment_context><cwd>/src/api</cwd> postgres pool</environment_context>"}}},
+		&loom.Message{Role: loom.RoleUser, Parts: []loom.Part{{Type: loom.PartText, Text: "Why does the postgres pool time out?"}}},
+		&loom.Message{Role: loom.RoleAssistant, Parts: []loom.Part{{Type: loom.PartText, Text: "Its max_conns is 4; raised to 32."}}},
+	); err != nil {
+		t.Fatal(err)
+	}
+	if s.Title != "Why does the postgres pool time out?" {
+		t.Errorf("title %q, want the first prompt", s.Title)
+	}
+	for _, o := range []recall.Options{
+		{Prompt: "postgres pool config.toml commit", UserID: "alice", ProjectID: "api"},
+		{Prompt: "make check before every commit", UserID: "alice", ProjectID: "api"},
+		{Prompt: "environment_context cwd", UserID: "alice"},
+	} {
+		res, err := recall.Recall(ctx, st, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := res.Text()
+		for _, tr := range res.Turns {
+			if tr.Role == loom.RoleSystem {
+				t.Errorf("recall %q handed back a system message: %+v", o.Prompt, tr)
+			}
+		}
+		if strings.Contains(text, "AGENTS.md") || strings.Contains(text, "environment_context") || strings.Contains(text, "You are Codex") {
+			t.Errorf("recall %q handed back the agent's instructions:\n%s", o.Prompt, text)
+		}
+	}
+	res, err := recall.Recall(ctx, st, recall.Options{Prompt: "postgres pool time out", UserID: "alice", ProjectID: "api"})
+	if err != nil || len(res.Turns) == 0 || !strings.Contains(res.Text(), "max_conns is 4") {
+		t.Errorf("recall of the prompt = %+v, %v; want its turn", res, err)
+	}
+}

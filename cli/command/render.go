@@ -24,6 +24,11 @@ type MessageRenderer struct {
 	showThinking bool
 	// tools is how much of a tool call is shown under its line.
 	Tools toolDetail
+	// FoldSystem shows a system message's text on one line: what an
+	// agent was told (its system prompt, the instruction files and
+	// environment it was given) is kept, but it is not the
+	// conversation, and a page of it would bury the prompt.
+	FoldSystem bool
 }
 
 // toolDetail is how much of a tool call a renderer shows.
@@ -82,6 +87,8 @@ func (r *MessageRenderer) part(b *strings.Builder, role string, p loom.Part) {
 		t := strings.TrimRight(p.Text, "\n")
 		switch {
 		case strings.TrimSpace(t) == "":
+		case role == loom.RoleSystem && r.FoldSystem:
+			r.folded(b, t)
 		case r.cs.Enabled() && (role == loom.RoleAssistant || role == loom.RoleSummary):
 			// What the model wrote is shown as its live reply was:
 			// rendered Markdown on a terminal, plain text elsewhere.
@@ -116,6 +123,29 @@ func (r *MessageRenderer) part(b *strings.Builder, role string, p loom.Part) {
 			line += r.cs.Gray(" → session " + term.SanitizeLine(p.SessionID))
 		}
 		b.WriteString(line + "\n")
+	}
+}
+
+// folded writes a system message's text folded: its first line, cut to
+// the screen's width, and how much more there is.
+func (r *MessageRenderer) folded(b *strings.Builder, text string) {
+	lines := nonEmptyLines(text)
+	width := max(40, r.ios.TerminalWidth()-2)
+	first := strings.TrimSpace(lines[0])
+	shown := Truncate(first, width)
+	b.WriteString(shown + "\n")
+	more := 0
+	for _, l := range lines[1:] {
+		if strings.TrimSpace(l) != "" {
+			more++
+		}
+	}
+	if more > 0 || shown != first {
+		what := "cut"
+		if more > 0 {
+			what = human.Plural(more, "more line")
+		}
+		b.WriteString(r.cs.Gray(fmt.Sprintf("  … %s folded (--full shows them)", what)) + "\n")
 	}
 }
 

@@ -102,7 +102,7 @@ title (case-insensitive).`,
 	cmd.Flags().IntVarP(&opts.Limit, "limit", "L", defaultShowLimit, "show the newest N messages")
 	cmd.Flags().BoolVar(&opts.FullHistory, "full-history", false, "show every message")
 	cmd.Flags().BoolVar(&opts.ShowThinking, "show-thinking", false, "show reasoning")
-	cmd.Flags().BoolVar(&opts.Full, "full", false, "show tool calls' whole input and output")
+	cmd.Flags().BoolVar(&opts.Full, "full", false, "show tool calls' whole input and output, and the agent's instructions unfolded")
 	cmd.Flags().IntVarP(&opts.Turn, "turn", "t", 0, "show one turn, and the lines its edits wrote that still live")
 	inv.AddTeamFlag(cmd)
 	return cmd
@@ -167,9 +167,9 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 	}
 	fmt.Fprintln(ios.Out)
 	r := command.NewMessageRenderer(ios, now, opts.ShowThinking)
-	r.Tools = command.ToolsBrief
+	r.Tools, r.FoldSystem = command.ToolsBrief, true
 	if opts.Full {
-		r.Tools = command.ToolsFull
+		r.Tools, r.FoldSystem = command.ToolsFull, false
 	}
 	for i, m := range msgs {
 		if err := r.Render(ios.Out, m); err != nil {

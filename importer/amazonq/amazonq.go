@@ -36,6 +36,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
@@ -216,6 +217,9 @@ func conversation(res *importer.Result, file, cwd string, value []byte, at time.
 	if err := json.Unmarshal(value, &st); err != nil {
 		res.Problemf(file, 0, "conversation of "+importer.Clip(cwd, 120)+": "+err.Error())
 		return nil
+	}
+	if !utf8.Valid(value) {
+		res.Problemf(file, 0, "conversation of "+importer.Clip(cwd, 120)+": "+importer.NotUTF8)
 	}
 	t := &importer.Transcript{Res: res}
 	for i, raw := range st.History {

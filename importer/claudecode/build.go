@@ -61,6 +61,12 @@ type builder struct {
 	// cwd is the directory the transcript started in, the session's:
 	// a call made after a cd records its own (toolDir).
 	cwd string
+	// systemPrompt is the text of the last prompt_snapshot kept.
+	systemPrompt string
+	// attached are the ids of the messages made of instructions
+	// attachments, which readers before them did not make
+	// (importer.Session.Added).
+	attached map[string]bool
 }
 
 func newBuilder(t *tree, res *importer.Result) *builder {
@@ -314,7 +320,22 @@ func (b *builder) compaction(recs []*record) []*loom.Message {
 // (/model, /mcp …) or its output.
 func (b *builder) system(r *record) []*loom.Message {
 	text := r.systemText()
-	if cmd, ok := command(text); ok {
+	if r.Type == "attachment" {
+		text = attachmentText(r)
+		if r.Attachment.Type == "prompt_snapshot" {
+			// Claude Code writes its system prompt before each request:
+			// kept once, and again only when it changed.
+			if text == b.systemPrompt {
+				b.res.Skip("attachment:prompt_snapshot:same")
+				return nil
+			}
+			b.systemPrompt = text
+		}
+		if b.attached == nil {
+			b.attached = map[string]bool{}
+		}
+		b.attached[r.id] = true
+	} else if cmd, ok := command(text); ok {
 		text = cmd
 	}
 	if strings.TrimSpace(text) == "" {

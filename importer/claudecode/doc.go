@@ -88,7 +88,11 @@
 //
 // What is skipped and counted, by type: progress, file-history-snapshot,
 // queue-operation (prompts typed while Claude Code was busy: their text
-// is not imported), agent-name, last-prompt and attachment lines; the
+// is not imported), agent-name, last-prompt and attachment lines (but
+// those of what Claude Code told the model: an instructions attachment,
+// the CLAUDE.md files it read; environment; and prompt_snapshot, its
+// system prompt, kept once until it changes, are system messages in
+// their place, see attachments.go); the
 // lines 2.1.330 writes of its own state: api-request, api-request-blob
 // and api-request-shape (the requests as sent, made of the session's
 // own conversation), cost-state (running totals), tools-used, mode and

@@ -77,7 +77,17 @@ type rawLine struct {
 	LoomHandoff *handoff.Origin `json:"loomHandoff"`
 	Attachment  *struct {
 		Type string `json:"type"`
+		// An instructions attachment's files (CLAUDE.md and the like),
+		// and a prompt_snapshot's system prompt (attachments.go).
+		Files []struct {
+			Path    string `json:"path"`
+			Content string `json:"content"`
+		} `json:"files"`
+		SystemPrompt json.RawMessage `json:"systemPrompt"`
 	} `json:"attachment"`
+	// Rendered is what an attachment put before the model: a list of
+	// {content} (attachments.go).
+	Rendered json.RawMessage `json:"rendered"`
 	// A cost-state line's running totals of the process, by model.
 	ModelUsage map[string]modelUsage `json:"modelUsage"`
 	StartTime  int64                 `json:"startTime"`

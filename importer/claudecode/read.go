@@ -246,7 +246,9 @@ func (rd *reader) census(r *record) {
 		"api-request", "api-request-blob", "api-request-shape", "atis-latch", "cost-state", "tools-used", "mode":
 		rd.res.Skip(r.Type)
 	case "attachment":
-		if r.Attachment != nil && r.Attachment.Type != "" {
+		if instructions(r) {
+			// A system message (attachments.go).
+		} else if r.Attachment != nil && r.Attachment.Type != "" {
 			rd.res.Skip("attachment:" + label(r.Attachment.Type))
 		} else {
 			rd.res.Skip("attachment")
@@ -341,6 +343,7 @@ func (rd *reader) sessions(t *tree, b *builder, leaves []int, base importer.Sess
 	s := base
 	s.Cwd, s.GitBranch, s.Version = sessionMeta(recs)
 	fill(&s, msgs)
+	s.Added = b.addedIn(msgs)
 	if ti != nil {
 		s.Title = ti.main(t, mainPath, s.Title)
 	}
@@ -365,6 +368,7 @@ func (rd *reader) sessions(t *tree, b *builder, leaves []int, base importer.Sess
 		fk.Kind, fk.ParentSourceID, fk.Title = loom.KindFork, s.SourceID, ""
 		fk.ForkTurn = importer.ForkTurn(msgs, fmsgs)
 		fill(&fk, fmsgs)
+		fk.Added = b.addedIn(fmsgs)
 		if ti != nil {
 			fk.Title = ti.summary(t, path)
 		}

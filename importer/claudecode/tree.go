@@ -263,6 +263,10 @@ func keyOf(r, parent *record) string {
 		case "local_command":
 			return "s:" + r.id
 		}
+	case "attachment":
+		if instructions(r) {
+			return "s:" + r.id
+		}
 	}
 	return ""
 }

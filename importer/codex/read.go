@@ -67,6 +67,8 @@ func readFrom(ctx context.Context, path string, head []byte, r io.Reader, first 
 		if rc, ok := rd.classify(1, head); ok {
 			recs = append(recs, rc)
 			rd.scan(&recs[len(recs)-1])
+		} else {
+			rd.headLost = len(rd.res.Problems) > 0
 		}
 	}
 	err := importer.LinesFrom(ctx, r, first, func(n int, b []byte) error {
@@ -75,12 +77,20 @@ func readFrom(ctx context.Context, path string, head []byte, r io.Reader, first 
 			return nil
 		}
 		lines++
+		problems := len(rd.res.Problems)
 		if rc, ok := rd.classify(n, b); ok {
 			recs = append(recs, rc)
 			rd.scan(&recs[len(recs)-1])
+		} else if n == 1 && len(rd.res.Problems) > problems {
+			rd.headLost = true
 		}
 		return nil
-	}, rd.res.TooLong(path))
+	}, func(n int) {
+		rd.res.TooLong(path)(n)
+		if n == 1 {
+			rd.headLost = true
+		}
+	})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -149,6 +159,13 @@ type reader struct {
 	// First pass.
 	meta     *sessionMeta
 	metaLine int
+	// headLost says the file's first line could not be read: the
+	// session_meta it held, the session's own, is lost, and one found
+	// after it is a copy of a parent's (copied, a fork's or a
+	// sub-agent's copy of its parent's history), never taken for the
+	// session's own.
+	headLost bool
+	copied   *sessionMeta
 	// dups counts the texts of response items by kind, so that an event
 	// repeating one is left out.
 	dups map[uint64]int
@@ -273,7 +290,10 @@ func (rd *reader) start(recs []rec) {
 			name := filepath.Base(rd.path)
 			s.SourceID = strings.TrimSuffix(strings.TrimSuffix(name, ".zst"), ".jsonl")
 		}
-		rd.res.Problemf(rd.path, 0, "no session_meta line with an id: the session id is taken from the file name")
+		if !rd.headLost {
+			// A lost first line has its own problem, which says it.
+			rd.res.Problemf(rd.path, 0, "no session_meta line with an id: the session id is taken from the file name")
+		}
 	}
 	rd.sid = s.SourceID
 	for _, rc := range recs {
@@ -331,6 +351,15 @@ func (rd *reader) finish() {
 			}
 		case forked != "" && forked != s.SourceID:
 			s.Kind, s.ParentSourceID = loom.KindFork, forked
+			s.ForkTurn = rd.forkTurn
+		}
+	} else if c := rd.copied; c != nil {
+		// The session's own session_meta is lost, and with it whether
+		// it was a fork or a sub-agent: it holds a copy of the history
+		// of the session the copied session_meta names, so it is read
+		// as a fork of that session, the copy kept.
+		if parent := oneLine(c.ID); parent != "" && parent != s.SourceID {
+			s.Kind, s.ParentSourceID = loom.KindFork, parent
 			s.ForkTurn = rd.forkTurn
 		}
 	}

@@ -13,7 +13,21 @@ func (rd *reader) scan(rc *rec) {
 	rd.lastLine = rc.n
 	switch rc.typ {
 	case "session_meta":
-		if rd.meta == nil {
+		if rd.meta == nil && rd.headLost && rd.copied == nil {
+			// The first line, the session's own session_meta, is lost:
+			// this is the parent's, first in the copy of its history.
+			var m sessionMeta
+			if json.Unmarshal(rc.payload, &m) == nil {
+				rd.copied, rd.replayStart = &m, rc.n
+				if t, ok := uuidTime(fileID(rd.path)); ok {
+					rd.forkAt = t
+				} else {
+					rd.forkAt = rc.t
+				}
+			}
+			return
+		}
+		if rd.meta == nil && !rd.headLost {
 			var m sessionMeta
 			if json.Unmarshal(rc.payload, &m) == nil {
 				rd.meta, rd.metaLine = &m, rc.n

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
@@ -89,6 +90,9 @@ func (c *converter) add(r record) {
 	if err := json.Unmarshal(r.Parts, &parts); err != nil {
 		c.problem(r.ID, "parts are not a list: "+importer.Excerpt(err.Error()))
 		return
+	}
+	if !utf8.Valid(r.Parts) {
+		c.problem(r.ID, importer.NotUTF8)
 	}
 	m := &loom.Message{ID: r.ID, CreatedAt: r.Created}
 	switch r.Role {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
@@ -116,6 +117,14 @@ type editorReader struct {
 func (r *editorReader) fail(err error) error { return importer.SQLiteError(Tool, r.path, err) }
 
 // values runs a query of keys and values, keys between from and to.
+// checkUTF8 makes a value that decoded but holds bytes that are not
+// UTF-8 (kept as U+FFFD) one problem, naming its key.
+func (r *editorReader) checkUTF8(key string, value []byte) {
+	if !utf8.Valid(value) {
+		r.res.Problemf(r.path, 0, importer.Clip(key, 120)+": "+importer.NotUTF8)
+	}
+}
+
 func (r *editorReader) values(ctx context.Context, from, to string, fn func(key string, value []byte)) error {
 	rows, err := r.db.QueryContext(ctx, `SELECT key, CASE WHEN octet_length(value) > ? THEN NULL ELSE value END, octet_length(value)
 		FROM cursorDiskKV WHERE key >= ? AND key < ? ORDER BY key`, maxValue, from, to)
@@ -149,6 +158,7 @@ func (r *editorReader) composers(ctx context.Context) ([]*composer, error) {
 			r.res.Problemf(r.path, 0, importer.Clip(key, 120)+": "+importer.Excerpt(err.Error()))
 			return
 		}
+		r.checkUTF8(key, value)
 		c.ID = cmp.Or(c.ID, strings.TrimPrefix(key, "composerData:"))
 		if c.ID == "" || strings.ContainsAny(c.ID, "\r\n:") {
 			r.res.Problemf(r.path, 0, "a chat without a usable id")
@@ -184,6 +194,7 @@ func (r *editorReader) session(ctx context.Context, c *composer) (*importer.Sess
 				r.res.Problemf(r.path, 0, importer.Clip(key, 120)+": "+importer.Excerpt(err.Error()))
 				return
 			}
+			r.checkUTF8(key, value)
 			byID[strings.TrimPrefix(key, prefix)] = b
 		})
 		if err != nil {

@@ -38,6 +38,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
@@ -240,6 +241,9 @@ func add(t *importer.Transcript, name string, n node, model string) {
 	if err := json.Unmarshal([]byte(n.message), &m); err != nil {
 		t.Res.Problemf(name, 0, mid+": a message that is not Devin's: "+err.Error())
 		return
+	}
+	if !utf8.ValidString(n.message) {
+		t.Res.Problemf(name, 0, mid+": "+importer.NotUTF8)
 	}
 	msg := &loom.Message{ID: mid, CreatedAt: n.at}
 	switch m.Role {

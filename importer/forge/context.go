@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
@@ -109,8 +110,12 @@ func read(res *importer.Result, path, id string, data []byte, at time.Time, pare
 		res.Problemf(path, 0, "conversation "+id+": its context is not Forge's: "+importer.Excerpt(err.Error()))
 		return nil
 	}
+	if !utf8.Valid(data) {
+		res.Problemf(path, 0, "conversation "+id+": "+importer.NotUTF8)
+	}
 	t := &importer.Transcript{Res: res}
 	var model string
+	var added map[string]bool
 	for i, raw := range c.Messages {
 		mid := "m" + strconv.Itoa(i)
 		var e entry
@@ -126,6 +131,14 @@ func read(res *importer.Result, path, id string, data []byte, at time.Time, pare
 		switch {
 		case v.Text != nil:
 			if m := text(res, mid, v.Text, e.Usage, at); m != nil {
+				if strings.EqualFold(v.Text.Role, "system") {
+					// Readers before kept no system prompt
+					// (importer.Session.Added).
+					if added == nil {
+						added = map[string]bool{}
+					}
+					added[mid] = true
+				}
 				t.Add(m)
 				if m.Model != "" {
 					model = m.Model
@@ -141,13 +154,14 @@ func read(res *importer.Result, path, id string, data []byte, at time.Time, pare
 	}
 	s := t.Session(id, path)
 	if s != nil {
-		s.Model = model
+		s.Model, s.Added = model, added
 	}
 	return s
 }
 
-// text is a text message as a loom message; nil for a system message
-// (Forge's prompt), counted as skipped.
+// text is a text message as a loom message; a system message (Forge's
+// prompt) is a system message: what Forge told the model, kept, not the
+// conversation.
 func text(res *importer.Result, mid string, tm *textMessage, u *usage, at time.Time) *loom.Message {
 	m := &loom.Message{ID: mid, CreatedAt: at}
 	switch strings.ToLower(tm.Role) {
@@ -163,8 +177,7 @@ func text(res *importer.Result, mid string, tm *textMessage, u *usage, at time.T
 	case "assistant":
 		m.Role, m.Model = loom.RoleAssistant, importer.Clip(tm.Model, 256)
 	case "system":
-		res.Skip("system")
-		return nil
+		m.Role = loom.RoleSystem
 	default:
 		res.Skip("role:" + importer.TypeName(tm.Role))
 		return nil

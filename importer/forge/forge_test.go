@@ -76,13 +76,18 @@ func TestRead(t *testing.T) {
 	if len(res.Problems) != 1 || !strings.Contains(res.Problems[0].Reason, "broken") {
 		t.Errorf("problems %v", res.Problems)
 	}
-	if res.Skipped["system"] != 2 || res.Skipped["usage:estimated"] != 1 || res.Skipped["attachment"] != 1 || res.Skipped["orphan-tool-result"] != 1 {
+	// Forge's system prompts are system messages, no longer skipped.
+	if res.Skipped["system"] != 0 || res.Skipped["usage:estimated"] != 1 || res.Skipped["attachment"] != 1 || res.Skipped["orphan-tool-result"] != 1 {
 		t.Errorf("skipped %v", res.Skipped)
 	}
-	main := importertest.SessionOf(t, Format{}, dir, mainID, "user assistant assistant system user assistant assistant")
+	main := importertest.SessionOf(t, Format{}, dir, mainID, "system user assistant assistant system user assistant assistant")
 	if main.Title != "Read notes.txt" || main.Kind != loom.KindMain || main.Model != "gpt-fake" {
 		t.Errorf("session %+v", main)
 	}
+	if got := main.Messages[0].Text(); got != "You are Forge, an expert software engineering assistant." {
+		t.Errorf("system prompt %q", got)
+	}
+	main.Messages = main.Messages[1:] // the conversation
 	if got := main.Messages[0].Text(); got != "What is in notes.txt?" {
 		t.Errorf("prompt %q", got)
 	}
@@ -103,8 +108,8 @@ func TestRead(t *testing.T) {
 	if agent == nil || agent.SessionID != subID || main.Messages[5].Parts[0].Status != loom.ToolCompleted || string(main.Messages[5].Parts[0].Output) != `"Two lines."` {
 		t.Errorf("the sub-agent's call %+v", main.Messages[5].Parts)
 	}
-	sub := importertest.SessionOf(t, Format{}, dir, subID, "user assistant")
-	if sub.Kind != loom.KindSubagent || sub.ParentSourceID != mainID || sub.Messages[1].Usage != (loom.Usage{}) {
+	sub := importertest.SessionOf(t, Format{}, dir, subID, "system user assistant")
+	if sub.Kind != loom.KindSubagent || sub.ParentSourceID != mainID || sub.Messages[2].Usage != (loom.Usage{}) {
 		t.Errorf("sub-agent %+v", sub)
 	}
 	if res.Sessions[0].SourceID == subID || res.Sessions[1].SourceID == subID && res.Sessions[0].SourceID != mainID {
@@ -118,6 +123,6 @@ func TestRead(t *testing.T) {
 	if n, err := (Format{}).CountSessions(t.Context(), importer.SQLiteBundle(filepath.Join(dir, dbName))); n != 4 || err != nil {
 		t.Errorf("counted %d, %v; want the 4 conversations with a context", n, err)
 	}
-	importertest.ImportsOnce(t, Format{}, dir, 3, 11)
+	importertest.ImportsOnce(t, Format{}, dir, 3, 13)
 	importertest.RefusesOtherDB(t, Format{}, dbName)
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
@@ -174,8 +175,11 @@ func (r *dbReader) messages(ctx context.Context, s dbSession) error {
 		}
 		seen[id] = true
 		src := source{ID: id, Role: str(role), Created: seconds(importer.SQLiteFloat(created)), Content: json.RawMessage(str(content)), File: r.path}
-		if md := str(metadata); md != "" {
-			_ = json.Unmarshal([]byte(md), &src.Meta)
+		md := str(metadata)
+		if md != "" && json.Unmarshal([]byte(md), &src.Meta) != nil {
+			r.res.Problemf(r.path, 0, "message "+id+": metadata that is not JSON, read as none")
+		} else if raw := []byte(str(content)); !utf8.ValidString(md) || json.Valid(raw) && !utf8.Valid(raw) {
+			r.res.Problemf(r.path, 0, "message "+id+": "+importer.NotUTF8)
 		}
 		c.add(src)
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
@@ -232,6 +233,8 @@ func messages(ctx context.Context, db *sql.DB, have map[string]bool, s *importer
 		}
 		if calls := str(v[4]); calls != "" && json.Unmarshal([]byte(calls), &l.ToolCalls) != nil {
 			res.Problemf(s.Path, 0, "session "+s.SourceID+", message "+mid+": tool calls that are not a list of calls")
+		} else if !utf8.ValidString(calls) {
+			res.Problemf(s.Path, 0, "session "+s.SourceID+", message "+mid+": tool calls: "+importer.NotUTF8)
 		}
 		if num(v[8]) != 0 {
 			t.Add(&loom.Message{ID: mid, Role: loom.RoleSummary, CreatedAt: at, Usage: loom.Usage{Compactions: 1},

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/loomhq/loom/importer"
 )
@@ -189,6 +190,7 @@ func (r *dbReader) messages(ctx context.Context, src *source) error {
 			r.res.Problemf(r.path, 0, "message "+rec.id+": "+reason+lineNote(line))
 			return
 		}
+		r.checkUTF8("message", rec)
 		if m.Info.Time.Created == 0 {
 			m.Info.Time.Created = rec.created
 		}
@@ -213,8 +215,17 @@ func (r *dbReader) messages(ctx context.Context, src *source) error {
 			r.res.Problemf(r.path, 0, "part "+rec.id+": "+reason+lineNote(line))
 			return
 		}
+		r.checkUTF8("part", rec)
 		src.Messages[i].Parts = append(src.Messages[i].Parts, p)
 	})
+}
+
+// checkUTF8 makes a record whose data decoded but holds bytes that are
+// not UTF-8 (kept as U+FFFD) one problem, naming it.
+func (r *dbReader) checkUTF8(kind string, rec record) {
+	if !utf8.Valid(rec.data) {
+		r.res.Problemf(r.path, 0, kind+" "+rec.id+": "+importer.NotUTF8)
+	}
 }
 
 // decode reports a record whose data is missing or too large.

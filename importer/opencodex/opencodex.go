@@ -47,6 +47,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/loomhq/loom/importer"
 )
@@ -135,6 +136,10 @@ type snapshot struct {
 	id    string
 	at    time.Time
 	items [][]byte
+	// damaged says the file held bytes that are not UTF-8, decoded as
+	// U+FFFD: its items are matched with the other files' loosely
+	// (sameItem).
+	damaged bool
 }
 
 // conversation is the snapshots of one conversation, in order.
@@ -142,17 +147,56 @@ type conversation []*snapshot
 
 func (c conversation) last() *snapshot { return c[len(c)-1] }
 
-// startsWith says whether items begin with all of prefix.
-func startsWith(items, prefix [][]byte) bool {
+// startsWith says whether items begin with all of prefix; loose
+// when either comes from a damaged file (sameItem).
+func startsWith(items, prefix [][]byte, loose bool) bool {
 	if len(prefix) > len(items) {
 		return false
 	}
 	for i, p := range prefix {
-		if !bytes.Equal(items[i], p) {
+		if !bytes.Equal(items[i], p) && (!loose || !sameItem(items[i], p)) {
 			return false
 		}
 	}
 	return true
+}
+
+// replacement is U+FFFD as UTF-8, what JSON decoding makes of bytes
+// that are not UTF-8.
+var replacement = []byte("\uFFFD")
+
+// sameItem says whether items a and b, in canonical form, are one item
+// of which one copy (or both) had bytes that are not UTF-8: equal but
+// where one holds U+FFFD, which stands for nothing in the other (bytes
+// inserted) or for one letter that is not ASCII (a letter cut). So a
+// text damaged in one file still tells that file's place in its
+// conversation.
+func sameItem(a, b []byte) bool {
+	if !bytes.Contains(a, replacement) && !bytes.Contains(b, replacement) {
+		return false
+	}
+	for len(a) > 0 || len(b) > 0 {
+		switch {
+		case bytes.HasPrefix(a, replacement) && !bytes.HasPrefix(b, replacement):
+			a = a[len(replacement):]
+			if len(b) > 0 && b[0] >= utf8.RuneSelf && !bytes.HasPrefix(a, b[:runeLen(b)]) {
+				b = b[runeLen(b):]
+			}
+		case bytes.HasPrefix(b, replacement) && !bytes.HasPrefix(a, replacement):
+			a, b = b, a
+		case len(a) > 0 && len(b) > 0 && a[0] == b[0]:
+			a, b = a[1:], b[1:]
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// runeLen is the length of the first letter of p, at least 1.
+func runeLen(p []byte) int {
+	_, n := utf8.DecodeRune(p)
+	return max(n, 1)
 }
 
 // Read reads the documents of one bundle: a session per conversation.
@@ -163,7 +207,7 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		s, err := readSnapshot(name)
+		s, err := readSnapshot(res, name)
 		if errors.Is(err, errResponses) {
 			res.Skip("responses-rollout")
 			continue
@@ -187,7 +231,7 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 	for _, s := range snaps {
 		best := -1
 		for i, c := range convs {
-			if l := c.last(); startsWith(s.items, l.items) && (best < 0 || len(l.items) > len(convs[best].last().items)) {
+			if l := c.last(); startsWith(s.items, l.items, s.damaged || l.damaged) && (best < 0 || len(l.items) > len(convs[best].last().items)) {
 				best = i
 			}
 		}
@@ -210,7 +254,7 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 var errResponses = errors.New("responses-rollout")
 
 // readSnapshot reads one document; an error says why it is none.
-func readSnapshot(name string) (*snapshot, error) {
+func readSnapshot(res *importer.Result, name string) (*snapshot, error) {
 	f, fi, err := importer.Open(name, importer.MaxFile)
 	if err != nil {
 		return nil, err
@@ -224,7 +268,7 @@ func readSnapshot(name string) (*snapshot, error) {
 	if err := json.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("not an Open Codex session: %s", importer.Excerpt(err.Error()))
 	}
-	s := &snapshot{path: name, id: importer.LineID(doc.Session.ID), at: importer.ISOTime(doc.Session.Timestamp)}
+	s := &snapshot{path: name, id: importer.LineID(doc.Session.ID), at: importer.ISOTime(doc.Session.Timestamp), damaged: !utf8.Valid(data)}
 	if s.id == "" {
 		s.id = strings.TrimSuffix(filepath.Base(name), ".json")
 	}
@@ -246,6 +290,9 @@ func readSnapshot(name string) (*snapshot, error) {
 			return nil, fmt.Errorf("not an Open Codex session: %s", importer.Excerpt(err.Error()))
 		}
 		s.items = append(s.items, c)
+	}
+	if s.damaged {
+		res.CheckUTF8(name, 0, data)
 	}
 	return s, nil
 }

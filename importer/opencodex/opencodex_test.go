@@ -1,6 +1,7 @@
 package opencodex
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"path/filepath"
@@ -167,5 +168,46 @@ func TestResponsesItemsAreNotOpenCodex(t *testing.T) {
 	res := importertest.ReadAll(t, Format{}, dir)
 	if len(res.Sessions) != 0 || len(res.Problems) != 0 || res.Skipped["responses-rollout"] != 1 {
 		t.Errorf("sessions %d, problems %v, skipped %v", len(res.Sessions), res.Problems, res.Skipped)
+	}
+}
+
+// Bytes that are not UTF-8 in a text of one file (the first file of
+// the two-file conversation, whose items the second repeats, or a cut
+// letter of the second) are one problem line naming that file, and the
+// conversation is still one session of its four messages: before, the
+// damaged copy no longer matched its twin byte for byte, so the
+// conversation split at it in silence.
+func TestNotUTF8InOneFile(t *testing.T) {
+	for _, tc := range []struct {
+		name, id, in, bad string
+	}{
+		{"bytes inserted in the first", first, "notes.txt", "not\xff\xfees.txt"},
+		{"a letter cut in the second", second, "Hello there.", "Hello ther\xc3"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := importertest.CopyDir(t, real)
+			path := filepath.Join(root, "rollout-2026-11-27-"+tc.id+".json")
+			data := importertest.ReadBytes(t, path)
+			if !bytes.Contains(data, []byte(tc.in)) {
+				t.Fatalf("%s holds no %q", path, tc.in)
+			}
+			importertest.WriteFile(t, path, bytes.Replace(data, []byte(tc.in), []byte(tc.bad), 1), 0o600)
+			bs, err := Format{}.Bundles(context.Background(), root)
+			if err != nil || len(bs) != 1 {
+				t.Fatalf("bundles %v, %v", bs, err)
+			}
+			res, err := Format{}.Read(context.Background(), bs[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Problems) != 1 || res.Problems[0].File != path || !strings.Contains(res.Problems[0].String(), "UTF-8") {
+				t.Errorf("problems %v, want one naming %s", res.Problems, path)
+			}
+			if len(res.Sessions) != 2 {
+				t.Fatalf("%d sessions, want 2 (the conversation kept whole, and the greeting)", len(res.Sessions))
+			}
+			s := importertest.Session(t, res, first)
+			importertest.CheckTexts(t, s, loom.RoleUser, "What is in notes.txt?", "Say hello in one line.")
+		})
 	}
 }

@@ -32,12 +32,14 @@
 package piebald
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
@@ -123,7 +125,7 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 		}
 		t := &importer.Transcript{Res: res}
 		for _, m := range branch {
-			msg, err := readParts(ctx, db, m)
+			msg, err := readParts(ctx, db, m, res, name)
 			if err != nil {
 				return nil, importer.SQLiteError(Tool, name, err)
 			}
@@ -267,7 +269,7 @@ func mainBranch(msgs []message) []message {
 
 // readParts is m as a message with its parts, nil when its role is
 // neither the user's nor the assistant's.
-func readParts(ctx context.Context, db *sql.DB, m message) (*loom.Message, error) {
+func readParts(ctx context.Context, db *sql.DB, m message, res *importer.Result, path string) (*loom.Message, error) {
 	mid := strconv.FormatInt(m.id, 10)
 	msg := &loom.Message{ID: mid, CreatedAt: importer.ISOTime(m.at)}
 	switch m.role {
@@ -310,6 +312,14 @@ func readParts(ctx context.Context, db *sql.DB, m message) (*loom.Message, error
 			}
 			msg.Parts = append(msg.Parts, loom.Part{ID: id, Type: kind, Text: text.String})
 		case "tool_call":
+			// A tool's input is JSON: one that is not (damaged), or that
+			// holds bytes that are not UTF-8, is a problem, the call kept
+			// with its input as text.
+			if in := []byte(input.String); len(bytes.TrimSpace(in)) > 0 && !json.Valid(in) {
+				res.Problemf(path, 0, "message "+mid+", part "+strconv.FormatInt(pid, 10)+": tool input is not JSON, kept as text")
+			} else if !utf8.Valid(in) {
+				res.Problemf(path, 0, "message "+mid+", part "+strconv.FormatInt(pid, 10)+": tool input: "+importer.NotUTF8)
+			}
 			p := importer.ToolCall(id, callID.String, tool.String, []byte(input.String))
 			switch {
 			case failure.Valid:

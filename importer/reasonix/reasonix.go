@@ -211,6 +211,16 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 	}
 	s := &importer.Session{SourceID: importer.LineID(sessionID(name)), Kind: loom.KindMain, Path: name, Messages: r.t.Msgs,
 		Cwd: r.cwd, Model: r.model, Provider: r.provider, CreatedAt: r.created, UpdatedAt: r.updated}
+	// Its system prompt and session contexts, the only system messages
+	// it makes, were none to readers before (importer.Session.Added).
+	for _, m := range s.Messages {
+		if m.Role == loom.RoleSystem {
+			if s.Added == nil {
+				s.Added = map[string]bool{}
+			}
+			s.Added[m.ID] = true
+		}
+	}
 	res.Keep(s, "session")
 	return res, nil
 }
@@ -387,10 +397,13 @@ func addMessage(t *importer.Transcript, m message, seq int64, at time.Time, mode
 	}
 	switch m.Role {
 	case "system":
-		t.Res.Skip("system-prompt")
+		// Its system prompt: what it was told, kept, not the
+		// conversation.
+		t.Add(&loom.Message{ID: mid, Role: loom.RoleSystem, CreatedAt: at, Parts: importer.TextParts(mid, loom.PartText, m.Content)})
 	case "user":
 		if m.Origin == "host" {
-			t.Res.Skip("session-context")
+			// The session context Reasonix adds before each prompt.
+			t.Add(&loom.Message{ID: mid, Role: loom.RoleSystem, CreatedAt: at, Parts: importer.TextParts(mid, loom.PartText, m.Content)})
 			return
 		}
 		t.Add(&loom.Message{ID: mid, Role: loom.RoleUser, CreatedAt: at, Parts: importer.TextParts(mid, loom.PartText, m.Content)})

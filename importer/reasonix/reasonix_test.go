@@ -22,20 +22,30 @@ var projects = filepath.Join("testdata", "projects")
 // against a fake model: a greeting with reasoning; a read_file call
 // and its result; a compress call that failed; and a compress call
 // that compacted the conversation (its summary, the fake's answer to
-// Reasonix's summary request, is a summary message). The session
-// context Reasonix sends before each prompt and the system prompt are
-// no messages; the working directory is the one the context names; the
-// query cache beside the session is no session.
+// Reasonix's summary request, is a summary message). The system prompt
+// and the session context Reasonix sends before each prompt are what it
+// was told: system messages, never prompts; the working directory is
+// the one the context names; the query cache beside the session is no
+// session.
 func TestReadWhatReasonixWrote(t *testing.T) {
 	res, s := importertest.ReadSession(t, Format{}, projects, 1, "7bcce35e75a60c987f8f5364e932a339",
-		"user assistant user assistant assistant user assistant assistant user assistant summary assistant")
+		"system system user assistant system user assistant assistant system user assistant assistant system user assistant summary assistant")
 	if s.Cwd != "/tmp/agents71b/rh/work" || s.Model != "gpt-fake" || s.Provider != "fake" {
 		t.Errorf("cwd %q model %q provider %q", s.Cwd, s.Model, s.Provider)
 	}
-	if res.Skipped["session-context"] != 4 || res.Skipped["system-prompt"] != 1 {
+	if res.Skipped["session-context"] != 0 || res.Skipped["system-prompt"] != 0 {
 		t.Errorf("skipped %v", res.Skipped)
 	}
-	m := s.Messages
+	// The conversation: every message but what Reasonix was told.
+	var m []*loom.Message
+	for _, x := range s.Messages {
+		if x.Role != loom.RoleSystem {
+			m = append(m, x)
+		}
+	}
+	if told := s.Messages[0].Text() + s.Messages[1].Text(); !strings.Contains(told, "/tmp/agents71b/rh/work") {
+		t.Errorf("the session context is not kept: %.300q", told)
+	}
 	if p := m[0].Parts; len(p) != 1 || p[0].Text != "Say hello in one line." {
 		t.Errorf("first prompt %+v", p)
 	}
@@ -60,7 +70,7 @@ func TestReadWhatReasonixWrote(t *testing.T) {
 }
 
 func TestImportAndFollow(t *testing.T) {
-	importertest.ImportsOnce(t, Format{}, projects, 1, 12)
+	importertest.ImportsOnce(t, Format{}, projects, 1, 17)
 }
 
 // copyLog is the testdata log at dir/events.frames cut to n bytes.
@@ -125,7 +135,8 @@ func TestCutLogAndOthers(t *testing.T) {
 		t.Fatal("no commit in the log")
 	}
 	before := read(commit)
-	if messages(before) != 1 || before.Skipped["discarded-attempt"] != 1 {
+	// The system prompt, the session context and the prompt.
+	if messages(before) != 3 || before.Skipped["discarded-attempt"] != 1 {
 		t.Errorf("before the first commit: %d messages, skipped %v", messages(before), before.Skipped)
 	}
 	if messages(read(len(data))) != whole {

@@ -40,6 +40,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
@@ -241,6 +242,9 @@ func rowMessage(name string, res *importer.Result, c *conversation, v []any) *lo
 	if err := json.Unmarshal([]byte(data), &m); err != nil {
 		res.Problemf(name, 0, "message "+mid+": llm_data that is not Shelley's: "+err.Error())
 		return nil
+	}
+	if !utf8.ValidString(data) {
+		res.Problemf(name, 0, "message "+mid+": "+importer.NotUTF8)
 	}
 	msg := &loom.Message{ID: mid, CreatedAt: at, Role: loom.RoleUser}
 	if m.Role == 1 {

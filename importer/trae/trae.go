@@ -39,6 +39,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
@@ -151,6 +152,9 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 		if err := json.Unmarshal(raw, &s); err != nil {
 			res.Problemf(name, 0, storageKey+": session "+strconv.Itoa(i)+": "+importer.Excerpt(err.Error()))
 			continue
+		}
+		if !utf8.Valid(raw) {
+			res.Problemf(name, 0, storageKey+": session "+strconv.Itoa(i)+": "+importer.NotUTF8)
 		}
 		t := &importer.Transcript{Res: res}
 		at := cmp.Or(s.CreatedAt.Time, s.UpdatedAt.Time)

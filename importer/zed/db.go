@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -74,6 +75,9 @@ func readDB(ctx context.Context, path string, wal bool) (*importer.Result, error
 		if err := t.decode(data, res); err != nil {
 			res.Problemf(path, 0, "thread "+importer.Clip(id, 80)+": "+err.Error())
 			continue
+		}
+		if !utf8.Valid(data) {
+			res.Problemf(path, 0, "thread "+importer.Clip(id, 80)+": "+importer.NotUTF8)
 		}
 		threads = append(threads, t)
 	}

@@ -344,6 +344,13 @@ func UsageSlices(d Dialect, f loom.UsageSliceFilter) (string, []any) {
 func (c *Clause) Search(q loom.SearchQuery) {
 	c.SearchSessions(q)
 	c.SearchMessages(q)
+	if q.Role == "" {
+		// An agent's instructions (its system prompt, the instruction
+		// files and environment it was given) are kept as system
+		// messages, which are not the conversation: they are searched
+		// only when asked for by their role.
+		c.Add("m.role <> ?", loom.RoleSystem)
+	}
 }
 
 // SearchSessions is the part of Search that keeps sessions s: those of

@@ -1,0 +1,29 @@
+package openclaw
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestWriteSample writes testdb/openclaw-agent.sqlite, the database the tests build,
+// when LOOM_WRITE_SAMPLE_DB=1: a database of the agent's kept as a
+// file, which importer/agents' property test damages row by row (kept
+// apart from testdata/, which this package's tests read whole).
+func TestWriteSample(t *testing.T) {
+	if os.Getenv("LOOM_WRITE_SAMPLE_DB") == "" {
+		t.Skip("writes testdb/openclaw-agent.sqlite with LOOM_WRITE_SAMPLE_DB=1")
+	}
+	dir := t.TempDir()
+	writeDB(t, filepath.Join(dir, dbName), false)
+	data, err := os.ReadFile(filepath.Join(dir, "openclaw-agent.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll("testdb", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join("testdb", "openclaw-agent.sqlite"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
