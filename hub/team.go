@@ -277,7 +277,10 @@ const ForeignSession = "who wrote it first"
 // another member first wrote is refused with 409, naming its owner, and
 // so is a head older than one the record's key named before.
 func (h *teamHandler) claim(ctx context.Context, st *team.State, id string, claims []loom.TeamClaim) error {
-	err := h.st.ClaimTeamRecords(ctx, id, claims)
+	err := h.prove(ctx, st, id, claims)
+	if err == nil {
+		err = h.st.ClaimTeamRecords(ctx, id, claims)
+	}
 	var ce *loom.TeamClaimError
 	if !errors.As(err, &ce) {
 		return err
@@ -291,6 +294,49 @@ func (h *teamHandler) claim(ctx context.Context, st *team.State, id string, clai
 		return loom.Errorf(loom.ECONFLICT, "record %d: session %s is %s's, %s: a record of %s's cannot change it", ce.Claim.Index, ce.Claim.Session, owner, ForeignSession, who.Name)
 	}
 	return loom.Errorf(loom.ECONFLICT, "record %d: it names entry %d of the chain, and a record of this key (%s's) named entry %d before: heads only move forward", ce.Claim.Index, ce.Claim.Seq, who.Name, ce.Prior)
+}
+
+// firstRecords bounds the records of a session the hub reads to find
+// its first one its author signed: those before it are the operator's
+// edits (a byte altered), a few at most.
+const firstRecords = 8
+
+// prove checks each claim against its session's first record the hub
+// holds, signed by its author (team.Signed), rather than trusting the
+// hub's table of claims alone, whose rows its operator can give to
+// another member or delete: a claim of another member's than that
+// record's is refused (a *loom.TeamClaimError naming the record's
+// member), and one of the same member's is marked Proven, filed over
+// the row whatever it says. A session of which the hub holds no such
+// record (a new one) is filed by the table as before. One read of an
+// index per session a push writes.
+func (h *teamHandler) prove(ctx context.Context, st *team.State, id string, claims []loom.TeamClaim) error {
+	owners := map[string]string{}
+	for i := range claims {
+		c := &claims[i]
+		o, ok := owners[c.Session]
+		if !ok {
+			recs, err := h.st.TeamSessionRecords(ctx, id, c.Session, firstRecords)
+			if err != nil {
+				return err
+			}
+			for _, r := range recs {
+				if hd, err := team.SignedRecord(st, team.RecordOf(r)); err == nil && hd.Session == c.Session {
+					o = st.MemberOf(hd.Author).Fingerprint()
+					break
+				}
+			}
+			owners[c.Session] = o
+		}
+		switch o {
+		case "":
+		case c.Owner:
+			c.Proven = true
+		default:
+			return &loom.TeamClaimError{Claim: *c, Owner: o}
+		}
+	}
+	return nil
 }
 
 // mount adds the chain's endpoints to mux, each through api (the
