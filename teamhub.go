@@ -64,6 +64,11 @@ type TeamHub interface {
 	// checks whose a session is against (its first record, signed by its
 	// author), rather than a row of its table of claims alone.
 	TeamSessionRecords(ctx context.Context, team, tag string, limit int) ([]SyncRecord, error)
+	// RestoreTeamRecord files rec over the record the hub holds at its
+	// writer and index: what the hub does with a record of a writer who
+	// left, sent on by a teammate, when the row it holds is not the one
+	// its author signed (an operator's edit).
+	RestoreTeamRecord(ctx context.Context, team string, rec SyncRecord) error
 }
 
 // TeamSum is one record's index and sum as the hub holds it.

@@ -181,11 +181,22 @@ const MaxTeamWriters = 64
 func (h *teamHandler) checkPut(ctx context.Context, id, user string, recs []loom.SyncRecord) error {
 	return h.withChain(ctx, id, func(st *team.State, writers map[string]bool) error {
 		claims := make([]loom.TeamClaim, 0, len(recs))
+		own := make([]loom.SyncRecord, 0, len(recs))
 		for _, x := range recs {
 			r := team.RecordOf(x)
 			if err := team.CheckPut(st, user, r); err != nil {
+				if team.CheckRelay(st, r) == nil {
+					// A record of a writer who left, sent on by a
+					// teammate who kept it: it restores what the hub lost
+					// or holds altered, and claims nothing new.
+					if err := h.restore(ctx, st, id, x); err != nil {
+						return err
+					}
+					continue
+				}
 				return h.edge.Forbidden(err.Error())
 			}
+			own = append(own, x)
 			var hd team.Header
 			json.Unmarshal(r.Header, &hd) // CheckPut read it
 			claims = append(claims, loom.TeamClaim{Index: r.Index, Session: hd.Session, Owner: st.MemberOf(hd.Author).Fingerprint(), Author: hd.Author, Seq: hd.ChainSeq})
@@ -215,11 +226,30 @@ func (h *teamHandler) checkPut(ctx context.Context, id, user string, recs []loom
 			}
 			writers[r.Host] = true
 		}
-		if err := h.budget(ctx, st, id, recs, claims); err != nil {
+		if err := h.budget(ctx, st, id, own, claims); err != nil {
 			return err
 		}
 		return h.claim(ctx, st, id, claims)
 	})
+}
+
+// restore files x, a record of a writer who left (team.CheckRelay), over
+// the row the hub holds at its index when that row is not the record
+// its author signed there (the operator altered it); a row the hub no
+// longer holds is filed by the push as any record is.
+func (h *teamHandler) restore(ctx context.Context, st *team.State, id string, x loom.SyncRecord) error {
+	held, err := h.st.TeamRecords(ctx, id, x.Host, x.Index-1, 1)
+	if err != nil {
+		return err
+	}
+	if len(held) == 0 || held[0].Index != x.Index {
+		return nil
+	}
+	if team.CheckRelay(st, team.RecordOf(held[0])) == nil {
+		// Its author signed the row the hub holds: it is the record.
+		return nil
+	}
+	return h.st.RestoreTeamRecord(ctx, id, x)
 }
 
 // budget refuses recs (their claims in claims) when they take a member

@@ -310,4 +310,14 @@ func (s *Store) TeamSessionRecords(ctx context.Context, team, tag string, limit 
 	})
 }
 
+// RestoreTeamRecord implements loom.TeamHub.
+func (s *Store) RestoreTeamRecord(ctx context.Context, team string, rec loom.SyncRecord) error {
+	_, err := s.pool.Exec(ctx, `UPDATE team_records SET epoch = $4, header = $5, body = $6
+		WHERE team_id = $1 AND host_id = $2 AND idx = $3`, team, rec.Host, rec.Index, int32(rec.Epoch), rec.Header, rec.Body)
+	if err != nil {
+		return fmt.Errorf("team %s: writer %s: record %d: %w", team, rec.Host, rec.Index, serverError(err))
+	}
+	return nil
+}
+
 var _ loom.TeamHub = (*Store)(nil)

@@ -94,6 +94,33 @@ func CheckPut(st *State, user string, r Record) error {
 	return nil
 }
 
+// CheckRelay checks r, a record a member's machine sends on for a
+// writer who left the team (its author removed, or left): the chain
+// named the writer's last index when it went (State.Cut), and r is one
+// of the records up to it, signed by its author, under the author's
+// writer id, sealed under an epoch the author held and at a head at
+// which it could write it. Its author can send nothing again; a
+// teammate who kept it sends it on byte for byte when the hub lost or
+// altered it, and it restores the writer's log as written (docs/team.md,
+// "A dropped record is restored or every member is told").
+func CheckRelay(st *State, r Record) error {
+	last, ok := st.Cut[r.Host]
+	if !ok || r.Index < 1 || r.Index > last {
+		return fmt.Errorf("record %d: %w: writer %s is no writer who left the team, or its index is past the last the chain named for it", r.Index, ErrNotYours, r.Host)
+	}
+	h, err := SignedRecord(st, r)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrNotYours, err)
+	}
+	if !st.Holders[h.Epoch][h.Author] {
+		return fmt.Errorf("record %d: %w: its author held no key of epoch %d", r.Index, ErrNotYours, h.Epoch)
+	}
+	if err := st.writtenThen(h, r); err != nil {
+		return fmt.Errorf("record %d: %w: %w", r.Index, ErrNotYours, err)
+	}
+	return nil
+}
+
 // SignedRecord returns the header of r, a record a hub holds of the team whose
 // verified chain is st, when r is filed where its header says, signed by
 // its author under one of that key's writer ids, and names a session tag:

@@ -123,7 +123,7 @@ var adversarySeeds = func() []uint64 {
 var skippedSeeds = map[uint64]string{}
 
 type advStats struct {
-	steps, honest, adversary, syncs, opened, converged int
+	steps, honest, adversary, syncs, opened, converged, relayed int
 }
 
 func (a *advStats) add(b advStats) {
@@ -133,6 +133,7 @@ func (a *advStats) add(b advStats) {
 	a.syncs += b.syncs
 	a.opened += b.opened
 	a.converged += b.converged
+	a.relayed += b.relayed
 }
 
 // advHub is the hub every sequence plays on, each in a team of its own.
@@ -633,6 +634,10 @@ func (g *game) sync(m *advMachine) {
 		}
 		if out.KeptApart > 0 {
 			g.note("  %d writers kept apart", out.KeptApart)
+		}
+		if out.Relayed > 0 {
+			g.stats.relayed += out.Relayed
+			g.note("  sent on %d records of writers who left", out.Relayed)
 		}
 	}
 	// After the operator altered the hub's tables, a sync may refuse to

@@ -367,6 +367,7 @@ func (e *Client) Remove(ctx context.Context, s *State, ref string, confirm func(
 	if err != nil {
 		return nil, nil, err
 	}
+	e.keep(ctx, v, cut)
 	b, ring, err := team.RotateCut(v.State, v.Me, s.Keys, m.Fingerprint(), cut, e.now())
 	if err != nil {
 		return nil, nil, err
@@ -386,6 +387,7 @@ func (e *Client) rotate(ctx context.Context, v *Verified) (*Verified, error) {
 	if err != nil {
 		return nil, err
 	}
+	e.keep(ctx, v, cut)
 	b, ring, err := team.RotateCut(v.State, v.Me, v.Local.Keys, "", cut, e.now())
 	if err != nil {
 		return nil, err

@@ -129,6 +129,7 @@ type TeamHub struct {
 	TeamUsageFn          func(ctx context.Context, team string, keys []string) (int64, int64, error)
 	TeamSumsFn           func(ctx context.Context, team, host string, after int64) ([]loom.TeamSum, error)
 	TeamSessionRecordsFn func(ctx context.Context, team, tag string, limit int) ([]loom.SyncRecord, error)
+	RestoreTeamRecordFn  func(ctx context.Context, team string, rec loom.SyncRecord) error
 }
 
 var _ loom.TeamHub = (*TeamHub)(nil)
@@ -181,6 +182,11 @@ func (fk *TeamHub) TeamSums(ctx context.Context, team, host string, after int64)
 // TeamSessionRecords calls TeamSessionRecordsFn.
 func (fk *TeamHub) TeamSessionRecords(ctx context.Context, team, tag string, limit int) ([]loom.SyncRecord, error) {
 	return call(fk.TeamSessionRecordsFn, "TeamHub.TeamSessionRecords")(ctx, team, tag, limit)
+}
+
+// RestoreTeamRecord calls RestoreTeamRecordFn.
+func (fk *TeamHub) RestoreTeamRecord(ctx context.Context, team string, rec loom.SyncRecord) error {
+	return call(fk.RestoreTeamRecordFn, "TeamHub.RestoreTeamRecord")(ctx, team, rec)
 }
 
 // ClaimTeamRecords calls ClaimTeamRecordsFn.
