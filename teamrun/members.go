@@ -3,6 +3,7 @@ package teamrun
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -487,7 +488,18 @@ func (e *Client) Leave(ctx context.Context, s *State) (*Verified, error) {
 	if err := e.client(s.Hub).AppendTeamEntry(ctx, s.ID, v.Seq+1, b); err != nil {
 		return nil, err
 	}
-	return e.Verify(ctx, s)
+	nv, err := e.Verify(ctx, s)
+	if !errors.Is(err, ErrGone) {
+		return nv, err
+	}
+	// The hub serves its chain to members only: a member who left (or
+	// a machine whose member has no other in the team) reads it no more,
+	// and takes its own entry in on the chain it verified.
+	if err := v.State.Apply("", b); err != nil {
+		return nil, err
+	}
+	s.Seq, s.Head, s.Gone = v.State.Seq, v.State.Head, true
+	return v, e.Local.Save(s)
 }
 
 // Share names project p in the chain as shared by this member (mode
