@@ -102,8 +102,8 @@ func TestTeamAdversary(t *testing.T) {
 			t.Errorf("seed %d (replay: LOOM_ADVERSARY_SEED=%d go test -count=1 -run TestTeamAdversary ./teamrun): %s", seed, seed, msg)
 		}
 	}
-	t.Logf("%d sequences, %d steps (%d honest, %d adversary moves, %d syncs, %d records checked against removed keys, %d converged), %v",
-		len(seeds), total.steps, total.honest, total.adversary, total.syncs, total.opened, total.converged, time.Since(start).Round(time.Millisecond))
+	t.Logf("%d sequences, %d steps (%d honest, %d adversary moves, %d syncs, %d records checked against removed keys, %d records of writers who left sent on, %d converged), %v",
+		len(seeds), total.steps, total.honest, total.adversary, total.syncs, total.opened, total.relayed, total.converged, time.Since(start).Round(time.Millisecond))
 }
 
 // adversarySeeds are the sequences every run plays: the first 200
