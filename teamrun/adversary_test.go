@@ -563,6 +563,8 @@ func (g *game) honestMove() {
 		g.leave()
 	case g.mix >= 2 && r < 96:
 		g.setHub(m)
+	case g.mix >= 2 && r < 98 && m.name != "alice":
+		g.forkBack(m)
 	default:
 		g.sync(m)
 	}
@@ -801,6 +803,45 @@ func (g *game) setHub(m *advMachine) {
 		g.must(err, m.name+" sets the hub")
 	}
 	g.note("%s sets the hub to %s", m.name, to)
+	g.sync(m)
+}
+
+// forkBack is the way back from a fork: the hub's operator shows m a
+// chain whose next entry, signed by the admin, the hub then loses (an
+// invite of alice's), the admin writes other entries after the head
+// (an invite made and revoked), m's sync refuses the chain as
+// rewritten, and m, shown both heads (loom team fork), re-anchors on
+// the hub's (loom team fork --choose), after which it syncs.
+func (g *game) forkBack(m *advMachine) {
+	a := g.admin()
+	v, err := a.c.Verify(g.ctx, a.state)
+	g.must(err, "alice verifies")
+	id, _, err := a.c.Local.Identity()
+	g.must(err, "alice's identity")
+	forked, _, err := team.Invite(v.State, id, a.state.Keys, "forked", nil, false, g.clock)
+	g.must(err, "the forked entry")
+	_, err = g.h.pool.Exec(g.ctx, `INSERT INTO team_chain (team_id, seq, entry, received_at) VALUES ($1, $2, $3, now())`, g.teamID, v.Seq+1, forked)
+	g.must(err, "the operator's fork")
+	_, err = m.c.Verify(g.ctx, m.state)
+	g.must(err, m.name+" verifies the forked chain")
+	_, err = g.h.pool.Exec(g.ctx, `DELETE FROM team_chain WHERE team_id = $1 AND seq = $2`, g.teamID, v.Seq+1)
+	g.must(err, "the operator takes the fork back")
+	g.note("the operator shows %s a forked chain (entry %d), then takes it back", m.name, v.Seq+1)
+	g.rotate()
+	if _, err := m.c.SyncTeam(g.ctx, m.state, teamrun.Stores{Own: m.own, Team: m.ts, User: m.user, Detector: secrets.Default()}); err == nil || !strings.Contains(err.Error(), "rewritten") {
+		g.fail("%s's sync on a chain that contradicts the one it verified: %v", m.name, err)
+	}
+	f, err := m.c.Fork(g.ctx, m.state)
+	g.must(err, m.name+"'s loom team fork")
+	if f.Agrees || f.Mine == f.HubHead {
+		g.fail("%s's loom team fork shows no fork: %+v", m.name, f)
+	}
+	_, ok, err := m.c.Reanchor(g.ctx, m.state, f.HubHead[:12])
+	g.must(err, m.name+" re-anchors")
+	if !ok {
+		g.fail("%s did not re-anchor on the hub's head", m.name)
+	}
+	g.note("%s re-anchors on the hub's head (entry %d)", m.name, f.HubSeq)
 	g.sync(m)
 }
 
