@@ -332,14 +332,16 @@ func (h *teamHandler) claim(ctx context.Context, st *team.State, id string, clai
 const firstRecords = 8
 
 // prove checks each claim against its session's first record the hub
-// holds, signed by its author (team.Signed), rather than trusting the
+// holds, signed by its author (team.SignedRecord), rather than trusting the
 // hub's table of claims alone, whose rows its operator can give to
 // another member or delete: a claim of another member's than that
 // record's is refused (a *loom.TeamClaimError naming the record's
 // member), and one of the same member's is marked Proven, filed over
-// the row whatever it says. A session of which the hub holds no such
-// record (a new one) is filed by the table as before. One read of an
-// index per session a push writes.
+// the row whatever it says. A session of which the hub holds no record
+// (a new one, or one whose records the operator dropped) is filed by
+// the table as before; one whose records the hub holds, none signed by
+// its author, is this claim's. One read of an index per session a push
+// writes.
 func (h *teamHandler) prove(ctx context.Context, st *team.State, id string, claims []loom.TeamClaim) error {
 	owners := map[string]string{}
 	for i := range claims {
@@ -348,11 +350,13 @@ func (h *teamHandler) prove(ctx context.Context, st *team.State, id string, clai
 		if !ok {
 			// The first record alone (a record's body is up to 4 MiB),
 			// then the few after it when the operator altered it.
+			held := false
 			for _, n := range []int{1, firstRecords} {
 				recs, err := h.st.TeamSessionRecords(ctx, id, c.Session, n)
 				if err != nil {
 					return err
 				}
+				held = held || len(recs) > 0
 				for _, r := range recs {
 					if hd, err := team.SignedRecord(st, team.RecordOf(r)); err == nil && hd.Session == c.Session {
 						o = st.MemberOf(hd.Author).Fingerprint()
@@ -362,6 +366,14 @@ func (h *teamHandler) prove(ctx context.Context, st *team.State, id string, clai
 				if o != "" || len(recs) < n {
 					break
 				}
+			}
+			if o == "" && held {
+				// The hub holds records of the session, none of them
+				// signed by its author (the operator altered them): no
+				// row says more than they do, and this record is the
+				// first signed one (its author's audit sends again what
+				// the operator altered).
+				o = c.Owner
 			}
 			owners[c.Session] = o
 		}
