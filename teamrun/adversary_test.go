@@ -97,13 +97,14 @@ func TestTeamAdversary(t *testing.T) {
 			continue
 		}
 		st, msg := h.play(t, seed, steps)
+		st.sequences = 1
 		total.add(st)
 		if msg != "" {
 			t.Errorf("seed %d (replay: LOOM_ADVERSARY_SEED=%d go test -count=1 -run TestTeamAdversary ./teamrun): %s", seed, seed, msg)
 		}
 	}
 	t.Logf("%d sequences, %d steps (%d honest, %d adversary moves, %d syncs, %d records checked against removed keys, %d records of writers who left sent on, %d converged), %v",
-		len(seeds), total.steps, total.honest, total.adversary, total.syncs, total.opened, total.relayed, total.converged, time.Since(start).Round(time.Millisecond))
+		total.sequences, total.steps, total.honest, total.adversary, total.syncs, total.opened, total.relayed, total.converged, time.Since(start).Round(time.Millisecond))
 }
 
 // adversarySeeds are the sequences every run plays: the first 200
@@ -158,10 +159,11 @@ var skippedSeeds = map[uint64]string{
 }
 
 type advStats struct {
-	steps, honest, adversary, syncs, opened, converged, relayed int
+	sequences, steps, honest, adversary, syncs, opened, converged, relayed int
 }
 
 func (a *advStats) add(b advStats) {
+	a.sequences += b.sequences
 	a.steps += b.steps
 	a.honest += b.honest
 	a.adversary += b.adversary

@@ -143,7 +143,9 @@ func TestTeamSessionHasOneOwner(t *testing.T) {
 // refused both times as alice's (the hub reads the session's first
 // record, signed by alice, not the row), and alice's next record of it
 // is taken (before, the hub refused her own session as bob's, or took
-// bob's record first and then refused hers), and reaches bob.
+// bob's record first and then refused hers), and reaches bob. Then he
+// alters the one record of her second session and gives it to bob: her
+// audit sends it again, and the hub takes it as hers.
 func TestTeamClaimsRebuiltFromRecords(t *testing.T) {
 	p := newPair(t)
 	alice, bob := p.alice, p.bob
@@ -189,5 +191,28 @@ func TestTeamClaimsRebuiltFromRecords(t *testing.T) {
 	bob.must(t, "team", "sync")
 	if out := bob.must(t, "session", "show", "--team", "core", sid); strings.Contains(out, "koala-ticket-41177") || strings.Contains(out, "HIJACKED") || !strings.Contains(out, "alice's numbat") {
 		t.Fatalf("bob's copy of alice's session:\n%s", out)
+	}
+
+	// The operator alters the one record of alice's second session and
+	// gives the session to bob: no record of it on the hub is signed by
+	// its author, and the row names bob. Alice's audit sends it again,
+	// and the hub takes it (before, it refused it as bob's).
+	const sid2 = "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9b12"
+	importSession(t, alice, sid2, "alice's dibbler", "dibbler", "Dibbler done.")
+	alice.must(t, "team", "sync")
+	as := alice.teamState(t, p.id)
+	tag2, _ := team.SessionTag(bs.Keys, p.id, sid2)
+	if tag, err := p.pool.Exec(ctx, `UPDATE team_records SET body = set_byte(body, 80, get_byte(body, 80) # 1) WHERE team_id = $1 AND host_id = $2 AND idx = $3`, p.id, as.Host, as.Next-1); err != nil || tag.RowsAffected() != 1 {
+		t.Fatalf("the operator's edit of alice's record: %v %v", tag, err)
+	}
+	if tag, err := p.pool.Exec(ctx, `UPDATE team_sessions SET owner = $3 WHERE team_id = $1 AND tag = $2`, p.id, tag2, me.Fingerprint()); err != nil || tag.RowsAffected() != 1 {
+		t.Fatalf("the operator's edit of the claim: %v %v", tag, err)
+	}
+	if r := alice.run(t, "team", "sync"); r.Code != 0 || !strings.Contains(r.Stderr, "altered") || strings.Contains(r.Stderr, "wrote it first") {
+		t.Fatalf("alice's sync after the operator altered her record and gave its session away: %d\n%s%s", r.Code, r.Stderr, r.Stdout)
+	}
+	bob.must(t, "team", "sync")
+	if out := bob.must(t, "session", "show", "--team", "core", sid2); !strings.Contains(out, "alice's dibbler") {
+		t.Fatalf("bob's copy of alice's second session:\n%s", out)
 	}
 }
