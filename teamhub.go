@@ -59,6 +59,16 @@ type TeamHub interface {
 	// host's records after index after, in order: what its author's
 	// machine audits the hub by, without reading the records again.
 	TeamSums(ctx context.Context, team, host string, after int64) ([]TeamSum, error)
+	// TeamSessionRecords returns up to limit of the team's records whose
+	// header names session tag tag, first received first: what the hub
+	// checks whose a session is against (its first record, signed by its
+	// author), rather than a row of its table of claims alone.
+	TeamSessionRecords(ctx context.Context, team, tag string, limit int) ([]SyncRecord, error)
+	// RestoreTeamRecord files rec over the record the hub holds at its
+	// writer and index: what the hub does with a record of a writer who
+	// left, sent on by a teammate, when the row it holds is not the one
+	// its author signed (an operator's edit).
+	RestoreTeamRecord(ctx context.Context, team string, rec SyncRecord) error
 }
 
 // TeamSum is one record's index and sum as the hub holds it.
@@ -99,6 +109,11 @@ type TeamClaim struct {
 	Owner   string
 	Author  string
 	Seq     int64
+	// Proven is set when the first record the hub holds of the session,
+	// signed by its author, is Owner's: the claim is filed over whatever
+	// the hub's table of claims held (an operator may have given the
+	// session to another member).
+	Proven bool
 }
 
 // TeamClaimError is a claim ClaimTeamRecords refuses: Owner owns the

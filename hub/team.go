@@ -217,11 +217,22 @@ const MaxTeamWriters = 64
 func (h *teamHandler) checkPut(ctx context.Context, id, user string, recs []loom.SyncRecord) error {
 	return h.withChain(ctx, id, func(st *team.State, writers map[string]bool) error {
 		claims := make([]loom.TeamClaim, 0, len(recs))
+		own := make([]loom.SyncRecord, 0, len(recs))
 		for _, x := range recs {
 			r := team.RecordOf(x)
 			if err := team.CheckPut(st, user, r); err != nil {
+				if team.CheckRelay(st, r) == nil {
+					// A record of a writer who left, sent on by a
+					// teammate who kept it: it restores what the hub lost
+					// or holds altered, and claims nothing new.
+					if err := h.restore(ctx, st, id, x); err != nil {
+						return err
+					}
+					continue
+				}
 				return h.edge.Forbidden(err.Error())
 			}
+			own = append(own, x)
 			var hd team.Header
 			json.Unmarshal(r.Header, &hd) // CheckPut read it
 			claims = append(claims, loom.TeamClaim{Index: r.Index, Session: hd.Session, Owner: st.MemberOf(hd.Author).Fingerprint(), Author: hd.Author, Seq: hd.ChainSeq})
@@ -251,11 +262,30 @@ func (h *teamHandler) checkPut(ctx context.Context, id, user string, recs []loom
 			}
 			writers[r.Host] = true
 		}
-		if err := h.budget(ctx, st, id, recs, claims); err != nil {
+		if err := h.budget(ctx, st, id, own, claims); err != nil {
 			return err
 		}
 		return h.claim(ctx, st, id, claims)
 	})
+}
+
+// restore files x, a record of a writer who left (team.CheckRelay), over
+// the row the hub holds at its index when that row is not the record
+// its author signed there (the operator altered it); a row the hub no
+// longer holds is filed by the push as any record is.
+func (h *teamHandler) restore(ctx context.Context, st *team.State, id string, x loom.SyncRecord) error {
+	held, err := h.st.TeamRecords(ctx, id, x.Host, x.Index-1, 1)
+	if err != nil {
+		return err
+	}
+	if len(held) == 0 || held[0].Index != x.Index {
+		return nil
+	}
+	if team.CheckRelay(st, team.RecordOf(held[0])) == nil {
+		// Its author signed the row the hub holds: it is the record.
+		return nil
+	}
+	return h.st.RestoreTeamRecord(ctx, id, x)
 }
 
 // budget refuses recs (their claims in claims) when they take a member
@@ -313,7 +343,10 @@ const ForeignSession = "who wrote it first"
 // another member first wrote is refused with 409, naming its owner, and
 // so is a head older than one the record's key named before.
 func (h *teamHandler) claim(ctx context.Context, st *team.State, id string, claims []loom.TeamClaim) error {
-	err := h.st.ClaimTeamRecords(ctx, id, claims)
+	err := h.prove(ctx, st, id, claims)
+	if err == nil {
+		err = h.st.ClaimTeamRecords(ctx, id, claims)
+	}
 	var ce *loom.TeamClaimError
 	if !errors.As(err, &ce) {
 		return err
@@ -327,6 +360,68 @@ func (h *teamHandler) claim(ctx context.Context, st *team.State, id string, clai
 		return loom.Errorf(loom.ECONFLICT, "record %d: session %s is %s's, %s: a record of %s's cannot change it", ce.Claim.Index, ce.Claim.Session, owner, ForeignSession, who.Name)
 	}
 	return loom.Errorf(loom.ECONFLICT, "record %d: it names entry %d of the chain, and a record of this key (%s's) named entry %d before: heads only move forward", ce.Claim.Index, ce.Claim.Seq, who.Name, ce.Prior)
+}
+
+// firstRecords bounds the records of a session the hub reads to find
+// its first one its author signed: those before it are the operator's
+// edits (a byte altered), a few at most.
+const firstRecords = 8
+
+// prove checks each claim against its session's first record the hub
+// holds, signed by its author (team.SignedRecord), rather than trusting the
+// hub's table of claims alone, whose rows its operator can give to
+// another member or delete: a claim of another member's than that
+// record's is refused (a *loom.TeamClaimError naming the record's
+// member), and one of the same member's is marked Proven, filed over
+// the row whatever it says. A session of which the hub holds no record
+// (a new one, or one whose records the operator dropped) is filed by
+// the table as before; one whose records the hub holds, none signed by
+// its author, is this claim's. One read of an index per session a push
+// writes.
+func (h *teamHandler) prove(ctx context.Context, st *team.State, id string, claims []loom.TeamClaim) error {
+	owners := map[string]string{}
+	for i := range claims {
+		c := &claims[i]
+		o, ok := owners[c.Session]
+		if !ok {
+			// The first record alone (a record's body is up to 4 MiB),
+			// then the few after it when the operator altered it.
+			held := false
+			for _, n := range []int{1, firstRecords} {
+				recs, err := h.st.TeamSessionRecords(ctx, id, c.Session, n)
+				if err != nil {
+					return err
+				}
+				held = held || len(recs) > 0
+				for _, r := range recs {
+					if hd, err := team.SignedRecord(st, team.RecordOf(r)); err == nil && hd.Session == c.Session {
+						o = st.MemberOf(hd.Author).Fingerprint()
+						break
+					}
+				}
+				if o != "" || len(recs) < n {
+					break
+				}
+			}
+			if o == "" && held {
+				// The hub holds records of the session, none of them
+				// signed by its author (the operator altered them): no
+				// row says more than they do, and this record is the
+				// first signed one (its author's audit sends again what
+				// the operator altered).
+				o = c.Owner
+			}
+			owners[c.Session] = o
+		}
+		switch o {
+		case "":
+		case c.Owner:
+			c.Proven = true
+		default:
+			return &loom.TeamClaimError{Claim: *c, Owner: o}
+		}
+	}
+	return nil
 }
 
 // mount adds the chain's endpoints to mux, each through api (the

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -228,6 +229,41 @@ func TestClaimTeamRecords(t *testing.T) {
 	// Another team's tags are its own.
 	if err := st.ClaimTeamRecords(ctx, "t2", []loom.TeamClaim{bob}); err != nil {
 		t.Fatalf("another team's session s1: %v", err)
+	}
+	// A claim its session's first record proves (the hub read it) is
+	// filed over the row: s4 is alice's again, and bob's claim refused.
+	proven := loom.TeamClaim{Index: 4, Session: "s4", Owner: "alice", Author: "alice-desk", Seq: 6, Proven: true}
+	if err := st.ClaimTeamRecords(ctx, "t1", []loom.TeamClaim{proven}); err != nil {
+		t.Fatalf("a proven claim over another's row: %v", err)
+	}
+	if err := st.ClaimTeamRecords(ctx, "t1", []loom.TeamClaim{{Index: 3, Session: "s4", Owner: "bob", Author: "bob-desk", Seq: 2}}); !errors.As(err, &ce) || ce.Owner != "alice" {
+		t.Fatalf("bob's claim of s4 after alice's proven claim: %v", err)
+	}
+}
+
+// A team's records by the session tag their header names, first
+// received first: a header naming none, or another team's, is not one.
+func TestTeamSessionRecords(t *testing.T) {
+	st := open(t, freshSchema(t))
+	ctx := context.Background()
+	tag := strings.Repeat("ab", 16)
+	rec := func(host string, idx int64, session string) loom.SyncRecord {
+		return loom.SyncRecord{Host: host, Index: idx, Epoch: 1, Header: []byte(`{"team":"t1","host":"` + host + `","index":1,"epoch":1,"author":"a","session":"` + session + `"}`), Body: []byte("b")}
+	}
+	for _, put := range [][]loom.SyncRecord{{rec("w2", 1, tag), rec("w2", 2, "")}, {rec("w1", 1, tag), rec("w1", 2, strings.Repeat("cd", 16))}} {
+		if _, err := st.PutTeamRecords(ctx, "t1", put); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := st.PutTeamRecords(ctx, "t2", []loom.SyncRecord{rec("w0", 1, tag)}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.TeamSessionRecords(ctx, "t1", tag, 8)
+	if err != nil || len(got) != 2 || got[0].Host != "w2" || got[1].Host != "w1" {
+		t.Fatalf("records of the tag: %+v %v", got, err)
+	}
+	if got, err := st.TeamSessionRecords(ctx, "t1", tag, 1); err != nil || len(got) != 1 || got[0].Host != "w2" {
+		t.Fatalf("the first record of the tag: %+v %v", got, err)
 	}
 }
 

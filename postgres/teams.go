@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/jackc/pgx/v5"
@@ -198,6 +199,7 @@ func (s *Store) ClaimTeamRecords(ctx context.Context, team string, claims []loom
 	}
 	tags := make([]string, 0, len(claims))
 	owners := make([]string, 0, len(claims))
+	var provenTags, provenOwners []string
 	var back *loom.TeamClaimError
 	for _, c := range claims {
 		if c.Seq < newest[c.Author] && back == nil {
@@ -205,6 +207,18 @@ func (s *Store) ClaimTeamRecords(ctx context.Context, team string, claims []loom
 		}
 		newest[c.Author] = max(newest[c.Author], c.Seq)
 		tags, owners = append(tags, c.Session), append(owners, c.Owner)
+		if c.Proven && !slices.Contains(provenTags, c.Session) {
+			provenTags, provenOwners = append(provenTags, c.Session), append(provenOwners, c.Owner)
+		}
+	}
+	// A claim its session's first record proves is filed over the row
+	// (given to another by hand); the others only where none is.
+	if len(provenTags) > 0 {
+		if _, err := tx.Exec(ctx, `INSERT INTO team_sessions (team_id, tag, owner)
+			SELECT $1::text, c.tag, c.owner FROM unnest($2::text[], $3::text[]) AS c (tag, owner)
+			ON CONFLICT (team_id, tag) DO UPDATE SET owner = EXCLUDED.owner`, team, provenTags, provenOwners); err != nil {
+			return fmt.Errorf("team %s: sessions: %w", team, err)
+		}
 	}
 	if _, err := tx.Exec(ctx, `INSERT INTO team_sessions (team_id, tag, owner)
 		SELECT $1::text, c.tag, c.owner FROM unnest($2::text[], $3::text[]) AS c (tag, owner)
@@ -277,6 +291,33 @@ func (s *Store) TeamSums(ctx context.Context, team, host string, after int64) ([
 		err := r.Scan(&x.Index, &x.Sum)
 		return x, err
 	})
+}
+
+// TeamSessionRecords implements loom.TeamHub: a range of the index of
+// records by the session tag their header names (migration 0023).
+func (s *Store) TeamSessionRecords(ctx context.Context, team, tag string, limit int) ([]loom.SyncRecord, error) {
+	rows, err := s.pool.Query(ctx, `SELECT host_id, idx, epoch, header, body FROM team_records
+		WHERE team_id = $1 AND team_record_session(header) = $2 ORDER BY received_at, host_id, idx LIMIT $3`, team, tag, limit)
+	if err != nil {
+		return nil, fmt.Errorf("team %s: session %s: records: %w", team, tag, err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (loom.SyncRecord, error) {
+		var t loom.SyncRecord
+		var epoch int32
+		err := r.Scan(&t.Host, &t.Index, &epoch, &t.Header, &t.Body)
+		t.Epoch = int(epoch)
+		return t, err
+	})
+}
+
+// RestoreTeamRecord implements loom.TeamHub.
+func (s *Store) RestoreTeamRecord(ctx context.Context, team string, rec loom.SyncRecord) error {
+	_, err := s.pool.Exec(ctx, `UPDATE team_records SET epoch = $4, header = $5, body = $6
+		WHERE team_id = $1 AND host_id = $2 AND idx = $3`, team, rec.Host, rec.Index, int32(rec.Epoch), rec.Header, rec.Body)
+	if err != nil {
+		return fmt.Errorf("team %s: writer %s: record %d: %w", team, rec.Host, rec.Index, serverError(err))
+	}
+	return nil
 }
 
 var _ loom.TeamHub = (*Store)(nil)

@@ -94,6 +94,59 @@ func CheckPut(st *State, user string, r Record) error {
 	return nil
 }
 
+// CheckRelay checks r, a record a member's machine sends on for a
+// writer who left the team (its author removed, or left): the chain
+// named the writer's last index when it went (State.Cut), and r is one
+// of the records up to it, signed by its author, under the author's
+// writer id, sealed under an epoch the author held and at a head at
+// which it could write it. Its author can send nothing again; a
+// teammate who kept it sends it on byte for byte when the hub lost or
+// altered it, and it restores the writer's log as written (docs/team.md,
+// "A dropped record is restored or every member is told").
+func CheckRelay(st *State, r Record) error {
+	last, ok := st.Cut[r.Host]
+	if !ok || r.Index < 1 || r.Index > last {
+		return fmt.Errorf("record %d: %w: writer %s is no writer who left the team, or its index is past the last the chain named for it", r.Index, ErrNotYours, r.Host)
+	}
+	h, err := SignedRecord(st, r)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrNotYours, err)
+	}
+	if !st.Holders[h.Epoch][h.Author] {
+		return fmt.Errorf("record %d: %w: its author held no key of epoch %d", r.Index, ErrNotYours, h.Epoch)
+	}
+	if err := st.writtenThen(h, r); err != nil {
+		return fmt.Errorf("record %d: %w: %w", r.Index, ErrNotYours, err)
+	}
+	return nil
+}
+
+// SignedRecord returns the header of r, a record a hub holds of the team whose
+// verified chain is st, when r is filed where its header says, signed by
+// its author under one of that key's writer ids, and names a session tag:
+// the author a key of the chain, in the team now or before (a record
+// stays its author's after they leave). It is what the hub takes a
+// session's first record's word by on whose the session is: it cannot
+// open it, and trusts no row of its tables for it.
+func SignedRecord(st *State, r Record) (*Header, error) {
+	var h Header
+	if err := json.Unmarshal(r.Header, &h); err != nil {
+		return nil, fmt.Errorf("record %s/%d: bad header: %w", r.Host, r.Index, err)
+	}
+	m := st.Past[h.Author]
+	switch {
+	case h.Team != st.Team || h.Host != r.Host || h.Index != r.Index || h.Epoch != r.Epoch:
+		return nil, fmt.Errorf("record %s/%d: its header names another team, writer, index or epoch", r.Host, r.Index)
+	case m == nil || st.IsInvite(h.Author) || st.MemberOf(h.Author) == nil || !OwnsWriter(h.Author, r.Host):
+		return nil, fmt.Errorf("record %s/%d: its author is no key of the chain's, or the writer id is not its", r.Host, r.Index)
+	case !ValidSessionTag(h.Session):
+		return nil, fmt.Errorf("record %s/%d: it names no session tag", r.Host, r.Index)
+	case !signedBy(m.Sign, r.Header, r.Body):
+		return nil, fmt.Errorf("record %s/%d: it is not signed by its author", r.Host, r.Index)
+	}
+	return &h, nil
+}
+
 // readPrefix binds an invite's proof to its purpose.
 const readPrefix = "loom team read 1\n"
 

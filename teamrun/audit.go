@@ -265,10 +265,17 @@ func (out *Sync) RestoredLine() string {
 	if n := len(out.Altered); n > 0 {
 		parts = append(parts, fmt.Sprintf("the hub held %d of this machine's records altered (%s)", n, indexList(out.Altered)))
 	}
-	if len(parts) == 0 {
-		return ""
+	line := ""
+	if len(parts) > 0 {
+		line = strings.Join(parts, ", and ") + "; sent again"
 	}
-	return strings.Join(parts, ", and ") + "; sent again"
+	if out.Relayed > 0 {
+		if line != "" {
+			line += "; and "
+		}
+		line += fmt.Sprintf("the hub had lost or altered %d records of writers who left the team, kept by this machine; sent on", out.Relayed)
+	}
+	return line
 }
 
 func indexList(idxs []int64) string {
@@ -297,6 +304,9 @@ type Gap struct {
 	From   int64  `json:"from"`
 	To     int64  `json:"to"`
 	Member string `json:"member,omitempty"`
+	// Left is set when the writer's key left the team: its author sends
+	// nothing again, a teammate who kept its records does.
+	Left bool `json:"left,omitempty"`
 }
 
 // Line is the gap in one line, naming its writer's member.
@@ -304,6 +314,9 @@ func (g Gap) Line() string {
 	who := g.Member
 	if who == "" {
 		who = "a writer no member of the chain"
+	}
+	if g.Left {
+		return fmt.Sprintf("writer %s (%s, who left the team): records %d to %d are missing on the hub: asked again at every sync until the hub holds them (the admin's machine kept them at the removal, and sends them on)", g.Host, who, g.From, g.To)
 	}
 	return fmt.Sprintf("writer %s (%s): records %d to %d are missing on the hub: asked again at every sync until the hub holds them or %s's machine sends them again", g.Host, who, g.From, g.To, who)
 }
@@ -390,14 +403,35 @@ func writerMember(st *team.State, s *State, host string) (name string, in bool) 
 	return "", false
 }
 
-// pruneGaps forgets the gaps of writers whose key left the team: their
-// author can send nothing again, and every member was told.
+// pruneGaps forgets the gaps of writers whose key left the team, but
+// those up to the last index the chain named for the writer when it
+// went (State.Cut): a teammate who kept those records sends them on
+// (relay.go), and every member was told of the rest.
 func pruneGaps(st *team.State, s *State) {
-	for h := range s.Gaps {
-		if _, in := writerMember(st, s, h); !in {
-			delete(s.Gaps, h)
+	for h, gs := range s.Gaps {
+		if _, in := writerMember(st, s, h); in {
+			continue
 		}
+		var keep [][2]int64
+		for _, g := range gs {
+			if departedBounds(st, h, g[0]) {
+				keep = append(keep, [2]int64{g[0], min(g[1], st.Cut[h])})
+			}
+		}
+		if len(keep) == 0 {
+			delete(s.Gaps, h)
+			continue
+		}
+		s.Gaps[h] = keep
 	}
+}
+
+// departedBounds reports whether the chain named, when writer host's
+// key left the team, a last index of it at or past idx: a record its
+// author wrote before it went.
+func departedBounds(st *team.State, host string, idx int64) bool {
+	last, ok := st.Cut[host]
+	return ok && idx >= 1 && idx <= last
 }
 
 // gaps lists the gaps still open after a sync, a line's worth each.
@@ -409,9 +443,9 @@ func gaps(st *team.State, s *State) []Gap {
 	sort.Strings(hosts)
 	var out []Gap
 	for _, h := range hosts {
-		who, _ := writerMember(st, s, h)
+		who, in := writerMember(st, s, h)
 		for _, g := range s.Gaps[h] {
-			out = append(out, Gap{Host: h, From: g[0], To: g[1], Member: who})
+			out = append(out, Gap{Host: h, From: g[0], To: g[1], Member: who, Left: !in})
 		}
 	}
 	return out

@@ -3,6 +3,7 @@ package teamrun
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -367,6 +368,7 @@ func (e *Client) Remove(ctx context.Context, s *State, ref string, confirm func(
 	if err != nil {
 		return nil, nil, err
 	}
+	e.keep(ctx, v, cut)
 	b, ring, err := team.RotateCut(v.State, v.Me, s.Keys, m.Fingerprint(), cut, e.now())
 	if err != nil {
 		return nil, nil, err
@@ -386,6 +388,7 @@ func (e *Client) rotate(ctx context.Context, v *Verified) (*Verified, error) {
 	if err != nil {
 		return nil, err
 	}
+	e.keep(ctx, v, cut)
 	b, ring, err := team.RotateCut(v.State, v.Me, v.Local.Keys, "", cut, e.now())
 	if err != nil {
 		return nil, err
@@ -485,7 +488,18 @@ func (e *Client) Leave(ctx context.Context, s *State) (*Verified, error) {
 	if err := e.client(s.Hub).AppendTeamEntry(ctx, s.ID, v.Seq+1, b); err != nil {
 		return nil, err
 	}
-	return e.Verify(ctx, s)
+	nv, err := e.Verify(ctx, s)
+	if !errors.Is(err, ErrGone) {
+		return nv, err
+	}
+	// The hub serves its chain to members only: a member who left (or
+	// a machine whose member has no other in the team) reads it no more,
+	// and takes its own entry in on the chain it verified.
+	if err := v.State.Apply("", b); err != nil {
+		return nil, err
+	}
+	s.Seq, s.Head, s.Gone = v.State.Seq, v.State.Head, true
+	return v, e.Local.Save(s)
 }
 
 // Share names project p in the chain as shared by this member (mode

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/envelope"
 	"github.com/loomhq/loom/syncpath"
 	"github.com/loomhq/loom/team"
 )
@@ -81,6 +82,11 @@ func (e *Client) pull(ctx context.Context, v *Verified, st Stores, out *Sync) (e
 					out.KeptApart++
 					return after, true, e.Local.Save(s)
 				}
+				if errors.Is(err, envelope.ErrTampered) && departedBounds(v.State, h.Host, r.Index) {
+					// Altered on the hub after its author left: a teammate
+					// who kept it sends it on (relay); asked again until then.
+					addGap(s, h.Host, r.Index, r.Index)
+				}
 				if err == nil && hd.ChainSeq < s.Heads[h.Host] {
 					err = fmt.Errorf("%w: it names entry %d of the chain, and the record of this writer before it named entry %d: a writer's heads only move forward", team.ErrNotThen, hd.ChainSeq, s.Heads[h.Host])
 				}
@@ -89,7 +95,7 @@ func (e *Client) pull(ctx context.Context, v *Verified, st Stores, out *Sync) (e
 						s.Heads = map[string]int64{}
 					}
 					s.Heads[h.Host] = hd.ChainSeq
-					if _, in := writerMember(v.State, s, h.Host); gap && in {
+					if _, in := writerMember(v.State, s, h.Host); gap && (in || departedBounds(v.State, h.Host, after+1)) {
 						addGap(s, h.Host, after+1, r.Index-1)
 						gap = false
 					}
@@ -294,6 +300,9 @@ func (e *Client) fillGaps(ctx context.Context, v *Verified, st Stores, out *Sync
 				}
 				closeGap(s, host, r.Index)
 				hd, payload, err := team.OpenRecord(v.State, s.Keys, r)
+				if errors.Is(err, envelope.ErrTampered) && departedBounds(v.State, host, r.Index) {
+					addGap(s, host, r.Index, r.Index) // still altered
+				}
 				if err == nil {
 					for _, i := range restoresOf(payload) {
 						closeGap(s, host, i)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sort"
 	"strings"
 
@@ -86,6 +87,9 @@ type Sync struct {
 	// records: RestoredLine says so).
 	Restored []int64 `json:"restored,omitempty"`
 	Altered  []int64 `json:"altered,omitempty"`
+	// Relayed is how many records of writers who left, kept by this
+	// machine, the hub had lost or held altered and this sync sent on.
+	Relayed int `json:"relayed,omitempty"`
 	// Missing are the runs of teammates' records the hub does not hold,
 	// still open after this sync: asked for again at every sync.
 	Missing []Gap `json:"missing,omitempty"`
@@ -162,6 +166,12 @@ func (e *Client) SyncTeam(ctx context.Context, s *State, st Stores) (*Sync, erro
 	// than this machine's stops this machine publishing under its own.
 	if err := e.pull(ctx, v, st, out); err != nil {
 		return out, err
+	}
+	if err := e.relay(ctx, v, out); err != nil {
+		if ctx.Err() != nil {
+			return out, err
+		}
+		slog.Warn("team sync: the records kept of writers who left were not audited", "team", s.Name, "err", err)
 	}
 	switch {
 	case !v.In(v.Me.Fingerprint()):

@@ -117,17 +117,19 @@ func (fk *HubLocks) LockUser(ctx context.Context, name, user string) (unlock fun
 
 // TeamHub is a fake loom.TeamHub.
 type TeamHub struct {
-	TeamChainFn        func(ctx context.Context, team string, after int64) ([]loom.TeamEntry, error)
-	AppendTeamEntryFn  func(ctx context.Context, team string, seq int64, entry []byte, members []loom.TeamMember) error
-	TeamAccessFn       func(ctx context.Context, team, user string) (bool, error)
-	PutTeamRecordsFn   func(ctx context.Context, team string, recs []loom.SyncRecord) (int, error)
-	TeamRecordsFn      func(ctx context.Context, team, host string, after int64, limit int) ([]loom.SyncRecord, error)
-	TeamHostsFn        func(ctx context.Context, team string) ([]loom.SyncHost, error)
-	TeamLastFn         func(ctx context.Context, team, host string) (int64, error)
-	TeamLastsFn        func(ctx context.Context, team string) ([]loom.SyncHost, error)
-	ClaimTeamRecordsFn func(ctx context.Context, team string, claims []loom.TeamClaim) error
-	TeamUsageFn        func(ctx context.Context, team string, keys []string) (int64, int64, error)
-	TeamSumsFn         func(ctx context.Context, team, host string, after int64) ([]loom.TeamSum, error)
+	TeamChainFn          func(ctx context.Context, team string, after int64) ([]loom.TeamEntry, error)
+	AppendTeamEntryFn    func(ctx context.Context, team string, seq int64, entry []byte, members []loom.TeamMember) error
+	TeamAccessFn         func(ctx context.Context, team, user string) (bool, error)
+	PutTeamRecordsFn     func(ctx context.Context, team string, recs []loom.SyncRecord) (int, error)
+	TeamRecordsFn        func(ctx context.Context, team, host string, after int64, limit int) ([]loom.SyncRecord, error)
+	TeamHostsFn          func(ctx context.Context, team string) ([]loom.SyncHost, error)
+	TeamLastFn           func(ctx context.Context, team, host string) (int64, error)
+	TeamLastsFn          func(ctx context.Context, team string) ([]loom.SyncHost, error)
+	ClaimTeamRecordsFn   func(ctx context.Context, team string, claims []loom.TeamClaim) error
+	TeamUsageFn          func(ctx context.Context, team string, keys []string) (int64, int64, error)
+	TeamSumsFn           func(ctx context.Context, team, host string, after int64) ([]loom.TeamSum, error)
+	TeamSessionRecordsFn func(ctx context.Context, team, tag string, limit int) ([]loom.SyncRecord, error)
+	RestoreTeamRecordFn  func(ctx context.Context, team string, rec loom.SyncRecord) error
 }
 
 var _ loom.TeamHub = (*TeamHub)(nil)
@@ -175,6 +177,16 @@ func (fk *TeamHub) TeamLasts(ctx context.Context, team string) ([]loom.SyncHost,
 // TeamSums calls TeamSumsFn.
 func (fk *TeamHub) TeamSums(ctx context.Context, team, host string, after int64) ([]loom.TeamSum, error) {
 	return call(fk.TeamSumsFn, "TeamHub.TeamSums")(ctx, team, host, after)
+}
+
+// TeamSessionRecords calls TeamSessionRecordsFn.
+func (fk *TeamHub) TeamSessionRecords(ctx context.Context, team, tag string, limit int) ([]loom.SyncRecord, error) {
+	return call(fk.TeamSessionRecordsFn, "TeamHub.TeamSessionRecords")(ctx, team, tag, limit)
+}
+
+// RestoreTeamRecord calls RestoreTeamRecordFn.
+func (fk *TeamHub) RestoreTeamRecord(ctx context.Context, team string, rec loom.SyncRecord) error {
+	return call(fk.RestoreTeamRecordFn, "TeamHub.RestoreTeamRecord")(ctx, team, rec)
 }
 
 // ClaimTeamRecords calls ClaimTeamRecordsFn.
