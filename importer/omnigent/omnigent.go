@@ -342,12 +342,13 @@ func readItems(ctx context.Context, db *sql.DB, sc schema, name, id string, t *i
 			return err
 		}
 		where := fmt.Sprintf("conversation %s, item at position %d", id, pos)
-		if !utf8.ValidString(data) {
-			// Decoding would make them U+FFFD in silence: one line.
-			t.Res.Problemf(name, 0, where+": "+importer.NotUTF8)
-		}
+		// One line an item: data that is not JSON is skipped; data read
+		// with bytes that are not UTF-8 (decoding made them U+FFFD, in
+		// silence) is kept and said.
 		if !item(t, pos, cmp.Or(itemTypes[typ], typ), data, importer.UnixTime(at)) {
 			t.Res.Problemf(name, 0, where+": its data is not JSON, skipped")
+		} else if !utf8.ValidString(data) {
+			t.Res.Problemf(name, 0, where+": "+importer.NotUTF8)
 		}
 	}
 	return rows.Err()
