@@ -282,21 +282,12 @@ func (rd *reader) tool(mid string, s step, content string, at time.Time) {
 		calls = []call{{}}
 	}
 	for i, c := range calls {
-		p := importer.ToolCall(mid+"/call-"+strconv.Itoa(i), "", c.name(s.Type), c.args())
-		if i == 0 {
-			if failed {
-				p.Status, p.Error = loom.ToolError, cmp.Or(content, "failed")
-			} else {
-				out, _ := json.Marshal(content)
-				p.Status, p.Output = loom.ToolCompleted, out
-			}
-			if !at.IsZero() {
-				p.EndedAt = &at
-			}
-		}
-		msg.Parts = append(msg.Parts, p)
+		msg.Parts = append(msg.Parts, importer.ToolCall(mid+"/call-"+strconv.Itoa(i), "", c.name(s.Type), c.args()))
 	}
-	rd.t.Add(msg)
+	// The step's content is its first call's result.
+	if rd.t.Add(msg) {
+		rd.t.Complete(msg.Parts[0].CallID, content, failed, at)
+	}
 }
 
 // failedStatus says a step's status names an error.
