@@ -11,6 +11,7 @@ import (
 	_ "github.com/loomhq/loom/importer/amazonq"
 	_ "github.com/loomhq/loom/importer/amp"
 	_ "github.com/loomhq/loom/importer/antigravity"
+	_ "github.com/loomhq/loom/importer/antigravitycli"
 	_ "github.com/loomhq/loom/importer/auggie"
 	_ "github.com/loomhq/loom/importer/chatgpt"
 	_ "github.com/loomhq/loom/importer/chatgptcli"

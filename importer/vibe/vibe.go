@@ -19,7 +19,10 @@
 // keeping no usage per reply. compact() starts a new session whose
 // totals go on from its parent's (only clear_history resets them): such
 // a session's usage is its totals less those of its parent's
-// meta.json, in its directory beside it. A line that is not a message
+// meta.json, in its directory beside it. Such a session is known by how
+// compact() opened it, which changed at 2.11.1 and 2.15.0
+// (continuesCompaction); the prompts and summary earlier versions
+// opened it with are system messages, what the agent was told. A line that is not a message
 // is a problem; the rest is read.
 //
 // Vibe is a Python program (not on npm): the fixtures in testdata are
@@ -89,16 +92,16 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 }
 
 // parentMeta is the meta.json of session parent, which the session in
-// dir continues, when it is beside it. Vibe names a session's directory
+// dir continues, and the parent's directory, when it is beside it. Vibe names a session's directory
 // <prefix>_<date>_<time>_<the first 8 characters of its id>
 // (vibe/core/session/session_logger.py) beside the others, so the
 // parent is the sibling so named whose meta.json holds its id. It is
 // read from where Vibe keeps it, not as part of the session's bundle:
 // it is its own session's file, and a file of two bundles would be
 // read again by every import.
-func parentMeta(dir, parent string) (meta, bool) {
+func parentMeta(dir, parent string) (meta, string, bool) {
 	if len(parent) < 8 || strings.ContainsAny(parent[:8], `*?[\/`) {
-		return meta{}, false
+		return meta{}, "", false
 	}
 	cands, _ := filepath.Glob(filepath.Join(filepath.Dir(dir), "*_"+parent[:8]))
 	for _, c := range cands {
@@ -107,10 +110,10 @@ func parentMeta(dir, parent string) (meta, bool) {
 			continue
 		}
 		if pm, _, ok := readMeta(p); ok && importer.LineID(pm.SessionID) == parent {
-			return pm, true
+			return pm, c, true
 		}
 	}
-	return meta{}, false
+	return meta{}, "", false
 }
 
 // readMeta reads a meta.json, whose bytes it returns too; ok is false
@@ -156,26 +159,82 @@ func covers(st, parent stats) bool {
 	return st.Steps >= parent.Steps && st.Prompt >= parent.Prompt && st.Completion >= parent.Completion && st.Cached >= parent.Cached
 }
 
-// compactionOpening is how compact() opens the session it starts: the
-// injected message of vibe/core/compaction.py's
-// render_compaction_context, after the system prompt.
-const compactionOpening = "You are continuing a trajectory after a context compaction."
+// How compact() opens the session it starts, by Vibe's version
+// (vibe/core/agent_loop.py's compact() of mistralai/mistral-vibe at each
+// tag): from 2.15.0, with compactionOpening, the injected message of
+// vibe/core/compaction.py's render_compaction_context, after the system
+// prompt; from 2.11.1 to 2.14.1, with the last prompts (not injected)
+// and then the summary as a user message opened by summaryPrefix
+// (vibe/core/prompts/compact_summary_prefix.md); before 2.11.1, with the
+// summary alone as a user message, no mark on it.
+const (
+	compactionOpening = "You are continuing a trajectory after a context compaction."
+	summaryPrefix     = "Another language model started to solve this problem and produced a summary of its work so far."
+)
 
-// continuesCompaction reports whether s is a session
-// compact() started: its first line after the system prompt is the
-// injected compaction context. A fork (fork()) copies its parent's
-// messages but starts with fresh totals.
-func continuesCompaction(s *importer.Session) bool {
+// continuesCompaction reports whether s, whose parent's directory is
+// parentDir, is a session compact() started, in any version's shape,
+// and how many of its first messages after the system prompt are the
+// compaction's context, not prompts: the prompts 2.11.1 to 2.14.1 copy
+// and the summary they and earlier versions leave as user messages (the
+// later versions' opening is injected, a system message already). A
+// fork (fork()) copies its parent's messages from the first, with fresh
+// totals; so a session that opens with a user message its parent did
+// not open with, which before 2.11.1 is all a compaction's session
+// shows, is a compaction's.
+func continuesCompaction(ctx context.Context, s *importer.Session, parentDir string) (n int, ok bool) {
+	first, users := "", 0
 	for _, msg := range s.Messages {
+		text := strings.TrimSpace(importer.Text(msg.Parts))
 		if msg.Role == loom.RoleSystem {
-			if strings.HasPrefix(strings.TrimSpace(importer.Text(msg.Parts)), compactionOpening) {
-				return true
+			if strings.HasPrefix(text, compactionOpening) {
+				return 0, true
 			}
 			continue
 		}
-		return false
+		if msg.Role != loom.RoleUser {
+			break
+		}
+		users++
+		if strings.HasPrefix(text, summaryPrefix) {
+			return users, true
+		}
+		if first == "" {
+			first = text
+		}
 	}
-	return false
+	if first == "" || parentDir == "" {
+		return 0, false
+	}
+	opened, found := firstPrompt(ctx, filepath.Join(parentDir, messagesFile))
+	if !found || opened == first {
+		return 0, false
+	}
+	return 1, true
+}
+
+// firstPrompt is the text of the first user message of a
+// messages.jsonl that Vibe did not inject; ok is false when it has none
+// that can be read.
+func firstPrompt(ctx context.Context, path string) (text string, ok bool) {
+	f, _, err := importer.Open(path, importer.MaxFile)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	done := errors.New("found")
+	_ = importer.Lines(ctx, f, func(n int, line []byte) error {
+		var l struct {
+			importer.ChatLine
+			Injected bool `json:"injected"`
+		}
+		if json.Unmarshal(line, &l) != nil || l.Role != loom.RoleUser || l.Injected {
+			return nil
+		}
+		text, ok = strings.TrimSpace(importer.Text(importer.TextParts("p", loom.PartText, l.Content))), true
+		return done
+	}, func(int) {})
+	return text, ok
 }
 
 // Read reads one session: its messages, then what meta.json says of it.
@@ -233,21 +292,34 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 	// (and a compaction's call): the calls are the steps less the
 	// prompts. A session compact() continued carries on its parent's
 	// running totals: its own are the difference.
-	prompts := int64(0)
-	for _, msg := range s.Messages {
-		if msg.Role == loom.RoleUser {
-			prompts++
-		}
-	}
 	st := m.Stats
-	if s.ParentSourceID != "" && continuesCompaction(s) {
-		parent, _ = parentMeta(filepath.Dir(name), s.ParentSourceID)
+	if s.ParentSourceID != "" {
+		if pm, dir, ok := parentMeta(filepath.Dir(name), s.ParentSourceID); ok {
+			if n, ok := continuesCompaction(ctx, s, dir); ok {
+				parent = pm
+				for _, msg := range s.Messages {
+					if n == 0 {
+						break
+					}
+					if msg.Role == loom.RoleUser {
+						msg.Role = loom.RoleSystem
+						n--
+					}
+				}
+			}
+		}
 	}
 	if s.ParentSourceID != "" && importer.LineID(parent.SessionID) == s.ParentSourceID && covers(st, parent.Stats) {
 		st.Steps -= parent.Stats.Steps
 		st.Prompt -= parent.Stats.Prompt
 		st.Completion -= parent.Stats.Completion
 		st.Cached -= parent.Stats.Cached
+	}
+	prompts := int64(0)
+	for _, msg := range s.Messages {
+		if msg.Role == loom.RoleUser {
+			prompts++
+		}
 	}
 	for i := len(s.Messages) - 1; i >= 0; i-- {
 		if r := s.Messages[i]; r.Role == loom.RoleAssistant {

@@ -97,3 +97,46 @@ func TestCompactionCountsUsageOnce(t *testing.T) {
 		t.Errorf("a second import read %d files again", r.FilesRead)
 	}
 }
+
+// Before 2.15.0 compact() opened the session it started otherwise
+// (vibe/core/agent_loop.py of mistralai/mistral-vibe at v2.11.0 and
+// v2.11.1): before 2.11.1 with the summary alone as a user message,
+// from 2.11.1 to 2.14.1 with the last prompts and then the summary
+// opened by compact_summary_prefix.md, all user messages not injected.
+// Such a session is a compaction's all the same: it books its totals
+// less its parent's, once, and its opening is what the agent was told
+// (system messages), not prompts. A fork of the same parent, which
+// opens with its parent's first prompt, keeps its own totals.
+func TestEarlierCompactionCountsUsageOnce(t *testing.T) {
+	for _, c := range []struct{ dir, parent, child, roles string }{
+		{"compacted-2.11.0", "e5f6a7b8-1111-4000-8000-00000000bb03", "f6a7b8c9-2222-4000-8000-00000000bb03", "system system user assistant"},
+		{"compacted-2.14.1", "b8c9d0e1-1111-4000-8000-00000000cc03", "c9d0e1f2-2222-4000-8000-00000000cc03", "system system system user assistant"},
+	} {
+		t.Run(c.dir, func(t *testing.T) {
+			res := importertest.ReadAllValid(t, Format{}, filepath.Join("testdata", c.dir))
+			var total loom.Usage
+			for _, id := range []string{c.parent, c.child} {
+				for _, m := range importertest.Session(t, res, id).Messages {
+					total.Add(m.Usage)
+				}
+			}
+			if total.APICalls != 4 || total.InputTokens != 4400 || total.OutputTokens != 120 {
+				t.Errorf("usage of both sessions %+v, want 4 calls, 4400 in, 120 out", total)
+			}
+			s := importertest.Session(t, res, c.child)
+			if s.ParentSourceID != c.parent || importertest.Roles(s) != c.roles {
+				t.Errorf("continued session of %q: %s", s.ParentSourceID, importertest.Roles(s))
+			}
+			importertest.CheckTexts(t, s, loom.RoleUser, "Run it.")
+		})
+	}
+	res := importertest.ReadAllValid(t, Format{}, filepath.Join("testdata", "compacted-2.11.0"))
+	f := importertest.Session(t, res, "a7b8c9d0-3333-4000-8000-00000000bb03")
+	var u loom.Usage
+	for _, m := range f.Messages {
+		u.Add(m.Usage)
+	}
+	if f.Kind != loom.KindFork || u.InputTokens != 2600 || u.OutputTokens != 60 || importertest.Roles(f) != "system user assistant assistant user assistant" {
+		t.Errorf("fork %s %+v %s", f.Kind, u, importertest.Roles(f))
+	}
+}
