@@ -80,6 +80,8 @@ type Optional struct {
 	HubLocks HubLocks
 	// TeamHub holds a team's chain and records on a hub.
 	TeamHub TeamHub
+	// TeamCheckpoints keeps a hub's checkpoints of teams' chains.
+	TeamCheckpoints TeamCheckpoints
 	// Vectors keeps the vectors of search by meaning.
 	Vectors VectorStore
 	// Roots lists the project roots sessions recorded.

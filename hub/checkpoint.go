@@ -63,11 +63,10 @@ func checkpointMAC(key []byte, id string, seq int64, state []byte) []byte {
 // checkpoints returns the store's checkpoints, nil when the hub keeps
 // none (a store without them, or no key to seal them with).
 func (h *teamHandler) checkpoints() loom.TeamCheckpoints {
-	cs, ok := h.st.(loom.TeamCheckpoints)
-	if !ok || len(h.edge.CheckpointKey) == 0 {
+	if h.edge.Checkpoints == nil || len(h.edge.CheckpointKey) == 0 {
 		return nil
 	}
-	return cs
+	return h.edge.Checkpoints
 }
 
 func (h *teamHandler) log() *slog.Logger {

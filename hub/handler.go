@@ -70,6 +70,9 @@ type Edge struct {
 	// hub take a forged entry). Nil: checkpoints live in each process's
 	// memory only.
 	CheckpointKey []byte
+	// Checkpoints is the store's keeping of those checkpoints, handed in
+	// by the code that opened the engine (loom.Optional); nil: none.
+	Checkpoints loom.TeamCheckpoints
 	// Logger receives what the handler does in the background (nil:
 	// slog.Default()).
 	Logger *slog.Logger

@@ -9,15 +9,16 @@ var _ loom.Engine = (*Store)(nil)
 // the SQLite engine has.
 func (s *Store) Optional() loom.Optional {
 	return loom.Optional{
-		Tokens:    s,
-		Shares:    s,
-		HubLocks:  s,
-		TeamHub:   s,
-		Vectors:   s,
-		Roots:     s,
-		Activity:  s,
-		IndexSize: s,
-		Scrubber:  s,
+		Tokens:          s,
+		Shares:          s,
+		HubLocks:        s,
+		TeamHub:         s,
+		TeamCheckpoints: s,
+		Vectors:         s,
+		Roots:           s,
+		Activity:        s,
+		IndexSize:       s,
+		Scrubber:        s,
 	}
 }
 

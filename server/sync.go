@@ -33,6 +33,7 @@ func (s *Server) hubRoutes(mux *router) {
 		},
 		Locks:         s.hubLocks(),
 		CheckpointKey: s.cfg.HubKey,
+		Checkpoints:   s.svc.TeamCheckpoints,
 		Logger:        s.log,
 	}).Mount(mux)
 }
