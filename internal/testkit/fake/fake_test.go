@@ -31,6 +31,7 @@ var fakes = []struct {
 	{reflect.TypeFor[loom.SyncStore](), fake.SyncStore{}},
 	{reflect.TypeFor[loom.HubLocks](), fake.HubLocks{}},
 	{reflect.TypeFor[loom.TeamHub](), fake.TeamHub{}},
+	{reflect.TypeFor[loom.TeamCheckpoints](), fake.TeamCheckpoints{}},
 	{reflect.TypeFor[loom.VectorReader](), fake.VectorReader{}},
 	{reflect.TypeFor[loom.VectorStore](), fake.VectorStore{}},
 	{reflect.TypeFor[loom.EditStore](), fake.EditStore{}},

@@ -198,3 +198,21 @@ func (fk *TeamHub) ClaimTeamRecords(ctx context.Context, team string, claims []l
 func (fk *TeamHub) TeamUsage(ctx context.Context, team string, keys []string) (int64, int64, error) {
 	return call(fk.TeamUsageFn, "TeamHub.TeamUsage")(ctx, team, keys)
 }
+
+// TeamCheckpoints is a fake loom.TeamCheckpoints.
+type TeamCheckpoints struct {
+	TeamCheckpointFn    func(ctx context.Context, team, keyID string) (*loom.TeamCheckpoint, error)
+	PutTeamCheckpointFn func(ctx context.Context, team string, c loom.TeamCheckpoint) error
+}
+
+var _ loom.TeamCheckpoints = (*TeamCheckpoints)(nil)
+
+// TeamCheckpoint calls TeamCheckpointFn.
+func (fk *TeamCheckpoints) TeamCheckpoint(ctx context.Context, team, keyID string) (*loom.TeamCheckpoint, error) {
+	return call(fk.TeamCheckpointFn, "TeamCheckpoints.TeamCheckpoint")(ctx, team, keyID)
+}
+
+// PutTeamCheckpoint calls PutTeamCheckpointFn.
+func (fk *TeamCheckpoints) PutTeamCheckpoint(ctx context.Context, team string, c loom.TeamCheckpoint) error {
+	return call(fk.PutTeamCheckpointFn, "TeamCheckpoints.PutTeamCheckpoint")(ctx, team, c)
+}
