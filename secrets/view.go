@@ -284,7 +284,7 @@ func entity(s string) (int, string) {
 	if d, ok := entities[name]; ok {
 		return end + 1, d
 	}
-	if name[0] != '#' {
+	if name[0] != '#' || len(name) < 2 {
 		return 0, ""
 	}
 	var v uint64
