@@ -155,7 +155,9 @@ type found struct {
 // skippedSeeds are seeds that find a bug not fixed yet, and why: each
 // run names them as skipped, and a seed replayed with
 // LOOM_ADVERSARY_SEED runs anyway.
-var skippedSeeds = map[uint64]string{}
+var skippedSeeds = map[uint64]string{
+	2185952846823470965: "the operator alters the only record of alice's session on the hub, eve (a member) then posts a record of it first signed, so the hub files the session as eve's and refuses alice's own after (her audit's among them): m9, who joins after, holds it as eve's (the tree before every machine kept what it applied fails the same; docs/team.md, What is not built yet)",
+}
 
 type advStats struct {
 	sequences, steps, honest, adversary, syncs, opened, converged, relayed int
