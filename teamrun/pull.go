@@ -52,6 +52,18 @@ func (e *Client) pull(ctx context.Context, v *Verified, st Stores, out *Sync) (e
 		// writer until the next sync.
 		_, err := syncpath.Writer(ctx, c.Team(s.ID), h.Host, s.Applied[h.Host], h.Last, pageRecords, func(recs []loom.SyncRecord) (int64, bool, error) {
 			after := s.Applied[h.Host]
+			// What this page applied of a teammate, kept byte for byte
+			// before the index is saved, to send on if its writer leaves
+			// and the hub loses or alters it (keepApplied, relay).
+			var kept []loom.SyncRecord
+			save := func() error {
+				if h.Host != s.Host {
+					if err := e.Local.keepApplied(s.ID, h.Host, kept); err != nil {
+						return err
+					}
+				}
+				return e.Local.Save(s)
+			}
 			for _, x := range recs {
 				r := team.RecordOf(x)
 				if r.Index <= after {
@@ -80,11 +92,12 @@ func (e *Client) pull(ctx context.Context, v *Verified, st Stores, out *Sync) (e
 				}
 				if keptApart(s, r, err) {
 					out.KeptApart++
-					return after, true, e.Local.Save(s)
+					return after, true, save()
 				}
-				if errors.Is(err, envelope.ErrTampered) && departedBounds(v.State, h.Host, r.Index) {
-					// Altered on the hub after its author left: a teammate
-					// who kept it sends it on (relay); asked again until then.
+				if errors.Is(err, envelope.ErrTampered) && alteredGap(v.State, s, h.Host, r.Index) {
+					// Altered on the hub: its author's audit sends it again
+					// (closing the gap), or, its author gone, a teammate who
+					// applied it sends it on (relay); asked again until then.
 					addGap(s, h.Host, r.Index, r.Index)
 				}
 				if err == nil && hd.ChainSeq < s.Heads[h.Host] {
@@ -122,17 +135,32 @@ func (e *Client) pull(ctx context.Context, v *Verified, st Stores, out *Sync) (e
 					out.setAside(s, SetAside{Host: h.Host, Index: r.Index, Author: authorOf(v.State, r), Why: refusal(err)})
 				} else {
 					out.Applied++
+					kept = append(kept, x)
 				}
 				after = r.Index
 				s.Applied[h.Host] = after
 			}
-			return after, false, e.Local.Save(s)
+			return after, false, save()
 		})
 		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// alteredGap reports whether a record of writer host at idx that the hub
+// holds altered is a gap, asked for again at every sync: when the writer
+// is a member's (their audit sends it again, naming it) or the chain
+// named, when it left, a last index at or past idx (a teammate who
+// applied it before sends it on: keepApplied, relay). A record altered
+// before its writer left is asked for all the same after.
+func alteredGap(st *team.State, s *State, host string, idx int64) bool {
+	if departedBounds(st, host, idx) {
+		return true
+	}
+	_, in := writerMember(st, s, host)
+	return in
 }
 
 // keptApart reports whether a record that did not open (err) is kept
@@ -283,6 +311,7 @@ func (e *Client) fillGaps(ctx context.Context, v *Verified, st Stores, out *Sync
 	sort.Strings(hosts)
 	asked := 0
 	for _, host := range hosts {
+		var kept []loom.SyncRecord
 		for _, g := range append([][2]int64(nil), s.Gaps[host]...) {
 			if asked++; asked > maxGapAsks {
 				// The rest at the next syncs: an operator who drops every
@@ -300,7 +329,7 @@ func (e *Client) fillGaps(ctx context.Context, v *Verified, st Stores, out *Sync
 				}
 				closeGap(s, host, r.Index)
 				hd, payload, err := team.OpenRecord(v.State, s.Keys, r)
-				if errors.Is(err, envelope.ErrTampered) && departedBounds(v.State, host, r.Index) {
+				if errors.Is(err, envelope.ErrTampered) && alteredGap(v.State, s, host, r.Index) {
 					addGap(s, host, r.Index, r.Index) // still altered
 				}
 				if err == nil {
@@ -318,7 +347,13 @@ func (e *Client) fillGaps(ctx context.Context, v *Verified, st Stores, out *Sync
 					out.setAside(s, SetAside{Host: host, Index: r.Index, Author: authorOf(v.State, r), Why: refusal(err)})
 				} else {
 					out.Applied++
+					kept = append(kept, x)
 				}
+			}
+		}
+		if host != s.Host {
+			if err := e.Local.keepApplied(s.ID, host, kept); err != nil {
+				return scrub, err
 			}
 		}
 	}

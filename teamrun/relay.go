@@ -96,31 +96,19 @@ func (e *Client) keep(ctx context.Context, v *Verified, cut map[string]int64) {
 }
 
 // keptDeparted reads the records this machine kept of writers who left,
-// by writer, in index order (a record kept twice once).
-func (l Local) keptDeparted(id string) (map[string][]loom.SyncRecord, error) {
-	f, err := os.Open(l.departedFile(id))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
+// by writer, in index order (a record kept twice once): those the
+// admin's machine kept at a removal (departedFile) and those this
+// machine applied (appliedFile) of each writer of cut, the chain's last
+// index of each writer who left, up to it.
+func (l Local) keptDeparted(id string, cut map[string]int64) (map[string][]loom.SyncRecord, error) {
 	byIdx := map[string]map[int64]loom.SyncRecord{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
-		var x loom.SyncRecord
-		if json.Unmarshal(sc.Bytes(), &x) != nil {
-			continue
-		}
-		if byIdx[x.Host] == nil {
-			byIdx[x.Host] = map[int64]loom.SyncRecord{}
-		}
-		byIdx[x.Host][x.Index] = x
-	}
-	if err := sc.Err(); err != nil {
+	if err := readKept(l.departedFile(id), byIdx, nil); err != nil {
 		return nil, err
+	}
+	for host := range cut {
+		if err := readKept(l.appliedFile(id, host), byIdx, cut); err != nil {
+			return nil, err
+		}
 	}
 	out := make(map[string][]loom.SyncRecord, len(byIdx))
 	for h, m := range byIdx {
@@ -139,7 +127,7 @@ func (l Local) keptDeparted(id string) (map[string][]loom.SyncRecord, error) {
 // none.
 func (e *Client) relay(ctx context.Context, v *Verified, out *Sync) error {
 	s := v.Local
-	kept, err := e.Local.keptDeparted(s.ID)
+	kept, err := e.Local.keptDeparted(s.ID, v.State.Cut)
 	if err != nil || len(kept) == 0 {
 		return err
 	}
@@ -184,4 +172,87 @@ func (e *Client) relay(ctx context.Context, v *Verified, out *Sync) error {
 		}
 	}
 	return nil
+}
+
+// Records a machine applied of its teammates (docs/team.md, "Every
+// machine keeps what it applied"): the operator can alter or drop a
+// record on the hub after a teammate applied it and before its author's
+// machine syncs again (whose audit would send it again); when the author
+// is removed then, its author sends nothing again and the admin keeps
+// only what the hub still held signed. So every machine keeps, byte for
+// byte, the records of other writers it applied, a file a writer, and
+// sends on those of writers who left (relay), as the admin's machine
+// sends on what it kept at the removal. A writer's file holds what this
+// machine applied of it, at most its log up to the index the chain
+// named when it left: no more bytes than the hub served it, the team's
+// store holds the same sessions opened.
+
+// appliedDir holds the records this machine applied of other writers.
+func (l Local) appliedDir(id string) string { return filepath.Join(l.Dir, id, "applied") }
+
+// appliedFile is writer host's file in appliedDir: its name is the
+// writer id in hex, as a hub names writers as it likes.
+func (l Local) appliedFile(id, host string) string {
+	return filepath.Join(l.appliedDir(id), hex.EncodeToString([]byte(host)))
+}
+
+// keepApplied appends recs, records of writer host this machine just
+// applied, to the writer's file: before the index applied is saved, so a
+// record is kept at least once (a record kept twice is read once).
+func (l Local) keepApplied(id, host string, recs []loom.SyncRecord) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	var b bytes.Buffer
+	for _, x := range recs {
+		line, err := json.Marshal(x)
+		if err != nil {
+			return err
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	if err := os.MkdirAll(l.appliedDir(id), 0o700); err != nil {
+		return fmt.Errorf("keeping the records applied of writer %s: %w", host, err)
+	}
+	f, err := os.OpenFile(l.appliedFile(id, host), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("keeping the records applied of writer %s: %w", host, err)
+	}
+	_, err = f.Write(b.Bytes())
+	if err = errors.Join(err, f.Close()); err != nil {
+		return fmt.Errorf("keeping the records applied of writer %s: %w", host, err)
+	}
+	return nil
+}
+
+// readKept reads a file of records a JSON line each into byIdx, by
+// writer and index, those up to last when last is not nil.
+func readKept(path string, byIdx map[string]map[int64]loom.SyncRecord, last map[string]int64) error {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		var x loom.SyncRecord
+		if json.Unmarshal(sc.Bytes(), &x) != nil {
+			continue
+		}
+		if last != nil {
+			if l, ok := last[x.Host]; !ok || x.Index < 1 || x.Index > l {
+				continue
+			}
+		}
+		if byIdx[x.Host] == nil {
+			byIdx[x.Host] = map[int64]loom.SyncRecord{}
+		}
+		byIdx[x.Host][x.Index] = x
+	}
+	return sc.Err()
 }

@@ -68,3 +68,58 @@ func TestTeamDepartedRecordsSentOn(t *testing.T) {
 		t.Fatalf("alice's sync once the hub holds bob's records again:\n%s", r.Stderr)
 	}
 }
+
+// TestTeamAppliedRecordsSentOn: bob writes a session and carol reads
+// it. The hub's operator alters a byte of bob's record before bob's
+// machine syncs again (its audit would send it again), and alice (the
+// admin), who reads it only now, sets it aside as a gap; then she
+// removes bob, keeping nothing of it (the hub holds it altered). carol's
+// next sync sends on the copy she applied, byte for byte; alice's next
+// sync applies it, holds bob's session as carol does, and no longer
+// says it is missing.
+func TestTeamAppliedRecordsSentOn(t *testing.T) {
+	p := newPair(t)
+	alice, bob := p.alice, p.bob
+	carol := p.joinCarol(t)
+	const id = "0196a3b2-1c4e-7d3f-9a2b-5e6f7a8b9c31"
+	importSession(t, bob, id, "bob's numbat", "why is the numbat queue slow", "The numbat queue was slow.")
+	bob.must(t, "team", "share", "--content", "--yes")
+	bob.must(t, "team", "sync")
+	carol.must(t, "team", "sync")
+	host := bob.teamState(t, p.id).Host
+	ctx := context.Background()
+	if tag, err := p.pool.Exec(ctx, `UPDATE team_records SET body = set_byte(body, 80, get_byte(body, 80) # 1) WHERE team_id = $1 AND host_id = $2 AND idx = 1`, p.id, host); err != nil || tag.RowsAffected() != 1 {
+		t.Fatalf("the operator's edit: %v %v", tag, err)
+	}
+	holds := func(m *member) string {
+		t.Helper()
+		return m.must(t, "session", "list", "--team", "core", "--all-projects")
+	}
+	r := alice.run(t, "team", "sync")
+	t.Logf("alice's sync:\n%s%s", r.Stderr, r.Stdout)
+	if r.Code != 0 || !strings.Contains(r.Stderr, "altered or damaged") || !strings.Contains(r.Stderr, "missing on the hub") {
+		t.Fatalf("alice's sync does not say bob's record is altered and asked for again:\n%s", r.Stderr)
+	}
+	if out := holds(alice); strings.Contains(out, "numbat") {
+		t.Fatalf("alice holds the session of bob's altered record:\n%s", out)
+	}
+	alice.must(t, "team", "remove", "bob")
+	r = carol.run(t, "team", "sync")
+	t.Logf("carol's sync:\n%s%s", r.Stderr, r.Stdout)
+	if r.Code != 0 || !strings.Contains(r.Stderr, "sent on") {
+		t.Fatalf("carol's sync does not send bob's record on:\n%s", r.Stderr)
+	}
+	r = alice.run(t, "team", "sync")
+	t.Logf("alice's sync after:\n%s%s", r.Stderr, r.Stdout)
+	if r.Code != 0 || strings.Contains(r.Stderr, "missing on the hub") {
+		t.Fatalf("alice's sync after carol sent bob's record on:\n%s", r.Stderr)
+	}
+	for _, m := range []*member{alice, carol} {
+		if out := holds(m); !strings.Contains(out, "numbat") {
+			t.Fatalf("%s does not hold bob's session:\n%s", m.name, out)
+		}
+	}
+	if r := carol.run(t, "team", "sync"); r.Code != 0 || strings.Contains(r.Stderr, "sent on") {
+		t.Fatalf("carol's sync once the hub holds bob's record again:\n%s", r.Stderr)
+	}
+}
