@@ -119,7 +119,7 @@ func TestZstd(t *testing.T) {
 		t.Errorf("%d messages read within the limit, of %d", n, len(ws.Messages))
 	}
 	last := res.Problems[len(res.Problems)-1]
-	if !strings.Contains(last.Reason, errTooLarge.Error()) {
+	if !strings.Contains(last.Reason, importer.ErrExpandedTooLarge.Error()) {
 		t.Errorf("problems %v", res.Problems)
 	}
 

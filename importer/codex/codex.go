@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -90,10 +89,6 @@ var (
 	zstdExpansion    int64  = 64
 )
 
-// errTooLarge stops reading a compressed file that expands beyond its
-// limit.
-var errTooLarge = errors.New("decompressed size exceeds the limit")
-
 // Read reads one rollout file, plain or zstd-compressed, into one
 // session.
 func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
@@ -110,7 +105,7 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 		}
 		defer dec.Close()
 		limit := min(max(zstdMinExpansion, zstdExpansion*info.Size()), importer.MaxFile)
-		r = &capReader{r: dec, left: limit}
+		r = &importer.CapReader{R: dec, Left: limit}
 	}
 	return read(ctx, path, r)
 }
@@ -136,12 +131,12 @@ func (Format) Expand(ctx context.Context, name string) (io.ReadCloser, error) {
 		return nil, fmt.Errorf("codex: %s: %w", name, err)
 	}
 	limit := max(zstdMinExpansion, zstdExpansion*info.Size())
-	return &expanded{capReader: capReader{r: dec, left: limit}, dec: dec, f: f}, nil
+	return &expanded{CapReader: importer.CapReader{R: dec, Left: limit}, dec: dec, f: f}, nil
 }
 
 // expanded is a compressed rollout's plain bytes.
 type expanded struct {
-	capReader
+	importer.CapReader
 	dec *zstd.Decoder
 	f   *os.File
 }
@@ -190,27 +185,4 @@ func (Format) Restart(line []byte) bool {
 		Type string `json:"type"`
 	}
 	return json.Unmarshal(line, &l) == nil && l.Type == "turn_context"
-}
-
-// capReader fails with errTooLarge once more than left bytes were read.
-type capReader struct {
-	r    io.Reader
-	left int64
-}
-
-func (c *capReader) Read(p []byte) (int, error) {
-	if c.left <= 0 {
-		// At the limit: fine if the stream ends here.
-		var one [1]byte
-		if n, err := c.r.Read(one[:]); n == 0 && err != nil {
-			return 0, err
-		}
-		return 0, errTooLarge
-	}
-	if int64(len(p)) > c.left {
-		p = p[:c.left]
-	}
-	n, err := c.r.Read(p)
-	c.left -= int64(n)
-	return n, err
 }

@@ -51,7 +51,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -121,29 +120,6 @@ const (
 	zstdMinExpansion = 256 << 20
 	zstdExpansion    = 64
 )
-
-var errTooLarge = errors.New("decompressed size exceeds the limit")
-
-type capReader struct {
-	r    io.Reader
-	left int64
-}
-
-func (c *capReader) Read(p []byte) (int, error) {
-	if c.left <= 0 {
-		var one [1]byte
-		if n, err := c.r.Read(one[:]); n == 0 && err != nil {
-			return 0, err
-		}
-		return 0, errTooLarge
-	}
-	if int64(len(p)) > c.left {
-		p = p[:c.left]
-	}
-	n, err := c.r.Read(p)
-	c.left -= int64(n)
-	return n, err
-}
 
 // header is a log's first line.
 type header struct {
@@ -311,7 +287,7 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 			return nil, fmt.Errorf("%s: %s: %w", Tool, path, err)
 		}
 		defer dec.Close()
-		r = &capReader{r: dec, left: min(max(zstdMinExpansion, zstdExpansion*info.Size()), importer.MaxFile)}
+		r = &importer.CapReader{R: dec, Left: min(max(zstdMinExpansion, zstdExpansion*info.Size()), importer.MaxFile)}
 	}
 	return read(ctx, path, r)
 }
