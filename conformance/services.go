@@ -27,6 +27,7 @@ var Capabilities = []Capability{
 	{"Shares", "no share links", func(s loom.Optional) bool { return s.Shares != nil }},
 	{"HubLocks", "a hub's pushes are limited per process, not over every process on the store", func(s loom.Optional) bool { return s.HubLocks != nil }},
 	{"TeamHub", "the store can be no team hub", func(s loom.Optional) bool { return s.TeamHub != nil }},
+	{"TeamCheckpoints", "a hub process that starts verifies each team's chain from its first entry", func(s loom.Optional) bool { return s.TeamCheckpoints != nil }},
 	{"Vectors", "search ranks by keywords only", func(s loom.Optional) bool { return s.Vectors != nil }},
 	{"Roots", "loom blame looks only at a project's own roots", func(s loom.Optional) bool { return s.Roots != nil }},
 	{"Activity", "insights have no activity", func(s loom.Optional) bool { return s.Activity != nil }},
