@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -376,7 +377,8 @@ const firstRecords = 8
 // the row whatever it says. A session of which the hub holds no record
 // (a new one, or one whose records the operator dropped) is filed by
 // the table as before; one whose records the hub holds, none signed by
-// its author, is this claim's. One read of an index per session a push
+// its author, is the member's whose key the first one's writer id is
+// bound to, else this claim's. One read of an index per session a push
 // writes.
 func (h *teamHandler) prove(ctx context.Context, st *team.State, id string, claims []loom.TeamClaim) error {
 	owners := map[string]string{}
@@ -386,7 +388,7 @@ func (h *teamHandler) prove(ctx context.Context, st *team.State, id string, clai
 		if !ok {
 			// The first record alone (a record's body is up to 4 MiB),
 			// then the few after it when the operator altered it.
-			held := false
+			held, altered := false, ""
 			for _, n := range []int{1, firstRecords} {
 				recs, err := h.st.TeamSessionRecords(ctx, id, c.Session, n)
 				if err != nil {
@@ -398,6 +400,9 @@ func (h *teamHandler) prove(ctx context.Context, st *team.State, id string, clai
 						o = st.MemberOf(hd.Author).Fingerprint()
 						break
 					}
+					if altered == "" {
+						altered = writerMember(st, r.Host)
+					}
 				}
 				if o != "" || len(recs) < n {
 					break
@@ -405,11 +410,12 @@ func (h *teamHandler) prove(ctx context.Context, st *team.State, id string, clai
 			}
 			if o == "" && held {
 				// The hub holds records of the session, none of them
-				// signed by its author (the operator altered them): no
+				// signed by its author (the operator altered them): the
+				// first one's writer id, bound to its key, says whose
+				// it was (its author's audit sends it again); else no
 				// row says more than they do, and this record is the
-				// first signed one (its author's audit sends again what
-				// the operator altered).
-				o = c.Owner
+				// first signed one.
+				o = cmp.Or(altered, c.Owner)
 			}
 			owners[c.Session] = o
 		}
@@ -422,6 +428,21 @@ func (h *teamHandler) prove(ctx context.Context, st *team.State, id string, clai
 		}
 	}
 	return nil
+}
+
+// writerMember is the fingerprint of the member whose key the writer id
+// host is bound to (team.OwnsWriter), "" for none of the chain's: what
+// a record the hub holds says of its author when its signature does not
+// verify (the operator altered its bytes, not the row's writer id).
+func writerMember(st *team.State, host string) string {
+	for fp := range st.Past {
+		if team.OwnsWriter(fp, host) && !st.IsInvite(fp) {
+			if m := st.MemberOf(fp); m != nil {
+				return m.Fingerprint()
+			}
+		}
+	}
+	return ""
 }
 
 // mount adds the chain's endpoints to mux, each through api (the
