@@ -117,3 +117,15 @@ func ForkTurn(parent, fork []*loom.Message) int {
 	}
 	return turns
 }
+
+// LastModelReply is the last assistant message of msgs that names its
+// model, nil for none: whose model (and provider) a session is said to
+// use where its file names none of its own.
+func LastModelReply(msgs []*loom.Message) *loom.Message {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if m := msgs[i]; m.Role == loom.RoleAssistant && m.Model != "" {
+			return m
+		}
+	}
+	return nil
+}

@@ -326,11 +326,8 @@ func read(ctx context.Context, path string, r io.Reader) (*importer.Result, erro
 	if p := importer.LineID(rd.hdr.ParentSession); p != "" && p != id && rd.hdr.Origin == "subagent" {
 		s.Kind, s.ParentSourceID = loom.KindSubagent, p
 	}
-	for i := len(s.Messages) - 1; i >= 0; i-- {
-		if m := s.Messages[i]; m.Role == loom.RoleAssistant && m.Model != "" {
-			s.Model, s.Provider = m.Model, m.Provider
-			break
-		}
+	if m := importer.LastModelReply(s.Messages); m != nil {
+		s.Model, s.Provider = m.Model, m.Provider
 	}
 	res.Keep(s, "session")
 	return res, nil

@@ -145,11 +145,8 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 		if p, ok := callers[c.id]; ok && p != c.id {
 			s.Kind, s.ParentSourceID = loom.KindSubagent, strconv.FormatInt(p, 10)
 		}
-		for i := len(s.Messages) - 1; i >= 0; i-- {
-			if m := s.Messages[i]; m.Role == loom.RoleAssistant && m.Model != "" {
-				s.Model = m.Model
-				break
-			}
+		if m := importer.LastModelReply(s.Messages); m != nil {
+			s.Model = m.Model
 		}
 		res.Keep(s, "session")
 	}

@@ -140,11 +140,8 @@ func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, er
 		}
 		s.Title, s.Cwd = importer.Clip(strings.TrimSpace(sn.title), 200), sn.dir
 		s.CreatedAt, s.UpdatedAt = cmp.Or(parseTime(sn.created), s.CreatedAt), cmp.Or(parseTime(sn.updated), s.UpdatedAt)
-		for i := len(s.Messages) - 1; i >= 0; i-- {
-			if m := s.Messages[i]; m.Role == loom.RoleAssistant && m.Model != "" {
-				s.Model = m.Model
-				break
-			}
+		if m := importer.LastModelReply(s.Messages); m != nil {
+			s.Model = m.Model
 		}
 		res.Keep(s, "session")
 	}
