@@ -1,29 +1,19 @@
 package devin
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/loomhq/loom/importer/importertest"
 )
 
 // TestWriteSample writes testdata/$dbName, the database the tests build,
 // when LOOM_WRITE_SAMPLE_DB=1: a database of the agent's kept as a
 // file, which importer/agents' property test damages row by row.
 func TestWriteSample(t *testing.T) {
-	if os.Getenv("LOOM_WRITE_SAMPLE_DB") == "" {
-		t.Skip("writes testdata/" + dbName + " with LOOM_WRITE_SAMPLE_DB=1")
-	}
-	dir := t.TempDir()
-	build(t, dir)
-	path := filepath.Join(dir, dbName)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll("testdata", 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join("testdata", dbName), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	importertest.WriteSample(t, filepath.Join("testdata", dbName), func(t *testing.T) string {
+		dir := t.TempDir()
+		build(t, dir)
+		return filepath.Join(dir, dbName)
+	})
 }
