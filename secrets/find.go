@@ -194,7 +194,7 @@ var lowerBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &
 
 // matches appends r's matches in text, whose offsets are moved by off.
 func (r *rule) matches(text string, off int, out []Finding) []Finding {
-	for _, m := range r.re.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range r.re().FindAllStringSubmatchIndex(text, -1) {
 		s, e := group(m)
 		if e-s < 1 || !r.accept(text[s:e]) && !(r.ID == "url-credentials" && sampleAtNamedHost(text, s, e) && r.fits(text[s:e])) ||
 			r.ID == "url-credentials" && (sameAsUser(text, s, e) || secretCounted(text[s:e]) && exampleHost(text, s)) ||
@@ -223,7 +223,7 @@ func (r *rule) anchored(text string, at []int, out []Finding) []Finding {
 		if r.bounded && p > 0 && wordByte(text[p-1]) && wordByte(text[p]) {
 			continue
 		}
-		m := r.re.FindStringSubmatchIndex(text[p:min(p+r.Window[1], len(text))])
+		m := r.re().FindStringSubmatchIndex(text[p:min(p+r.Window[1], len(text))])
 		if m == nil {
 			continue
 		}
