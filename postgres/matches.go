@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -126,7 +127,7 @@ func (s *Store) commonShares(ctx context.Context, words []string) (map[string]fl
 
 // lexemeRE is a quoted lexeme of a tsquery's text, a quote inside it
 // doubled.
-var lexemeRE = regexp.MustCompile(`'((?:[^']|'')*)'`)
+var lexemeRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`'((?:[^']|'')*)'`) })
 
 // lexemes returns the lexemes of tsq, the SQL of a tsquery constant
 // (weighedPart.tsq: its text quoted once more as a string).
@@ -134,7 +135,7 @@ func lexemes(tsq string) []string {
 	text := strings.TrimSuffix(strings.TrimPrefix(tsq, "'"), "'::tsquery")
 	text = strings.ReplaceAll(text, "''", "'")
 	var out []string
-	for _, m := range lexemeRE.FindAllStringSubmatch(text, -1) {
+	for _, m := range lexemeRE().FindAllStringSubmatch(text, -1) {
 		out = append(out, strings.ReplaceAll(m[1], "''", "'"))
 	}
 	return out

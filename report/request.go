@@ -4,6 +4,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/loomhq/loom"
@@ -42,7 +43,7 @@ func ParseBound(s string, loc *time.Location, now time.Time, upper bool) (time.T
 	if d, err := human.ParseAge(s); err == nil {
 		return bound(now.Add(-d), upper), nil
 	}
-	if outOfRange.MatchString(s) {
+	if outOfRange().MatchString(s) {
 		return time.Time{}, loom.Errorf(loom.EINVALID, "%q is out of range: dates run from 0000-01-01 to 9999-12-31", s)
 	}
 	return time.Time{}, loom.Errorf(loom.EINVALID, "%q is not a date (%s), a time (RFC 3339) or an age (7d)", s, now.AddDate(0, 0, -7).Format("2006-01-02"))
@@ -50,7 +51,7 @@ func ParseBound(s string, loc *time.Location, now time.Time, upper bool) (time.T
 
 // outOfRange matches a date whose year RFC 3339 cannot write: negative,
 // or of more than four digits.
-var outOfRange = regexp.MustCompile(`^([-+]\d+|\d{5,})-\d\d-\d\d`)
+var outOfRange = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([-+]\d+|\d{5,})-\d\d-\d\d`) })
 
 // bound returns t as a bound of a report, the zero time when it is at an
 // end of the years RFC 3339 writes and so bounds nothing (see

@@ -325,7 +325,7 @@ func (a *assignment) entryValue(i int, id string) (Finding, bool) {
 	for e < len(text) && text[e] != a.before && text[e] != '\n' {
 		e++
 	}
-	if k := formNext.FindStringIndex(text[i:e]); k != nil {
+	if k := formNext().FindStringIndex(text[i:e]); k != nil {
 		// access_token=…&token_type=bearer: a form's body.
 		e = i + k[0]
 	}

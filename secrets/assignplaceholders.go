@@ -80,7 +80,7 @@ func weakPlain(d string) bool {
 // manager's address.
 func reference(v string) bool {
 	l := strings.ToLower(v)
-	if pyFormat.MatchString(v) || templated(v) {
+	if pyFormat().MatchString(v) || templated(v) {
 		return true
 	}
 	for _, p := range []string{"<%", "$(", "process.env", "os.environ", "os.getenv", "getenv(", "env(", "env[",

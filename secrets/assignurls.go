@@ -3,6 +3,7 @@ package secrets
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // URLs whose credentials are none: hosts kept for documentation, the
@@ -36,7 +37,7 @@ func exampleHost(text string, at int) bool {
 }
 
 // formNext finds where a form's next field starts: &name=.
-var formNext = regexp.MustCompile(`&[A-Za-z_][A-Za-z0-9_]*=`)
+var formNext = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`&[A-Za-z_][A-Za-z0-9_]*=`) })
 
 // badgeURL reports whether the query at ns belongs to an image's URL (a
 // README's status badge: …/badge.svg?token=…), whose token only shows a

@@ -7,6 +7,7 @@ import (
 	"math"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -15,7 +16,7 @@ import (
 
 // telegramToken is a Telegram bot token as Telegram issues them: the
 // bot's id, a colon, and 35 characters starting with A.
-var telegramToken = regexp.MustCompile(`^\d{5,16}:A[A-Za-z0-9_-]{34}$`)
+var telegramToken = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d{5,16}:A[A-Za-z0-9_-]{34}$`) })
 
 // brokenTelegram reports whether v, given to a name that says
 // Telegram, starts as a bot token does (digits, a colon, an A) but is
@@ -25,7 +26,7 @@ func brokenTelegram(name, v string) bool {
 	if i <= 0 || i+1 >= len(v) || v[i+1] != 'A' || !allDigits(v[:i]) || !strings.Contains(strings.ToLower(name), "telegram") {
 		return false
 	}
-	return !telegramToken.MatchString(v)
+	return !telegramToken().MatchString(v)
 }
 
 // envWord reports whether v, at s in text, is a word of lower-case

@@ -3,6 +3,7 @@ package secrets
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // findKubernetesSecret returns the values of the data and stringData
@@ -203,7 +204,7 @@ func jsonObjectValues(doc string, from, off int, out []Finding, id string) []Fin
 		end = len(doc) - i
 	}
 	body := doc[i : i+end]
-	for _, m := range pairRe.FindAllStringSubmatchIndex(body, -1) {
+	for _, m := range pairRe().FindAllStringSubmatchIndex(body, -1) {
 		if m[3]-m[2] >= 4 && !plainSecretData(strings.Trim(body[m[0]:m[2]], "\"' :\t"), body[m[2]:m[3]]) {
 			out = append(out, Finding{RuleID: id, Start: off + i + m[2], End: off + i + m[3]})
 		}
@@ -212,7 +213,7 @@ func jsonObjectValues(doc string, from, off int, out []Finding, id string) []Fin
 }
 
 // pairRe is one key and string value of a JSON object or flow mapping.
-var pairRe = regexp.MustCompile(`["']?[\w.-]+["']?\s*:\s*["']?([^"',}\s]+)`)
+var pairRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`["']?[\w.-]+["']?\s*:\s*["']?([^"',}\s]+)`) })
 
 // findDockerAuth returns the credentials of a Docker config.json's
 // auths: each registry's auth (base64 of user:password) and identity
@@ -220,7 +221,7 @@ var pairRe = regexp.MustCompile(`["']?[\w.-]+["']?\s*:\s*["']?([^"',}\s]+)`)
 func findDockerAuth(text string, at []int, out []Finding) []Finding {
 	for _, p := range at {
 		seg := text[p:min(len(text), p+4096)]
-		for _, m := range dockerAuthRe.FindAllStringSubmatchIndex(seg, -1) {
+		for _, m := range dockerAuthRe().FindAllStringSubmatchIndex(seg, -1) {
 			v := seg[m[2]:m[3]]
 			if placeholder(v) || placeholderAuth(v) {
 				continue
@@ -231,7 +232,9 @@ func findDockerAuth(text string, at []int, out []Finding) []Finding {
 	return out
 }
 
-var dockerAuthRe = regexp.MustCompile(`"(?:auth|identitytoken|registrytoken|password)"\s*:\s*"([^"\s]{4,})"`)
+var dockerAuthRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`"(?:auth|identitytoken|registrytoken|password)"\s*:\s*"([^"\s]{4,})"`)
+})
 
 // findPgpass returns the passwords of .pgpass lines:
 // hostname:port:database:username:password, the port a number or *.
@@ -319,7 +322,7 @@ func pgpassFields(line string, inString bool) ([2]int, bool) {
 func findNetrc(text string, at []int, out []Finding) []Finding {
 	for _, p := range at {
 		seg := text[p:min(len(text), p+400)]
-		m := netrcRe.FindStringSubmatchIndex(seg)
+		m := netrcRe().FindStringSubmatchIndex(seg)
 		if m == nil || weakWord(seg[m[2]:m[3]]) {
 			continue
 		}
@@ -329,4 +332,6 @@ func findNetrc(text string, at []int, out []Finding) []Finding {
 }
 
 // A diff's + may start each of its lines.
-var netrcRe = regexp.MustCompile(`\Amachine\s+\S+\s+(?:\+\s*)?(?:login\s+\S+\s+(?:\+\s*)?)?password\s+(\S{3,})`)
+var netrcRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\Amachine\s+\S+\s+(?:\+\s*)?(?:login\s+\S+\s+(?:\+\s*)?)?password\s+(\S{3,})`)
+})

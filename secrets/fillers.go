@@ -3,6 +3,7 @@ package secrets
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // fillerPart is the part of a value of rule id that is to be random:
@@ -144,13 +145,13 @@ func tutorialPassword(l string) bool {
 
 // pyFormat is a name of Python's % formatting (%(password)s): a
 // reference. A %( that no name and ) follow is a key's characters.
-var pyFormat = regexp.MustCompile(`%\([A-Za-z_][A-Za-z0-9_.]*\)`)
+var pyFormat = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`%\([A-Za-z_][A-Za-z0-9_.]*\)`) })
 
 // placeholder reports whether v reads as a placeholder or a reference
 // to a secret kept elsewhere rather than a secret.
 func placeholder(v string) bool {
 	l := strings.ToLower(v)
-	if hasAny(l, placeholderWords) || tutorialPassword(l) || pyFormat.MatchString(v) || templated(v) {
+	if hasAny(l, placeholderWords) || tutorialPassword(l) || pyFormat().MatchString(v) || templated(v) {
 		return true
 	}
 	// [password], {token}: a word in brackets.

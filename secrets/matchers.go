@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // A matcher is a built-in rule that reads context rather than a shape:
@@ -233,11 +234,11 @@ func mailgunKey(t string) bool {
 // beside a "value").
 func findTerraform(text string, at []int, out []Finding) []Finding {
 	names := map[string]bool{}
-	for _, m := range tfGetAttr.FindAllStringSubmatch(text, -1) {
+	for _, m := range tfGetAttr().FindAllStringSubmatch(text, -1) {
 		names[m[1]+m[2]] = true
 	}
-	for _, m := range tfSensitiveMap.FindAllStringSubmatch(text, -1) {
-		for _, k := range tfTrue.FindAllStringSubmatch(m[1], -1) {
+	for _, m := range tfSensitiveMap().FindAllStringSubmatch(text, -1) {
+		for _, k := range tfTrue().FindAllStringSubmatch(m[1], -1) {
 			names[k[1]] = true
 		}
 	}
@@ -278,10 +279,10 @@ func findTerraform(text string, at []int, out []Finding) []Finding {
 			continue
 		}
 		seg := text[p:min(len(text), p+300)]
-		if !tfSensitiveTrue.MatchString(seg) {
+		if !tfSensitiveTrue().MatchString(seg) {
 			continue
 		}
-		if m := tfValue.FindStringSubmatchIndex(seg); m != nil && m[3] > m[2] {
+		if m := tfValue().FindStringSubmatchIndex(seg); m != nil && m[3] > m[2] {
 			out = append(out, Finding{RuleID: "terraform-sensitive", Start: p + m[2], End: p + m[3]})
 		}
 	}
@@ -305,11 +306,15 @@ func jsonStringEnd(text string, i int) int {
 }
 
 var (
-	tfGetAttr       = regexp.MustCompile(`"type"\s*:\s*"get_attr"\s*,\s*"value"\s*:\s*"([^"]+)"|"value"\s*:\s*"([^"]+)"\s*,\s*"type"\s*:\s*"get_attr"`)
-	tfSensitiveMap  = regexp.MustCompile(`"(?:after_sensitive|sensitive_values)"\s*:\s*\{([^{}]*)\}`)
-	tfTrue          = regexp.MustCompile(`"([^"]+)"\s*:\s*true`)
-	tfSensitiveTrue = regexp.MustCompile(`\A"sensitive"\s*:\s*true`)
-	tfValue         = regexp.MustCompile(`"value"\s*:\s*"((?:[^"\\]|\\.)*)"`)
+	tfGetAttr = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`"type"\s*:\s*"get_attr"\s*,\s*"value"\s*:\s*"([^"]+)"|"value"\s*:\s*"([^"]+)"\s*,\s*"type"\s*:\s*"get_attr"`)
+	})
+	tfSensitiveMap = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`"(?:after_sensitive|sensitive_values)"\s*:\s*\{([^{}]*)\}`)
+	})
+	tfTrue          = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"([^"]+)"\s*:\s*true`) })
+	tfSensitiveTrue = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\A"sensitive"\s*:\s*true`) })
+	tfValue         = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"value"\s*:\s*"((?:[^"\\]|\\.)*)"`) })
 )
 
 // unescaped reports whether s holds c other than escaped with \.
@@ -344,12 +349,14 @@ func placeholderAuth(v string) bool {
 
 // echoCommand is a command that prints one variable: printenv NAME,
 // echo $NAME, echo "${NAME}".
-var echoCommand = regexp.MustCompile(`(?:\bprintenv\s+([A-Za-z_][A-Za-z0-9_]*)|\becho\s+(?:-n\s+)?"?\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?"?)[ \t]*(?:\\n|"|$|\n)`)
+var echoCommand = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:\bprintenv\s+([A-Za-z_][A-Za-z0-9_]*)|\becho\s+(?:-n\s+)?"?\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?"?)[ \t]*(?:\\n|"|$|\n)`)
+})
 
 // echoedName returns the variable command prints, when it prints one
 // variable whose name says secret.
 func echoedName(command string) (string, bool) {
-	m := echoCommand.FindStringSubmatch(command)
+	m := echoCommand().FindStringSubmatch(command)
 	if m == nil {
 		return "", false
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/blame"
@@ -21,7 +22,7 @@ const notOwner = "blame reads this machine's files: only the user loom serve run
 
 // revName is a revision the server passes to git: a name or a hash,
 // with ~N, ^N or @{…} after it; never an option, a range or a path.
-var revName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_./~^@{}-]*$`)
+var revName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_./~^@{}-]*$`) })
 
 // blameFor says whether user may blame files here.
 func (s *Server) blameFor(user string) bool {
@@ -42,7 +43,7 @@ func (s *Server) blameFile(ctx context.Context, user, path, rev string) (*blame.
 	if !filepath.IsAbs(path) || strings.ContainsRune(path, 0) {
 		return nil, loom.Errorf(loom.EINVALID, "path %q is not absolute: give the file's absolute path", path)
 	}
-	if rev != "" && (!revName.MatchString(rev) || strings.Contains(rev, "..")) {
+	if rev != "" && (!revName().MatchString(rev) || strings.Contains(rev, "..")) {
 		return nil, loom.Errorf(loom.EINVALID, "rev %q is not a commit's name or hash", rev)
 	}
 	var es loom.EditStore = s.st

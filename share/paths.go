@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Hider finds, and on request replaces, what a shared session says of
@@ -158,10 +159,14 @@ var commonWords = map[string]bool{"root": true, "user": true, "admin": true, "lo
 var (
 	// homePath matches a home directory: /home/NAME, /Users/NAME,
 	// C:\Users\NAME; group 1 is the name.
-	homePath = regexp.MustCompile(`(?:/home/|/Users/|[A-Za-z]:\\Users\\)([A-Za-z0-9._-]+)`)
+	homePath = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?:/home/|/Users/|[A-Za-z]:\\Users\\)([A-Za-z0-9._-]+)`)
+	})
 	// absPath matches an absolute path of two segments or more, not
 	// inside a URL (a path starts after a space, a quote or a bracket).
-	absPath = regexp.MustCompile(`(?:^|[\s"'=(\[,])((?:/[A-Za-z0-9._@+~-]+){2,}/?|[A-Za-z]:\\(?:[A-Za-z0-9._@+~ -]+\\?){1,})`)
+	absPath = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?:^|[\s"'=(\[,])((?:/[A-Za-z0-9._@+~-]+){2,}/?|[A-Za-z]:\\(?:[A-Za-z0-9._@+~ -]+\\?){1,})`)
+	})
 )
 
 // Hide replaces the project root by "<project>", every home directory
@@ -183,7 +188,7 @@ func (h *Hider) Hide(s string) (string, int) {
 		n += len(re.FindAllStringIndex(s, -1))
 		s = re.ReplaceAllString(s, "~${1}")
 	}
-	s = homePath.ReplaceAllStringFunc(s, func(string) string { n++; return "~" })
+	s = homePath().ReplaceAllStringFunc(s, func(string) string { n++; return "~" })
 	for _, re := range h.userREs() {
 		s = re.ReplaceAllStringFunc(s, func(string) string { n++; return "<user>" })
 	}
@@ -211,10 +216,10 @@ func (f *finds) scan(s string, h *Hider) {
 	if s == "" {
 		return
 	}
-	for _, m := range absPath.FindAllStringSubmatch(s, -1) {
+	for _, m := range absPath().FindAllStringSubmatch(s, -1) {
 		f.paths[strings.TrimRight(m[1], `\/ `)] = true
 	}
-	for _, m := range homePath.FindAllStringSubmatch(s, -1) {
+	for _, m := range homePath().FindAllStringSubmatch(s, -1) {
 		f.users[m[1]] = true
 	}
 	for i, re := range h.userREs() {

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/loomhq/loom"
@@ -95,7 +96,9 @@ type message struct {
 
 // userInput is how Cline wraps what the user typed before the model
 // sees it: <user_input mode="act">…</user_input>.
-var userInput = regexp.MustCompile(`(?s)^\s*<user_input(?: [^>]*)?>(.*)</user_input>\s*$`)
+var userInput = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?s)^\s*<user_input(?: [^>]*)?>(.*)</user_input>\s*$`)
+})
 
 type parser struct {
 	path  string
@@ -233,7 +236,7 @@ func (p *parser) message(i int, raw json.RawMessage) (msg *loom.Message, shown b
 	})
 	if msg.Role == loom.RoleUser {
 		for k := range msg.Parts {
-			if sub := userInput.FindStringSubmatch(msg.Parts[k].Text); msg.Parts[k].Type == loom.PartText && sub != nil {
+			if sub := userInput().FindStringSubmatch(msg.Parts[k].Text); msg.Parts[k].Type == loom.PartText && sub != nil {
 				msg.Parts[k].Text = sub[1]
 			}
 		}

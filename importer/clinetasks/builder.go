@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/loomhq/loom"
@@ -72,7 +73,9 @@ type builder struct {
 // cwdLine is where the environment details name the working directory:
 // "# Current Working Directory (…) Files" (Cline), "# Current Workspace
 // Directory (…) Files" (Roo Code).
-var cwdLine = regexp.MustCompile(`(?m)^# Current (?:Working|Workspace) Directory \((.+?)\) Files`)
+var cwdLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^# Current (?:Working|Workspace) Directory \((.+?)\) Files`)
+})
 
 func (b *builder) user(mid string, m *apiMessage, at time.Time) {
 	msg := &loom.Message{ID: mid, Role: loom.RoleUser, CreatedAt: at}
@@ -85,7 +88,7 @@ func (b *builder) user(mid string, m *apiMessage, at time.Time) {
 				// What the extension adds to every request about the
 				// editor's state, not what the user wrote.
 				if b.cwd == "" {
-					if c := cwdLine.FindStringSubmatch(text); c != nil {
+					if c := cwdLine().FindStringSubmatch(text); c != nil {
 						b.cwd = strings.TrimSpace(c[1])
 					}
 				}

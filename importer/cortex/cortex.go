@@ -32,6 +32,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/loomhq/loom"
@@ -51,7 +52,7 @@ const historySuffix = ".history.jsonl"
 // maxDocument bounds a conversation document, read whole.
 const maxDocument = 128 << 20
 
-var backup = regexp.MustCompile(`\.back\.[^/]*\.json$`)
+var backup = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\.back\.[^/]*\.json$`) })
 
 func init() { importer.Register(Format{}) }
 
@@ -74,7 +75,7 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 		root = strings.TrimSuffix(root, historySuffix) + ".json"
 	}
 	bs, err := importer.FileBundles(ctx, Tool, root, func(_ string, d fs.DirEntry) bool {
-		return strings.HasSuffix(d.Name(), ".json") && !backup.MatchString(d.Name())
+		return strings.HasSuffix(d.Name(), ".json") && !backup().MatchString(d.Name())
 	})
 	for i := range bs {
 		if h := strings.TrimSuffix(bs[i].Name(), ".json") + historySuffix; importer.RegularFile(h) == nil {

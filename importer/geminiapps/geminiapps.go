@@ -45,6 +45,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -88,7 +89,9 @@ func (Format) Bundles(ctx context.Context, root string) ([]importer.Bundle, erro
 
 // stamp is the time of a record in the English export: month, day,
 // year, a 12-hour time and the zone.
-var stamp = regexp.MustCompile(`\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (\d{1,2}), (\d{4}), (\d{1,2}:\d{2}:\d{2}) ?(AM|PM) ([A-Z]{2,5}(?:[+-]\d{1,2}(?::\d{2})?)?)`)
+var stamp = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (\d{1,2}), (\d{4}), (\d{1,2}:\d{2}:\d{2}) ?(AM|PM) ([A-Z]{2,5}(?:[+-]\d{1,2}(?::\d{2})?)?)`)
+})
 
 // zones are the offsets of the zone names the export writes.
 var zones = map[string]int{
@@ -264,14 +267,14 @@ func record(cell *html.Node) (rec, bool) {
 		// The label and the time in the header.
 		r.label = strings.ToLower(heads[1])
 		for _, h := range heads[2:] {
-			if m := stamp.FindStringSubmatch(normal(h)); m != nil {
+			if m := stamp().FindStringSubmatch(normal(h)); m != nil {
 				r.at, _ = parseStamp(m)
 			}
 		}
 		if content != nil {
 			var blocks []string
 			for c := content.FirstChild; c != nil; c = c.NextSibling {
-				if t := clean(text(c)); t != "" && stamp.FindString(normal(t)) != normal(t) {
+				if t := clean(text(c)); t != "" && stamp().FindString(normal(t)) != normal(t) {
 					blocks = append(blocks, t)
 				}
 			}
@@ -289,7 +292,7 @@ func record(cell *html.Node) (rec, bool) {
 	label, _, _ := strings.Cut(normal(firstLine(all)), " ")
 	r.label = strings.ToLower(label)
 	at := normal(all)
-	idx := stamp.FindStringSubmatchIndex(at)
+	idx := stamp().FindStringSubmatchIndex(at)
 	if idx == nil {
 		r.prompt = strings.TrimSpace(strings.TrimPrefix(normal(firstLine(all)), label))
 		return r, true

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/loomhq/loom"
@@ -45,11 +46,11 @@ type usage struct {
 }
 
 // thinking is a reasoning block as gptme keeps it in a reply's text.
-var thinking = regexp.MustCompile(`(?s)<think(?:ing)?>(.*?)</think(?:ing)?>`)
+var thinking = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)<think(?:ing)?>(.*?)</think(?:ing)?>`) })
 
 // toolCall is how gptme's tool format writes a call in the reply:
 // @<tool>(<call id>): <arguments as JSON>.
-var toolCall = regexp.MustCompile(`(?m)^@([A-Za-z0-9_.-]+)\(([^()\s]+)\):[ \t]*`)
+var toolCall = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^@([A-Za-z0-9_.-]+)\(([^()\s]+)\):[ \t]*`) })
 
 func read(ctx context.Context, name, id, cwd string, r io.Reader) (*importer.Result, error) {
 	res := &importer.Result{}
@@ -162,7 +163,7 @@ func reply(mid string, text string) []loom.Part {
 	// are reasoning parts where they were.
 	addText := func(t string) {
 		for {
-			loc := thinking.FindStringSubmatchIndex(t)
+			loc := thinking().FindStringSubmatchIndex(t)
 			if loc == nil {
 				break
 			}
@@ -174,7 +175,7 @@ func reply(mid string, text string) []loom.Part {
 	}
 	rest := text
 	for {
-		loc := toolCall.FindStringSubmatchIndex(rest)
+		loc := toolCall().FindStringSubmatchIndex(rest)
 		if loc == nil {
 			break
 		}

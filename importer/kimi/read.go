@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/loomhq/loom"
@@ -106,7 +107,7 @@ func (s *reading) context(ctx context.Context, r io.Reader) error {
 		msg := &loom.Message{ID: mid}
 		switch l.Role {
 		case "user":
-			if checkpointMark.MatchString(strings.TrimSpace(plain(l.Content))) {
+			if checkpointMark().MatchString(strings.TrimSpace(plain(l.Content))) {
 				// Kimi's own mark of a checkpoint, sent as a user
 				// message: no prompt, nor a turn.
 				s.res.Skip("checkpoint-message")
@@ -248,4 +249,4 @@ func seconds(f float64) time.Time {
 
 // checkpointMark is the user message Kimi CLI writes at a checkpoint
 // (Context.checkpoint, with its okabe agent).
-var checkpointMark = regexp.MustCompile(`^<system>CHECKPOINT \d+</system>$`)
+var checkpointMark = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^<system>CHECKPOINT \d+</system>$`) })

@@ -33,6 +33,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/importer"
@@ -116,7 +117,9 @@ const taskTool = "task"
 // taskResultID finds the sub-agents a task call's result names: its
 // <task-result id="…"> envelopes and agent://<id> pointers
 // (prompts/tools/task-summary.md).
-var taskResultID = regexp.MustCompile(`<task-result id="([A-Za-z0-9_.-]+)"|agent://([A-Za-z0-9_.-]+)`)
+var taskResultID = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`<task-result id="([A-Za-z0-9_.-]+)"|agent://([A-Za-z0-9_.-]+)`)
+})
 
 // linkTasks gives each task call of res's sessions an agent part for
 // each sub-agent it ran whose file is in dir, the session's artifacts
@@ -182,7 +185,7 @@ func taskIDs(p loom.Part) []string {
 			ids = append(ids, t.Name)
 		}
 	}
-	for _, m := range taskResultID.FindAllStringSubmatch(loom.JSONText(p.Output), -1) {
+	for _, m := range taskResultID().FindAllStringSubmatch(loom.JSONText(p.Output), -1) {
 		ids = append(ids, cmp.Or(m[1], m[2]))
 	}
 	out := ids[:0]

@@ -44,6 +44,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/loomhq/loom"
@@ -157,7 +158,9 @@ type part struct {
 
 // summaryTags are the summaries Posit asks its model to add to an
 // answer, which it does not show.
-var summaryTags = regexp.MustCompile(`(?s)<(MESSAGESUMMARY|CONVERSATIONSUMMARY)>.*?</(MESSAGESUMMARY|CONVERSATIONSUMMARY)>`)
+var summaryTags = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?s)<(MESSAGESUMMARY|CONVERSATIONSUMMARY)>.*?</(MESSAGESUMMARY|CONVERSATIONSUMMARY)>`)
+})
 
 // Read reads one conversation.
 func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
@@ -283,7 +286,7 @@ func add(res *importer.Result, t *importer.Transcript, mid string, l lmLine, at 
 		pid := mid + "/" + strconv.Itoa(j)
 		switch p.Type {
 		case "text":
-			if text := strings.TrimSpace(summaryTags.ReplaceAllString(p.Text, "")); text != "" {
+			if text := strings.TrimSpace(summaryTags().ReplaceAllString(p.Text, "")); text != "" {
 				msg.Parts = append(msg.Parts, loom.Part{ID: pid, Type: loom.PartText, Text: text})
 			}
 		case "reasoning":

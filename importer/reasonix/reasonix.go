@@ -50,6 +50,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
@@ -173,7 +174,7 @@ func frames(ctx context.Context, name string, data []byte, res *importer.Result,
 	return nil
 }
 
-var workspace = regexp.MustCompile(`(?m)^Current workspace: ("(?:[^"\\]|\\.)*")`)
+var workspace = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^Current workspace: ("(?:[^"\\]|\\.)*")`) })
 
 // Read reads one session's log.
 func (Format) Read(ctx context.Context, b importer.Bundle) (*importer.Result, error) {
@@ -334,7 +335,7 @@ func (r *reader) message(ev event, p []byte, at time.Time) {
 	}
 	m := w.Message
 	if m.Role == "user" && m.Origin == "host" {
-		if c := workspace.FindStringSubmatch(importer.JSONText(m.Content)); c != nil {
+		if c := workspace().FindStringSubmatch(importer.JSONText(m.Content)); c != nil {
 			var dir string
 			if json.Unmarshal([]byte(c[1]), &dir) == nil {
 				r.cwd = dir

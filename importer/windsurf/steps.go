@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/loomhq/loom"
 )
@@ -143,7 +144,7 @@ func unquoteCode(s string) string {
 // cciLink is the target of a link into the editor's code index,
 // "(cci:7://file:///src/a.go:0:0-0:0)": a file (7) or a symbol in it (1,
 // 2) with a range of lines and columns.
-var cciLink = regexp.MustCompile(`\(cci:\d+://([^\s)]+?)(?::\d+:\d+-\d+:\d+)?\)`)
+var cciLink = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\(cci:\d+://([^\s)]+?)(?::\d+:\d+-\d+:\d+)?\)`) })
 
 // rewrite is text with each code-index link's target made the plain
 // path of its file, and those paths noted for the workspace.
@@ -151,8 +152,8 @@ func (rd *reader) rewrite(text string) string {
 	if !strings.Contains(text, "(cci:") {
 		return text
 	}
-	return cciLink.ReplaceAllStringFunc(text, func(m string) string {
-		sub := cciLink.FindStringSubmatch(m)
+	return cciLink().ReplaceAllStringFunc(text, func(m string) string {
+		sub := cciLink().FindStringSubmatch(m)
 		p, ok := localPath(sub[1])
 		if !ok {
 			return "(" + sub[1] + ")"
@@ -218,23 +219,23 @@ func localPath(uri string) (string, bool) {
 
 // mention is what the user attached to a prompt, "@[src/a.go]",
 // "@[/abs/notes.md:L14-L78]", "@[TerminalName: go, ProcessId: 7]".
-var mention = regexp.MustCompile(`@\[([^\]\n]+)\]`)
+var mention = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`@\[([^\]\n]+)\]`) })
 
 // lineRange is the lines of a file a mention names, ":L14-L78".
-var lineRange = regexp.MustCompile(`:L(\d+)(?:-L(\d+))?$`)
+var lineRange = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`:L(\d+)(?:-L(\d+))?$`) })
 
 // mentions are the files a prompt attaches, as file parts naming them
 // (Windsurf does not write their content); a terminal, or a workflow
 // ("@[/review]"), is no file.
 func mentions(text string) []loom.Part {
 	var out []loom.Part
-	for _, m := range mention.FindAllStringSubmatch(text, 64) {
+	for _, m := range mention().FindAllStringSubmatch(text, 64) {
 		ref := strings.TrimSpace(m[1])
 		if strings.Contains(ref, ": ") || !strings.ContainsAny(strings.TrimPrefix(ref, "/"), `/\.`) {
 			continue
 		}
 		src := &loom.FileSource{Type: "file", Path: ref}
-		if r := lineRange.FindStringSubmatchIndex(ref); r != nil {
+		if r := lineRange().FindStringSubmatchIndex(ref); r != nil {
 			src.Path = ref[:r[0]]
 			src.Start, _ = strconv.Atoi(ref[r[2]:r[3]])
 			src.End = src.Start

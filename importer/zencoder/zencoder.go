@@ -33,6 +33,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/loomhq/loom"
@@ -95,8 +96,8 @@ type line struct {
 }
 
 var (
-	cwdLine   = regexp.MustCompile(`Working directory:\s+(.+)`)
-	sessionID = regexp.MustCompile(`<session-id>([^<]+)</session-id>`)
+	cwdLine   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`Working directory:\s+(.+)`) })
+	sessionID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<session-id>([^<]+)</session-id>`) })
 )
 
 // continuations are the creation reasons of a session that continues
@@ -205,7 +206,7 @@ func (r *reader) system(mid string, content json.RawMessage) {
 		r.res.Skip("empty-system-message")
 		return
 	}
-	if m := cwdLine.FindStringSubmatch(text); m != nil && r.cwd == "" {
+	if m := cwdLine().FindStringSubmatch(text); m != nil && r.cwd == "" {
 		r.cwd = strings.TrimSpace(m[1])
 	}
 	r.t.Add(&loom.Message{ID: mid, Role: loom.RoleSystem, CreatedAt: r.at, Parts: []loom.Part{{ID: mid + "/0", Type: loom.PartText, Text: text}}})
@@ -292,7 +293,7 @@ func resultText(raw json.RawMessage) (string, string) {
 			continue
 		}
 		texts = append(texts, bl.Text)
-		if m := sessionID.FindStringSubmatch(bl.Text); m != nil && sub == "" {
+		if m := sessionID().FindStringSubmatch(bl.Text); m != nil && sub == "" {
 			sub = importer.LineID(strings.TrimSpace(m[1]))
 		}
 	}

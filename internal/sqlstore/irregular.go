@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"slices"
 	"strings"
+	"sync"
 )
 
 // irregularVerbs are English verbs whose past forms no stemmer folds into
@@ -106,8 +107,9 @@ weep wept wept
 win won won
 write wrote written`
 
-// irregular maps each form of an irregular verb to all of its forms.
-var irregular = func() map[string][]string {
+// irregular maps each form of an irregular verb to all of its forms,
+// built on first use: most processes never expand a search word.
+var irregular = sync.OnceValue(func() map[string][]string {
 	out := map[string][]string{}
 	for line := range strings.SplitSeq(irregularVerbs, "\n") {
 		var forms []string
@@ -121,13 +123,13 @@ var irregular = func() map[string][]string {
 		}
 	}
 	return out
-}()
+})
 
 // IrregularForms returns the other forms of w when it is a form of an
 // irregular verb ("went": "go", "gone"), nil otherwise.
 func IrregularForms(w string) []string {
 	var out []string
-	for _, f := range irregular[strings.ToLower(w)] {
+	for _, f := range irregular()[strings.ToLower(w)] {
 		if f != strings.ToLower(w) {
 			out = append(out, f)
 		}
