@@ -115,8 +115,10 @@ type Detector struct {
 	matchers []matcher
 	// keywords finds every rule's and matcher's keywords in one pass
 	// over a text; byKeyword lists, by keyword, the rules (indexes of
-	// rules, then of matchers after them) that have it.
-	keywords  *ahocorasick.Trie
+	// rules, then of matchers after them) that have it. The automaton
+	// is built when the first text is read (2 ms and 3 MB: a recall
+	// that finds nothing never needs it).
+	keywords  func() *ahocorasick.Trie
 	byKeyword [][]int
 	allow     []*regexp.Regexp
 	// allowIDs are the ids (ValueID) of values never reported (loom
@@ -251,7 +253,7 @@ func New(cfg Config) (*Detector, error) {
 			kw.add(k, len(d.rules)+i)
 		}
 	}
-	d.keywords, d.byKeyword = kw.build(), kw.of
+	d.keywords, d.byKeyword = sync.OnceValue(kw.build), kw.of
 	for _, a := range cfg.Allow {
 		re, err := regexp.Compile(a)
 		if err != nil {

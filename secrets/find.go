@@ -137,7 +137,7 @@ func (d *Detector) find(text string, depth int) []Finding {
 		lower[i] = c
 	}
 	at := make([][]int, len(d.rules)+len(d.matchers))
-	d.keywords.Walk(lower, func(end, n, pattern int64) bool {
+	d.keywords().Walk(lower, func(end, n, pattern int64) bool {
 		for _, r := range d.byKeyword[pattern] {
 			at[r] = append(at[r], int(end-n+1))
 		}
