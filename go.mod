@@ -30,7 +30,6 @@ require (
 )
 
 require (
-	github.com/BobuSumisu/aho-corasick v1.0.3
 	github.com/itchyny/gojq v0.12.20
 	golang.org/x/tools v0.52.0
 	google.golang.org/protobuf v1.36.12

@@ -18,8 +18,6 @@ import (
 	"strings"
 	"sync"
 
-	ahocorasick "github.com/BobuSumisu/aho-corasick"
-
 	"github.com/loomhq/loom"
 )
 
@@ -116,9 +114,9 @@ type Detector struct {
 	// keywords finds every rule's and matcher's keywords in one pass
 	// over a text; byKeyword lists, by keyword, the rules (indexes of
 	// rules, then of matchers after them) that have it. The automaton
-	// is built when the first text is read (2 ms and 3 MB: a recall
-	// that finds nothing never needs it).
-	keywords  func() *ahocorasick.Trie
+	// is built when the first text is read: a recall that finds
+	// nothing never needs it.
+	keywords  func() *automaton
 	byKeyword [][]int
 	allow     []*regexp.Regexp
 	// allowIDs are the ids (ValueID) of values never reported (loom
@@ -313,8 +311,8 @@ func (p *patterns) add(k string, i int) {
 
 // build returns the automaton of the patterns, whose matches are
 // numbered as p.of.
-func (p *patterns) build() *ahocorasick.Trie {
-	return ahocorasick.NewTrieBuilder().AddStrings(p.words).Build()
+func (p *patterns) build() *automaton {
+	return newAutomaton(p.words)
 }
 
 // prefixRule reports whether every keyword of r is where its

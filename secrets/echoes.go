@@ -8,8 +8,6 @@ import (
 	"sync"
 	"unsafe"
 
-	ahocorasick "github.com/BobuSumisu/aho-corasick"
-
 	"github.com/loomhq/loom"
 )
 
@@ -75,7 +73,7 @@ type echoOf struct{ value, rule string }
 type echoBlock struct {
 	lits []string
 	of   []echoOf
-	trie *ahocorasick.Trie
+	trie *automaton
 	// byKey lists, by pattern of trie, the literals that end with it,
 	// longest first.
 	byKey [][]int
