@@ -10,8 +10,8 @@ package secrets
 // first text.
 type automaton struct {
 	// column is each byte's column of next; 0 for every byte no
-	// pattern holds.
-	column [256]uint8
+	// pattern holds (so up to 257 columns).
+	column [256]uint16
 	width  int
 	// next is the state after each state and column: state*width+column.
 	// State 0 is the root.
@@ -31,7 +31,7 @@ func newAutomaton(patterns []string) *automaton {
 	for _, p := range patterns {
 		for i := 0; i < len(p); i++ {
 			if a.column[p[i]] == 0 {
-				a.column[p[i]] = uint8(a.width)
+				a.column[p[i]] = uint16(a.width)
 				a.width++
 			}
 		}

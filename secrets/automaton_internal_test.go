@@ -81,3 +81,22 @@ func TestAutomatonWalkStops(t *testing.T) {
 		t.Fatalf("Walk called its function %d times after it returned false at the third, want 3", n)
 	}
 }
+
+// Patterns may hold every byte: one column each, and one for none.
+func TestAutomatonEveryByte(t *testing.T) {
+	var patterns []string
+	var text []byte
+	for c := range 256 {
+		patterns = append(patterns, string([]byte{byte(c)}))
+		text = append(text, byte(255-c))
+	}
+	patterns = append(patterns, "\xfe\xfd")
+	var got []occurrence
+	newAutomaton(patterns).Walk(text, func(end, n, pattern int64) bool {
+		got = append(got, occurrence{end, n, pattern})
+		return true
+	})
+	if want := naiveOccurrences(patterns, string(text)); !slices.Equal(got, want) {
+		t.Fatalf("every byte:\n got %v\nwant %v", got, want)
+	}
+}
