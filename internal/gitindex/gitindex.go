@@ -14,6 +14,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 )
 
 // ErrUnsupported is an index this package does not read as git would:
@@ -190,4 +192,43 @@ func varint(b []byte) (int, int) {
 		v = ((v + 1) << 7) | int(c&127)
 	}
 	return v, k
+}
+
+// Locate is the index file of the work tree whose top-level directory
+// is top, found as git finds it: top/.git a directory, or a file naming
+// the git directory (a linked work tree, a submodule). ok is false where
+// git's environment names another (GIT_DIR, GIT_INDEX_FILE and the
+// like) or .git is neither: ask git then.
+func Locate(top string) (string, bool) {
+	for _, v := range []string{"GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE", "GIT_COMMON_DIR"} {
+		if os.Getenv(v) != "" {
+			return "", false
+		}
+	}
+	dot := filepath.Join(top, ".git")
+	fi, err := os.Lstat(dot)
+	switch {
+	case err != nil:
+		return "", false
+	case fi.IsDir():
+		return filepath.Join(dot, "index"), true
+	case !fi.Mode().IsRegular():
+		return "", false
+	}
+	b, err := os.ReadFile(dot)
+	if err != nil {
+		return "", false
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	dir, ok := strings.CutPrefix(strings.TrimRight(line, "\r"), "gitdir: ")
+	if !ok || dir == "" {
+		return "", false
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(top, dir)
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return "", false
+	}
+	return filepath.Join(dir, "index"), true
 }

@@ -300,3 +300,52 @@ func TestReadUnsupported(t *testing.T) {
 		}
 	})
 }
+
+// TestLocateAgreesWithGit: the index Locate finds is the one git names
+// (rev-parse --git-path index) in a repository, a linked work tree and
+// a submodule, from the top of each; with GIT_DIR or GIT_INDEX_FILE set,
+// or no .git at all (a bare repository), it declines.
+func TestLocateAgreesWithGit(t *testing.T) {
+	root := t.TempDir()
+	repo := filepath.Join(root, "repo")
+	os.MkdirAll(repo, 0o755)
+	git(t, repo, "init", "-q", "-b", "main")
+	os.WriteFile(filepath.Join(repo, "f"), []byte("a\n"), 0o644)
+	git(t, repo, "add", ".")
+	git(t, repo, "commit", "-q", "-m", "1")
+	wt := filepath.Join(root, "wt")
+	git(t, repo, "worktree", "add", "-q", "-b", "w", wt)
+	git(t, repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", repo, "sub")
+	sub := filepath.Join(repo, "sub")
+	real := func(p string) string {
+		d, err := filepath.EvalSymlinks(filepath.Dir(p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return filepath.Join(d, filepath.Base(p))
+	}
+	for _, top := range []string{repo, wt, sub} {
+		got, ok := Locate(top)
+		if !ok {
+			t.Fatalf("%s: not located", top)
+		}
+		if want := indexPath(t, top); real(got) != real(want) {
+			t.Errorf("%s: located %s, git names %s", top, got, want)
+		}
+	}
+	if fi, err := os.Lstat(filepath.Join(sub, ".git")); err != nil || fi.IsDir() {
+		t.Fatalf("the submodule's .git should be a file naming its git directory: %v", err)
+	}
+	bare := filepath.Join(root, "bare.git")
+	git(t, root, "clone", "-q", "--bare", repo, bare)
+	if p, ok := Locate(bare); ok {
+		t.Errorf("a bare repository located %s", p)
+	}
+	for _, v := range []string{"GIT_DIR", "GIT_INDEX_FILE"} {
+		t.Setenv(v, filepath.Join(repo, ".git"))
+		if p, ok := Locate(repo); ok {
+			t.Errorf("with %s set located %s", v, p)
+		}
+		os.Unsetenv(v)
+	}
+}
