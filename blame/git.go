@@ -6,7 +6,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +16,7 @@ import (
 	"time"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/internal/gitindex"
 )
 
 // Git runs git in one work tree. Every call is a subprocess with the
@@ -310,17 +313,42 @@ func parsePorcelain(out []byte) ([]blamed, error) {
 	return lines, nil
 }
 
-// trackedFiles are the files git tracks at HEAD and in the index.
+// trackedFiles are the files git tracks at HEAD and in the index: the
+// index file read directly (a git process fewer in a first blame), git
+// ls-files where it is one only git reads.
 func (g Git) trackedFiles(ctx context.Context) map[string]bool {
-	out, err := g.run(ctx, "ls-files", "-z")
 	fs := map[string]bool{}
-	if err != nil {
-		return fs
+	ps, ok := g.indexPaths()
+	if !ok {
+		out, err := g.run(ctx, "ls-files", "-z")
+		if err != nil {
+			return fs
+		}
+		ps = zPaths(out)
 	}
-	for _, f := range zPaths(out) {
+	for _, f := range ps {
 		fs[f] = true
 	}
 	return fs
+}
+
+// indexPaths are the paths git's index holds, read from its file: in
+// the git directory Open learnt (unless GIT_INDEX_FILE names another),
+// or the one the work tree's .git names. ok is false where git must be
+// asked.
+func (g Git) indexPaths() ([]string, bool) {
+	var index string
+	switch {
+	case g.gitDir != "" && os.Getenv("GIT_INDEX_FILE") == "":
+		index = filepath.Join(g.gitDir, "index")
+	default:
+		var ok bool
+		if index, ok = gitindex.Locate(g.Dir); !ok {
+			return nil, false
+		}
+	}
+	ps, err := gitindex.Paths(index)
+	return ps, err == nil
 }
 
 // zPaths are the paths of git's output with -z, each ended by a NUL.
