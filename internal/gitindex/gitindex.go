@@ -57,7 +57,14 @@ func Read(path string) ([]Entry, error) {
 // Paths are the paths of the index file at path in its order, a path in
 // conflict once for each of its stages: `git ls-files -z`'s list.
 func Paths(path string) ([]string, error) {
-	es, err := Read(path)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("git index: %w", err)
+	}
+	es, err := parse(b, false)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +81,10 @@ const (
 )
 
 // Parse reads the bytes of an index file.
-func Parse(b []byte) ([]Entry, error) {
+func Parse(b []byte) ([]Entry, error) { return parse(b, true) }
+
+// parse is Parse, the objects' names left out unless oids.
+func parse(b []byte, oids bool) ([]Entry, error) {
 	if len(b) < 12+hashLen || string(b[:4]) != "DIRC" {
 		return nil, fmt.Errorf("%w: no index header", ErrUnsupported)
 	}
@@ -110,10 +120,12 @@ func Parse(b []byte) ([]Entry, error) {
 			Mode:      binary.BigEndian.Uint32(b[off+24:]),
 			Size:      binary.BigEndian.Uint32(b[off+36:]),
 		}
-		for i, c := range b[off+40 : off+40+hashLen] {
-			oid[2*i], oid[2*i+1] = hexd[c>>4], hexd[c&15]
+		if oids {
+			for i, c := range b[off+40 : off+40+hashLen] {
+				oid[2*i], oid[2*i+1] = hexd[c>>4], hexd[c&15]
+			}
+			e.OID = string(oid[:])
 		}
-		e.OID = string(oid[:])
 		flags := binary.BigEndian.Uint16(b[off+40+hashLen:])
 		e.Stage = int(flags>>12) & 3
 		off += fixedLen

@@ -349,3 +349,34 @@ func TestLocateAgreesWithGit(t *testing.T) {
 		os.Unsetenv(v)
 	}
 }
+
+// BenchmarkPaths: the paths of an index of 10,000 files, read here and
+// listed by git ls-files -z.
+func BenchmarkPaths(b *testing.B) {
+	dir := b.TempDir()
+	for i := range 10_000 {
+		p := filepath.Join(dir, fmt.Sprintf("pkg%03d/file%05d.go", i/50, i))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte("x\n"), 0o644)
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}} {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			b.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	index := filepath.Join(dir, ".git", "index")
+	b.Run("read", func(b *testing.B) {
+		for b.Loop() {
+			if ps, err := Paths(index); err != nil || len(ps) != 10_000 {
+				b.Fatal(len(ps), err)
+			}
+		}
+	})
+	b.Run("git", func(b *testing.B) {
+		for b.Loop() {
+			if err := exec.Command("git", "-C", dir, "ls-files", "-z").Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
