@@ -85,24 +85,30 @@ func Parse(b []byte) ([]Entry, error) { return parse(b, true) }
 
 // parse is Parse, the objects' names left out unless oids.
 func parse(b []byte, oids bool) ([]Entry, error) {
+	es, _, err := parseExt(b, oids)
+	return es, err
+}
+
+// parseExt is parse with the optional extensions, by signature.
+func parseExt(b []byte, oids bool) ([]Entry, map[string][]byte, error) {
 	if len(b) < 12+hashLen || string(b[:4]) != "DIRC" {
-		return nil, fmt.Errorf("%w: no index header", ErrUnsupported)
+		return nil, nil, fmt.Errorf("%w: no index header", ErrUnsupported)
 	}
 	end := len(b) - hashLen // the checksum at the end
 	// The checksum git wrote (all zeros under index.skipHash): a file of
 	// another object format, whose checksum is longer, fails it.
 	if sum := b[end:]; !bytes.Equal(sum, make([]byte, hashLen)) {
 		if h := sha1.Sum(b[:end]); !bytes.Equal(h[:], sum) {
-			return nil, fmt.Errorf("%w: checksum", ErrUnsupported)
+			return nil, nil, fmt.Errorf("%w: checksum", ErrUnsupported)
 		}
 	}
 	version := binary.BigEndian.Uint32(b[4:8])
 	if version < 2 || version > 4 {
-		return nil, fmt.Errorf("%w: version %d", ErrUnsupported, version)
+		return nil, nil, fmt.Errorf("%w: version %d", ErrUnsupported, version)
 	}
 	n := int(binary.BigEndian.Uint32(b[8:12]))
 	if n > (end-12)/fixedLen+1 {
-		return nil, fmt.Errorf("%w: %d entries in %d bytes", ErrUnsupported, n, len(b))
+		return nil, nil, fmt.Errorf("%w: %d entries in %d bytes", ErrUnsupported, n, len(b))
 	}
 	es := make([]Entry, 0, n)
 	off := 12
@@ -111,7 +117,7 @@ func parse(b []byte, oids bool) ([]Entry, error) {
 	var oid [2 * hashLen]byte
 	for range n {
 		if off+fixedLen > end {
-			return nil, fmt.Errorf("%w: entry past the end", ErrUnsupported)
+			return nil, nil, fmt.Errorf("%w: entry past the end", ErrUnsupported)
 		}
 		start := off
 		e := Entry{
@@ -131,24 +137,24 @@ func parse(b []byte, oids bool) ([]Entry, error) {
 		off += fixedLen
 		if flags&0x4000 != 0 { // extended flags
 			if version < 3 || off+2 > end {
-				return nil, fmt.Errorf("%w: extended flags in version %d", ErrUnsupported, version)
+				return nil, nil, fmt.Errorf("%w: extended flags in version %d", ErrUnsupported, version)
 			}
 			off += 2
 		}
 		if e.Mode&0o170000 == 0o040000 {
 			// A sparse index's directory: git lists the files under it,
 			// which this index does not hold.
-			return nil, fmt.Errorf("%w: sparse directory entry", ErrUnsupported)
+			return nil, nil, fmt.Errorf("%w: sparse directory entry", ErrUnsupported)
 		}
 		if version == 4 {
 			strip, k := varint(b[off:end])
 			if k == 0 || strip > len(prev) {
-				return nil, fmt.Errorf("%w: bad path compression", ErrUnsupported)
+				return nil, nil, fmt.Errorf("%w: bad path compression", ErrUnsupported)
 			}
 			off += k
 			i := bytes.IndexByte(b[off:end], 0)
 			if i < 0 {
-				return nil, fmt.Errorf("%w: unterminated path", ErrUnsupported)
+				return nil, nil, fmt.Errorf("%w: unterminated path", ErrUnsupported)
 			}
 			name := make([]byte, 0, len(prev)-strip+i)
 			name = append(append(name, prev[:len(prev)-strip]...), b[off:off+i]...)
@@ -158,7 +164,7 @@ func parse(b []byte, oids bool) ([]Entry, error) {
 		} else {
 			i := bytes.IndexByte(b[off:end], 0)
 			if i < 0 {
-				return nil, fmt.Errorf("%w: unterminated path", ErrUnsupported)
+				return nil, nil, fmt.Errorf("%w: unterminated path", ErrUnsupported)
 			}
 			e.Path = string(b[off : off+i])
 			// Padded with 1 to 8 NULs to a multiple of 8 bytes.
@@ -169,21 +175,23 @@ func parse(b []byte, oids bool) ([]Entry, error) {
 	// Extensions: an optional one (its signature in capitals) can be
 	// passed over; a split index ("link") holds its entries elsewhere,
 	// and any other one git requires understood is not read here.
+	ext := map[string][]byte{}
 	for off+8 <= end {
 		sig := b[off : off+4]
 		size := int(binary.BigEndian.Uint32(b[off+4:]))
 		if sig[0] < 'A' || sig[0] > 'Z' {
-			return nil, fmt.Errorf("%w: extension %q", ErrUnsupported, sig)
+			return nil, nil, fmt.Errorf("%w: extension %q", ErrUnsupported, sig)
 		}
 		if size < 0 || off+8+size > end {
-			return nil, fmt.Errorf("%w: extension past the end", ErrUnsupported)
+			return nil, nil, fmt.Errorf("%w: extension past the end", ErrUnsupported)
 		}
+		ext[string(sig)] = b[off+8 : off+8+size]
 		off += 8 + size
 	}
 	if off != end {
-		return nil, fmt.Errorf("%w: %d bytes left after the entries", ErrUnsupported, end-off)
+		return nil, nil, fmt.Errorf("%w: %d bytes left after the entries", ErrUnsupported, end-off)
 	}
-	return es, nil
+	return es, ext, nil
 }
 
 // varint reads git's offset encoding of a number (index v4's count of
