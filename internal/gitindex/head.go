@@ -241,42 +241,52 @@ func treeLine(b []byte) (string, bool) {
 
 // packOffset finds an object in a pack's index (version 2): its offset
 // in the pack, found false when the pack does not hold it, ok false when
-// the index does not read.
+// the index does not read. It reads the header, the names of the
+// objects whose first byte is the object's and one offset, not the
+// whole index (hundreds of kilobytes in a large repository).
 func packOffset(idx string, want []byte) (off int64, found, ok bool) {
-	b, err := os.ReadFile(idx)
-	if err != nil || len(b) < 8+256*4 || string(b[:4]) != "\xfftOc" || binary.BigEndian.Uint32(b[4:]) != 2 {
+	f, err := os.Open(idx)
+	if err != nil {
 		return 0, false, false
 	}
-	fan := b[8 : 8+256*4]
-	n := int(binary.BigEndian.Uint32(fan[255*4:]))
-	lo := 0
+	defer f.Close()
+	head := make([]byte, 8+256*4)
+	if _, err := f.ReadAt(head, 0); err != nil || string(head[:4]) != "\xfftOc" || binary.BigEndian.Uint32(head[4:]) != 2 {
+		return 0, false, false
+	}
+	fan := head[8:]
+	n := int64(binary.BigEndian.Uint32(fan[255*4:]))
+	lo := int64(0)
 	if want[0] > 0 {
-		lo = int(binary.BigEndian.Uint32(fan[(int(want[0])-1)*4:]))
+		lo = int64(binary.BigEndian.Uint32(fan[(int(want[0])-1)*4:]))
 	}
-	hi := int(binary.BigEndian.Uint32(fan[int(want[0])*4:]))
-	names := 8 + 256*4
-	offs := names + n*hashLen + n*4
-	if len(b) < offs+n*4 || hi > n || lo > hi {
+	hi := int64(binary.BigEndian.Uint32(fan[int(want[0])*4:]))
+	if hi > n || lo > hi {
 		return 0, false, false
 	}
-	for lo < hi {
-		m := (lo + hi) / 2
-		switch c := bytes.Compare(b[names+m*hashLen:names+(m+1)*hashLen], want); {
-		case c == 0:
-			o := binary.BigEndian.Uint32(b[offs+m*4:])
-			if o&0x80000000 == 0 {
-				return int64(o), true, true
-			}
-			big := offs + n*4 + int(o&0x7fffffff)*8
-			if len(b) < big+8 {
-				return 0, false, false
-			}
-			return int64(binary.BigEndian.Uint64(b[big:])), true, true
-		case c < 0:
-			lo = m + 1
-		default:
-			hi = m
+	names := make([]byte, (hi-lo)*hashLen)
+	base := int64(len(head))
+	if _, err := f.ReadAt(names, base+lo*hashLen); err != nil {
+		return 0, false, false
+	}
+	for k := int64(0); k < hi-lo; k++ {
+		if !bytes.Equal(names[k*hashLen:(k+1)*hashLen], want) {
+			continue
 		}
+		m := lo + k
+		offs := base + n*hashLen + n*4 // past the names and their CRCs
+		var b [8]byte
+		if _, err := f.ReadAt(b[:4], offs+m*4); err != nil {
+			return 0, false, false
+		}
+		o := binary.BigEndian.Uint32(b[:4])
+		if o&0x80000000 == 0 {
+			return int64(o), true, true
+		}
+		if _, err := f.ReadAt(b[:], offs+n*4+int64(o&0x7fffffff)*8); err != nil {
+			return 0, false, false
+		}
+		return int64(binary.BigEndian.Uint64(b[:])), true, true
 	}
 	return 0, false, true
 }

@@ -109,7 +109,9 @@ func TestProbeAgreesWithGit(t *testing.T) {
 			probeAll("commit "+strconv.Itoa(step), repo, true)
 		case 2:
 			git(t, repo, "gc", "-q")
-			probeAll("after gc (packed objects, packed-refs)", repo, true)
+			// Answered unless a step before left the index's cache of
+			// trees invalid (a reset).
+			probeAll("after gc (packed objects, packed-refs)", repo, false)
 		case 3:
 			write(repo, r.IntN(30))
 			git(t, repo, "add", "-A")
@@ -130,6 +132,8 @@ func TestProbeAgreesWithGit(t *testing.T) {
 	}
 	git(t, repo, "add", "-A")
 	git(t, repo, "commit", "-q", "--allow-empty", "-m", "last")
+	git(t, repo, "gc", "-q")
+	probeAll("a commit in a pack, a branch in packed-refs", repo, true)
 	wt := filepath.Join(root, "wt")
 	git(t, repo, "worktree", "add", "-q", "-b", "w", wt)
 	probeAll("linked work tree", wt, true)
