@@ -11,11 +11,16 @@ import (
 	"bytes"
 	"crypto/sha1"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
+	"syscall"
 )
 
 // ErrUnsupported is an index this package does not read as git would:
@@ -35,36 +40,26 @@ type Entry struct {
 	// MtimeSec and MtimeNsec are the file's modification time as the
 	// index recorded it.
 	MtimeSec, MtimeNsec uint32
-	// OID is the object's name (40 hexadecimal digits).
-	OID string
+	// ID is the object's name (SHA-1).
+	ID [hashLen]byte
 	// Stage is 0, or 1–3 for a path in conflict.
 	Stage int
 }
 
+// OID is the entry's object's name in hexadecimal.
+func (e Entry) OID() string { return hex.EncodeToString(e.ID[:]) }
+
 // Read reads the index file at path. A file that does not exist is an
 // empty index (a repository with nothing added), as git has it.
 func Read(path string) ([]Entry, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("git index: %w", err)
-	}
-	return Parse(b)
+	es, _, err := load(path)
+	return slices.Clone(es), err
 }
 
 // Paths are the paths of the index file at path in its order, a path in
 // conflict once for each of its stages: `git ls-files -z`'s list.
 func Paths(path string) ([]string, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("git index: %w", err)
-	}
-	es, err := parse(b, false)
+	es, _, err := load(path)
 	if err != nil {
 		return nil, err
 	}
@@ -81,16 +76,62 @@ const (
 )
 
 // Parse reads the bytes of an index file.
-func Parse(b []byte) ([]Entry, error) { return parse(b, true) }
-
-// parse is Parse, the objects' names left out unless oids.
-func parse(b []byte, oids bool) ([]Entry, error) {
-	es, _, err := parseExt(b, oids)
+func Parse(b []byte) ([]Entry, error) {
+	es, _, err := parseExt(b)
 	return es, err
 }
 
-// parseExt is parse with the optional extensions, by signature.
-func parseExt(b []byte, oids bool) ([]Entry, map[string][]byte, error) {
+// loaded is the index file a process read last, by the file's identity
+// and times: a first blame reads it twice (its probe, the tracked
+// files), and reads and checks it once.
+var loaded struct {
+	sync.Mutex
+	path string
+	id   [4]int64
+	es   []Entry
+	ext  map[string][]byte
+}
+
+// load reads and parses the index file at path, or gives the entries
+// read before when the file is the same (the same inode, size and
+// times: git replaces its index by renaming a new file over it). No
+// file is an empty index.
+func load(path string) ([]Entry, map[string][]byte, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("git index: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, fmt.Errorf("git index: %w", err)
+	}
+	id := [4]int64{fi.Size(), fi.ModTime().UnixNano()}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		id[2], id[3] = int64(st.Ino), st.Ctim.Nano()
+	}
+	loaded.Lock()
+	defer loaded.Unlock()
+	if loaded.path == path && loaded.id == id && id[2] != 0 {
+		return loaded.es, loaded.ext, nil
+	}
+	b := make([]byte, fi.Size())
+	if _, err := io.ReadFull(f, b); err != nil {
+		return nil, nil, fmt.Errorf("git index: %w", err)
+	}
+	es, ext, err := parseExt(b)
+	if err != nil {
+		return nil, nil, err
+	}
+	loaded.path, loaded.id, loaded.es, loaded.ext = path, id, es, ext
+	return es, ext, nil
+}
+
+// parseExt is Parse with the optional extensions, by signature.
+func parseExt(b []byte) ([]Entry, map[string][]byte, error) {
 	if len(b) < 12+hashLen || string(b[:4]) != "DIRC" {
 		return nil, nil, fmt.Errorf("%w: no index header", ErrUnsupported)
 	}
@@ -113,8 +154,6 @@ func parseExt(b []byte, oids bool) ([]Entry, map[string][]byte, error) {
 	es := make([]Entry, 0, n)
 	off := 12
 	var prev []byte // v4: the name before, whose end the next one replaces
-	const hexd = "0123456789abcdef"
-	var oid [2 * hashLen]byte
 	for range n {
 		if off+fixedLen > end {
 			return nil, nil, fmt.Errorf("%w: entry past the end", ErrUnsupported)
@@ -126,12 +165,7 @@ func parseExt(b []byte, oids bool) ([]Entry, map[string][]byte, error) {
 			Mode:      binary.BigEndian.Uint32(b[off+24:]),
 			Size:      binary.BigEndian.Uint32(b[off+36:]),
 		}
-		if oids {
-			for i, c := range b[off+40 : off+40+hashLen] {
-				oid[2*i], oid[2*i+1] = hexd[c>>4], hexd[c&15]
-			}
-			e.OID = string(oid[:])
-		}
+		copy(e.ID[:], b[off+40:off+40+hashLen])
 		flags := binary.BigEndian.Uint16(b[off+40+hashLen:])
 		e.Stage = int(flags>>12) & 3
 		off += fixedLen

@@ -2,6 +2,7 @@ package gitindex
 
 import (
 	"bytes"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -44,7 +45,9 @@ func gitEntries(t *testing.T, dir string) []Entry {
 		f := strings.Fields(meta)
 		mode, _ := strconv.ParseUint(f[0], 8, 32)
 		stage, _ := strconv.Atoi(f[2])
-		es = append(es, Entry{Path: p, Mode: uint32(mode), OID: f[1], Stage: stage})
+		e := Entry{Path: p, Mode: uint32(mode), Stage: stage}
+		hex.Decode(e.ID[:], []byte(f[1]))
+		es = append(es, e)
 	}
 	debug := strings.Split(git(t, dir, "ls-files", "-z", "--stage", "--debug"), "\x00")
 	// Each record: "<stage line>\t<path>" then, before the next NUL, the

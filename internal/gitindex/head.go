@@ -95,17 +95,13 @@ func ProbeFile(file string) (p Probe, ok bool) {
 	if !ok {
 		return p, false
 	}
-	b, err := os.ReadFile(index)
-	if err != nil {
-		return p, false
-	}
-	es, ext, err := parseExt(b, true)
+	es, ext, err := load(index)
 	if err != nil || cacheTreeRoot(ext) != tree {
 		return p, false
 	}
 	for _, e := range es {
 		if e.Path == rel && e.Stage == 0 && (e.Mode&0o170000 == 0o100000 || e.Mode&0o170000 == 0o120000) {
-			return Probe{Top: top, GitDir: gitDir, Shallow: exists(filepath.Join(common, "shallow")), Head: head, Blob: e.OID}, true
+			return Probe{Top: top, GitDir: gitDir, Shallow: exists(filepath.Join(common, "shallow")), Head: head, Blob: e.OID()}, true
 		}
 	}
 	return p, false
