@@ -56,8 +56,17 @@ type Tree struct {
 	Root, Index string
 }
 
-// Find is the repository dir is in.
+// Find is the repository dir is in: found from its files where they
+// tell it for certain (gitindex.Top: a git process fewer before each
+// call), else by git.
 func Find(ctx context.Context, dir string) (Tree, error) {
+	if abs, err := filepath.Abs(dir); err == nil {
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			if top, gitDir, _, ok := gitindex.Top(real); ok {
+				return Tree{Root: top, Index: filepath.Join(gitDir, "index")}, nil
+			}
+		}
+	}
 	out, err := git(ctx, dir, "rev-parse", "--show-toplevel", "--git-path", "index")
 	if err != nil {
 		return Tree{}, err

@@ -44,44 +44,11 @@ var gitEnv = []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_
 // change staged, a file the index does not hold, anything not read
 // here): ask git.
 func ProbeFile(file string) (p Probe, ok bool) {
-	for _, v := range gitEnv {
-		if os.Getenv(v) != "" {
-			return p, false
-		}
-	}
-	top := filepath.Dir(file)
-	var dot os.FileInfo
-	for {
-		fi, err := os.Lstat(filepath.Join(top, ".git"))
-		if err == nil {
-			dot = fi
-			break
-		}
-		up := filepath.Dir(top)
-		if up == top {
-			return p, false
-		}
-		top = up
-	}
-	if st, ok := dot.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != os.Getuid() {
-		return p, false // git's check of the repository's owner is git's
-	}
-	index, ok := Locate(top)
+	top, gitDir, common, ok := Top(filepath.Dir(file))
 	if !ok {
 		return p, false
 	}
-	gitDir := filepath.Dir(index)
-	common := gitDir
-	if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
-		c := strings.TrimSpace(string(b))
-		if !filepath.IsAbs(c) {
-			c = filepath.Join(gitDir, c)
-		}
-		common = filepath.Clean(c)
-	}
-	if !plainConfig(filepath.Join(common, "config"), gitDir, top) || exists(filepath.Join(gitDir, "config.worktree")) || exists(filepath.Join(common, "reftable")) {
-		return p, false
-	}
+	index := filepath.Join(gitDir, "index")
 	rel, err := filepath.Rel(top, file)
 	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
 		return p, false
@@ -105,6 +72,61 @@ func ProbeFile(file string) (p Probe, ok bool) {
 		}
 	}
 	return p, false
+}
+
+// Top is the work tree dir is in, found as git finds it (dir absolute,
+// its links resolved): its top-level directory, its git directory and
+// the repository's common directory (a linked work tree's differs). ok
+// is false where git may find another or none: git's environment
+// naming a repository, dir inside a git directory, a repository of
+// another owner, a configuration that moves the work tree or is not
+// read here (bare, another object format, included files).
+func Top(dir string) (top, gitDir, common string, ok bool) {
+	for _, v := range gitEnv {
+		if os.Getenv(v) != "" {
+			return "", "", "", false
+		}
+	}
+	top = dir
+	var dot os.FileInfo
+	for {
+		if filepath.Base(top) == ".git" {
+			return "", "", "", false // inside a git directory: no work tree
+		}
+		fi, err := os.Lstat(filepath.Join(top, ".git"))
+		if err == nil {
+			dot = fi
+			break
+		}
+		up := filepath.Dir(top)
+		if up == top {
+			return "", "", "", false
+		}
+		top = up
+	}
+	if st, ok := dot.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != os.Getuid() {
+		return "", "", "", false // git's check of the repository's owner is git's
+	}
+	index, ok := Locate(top)
+	if !ok {
+		return "", "", "", false
+	}
+	gitDir = filepath.Dir(index)
+	if rel, err := filepath.Rel(gitDir, dir); err == nil && !strings.HasPrefix(rel, "..") {
+		return "", "", "", false // inside the git directory
+	}
+	common = gitDir
+	if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+		c := strings.TrimSpace(string(b))
+		if !filepath.IsAbs(c) {
+			c = filepath.Join(gitDir, c)
+		}
+		common = filepath.Clean(c)
+	}
+	if !plainConfig(filepath.Join(common, "config"), gitDir, top) || exists(filepath.Join(gitDir, "config.worktree")) || exists(filepath.Join(common, "reftable")) {
+		return "", "", "", false
+	}
+	return top, gitDir, common, true
 }
 
 func exists(p string) bool {

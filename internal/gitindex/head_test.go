@@ -151,3 +151,42 @@ func TestProbeAgreesWithGit(t *testing.T) {
 		t.Fatalf("with GIT_DIR set, probed %+v", p)
 	}
 }
+
+// TestTopAgreesWithGit: the work tree Top finds from a directory is
+// git's (rev-parse --show-toplevel --absolute-git-dir) from the top,
+// from a directory below it, in a linked work tree and a submodule;
+// inside a git directory, in a bare repository, outside any, and with
+// GIT_DIR set it declines.
+func TestTopAgreesWithGit(t *testing.T) {
+	root := realPath(t, t.TempDir())
+	repo := filepath.Join(root, "repo")
+	os.MkdirAll(filepath.Join(repo, "a", "b"), 0o755)
+	git(t, repo, "init", "-q", "-b", "main")
+	os.WriteFile(filepath.Join(repo, "a", "b", "f"), []byte("x\n"), 0o644)
+	git(t, repo, "add", ".")
+	git(t, repo, "commit", "-q", "-m", "1")
+	wt := filepath.Join(root, "wt")
+	git(t, repo, "worktree", "add", "-q", "-b", "w", wt)
+	git(t, repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", repo, "sub")
+	for _, dir := range []string{repo, filepath.Join(repo, "a", "b"), wt, filepath.Join(wt, "a"), filepath.Join(repo, "sub"), filepath.Join(repo, "sub", "a", "b")} {
+		top, gitDir, _, ok := Top(dir)
+		if !ok {
+			t.Fatalf("%s: not found", dir)
+		}
+		f := strings.Fields(git(t, dir, "rev-parse", "--show-toplevel", "--absolute-git-dir"))
+		if top != f[0] || realPath(t, gitDir) != realPath(t, f[1]) {
+			t.Errorf("%s: found %s %s, git %s %s", dir, top, gitDir, f[0], f[1])
+		}
+	}
+	bare := filepath.Join(root, "bare.git")
+	git(t, root, "clone", "-q", "--bare", repo, bare)
+	for _, dir := range []string{filepath.Join(repo, ".git"), filepath.Join(repo, ".git", "refs"), bare, root} {
+		if top, _, _, ok := Top(dir); ok {
+			t.Errorf("%s: found %s", dir, top)
+		}
+	}
+	t.Setenv("GIT_DIR", filepath.Join(repo, ".git"))
+	if top, _, _, ok := Top(repo); ok {
+		t.Errorf("with GIT_DIR set: found %s", top)
+	}
+}
