@@ -128,6 +128,16 @@ func (g Git) run(ctx context.Context, args ...string) ([]byte, error) {
 // Toplevel finds the work tree that holds dir: its top-level directory,
 // or EINVALID when dir is in none.
 func Toplevel(ctx context.Context, bin, dir string) (string, error) {
+	// From the repository's files where they tell it for certain.
+	if bin == "" || bin == "git" {
+		if abs, err := filepath.Abs(dir); err == nil {
+			if real, err := filepath.EvalSymlinks(abs); err == nil {
+				if top, _, _, ok := gitindex.Top(real); ok {
+					return top, nil
+				}
+			}
+		}
+	}
 	out, err := Git{Bin: bin, Dir: dir}.run(ctx, "rev-parse", "--show-toplevel")
 	if err != nil {
 		if loom.ErrorCode(err) == loom.EINVALID {

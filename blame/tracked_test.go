@@ -71,6 +71,23 @@ func TestTrackedFilesAsGit(t *testing.T) {
 		}
 	}
 	check("repository", filepath.Join(r.dir, files[0]))
+	// A directory's files, as a summary lists them: git ls-files -z --
+	// dir, whatever the directory is written as.
+	g, _, err := b.Open(ctx, filepath.Join(r.dir, files[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{"", ".", "d0", "d1/", files[2], "d9", "d*", "vendor", "vendor/sub", "./d2", "d0/../d1"} {
+		args := []string{"ls-files", "-z", "--"}
+		if dir != "" {
+			args = append(args, dir)
+		}
+		want := zPaths([]byte(r.git(args...)))
+		got, err := g.filesUnder(ctx, dir)
+		if err != nil || !slices.Equal(got, want) {
+			t.Fatalf("files under %q: %d read (%v), git lists %d", dir, len(got), err, len(want))
+		}
+	}
 	check("linked work tree", filepath.Join(wt, files[0]))
 	check("submodule", filepath.Join(r.dir, "vendor/sub/inner.go"))
 	if _, ok := gitindex.Locate(filepath.Join(r.dir, "vendor/sub")); !ok {

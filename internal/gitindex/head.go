@@ -48,30 +48,69 @@ func ProbeFile(file string) (p Probe, ok bool) {
 	if !ok {
 		return p, false
 	}
-	index := filepath.Join(gitDir, "index")
 	rel, err := filepath.Rel(top, file)
 	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
 		return p, false
 	}
 	rel = filepath.ToSlash(rel)
-	head, ok := readHead(gitDir, common)
+	base, es, ok := headIndex(top, gitDir, common)
 	if !ok {
-		return p, false
-	}
-	tree, ok := commitTree(common, head)
-	if !ok {
-		return p, false
-	}
-	es, ext, err := load(index)
-	if err != nil || cacheTreeRoot(ext) != tree {
 		return p, false
 	}
 	for _, e := range es {
-		if e.Path == rel && e.Stage == 0 && (e.Mode&0o170000 == 0o100000 || e.Mode&0o170000 == 0o120000) {
-			return Probe{Top: top, GitDir: gitDir, Shallow: exists(filepath.Join(common, "shallow")), Head: head, Blob: e.OID()}, true
+		if e.Path == rel && e.Stage == 0 && isBlob(e.Mode) {
+			base.Blob = e.OID()
+			return base, true
 		}
 	}
 	return p, false
+}
+
+// ProbeTree is ProbeFile of every file of the work tree whose top is
+// top, `git rev-parse --is-shallow-repository --absolute-git-dir HEAD`
+// and `git ls-tree -r HEAD`: the probe without a file, and the object of
+// each file at HEAD by its path. ok is false where ProbeFile's would be.
+func ProbeTree(top string) (p Probe, blobs map[string]string, ok bool) {
+	t, gitDir, common, ok := Top(top)
+	if !ok || t != top {
+		return p, nil, false
+	}
+	p, es, ok := headIndex(top, gitDir, common)
+	if !ok {
+		return p, nil, false
+	}
+	blobs = make(map[string]string, len(es))
+	for _, e := range es {
+		if e.Stage == 0 && isBlob(e.Mode) {
+			blobs[e.Path] = e.OID()
+		}
+	}
+	return p, blobs, true
+}
+
+// isBlob says whether an entry's mode is a file's or a link's (an
+// object of type blob at HEAD), not a submodule's commit.
+func isBlob(mode uint32) bool {
+	return mode&0o170000 == 0o100000 || mode&0o170000 == 0o120000
+}
+
+// headIndex is what a probe tells without a file, and the index's
+// entries when they are HEAD's tree (its cache of trees valid at the
+// root and naming HEAD's tree); ok false otherwise.
+func headIndex(top, gitDir, common string) (Probe, []Entry, bool) {
+	head, ok := readHead(gitDir, common)
+	if !ok {
+		return Probe{}, nil, false
+	}
+	tree, ok := commitTree(common, head)
+	if !ok {
+		return Probe{}, nil, false
+	}
+	es, ext, err := load(filepath.Join(gitDir, "index"))
+	if err != nil || cacheTreeRoot(ext) != tree {
+		return Probe{}, nil, false
+	}
+	return Probe{Top: top, GitDir: gitDir, Shallow: exists(filepath.Join(common, "shallow")), Head: head}, es, true
 }
 
 // Top is the work tree dir is in, found as git finds it (dir absolute,

@@ -96,6 +96,7 @@ func TestProbeAgreesWithGit(t *testing.T) {
 		if must && n == 0 {
 			t.Fatalf("%s: no file probed without git", what)
 		}
+		sameTree(t, what, top, must)
 	}
 	probeAll("a commit just made (loose objects)", repo, true)
 	for step := range 12 {
@@ -188,5 +189,39 @@ func TestTopAgreesWithGit(t *testing.T) {
 	t.Setenv("GIT_DIR", filepath.Join(repo, ".git"))
 	if top, _, _, ok := Top(repo); ok {
 		t.Errorf("with GIT_DIR set: found %s", top)
+	}
+}
+
+// sameTree checks ProbeTree against git rev-parse and git ls-tree -r at
+// the top of a work tree.
+func sameTree(t *testing.T, what, top string, must bool) {
+	t.Helper()
+	top = realPath(t, top)
+	p, blobs, ok := ProbeTree(top)
+	if !ok {
+		if must {
+			t.Fatalf("%s: the tree not probed without git", what)
+		}
+		return
+	}
+	f := strings.Fields(git(t, top, "rev-parse", "--is-shallow-repository", "--absolute-git-dir", "HEAD"))
+	if p.Shallow != (f[0] == "true") || realPath(t, p.GitDir) != realPath(t, f[1]) || p.Head != f[2] || p.Top != top {
+		t.Fatalf("%s: probed %+v, git says %v", what, p, f)
+	}
+	want := map[string]string{}
+	for _, ent := range strings.Split(git(t, top, "ls-tree", "-r", "-z", "--full-tree", "HEAD"), "\x00") {
+		meta, file, ok := strings.Cut(ent, "\t")
+		fs := strings.Fields(meta)
+		if ok && len(fs) == 3 && fs[1] == "blob" {
+			want[file] = fs[2]
+		}
+	}
+	if len(blobs) != len(want) {
+		t.Fatalf("%s: %d files probed, git's tree has %d", what, len(blobs), len(want))
+	}
+	for f, b := range want {
+		if blobs[f] != b {
+			t.Fatalf("%s: %s probed %q, git's tree has %s", what, f, blobs[f], b)
+		}
 	}
 }
