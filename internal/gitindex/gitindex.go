@@ -20,7 +20,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 )
 
 // ErrUnsupported is an index this package does not read as git would:
@@ -87,14 +86,14 @@ func Parse(b []byte) ([]Entry, error) {
 var loaded struct {
 	sync.Mutex
 	path string
-	id   [4]int64
+	id   [3]int64
 	es   []Entry
 	ext  map[string][]byte
 }
 
 // load reads and parses the index file at path, or gives the entries
 // read before when the file is the same (the same inode, size and
-// times: git replaces its index by renaming a new file over it). No
+// time: git replaces its index by renaming a new file over it). No
 // file is an empty index.
 func load(path string) ([]Entry, map[string][]byte, error) {
 	f, err := os.Open(path)
@@ -109,10 +108,7 @@ func load(path string) ([]Entry, map[string][]byte, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("git index: %w", err)
 	}
-	id := [4]int64{fi.Size(), fi.ModTime().UnixNano()}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		id[2], id[3] = int64(st.Ino), st.Ctim.Nano()
-	}
+	id := [3]int64{fi.Size(), fi.ModTime().UnixNano(), inode(fi)}
 	loaded.Lock()
 	defer loaded.Unlock()
 	if loaded.path == path && loaded.id == id && id[2] != 0 {

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 )
 
 // Probe is what `git rev-parse --show-toplevel --is-shallow-repository
@@ -143,7 +142,7 @@ func Top(dir string) (top, gitDir, common string, ok bool) {
 		}
 		top = up
 	}
-	if st, ok := dot.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != os.Getuid() {
+	if !mine(dot) {
 		return "", "", "", false // git's check of the repository's owner is git's
 	}
 	index, ok := Locate(top)
