@@ -2,8 +2,6 @@ package blame
 
 import (
 	"math/rand/v2"
-	"os"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -14,12 +12,7 @@ import (
 // paths with empty, repeated and leading slashes. Seeded;
 // LOOM_SUFFIX_SEED replays.
 func TestTrackedSuffixAsSplit(t *testing.T) {
-	seed := rand.Uint64()
-	if s := os.Getenv("LOOM_SUFFIX_SEED"); s != "" {
-		seed, _ = strconv.ParseUint(s, 10, 64)
-	}
-	t.Logf("seed %d (LOOM_SUFFIX_SEED=%d replays it)", seed, seed)
-	r := rand.New(rand.NewPCG(seed, 3))
+	r := rand.New(rand.NewPCG(testSeed(t, "LOOM_SUFFIX_SEED"), 3))
 	words := []string{"a", "b", "src", "", "x.go", "a/b", "b/x.go"}
 	split := func(path string, tracked map[string]bool) (string, bool) {
 		parts := strings.Split(strings.TrimPrefix(path, "/"), "/")

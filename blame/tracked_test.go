@@ -20,12 +20,7 @@ import (
 // and with GIT_DIR and GIT_WORK_TREE, or GIT_INDEX_FILE, naming them
 // (where git is asked). Seeded; LOOM_TRACKED_SEED replays.
 func TestTrackedFilesAsGit(t *testing.T) {
-	seed := rand.Uint64()
-	if s := os.Getenv("LOOM_TRACKED_SEED"); s != "" {
-		seed, _ = strconv.ParseUint(s, 10, 64)
-	}
-	t.Logf("seed %d (LOOM_TRACKED_SEED=%d replays it)", seed, seed)
-	rnd := rand.New(rand.NewPCG(seed, 2))
+	rnd := rand.New(rand.NewPCG(testSeed(t, "LOOM_TRACKED_SEED"), 2))
 	ctx := context.Background()
 	r := newRepo(t)
 	var files []string
@@ -111,4 +106,19 @@ func gitIn(t *testing.T, r *repo, dir string, args ...string) string {
 	r.dir = dir
 	defer func() { r.dir = saved }()
 	return r.git(args...)
+}
+
+// testSeed is a new seed, or the one the environment variable env
+// names; logged, so that a failure can be replayed.
+func testSeed(t *testing.T, env string) uint64 {
+	t.Helper()
+	seed := rand.Uint64()
+	if s := os.Getenv(env); s != "" {
+		var err error
+		if seed, err = strconv.ParseUint(s, 10, 64); err != nil {
+			t.Fatalf("%s: %v", env, err)
+		}
+	}
+	t.Logf("seed %d (%s=%d replays it)", seed, env, seed)
+	return seed
 }
