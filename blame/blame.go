@@ -166,10 +166,16 @@ func (b *Blamer) Open(ctx context.Context, path string) (Git, string, error) {
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
 	}
-	// One git process tells the work tree and, for the blame that
-	// follows, HEAD and the file's object in it; where it cannot (no
-	// HEAD, a file git does not track), the work tree alone.
-	top, probe, probed := topAndProbe(ctx, b.Git, filepath.Dir(abs), filepath.Base(abs))
+	// The repository's files tell the work tree and, for the blame that
+	// follows, HEAD and the file's object in it, where they can for
+	// certain (gitindex.ProbeFile: HEAD's tree is the index's, nothing
+	// in git's environment or configuration moves them); else one git
+	// process tells them, and where it cannot (no HEAD, a file git does
+	// not track), the work tree alone.
+	top, probe, probed := directProbe(abs)
+	if !probed {
+		top, probe, probed = topAndProbe(ctx, b.Git, filepath.Dir(abs), filepath.Base(abs))
+	}
 	if !probed {
 		top, err = Toplevel(ctx, b.Git, filepath.Dir(abs))
 		if err != nil {

@@ -234,9 +234,23 @@ type Summary struct {
 	Notes   []string `json:"notes,omitempty"`
 }
 
-// Summarize blames every file git tracks under dir (relative to the
-// top level; "" for all of them), as the work tree has them.
-func (b *Blamer) Summarize(ctx context.Context, g Git, dir string) (*Summary, error) {
+// filesUnder are the files git tracks under dir (relative to the top
+// level; "" for all), in the index's order: git ls-files -z -- dir,
+// read from the index file where it can be (dir a plain path, no
+// pattern of git's).
+func (g Git) filesUnder(ctx context.Context, dir string) ([]string, error) {
+	if (dir == "" || path.Clean(dir) == strings.TrimSuffix(dir, "/") && !strings.HasPrefix(dir, "..") && !path.IsAbs(dir)) && !strings.ContainsAny(dir, "*?[\\:") && (g.Bin == "" || g.Bin == "git") {
+		if ps, ok := g.indexPaths(); ok {
+			d := strings.TrimSuffix(dir, "/")
+			var out []string
+			for _, p := range ps {
+				if d == "" || d == "." || p == d || strings.HasPrefix(p, d+"/") {
+					out = append(out, p)
+				}
+			}
+			return out, nil
+		}
+	}
 	args := []string{"ls-files", "-z", "--"}
 	if dir != "" {
 		args = append(args, dir)
@@ -245,15 +259,27 @@ func (b *Blamer) Summarize(ctx context.Context, g Git, dir string) (*Summary, er
 	if err != nil {
 		return nil, err
 	}
+	return zPaths(out), nil
+}
+
+// Summarize blames every file git tracks under dir (relative to the
+// top level; "" for all of them), as the work tree has them.
+func (b *Blamer) Summarize(ctx context.Context, g Git, dir string) (*Summary, error) {
+	files, err := g.filesUnder(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
 	s := newSummary(g, dir)
 	ss := map[string]*Sessions{}
 	notes := map[string]bool{}
-	files := zPaths(out)
 	// The files' blames share what git and the store tell of the
 	// repository, and git blames them on every core beforehand.
 	g.shared = newShared()
 	defer g.shared.close()
 	g.shared.probeAll(ctx, g, dir)
+	if g.gitDir == "" {
+		g.gitDir = g.shared.gitDir
+	}
 	if b.Cache != "" {
 		// The files' cache entries are read and written as one
 		// file, the directory's pack.

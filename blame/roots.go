@@ -131,14 +131,31 @@ func (b *Blamer) awayEdits(ctx context.Context, dirs []string, tracked map[strin
 // anyTracked says whether a path of es ends in a file tracked here.
 func anyTracked(es []loom.FileEdit, tracked map[string]bool) bool {
 	for _, e := range es {
-		parts := strings.Split(strings.TrimPrefix(e.Path, "/"), "/")
-		for k := range parts {
-			if tracked[strings.Join(parts[k:], "/")] {
-				return true
-			}
+		if _, ok := trackedSuffix(e.Path, tracked); ok {
+			return true
 		}
 	}
 	return false
+}
+
+// trackedSuffix finds the longest end of path (after one of its
+// slashes) that names a file tracked here, and the root before it
+// ("/" and the directories before that slash); ok false when none does.
+// It cuts path in place: a first blame looks at a thousand paths of
+// other machines' edits.
+func trackedSuffix(path string, tracked map[string]bool) (root string, ok bool) {
+	p := strings.TrimPrefix(path, "/")
+	whole := p
+	for {
+		if tracked[p] {
+			return "/" + strings.TrimSuffix(whole[:len(whole)-len(p)], "/"), true
+		}
+		i := strings.IndexByte(p, '/')
+		if i < 0 {
+			return "", false
+		}
+		p = p[i+1:]
+	}
 }
 
 // under are the edits of es (sorted by path) below dir: their paths sort
@@ -187,16 +204,11 @@ func matchRoot(es []loom.FileEdit, tracked map[string]bool) (string, bool) {
 			continue
 		}
 		edited[e.Path] = true
-		parts := strings.Split(strings.TrimPrefix(e.Path, "/"), "/")
-		for k := range parts {
-			if tracked[strings.Join(parts[k:], "/")] {
-				root := "/" + strings.Join(parts[:k], "/")
-				if files[root] == nil {
-					files[root] = map[string]bool{}
-				}
-				files[root][e.Path] = true
-				break
+		if root, ok := trackedSuffix(e.Path, tracked); ok {
+			if files[root] == nil {
+				files[root] = map[string]bool{}
 			}
+			files[root][e.Path] = true
 		}
 	}
 	best, n := "", 0

@@ -187,13 +187,22 @@ func binary(b []byte) bool { return bytes.IndexByte(b[:min(len(b), 8000)], 0) >=
 func (s *Snapshot) encode(w *bufio.Writer) {
 	w.WriteString(s.Root + "\x00")
 	var saved []string
+	var line []byte
 	for p, st := range s.Files {
 		n := -1
 		if b, ok := s.Saved[p]; ok {
 			n = len(b)
 			saved = append(saved, p)
 		}
-		w.WriteString(p + "\x00" + strconv.FormatInt(st.Size, 10) + " " + strconv.FormatInt(st.Mtime, 10) + " " + strconv.Itoa(n) + "\x00")
+		// Appended into one buffer: a string built a file was a tenth
+		// of the hook's time on a tree of 10,000 files.
+		line = append(append(line[:0], p...), 0)
+		line = strconv.AppendInt(line, st.Size, 10)
+		line = append(line, ' ')
+		line = strconv.AppendInt(line, st.Mtime, 10)
+		line = append(line, ' ')
+		line = append(strconv.AppendInt(line, int64(n), 10), 0)
+		w.Write(line)
 	}
 	w.WriteString("\x00")
 	for _, p := range saved {

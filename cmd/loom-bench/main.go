@@ -170,6 +170,7 @@ func main() {
 	blameRuns := flag.Int("blame-runs", 7, "rounds of -blame")
 	blameDir := flag.String("blame-dir", "", "instead: time loom blame summary of this directory of -blame-repo as whole processes (-loom: binaries by commas, each in turn), cold and repeated, against the store of -blame-home, beside git blame of the same files in the same run")
 	blamePR := flag.String("blame-pr", "", "instead: time loom blame pr of this range (BASE..HEAD) of -blame-repo as whole processes (-loom: binaries by commas, each in turn), cold and repeated, against the store of -blame-home, beside git blame at HEAD of the files it added or changed in the same run")
+	blameFirst := flag.String("blame-first", "", "instead: time the first loom blame of this file of -blame-repo (its cache entries removed, the cache kept) and a repeat as whole processes, wall and CPU (-loom: binaries by commas, each in turn, each with a copy of -blame-home), beside git blame of it in the same round")
 	blameHome := flag.String("blame-home", "", "the HOME of -blame-dir's loom processes, whose store holds the repository's sessions")
 	keep := flag.Bool("keep", false, "-locomo and -longmemeval keep the session files and store they made")
 	scale := flag.Bool("scale", false, "instead: plant -locomo's and -realtalk's conversations in a store of -scale-messages filler messages over -scale-projects projects of several agents, and ask every question in its project and across all projects (see docs/search.md)")
@@ -323,6 +324,13 @@ func main() {
 	if *hubRun {
 		sh := hubShape{Members: *hubMembers, Machines: *hubMachines, Records: *hubRecords, Rounds: *hubRounds, Active: 10, PerPush: 5, BodyBytes: 2048}
 		if err := hubLoadMain(context.Background(), os.Stdout, filepath.Dir(c.db), c.loomBin, *pg, sh); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *blameFirst != "" {
+		if err := blameFirstMain(context.Background(), os.Stdout, strings.Split(c.loomBin, ","), *blameRepo, *blameFirst, *blameHome, *blameRuns); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}
