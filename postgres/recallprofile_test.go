@@ -1,0 +1,144 @@
+package postgres_test
+
+import (
+	"context"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/loomhq/loom/postgres"
+	"github.com/loomhq/loom/recall"
+)
+
+// TestRecallStatements times every statement recall runs, for the
+// questions of a file, on a store someone built (loom-bench -scale
+// -scale-postgres keeps one in a schema): what docs/search.md's
+// "PostgreSQL's recall against a hook's 100 ms" measured. It runs only
+// when LOOM_TEST_RECALL_PROFILE names the store's URL (its schema in
+// search_path) and LOOM_TEST_RECALL_QUESTIONS a file of questions, one
+// a line; LOOM_TEST_RECALL_USER is their user (bench by default), and
+// LOOM_TEST_RECALL_HOOK=true gives each recall a hook's 100 ms. Each
+// question is recalled across every project three times; the third
+// round is logged: the recalls' p50, how many were partial or gave no
+// turn, and the statements' time by statement, most first.
+func TestRecallStatements(t *testing.T) {
+	dsn, file := os.Getenv("LOOM_TEST_RECALL_PROFILE"), os.Getenv("LOOM_TEST_RECALL_QUESTIONS")
+	if dsn == "" || file == "" {
+		t.Skip("LOOM_TEST_RECALL_PROFILE and LOOM_TEST_RECALL_QUESTIONS name a store and its questions")
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var questions []string
+	for _, q := range strings.Split(string(b), "\n") {
+		if q = strings.TrimSpace(q); q != "" {
+			questions = append(questions, q)
+		}
+	}
+	user := os.Getenv("LOOM_TEST_RECALL_USER")
+	if user == "" {
+		user = "bench"
+	}
+	hook := os.Getenv("LOOM_TEST_RECALL_HOOK") == "true"
+	ctx := context.Background()
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	timer := &statementTimer{took: map[string]time.Duration{}, runs: map[string]int{}}
+	cfg.ConnConfig.Tracer = timer
+	st, err := postgres.OpenConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var took []time.Duration
+	partial, none := 0, 0
+	for round := range 3 {
+		timer.record(round == 2)
+		for _, q := range questions {
+			o := recall.Options{Prompt: q, UserID: user}
+			if hook {
+				o.Deadline = time.Now().Add(100 * time.Millisecond)
+			}
+			start := time.Now()
+			res, err := recall.Recall(ctx, st, o)
+			if err != nil {
+				t.Fatalf("recall %q: %v", q, err)
+			}
+			if round < 2 {
+				continue
+			}
+			took = append(took, time.Since(start))
+			if res.Partial {
+				partial++
+			}
+			if len(res.Turns) == 0 {
+				none++
+			}
+		}
+	}
+	timer.record(false)
+	slices.Sort(took)
+	t.Logf("%d recalls (hook's deadline %v): p50 %v, max %v; %d partial, %d with no turn", len(took), hook, took[len(took)/2], took[len(took)-1], partial, none)
+	kinds := make([]string, 0, len(timer.took))
+	var all time.Duration
+	for k, d := range timer.took {
+		kinds = append(kinds, k)
+		all += d
+	}
+	slices.SortFunc(kinds, func(a, b string) int { return int(timer.took[b] - timer.took[a]) })
+	t.Logf("statements: %v in all", all)
+	for _, k := range kinds {
+		t.Logf("%9.1f ms %5d× %s", float64(timer.took[k])/1e6, timer.runs[k], k)
+	}
+}
+
+// statementTimer is a pgx tracer that adds up, while recording, the
+// time of each statement by its first 110 characters.
+type statementTimer struct {
+	mu   sync.Mutex
+	on   bool
+	took map[string]time.Duration
+	runs map[string]int
+}
+
+// startedKey holds a statement's text and start in its context.
+type startedKey struct{}
+
+type started struct {
+	sql string
+	at  time.Time
+}
+
+func (s *statementTimer) record(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.on = on
+}
+
+func (s *statementTimer) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
+	return context.WithValue(ctx, startedKey{}, started{sql: d.SQL, at: time.Now()})
+}
+
+func (s *statementTimer) TraceQueryEnd(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryEndData) {
+	q, ok := ctx.Value(startedKey{}).(started)
+	if !ok {
+		return
+	}
+	k := strings.Join(strings.Fields(q.sql), " ")
+	k = k[:min(len(k), 110)]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.on {
+		s.took[k] += time.Since(q.at)
+		s.runs[k]++
+	}
+}
