@@ -22,9 +22,11 @@ import (
 // "PostgreSQL's recall against a hook's 100 ms" measured. It runs only
 // when LOOM_TEST_RECALL_PROFILE names the store's URL (its schema in
 // search_path) and LOOM_TEST_RECALL_QUESTIONS a file of questions, one
-// a line; LOOM_TEST_RECALL_USER is their user (bench by default), and
+// a line (PROJECT-ID, a tab, and the question: recalled in that
+// project); LOOM_TEST_RECALL_USER is their user (bench by default), and
 // LOOM_TEST_RECALL_HOOK=true gives each recall a hook's 100 ms. Each
-// question is recalled across every project three times; the third
+// question is recalled (across every project when no project is given)
+// three times; the third
 // round is logged: the recalls' p50, how many were partial or gave no
 // turn, and the statements' time by statement, most first.
 func TestRecallStatements(t *testing.T) {
@@ -36,10 +38,15 @@ func TestRecallStatements(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var questions []string
-	for _, q := range strings.Split(string(b), "\n") {
-		if q = strings.TrimSpace(q); q != "" {
-			questions = append(questions, q)
+	type question struct{ project, text string }
+	var questions []question
+	for _, line := range strings.Split(string(b), "\n") {
+		project, text, ok := strings.Cut(line, "\t")
+		if !ok {
+			project, text = "", line
+		}
+		if text = strings.TrimSpace(text); text != "" {
+			questions = append(questions, question{strings.TrimSpace(project), text})
 		}
 	}
 	user := os.Getenv("LOOM_TEST_RECALL_USER")
@@ -64,14 +71,14 @@ func TestRecallStatements(t *testing.T) {
 	for round := range 3 {
 		timer.record(round == 2)
 		for _, q := range questions {
-			o := recall.Options{Prompt: q, UserID: user}
+			o := recall.Options{Prompt: q.text, UserID: user, ProjectID: q.project}
 			if hook {
 				o.Deadline = time.Now().Add(100 * time.Millisecond)
 			}
 			start := time.Now()
 			res, err := recall.Recall(ctx, st, o)
 			if err != nil {
-				t.Fatalf("recall %q: %v", q, err)
+				t.Fatalf("recall %q: %v", q.text, err)
 			}
 			if round < 2 {
 				continue
