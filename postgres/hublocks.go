@@ -44,6 +44,9 @@ func (s *Store) lockPool(ctx context.Context) (*pgxpool.Pool, error) {
 	cfg := s.pool.Config().Copy()
 	cfg.MaxConns, cfg.MinConns = maxLockConns, 0
 	cfg.MaxConnIdleTime = time.Minute
+	// A lock statement cut short may have taken its lock: its
+	// connection is closed, not kept (closeOnCancel).
+	cfg.ConnConfig.BuildContextWatcherHandler = closeOnCancel
 	p, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("hub locks: %w", err)

@@ -24,11 +24,13 @@ import (
 // search_path) and LOOM_TEST_RECALL_QUESTIONS a file of questions, one
 // a line (PROJECT-ID, a tab, and the question: recalled in that
 // project); LOOM_TEST_RECALL_USER is their user (bench by default), and
-// LOOM_TEST_RECALL_HOOK=true gives each recall a hook's 100 ms. Each
+// LOOM_TEST_RECALL_HOOK=true gives each recall a hook's 100 ms
+// (LOOM_TEST_RECALL_DEADLINE, a Go duration, another deadline). Each
 // question is recalled (across every project when no project is given)
 // three times; the third
 // round is logged: the recalls' p50, how many were partial or gave no
-// turn, and the statements' time by statement, most first.
+// turn, how many took longer than their deadline, how many connections
+// the pool opened, and the statements' time by statement, most first.
 func TestRecallStatements(t *testing.T) {
 	dsn, file := os.Getenv("LOOM_TEST_RECALL_PROFILE"), os.Getenv("LOOM_TEST_RECALL_QUESTIONS")
 	if dsn == "" || file == "" {
@@ -54,12 +56,18 @@ func TestRecallStatements(t *testing.T) {
 		user = "bench"
 	}
 	hook := os.Getenv("LOOM_TEST_RECALL_HOOK") == "true"
+	deadline := 100 * time.Millisecond
+	if v := os.Getenv("LOOM_TEST_RECALL_DEADLINE"); v != "" {
+		if deadline, err = time.ParseDuration(v); err != nil {
+			t.Fatal(err)
+		}
+	}
 	ctx := context.Background()
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	timer := &statementTimer{took: map[string]time.Duration{}, runs: map[string]int{}}
+	timer := &statementTimer{took: map[string]time.Duration{}, runs: map[string]int{}, cut: map[string]int{}}
 	cfg.ConnConfig.Tracer = timer
 	st, err := postgres.OpenConfig(ctx, cfg)
 	if err != nil {
@@ -67,13 +75,15 @@ func TestRecallStatements(t *testing.T) {
 	}
 	defer st.Close()
 	var took []time.Duration
-	partial, none := 0, 0
+	partial, none, late := 0, 0, 0
+	var opened int64
 	for round := range 3 {
 		timer.record(round == 2)
+		opened = st.Pool().Stat().NewConnsCount()
 		for _, q := range questions {
 			o := recall.Options{Prompt: q.text, UserID: user, ProjectID: q.project}
 			if hook {
-				o.Deadline = time.Now().Add(100 * time.Millisecond)
+				o.Deadline = time.Now().Add(deadline)
 			}
 			start := time.Now()
 			res, err := recall.Recall(ctx, st, o)
@@ -84,6 +94,9 @@ func TestRecallStatements(t *testing.T) {
 				continue
 			}
 			took = append(took, time.Since(start))
+			if hook && time.Since(start) > deadline {
+				late++
+			}
 			if res.Partial {
 				partial++
 			}
@@ -93,8 +106,9 @@ func TestRecallStatements(t *testing.T) {
 		}
 	}
 	timer.record(false)
+	opened = st.Pool().Stat().NewConnsCount() - opened
 	slices.Sort(took)
-	t.Logf("%d recalls (hook's deadline %v): p50 %v, max %v; %d partial, %d with no turn", len(took), hook, took[len(took)/2], took[len(took)-1], partial, none)
+	t.Logf("%d recalls (hook's deadline %v, %v): p50 %v, max %v; %d partial, %d with no turn, %d past the deadline; %d new connections", len(took), hook, deadline, took[len(took)/2], took[len(took)-1], partial, none, late, opened)
 	kinds := make([]string, 0, len(timer.took))
 	var all time.Duration
 	for k, d := range timer.took {
@@ -104,7 +118,7 @@ func TestRecallStatements(t *testing.T) {
 	slices.SortFunc(kinds, func(a, b string) int { return int(timer.took[b] - timer.took[a]) })
 	t.Logf("statements: %v in all", all)
 	for _, k := range kinds {
-		t.Logf("%9.1f ms %5d× %s", float64(timer.took[k])/1e6, timer.runs[k], k)
+		t.Logf("%9.1f ms %5d× (%d cut) %s", float64(timer.took[k])/1e6, timer.runs[k], timer.cut[k], k)
 	}
 }
 
@@ -115,6 +129,7 @@ type statementTimer struct {
 	on   bool
 	took map[string]time.Duration
 	runs map[string]int
+	cut  map[string]int // statements that ended in an error (cut short by a deadline)
 }
 
 // startedKey holds a statement's text and start in its context.
@@ -135,7 +150,7 @@ func (s *statementTimer) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx
 	return context.WithValue(ctx, startedKey{}, started{sql: d.SQL, at: time.Now()})
 }
 
-func (s *statementTimer) TraceQueryEnd(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryEndData) {
+func (s *statementTimer) TraceQueryEnd(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryEndData) {
 	q, ok := ctx.Value(startedKey{}).(started)
 	if !ok {
 		return
@@ -147,5 +162,8 @@ func (s *statementTimer) TraceQueryEnd(ctx context.Context, _ *pgx.Conn, _ pgx.T
 	if s.on {
 		s.took[k] += time.Since(q.at)
 		s.runs[k]++
+		if d.Err != nil {
+			s.cut[k]++
+		}
 	}
 }
