@@ -50,11 +50,10 @@ func closeOnCancel(c *pgconn.PgConn) ctxwatch.Handler {
 func boundNear(ctx context.Context, c *pgx.Conn) (bool, error) {
 	data := c.PgConn().CustomData()
 	bounded, _ := data[boundedKey].(bool)
-	d, ok := ctx.Deadline()
-	left := time.Until(d)
+	ms, near := boundOf(ctx)
 	sql := "SET statement_timeout TO DEFAULT"
-	if ok && left <= boundHorizon {
-		sql = "SET statement_timeout = " + strconv.FormatInt(max(int64((left-boundMargin)/time.Millisecond), 1), 10)
+	if near {
+		sql = "SET statement_timeout = " + ms
 	} else if !bounded {
 		return true, nil
 	}
@@ -63,8 +62,32 @@ func boundNear(ctx context.Context, c *pgx.Conn) (bool, error) {
 	if _, err := c.Exec(ctx, sql); err != nil {
 		return true, ended(ctx, err)
 	}
-	data[boundedKey] = ok && left <= boundHorizon
+	data[boundedKey] = near
 	return true, nil
+}
+
+// boundOf is the statement_timeout, in milliseconds, that ends a
+// statement starting now by ctx's deadline, and whether that deadline is
+// near enough to be bounded so (boundNear).
+func boundOf(ctx context.Context) (string, bool) {
+	d, ok := ctx.Deadline()
+	left := time.Until(d)
+	if !ok || left > boundHorizon {
+		return "", false
+	}
+	return strconv.FormatInt(max(int64((left-boundMargin)/time.Millisecond), 1), 10), true
+}
+
+// boundLocal is the SQL that bounds, as boundNear does, the statements of
+// a transaction run after it, when ctx's deadline is near (nothing when
+// not): the bound set when the transaction took its connection counts
+// from then, so a statement after others in it would be ended later
+// than its deadline, by a cancel request.
+func boundLocal(ctx context.Context) string {
+	if ms, near := boundOf(ctx); near {
+		return "; SET LOCAL statement_timeout = " + ms
+	}
+	return ""
 }
 
 // boundedKey marks, in a connection's CustomData, a connection whose
@@ -77,7 +100,7 @@ const boundedKey = "loom.bounded"
 // deadline.
 const (
 	boundHorizon = 200 * time.Millisecond
-	boundMargin  = 3 * time.Millisecond
+	boundMargin  = 10 * time.Millisecond
 )
 
 // cancelGrace is how long a cancelled statement's connection waits for

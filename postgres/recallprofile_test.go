@@ -67,7 +67,7 @@ func TestRecallStatements(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	timer := &statementTimer{took: map[string]time.Duration{}, runs: map[string]int{}, cut: map[string]int{}}
+	timer := &statementTimer{took: map[string]time.Duration{}, runs: map[string]int{}, cut: map[string]int{}, late: map[string]int{}}
 	cfg.ConnConfig.Tracer = timer
 	st, err := postgres.OpenConfig(ctx, cfg)
 	if err != nil {
@@ -118,7 +118,7 @@ func TestRecallStatements(t *testing.T) {
 	slices.SortFunc(kinds, func(a, b string) int { return int(timer.took[b] - timer.took[a]) })
 	t.Logf("statements: %v in all", all)
 	for _, k := range kinds {
-		t.Logf("%9.1f ms %5d× (%d cut) %s", float64(timer.took[k])/1e6, timer.runs[k], timer.cut[k], k)
+		t.Logf("%9.1f ms %5d× (%d cut, %d by a cancel request) %s", float64(timer.took[k])/1e6, timer.runs[k], timer.cut[k], timer.late[k], k)
 	}
 }
 
@@ -130,6 +130,7 @@ type statementTimer struct {
 	took map[string]time.Duration
 	runs map[string]int
 	cut  map[string]int // statements that ended in an error (cut short by a deadline)
+	late map[string]int // of those, the ones a cancel request ended, after their deadline
 }
 
 // startedKey holds a statement's text and start in its context.
@@ -164,6 +165,9 @@ func (s *statementTimer) TraceQueryEnd(ctx context.Context, _ *pgx.Conn, d pgx.T
 		s.runs[k]++
 		if d.Err != nil {
 			s.cut[k]++
+			if strings.Contains(d.Err.Error(), "user request") {
+				s.late[k]++
+			}
 		}
 	}
 }
