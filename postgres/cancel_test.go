@@ -3,14 +3,12 @@ package postgres_test
 import (
 	"context"
 	"errors"
-	"math/rand/v2"
-	"os"
-	"strconv"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/loomhq/loom/internal/testkit/testseed"
 	"github.com/loomhq/loom/postgres"
 )
 
@@ -24,16 +22,7 @@ import (
 // (a sleep, a count of a long series) and whether each runs in a
 // transaction come from a printed seed.
 func TestCancelledStatementKeepsItsConnection(t *testing.T) {
-	seed := uint64(rand.Int64())
-	if s := os.Getenv("LOOM_TEST_SEED"); s != "" {
-		v, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			t.Fatal(err)
-		}
-		seed = v
-	}
-	t.Logf("seed %d (LOOM_TEST_SEED=%d replays it)", seed, seed)
-	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	rng := testseed.Rand(t)
 
 	st := open(t, freshSchema(t))
 	defer st.Close()
