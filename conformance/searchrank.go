@@ -168,21 +168,16 @@ func testSearchRareAmongCommon(t *testing.T, open Opener) {
 // as a benchmark).
 func RareAmongCommon(t testing.TB, st loom.Store, notes int) {
 	t.Helper()
-	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	s := newSession("alice", "cli:pets")
-	lines := []string{"Audrey: I think positive reinforcement training is important for pets."}
-	for i := 1; i <= notes; i++ {
-		lines = append(lines, fmt.Sprintf("Bob: I think so, note %d.", i))
-	}
-	d := sessionOf(s, t0, lines)
+	d := RareAmongCommonSession(s, notes)
 	c, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	if err := st.Import(c, []*loom.SessionData{d}); err != nil {
 		t.Fatal(err)
 	}
 	for _, q := range []loom.SearchQuery{
-		{Text: "Why does Audrey think reinforcement matters?", UserID: "alice", Limit: 3},
-		{Text: "Why does Audrey think reinforcement matters?", UserID: "alice", Limit: 3, ProjectID: s.Project.ID},
+		{Text: RareAmongCommonQuestion, UserID: "alice", Limit: 3},
+		{Text: RareAmongCommonQuestion, UserID: "alice", Limit: 3, ProjectID: s.Project.ID},
 		{Text: "audrey think", UserID: "alice", Limit: 3, AnyWord: true},
 	} {
 		// A search refused for running out of time (a busy machine) is
@@ -208,6 +203,25 @@ func RareAmongCommon(t testing.TB, st loom.Store, notes int) {
 	recallRareAmongCommon(t, c, st, s.Project.ID, notes)
 }
 
+// RareAmongCommonQuestion is the question RareAmongCommon asks: its rare
+// word (Audrey) is in one old message, its common one (think) in every
+// message of the store.
+const RareAmongCommonQuestion = "Why does Audrey think reinforcement matters?"
+
+// RareAmongCommonSession is s (its project and user as given) holding
+// RareAmongCommon's messages, a second apart from 2026-01-01: "Audrey: I
+// think positive reinforcement training is important for pets." and
+// then notes newer "Bob: I think so, note i.", for an engine's Import
+// (the command tests fill a store with it and ask the loom binary).
+func RareAmongCommonSession(s *loom.Session, notes int) *loom.SessionData {
+	lines := make([]string, 0, notes+1)
+	lines = append(lines, "Audrey: I think positive reinforcement training is important for pets.")
+	for i := 1; i <= notes; i++ {
+		lines = append(lines, fmt.Sprintf("Bob: I think so, note %d.", i))
+	}
+	return sessionOf(s, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), lines)
+}
+
 // recallRareAmongCommon checks what loom recall and the hooks give for
 // RareAmongCommon's question in its store: Audrey's message first, as
 // the search has it, in the project and across projects, however many
@@ -218,7 +232,7 @@ func RareAmongCommon(t testing.TB, st loom.Store, notes int) {
 // partial.
 func recallRareAmongCommon(t testing.TB, c context.Context, st loom.Store, project string, notes int) {
 	t.Helper()
-	const question = "Why does Audrey think reinforcement matters?"
+	const question = RareAmongCommonQuestion
 	for _, o := range []recall.Options{
 		{Prompt: question, UserID: "alice", ProjectID: project},
 		{Prompt: question, UserID: "alice"},

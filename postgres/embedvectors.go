@@ -53,6 +53,12 @@ func (s *Store) ClaimVectors(ctx context.Context) (func(), bool, error) {
 	}
 	var ok bool
 	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock(`+vectorsLockSQL+`)`).Scan(&ok); err != nil || !ok {
+		if err != nil {
+			// Cut short, the statement may still have taken the
+			// lock, which a connection kept in the pool would hold:
+			// closed, the connection frees it.
+			conn.Conn().Close(context.WithoutCancel(ctx))
+		}
 		conn.Release()
 		return func() {}, false, serverError(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/internal/sqlstore/query"
 )
@@ -19,7 +21,7 @@ func (s *Store) ImportVectors(ctx context.Context, texts []string, conns int) ([
 	for i, t := range texts {
 		cleaned[i] = clean(t)
 	}
-	vs := computeVectors(ctx, s.pool, cleaned, conns)
+	vs := computeVectors(ctx, s.pool.Pool, cleaned, conns)
 	defer vs.stop()
 	out := make([][]byte, 0, len(texts))
 	for i := range vs.ready {
@@ -93,4 +95,13 @@ func (s *Store) Setting(ctx context.Context, name string) (string, error) {
 	var v string
 	err := s.pool.QueryRow(ctx, "SELECT current_setting($1)", name).Scan(&v)
 	return v, err
+}
+
+// Statements is the store's pool as the store's own statements use it
+// (connPool: their errors when their context ends, their rollbacks).
+func Statements(s *Store) interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+	BeginTx(context.Context, pgx.TxOptions) (pgx.Tx, error)
+} {
+	return s.pool
 }

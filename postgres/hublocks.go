@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/loomhq/loom"
@@ -44,6 +45,16 @@ func (s *Store) lockPool(ctx context.Context) (*pgxpool.Pool, error) {
 	cfg := s.pool.Config().Copy()
 	cfg.MaxConns, cfg.MinConns = maxLockConns, 0
 	cfg.MaxConnIdleTime = time.Minute
+	// A lock statement cut short may have taken its lock: its
+	// connection is closed, not kept (closeOnCancel), and the server
+	// does not end it by its deadline (boundNear) either, so that a
+	// wait cut by its context says so (context.DeadlineExceeded).
+	cfg.ConnConfig.BuildContextWatcherHandler = closeOnCancel
+	if prepare := cfg.PrepareConn; prepare != nil {
+		cfg.PrepareConn = func(ctx context.Context, c *pgx.Conn) (bool, error) {
+			return prepare(context.WithoutCancel(ctx), c)
+		}
+	}
 	p, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("hub locks: %w", err)

@@ -112,7 +112,7 @@ func (s *Store) importTx(ctx context.Context, tx pgx.Tx, p *importRows) error {
 	}
 	// The vectors take longest: they are started as soon as the
 	// sessions are known to be new.
-	vs := computeVectors(ctx, s.pool, p.texts, vectorConns(s.pool, total))
+	vs := computeVectors(ctx, s.pool.Pool, p.texts, vectorConns(s.pool.Pool, total))
 	defer vs.stop()
 	// Body ids come from the column's own sequence, so that messages
 	// can name them before COPY writes them.

@@ -319,14 +319,15 @@ func (s *Store) ranked(ctx context.Context, sql string, args []any, q loom.Searc
 // and that one statement put 17 of 49 questions' searches past their
 // 800 ms on a loaded machine. Without a sequential scan to choose, the
 // plan is the index's bitmap; nothing else in the statement reads a
-// table whole.
+// table whole. With a hook's deadline, the same SET bounds the statement
+// by it on the server (boundLocal).
 func (s *Store) rankedThroughIndex(ctx context.Context, sql string, args []any, q loom.SearchQuery) (r rankedHits, matches int64, err error) {
 	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
 	if err != nil {
 		return r, 0, fmt.Errorf("search: %w", err)
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
-	if _, err := tx.Exec(ctx, "SET LOCAL enable_seqscan = off"); err != nil {
+	if _, err := tx.Exec(ctx, "SET LOCAL enable_seqscan = off"+boundLocal(ctx)); err != nil {
 		return r, 0, fmt.Errorf("search: %w", err)
 	}
 	return rankedOn(ctx, tx, sql, args, q, s.planMode())

@@ -24,6 +24,7 @@ var dialect = query.Dialect{
 		return "(s.updated_at, s.id) < (?, ?)", []any{ms(c.UpdatedAt), c.ID}
 	},
 	Join:    "JOIN",
+	Lateral: true,
 	TitleIs: "lower(s.title) = lower(?)",
 	Like:    "ILIKE",
 	Hour:    `to_char(m.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24')`,

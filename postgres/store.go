@@ -53,7 +53,7 @@ var (
 type Store struct {
 	*sessionstore.Store
 
-	pool *pgxpool.Pool
+	pool *connPool
 
 	// Now returns the current time; tests replace it. Times are taken in
 	// Go, not from the server, so that a store behaves like the SQLite one.
@@ -131,9 +131,25 @@ func leaseTTL(raw string) (string, time.Duration, error) {
 
 // OpenConfig is Open with a pool configuration built by the caller, for
 // settings a URL cannot carry (TLS material, an AfterConnect hook). The
-// store has a pool of its own, closed by Close.
+// store has a pool of its own, closed by Close. Its connections end a
+// statement whose context ended with a cancel request, whatever
+// BuildContextWatcherHandler cfg has (see keepOnCancel).
 func OpenConfig(ctx context.Context, cfg *pgxpool.Config, opts ...sessionstore.Option) (*Store, error) {
 	cfg = cfg.Copy()
+	cfg.ConnConfig.BuildContextWatcherHandler = keepOnCancel
+	prepare := cfg.PrepareConn
+	if prepare == nil && cfg.BeforeAcquire != nil {
+		before := cfg.BeforeAcquire
+		prepare = func(ctx context.Context, c *pgx.Conn) (bool, error) { return before(ctx, c), nil }
+	}
+	cfg.PrepareConn = func(ctx context.Context, c *pgx.Conn) (bool, error) {
+		if prepare != nil {
+			if ok, err := prepare(ctx, c); !ok || err != nil {
+				return ok, err
+			}
+		}
+		return boundNear(ctx, c)
+	}
 	after := cfg.AfterConnect
 	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
 		if after != nil {
@@ -164,14 +180,15 @@ func OpenConfig(ctx context.Context, cfg *pgxpool.Config, opts ...sessionstore.O
 // hold locks apart, as separate processes would; that is how one process
 // keeps several handles on a database without a connection each. The
 // pool's connections keep the caller's settings: Open and OpenConfig
-// also turn off the server's compiling of queries (see noJIT) and have
-// it end a statement whose client is gone (see stopWhenGone).
+// also turn off the server's compiling of queries (see noJIT), have it
+// end a statement whose client is gone (see stopWhenGone), and keep a
+// connection whose statement's context ended (see keepOnCancel).
 func OpenPool(ctx context.Context, pool *pgxpool.Pool, opts ...sessionstore.Option) (*Store, error) {
 	if err := migrateSchema(ctx, pool); err != nil {
 		return nil, err
 	}
 	s := &Store{
-		pool:     pool,
+		pool:     &connPool{pool},
 		Now:      loom.Now,
 		LeaseTTL: loom.LeaseTTL,
 		holder:   sessionstore.NewHolder(),
@@ -196,10 +213,13 @@ func noJIT(ctx context.Context, c *pgx.Conn) error {
 
 // stopWhenGone has the server check, every second of a statement, that
 // the connection's client is still there, and end the statement when it
-// is not. When a statement's context ends, pgx closes its connection,
-// but the server ran the statement on to its end: a search refused after
-// 800 ms went on for 8 s on the server at a million messages, and a
-// server shared by many users would gather such work. PostgreSQL 13 has
+// is not. A statement whose context ends is cancelled on the server
+// (keepOnCancel), but a connection closed while its statement runs (the
+// server did not answer the cancel within cancelGrace, the process was
+// killed) left the server to run the statement on to its end: a search
+// refused after 800 ms went on for 8 s on the server at a million
+// messages, and a server shared by many users would gather such work.
+// PostgreSQL 13 has
 // no such setting (42704, unrecognized configuration parameter): there
 // it is not set.
 func stopWhenGone(ctx context.Context, c *pgx.Conn) error {
@@ -258,7 +278,7 @@ func describe(cfg *pgxpool.Config) string {
 
 // Pool returns the connection pool, for tools that need SQL the Store
 // does not offer.
-func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+func (s *Store) Pool() *pgxpool.Pool { return s.pool.Pool }
 
 // Close closes the store's pool (one given to OpenPool stays open).
 // Locks this handle holds stay until their leases are released or

@@ -50,6 +50,10 @@ type Dialect struct {
 	// to the rows they name; SQLite's CROSS JOIN fixes the order of the
 	// join, so that each step seeks an index from the rows already found.
 	Join string
+	// Lateral says the engine joins a lateral subquery (CROSS JOIN
+	// LATERAL), which makes the planner look a row up for each row
+	// found where a join may read the table whole (PostgreSQL).
+	Lateral bool
 	// Match says how messages m that match text as a search does are
 	// found; ok is false when text has nothing to search for.
 	Match func(text string) (m Match, ok bool)
