@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Message roles.
@@ -119,11 +120,37 @@ func JSONText(r json.RawMessage) string {
 	if len(r) == 0 || string(r) == "null" {
 		return ""
 	}
-	var s string
-	if json.Unmarshal(r, &s) == nil {
+	if s, ok := JSONString(r); ok {
 		return s
 	}
 	return string(r)
+}
+
+// JSONString is the string r holds, as json.Unmarshal into a string
+// gives it, and false when that fails (r is not a JSON string; null
+// is the empty one, as it is to json.Unmarshal). A string without
+// escapes, control characters or invalid UTF-8 (nearly every one an
+// agent writes) is taken as it is, without the decoder's passes over
+// it; any other goes through json.Unmarshal.
+func JSONString(r []byte) (string, bool) {
+	if n := len(r); n >= 2 && r[0] == '"' && r[n-1] == '"' {
+		in := r[1 : n-1]
+		plain := true
+		for _, c := range in {
+			if c < ' ' || c == '"' || c == '\\' {
+				plain = false
+				break
+			}
+		}
+		if plain && utf8.Valid(in) {
+			return string(in), true
+		}
+	}
+	var s string
+	if json.Unmarshal(r, &s) != nil {
+		return "", false
+	}
+	return s, true
 }
 
 // Part types.

@@ -97,9 +97,10 @@ func resultContent(raw json.RawMessage) (string, []block) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return "", nil
 	}
-	var s string
-	if raw[0] == '"' && json.Unmarshal(raw, &s) == nil {
-		return s, nil
+	if raw[0] == '"' {
+		if s, ok := loom.JSONString(raw); ok {
+			return s, nil
+		}
 	}
 	var items []block
 	if raw[0] == '[' && json.Unmarshal(raw, &items) == nil {
