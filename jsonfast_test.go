@@ -1,10 +1,12 @@
 package loom
 
 import (
+	"bytes"
 	"encoding/json"
 	"math/rand/v2"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -54,4 +56,139 @@ func TestJSONStringIsUnmarshal(t *testing.T) {
 			t.Fatalf("JSONString(%q) = %q, %v; json.Unmarshal gives %q, %v", b, got, ok, want, err)
 		}
 	}
+}
+
+// jsonValue is a generated JSON value, with white space here and there
+// when spaced, and strings of jsonish pieces (so sometimes not JSON).
+func jsonValue(r *rand.Rand, depth int, spaced bool) []byte {
+	ws := func(b []byte) []byte {
+		if spaced && r.IntN(4) == 0 {
+			b = append(b, " \n\t\r"[r.IntN(4)])
+		}
+		return b
+	}
+	var b []byte
+	b = ws(b)
+	switch k := r.IntN(8); {
+	case k == 0 && depth < 4:
+		b = append(b, '{')
+		for i := range r.IntN(4) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = ws(b)
+			key, _ := json.Marshal(string(jsonish(r, 4)))
+			b = append(b, key...)
+			b = ws(b)
+			b = append(b, ':')
+			b = append(b, jsonValue(r, depth+1, spaced)...)
+		}
+		b = ws(b)
+		b = append(b, '}')
+	case k == 1 && depth < 4:
+		b = append(b, '[')
+		for i := range r.IntN(4) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, jsonValue(r, depth+1, spaced)...)
+		}
+		b = append(b, ']')
+	case k == 2:
+		b = append(b, []string{"0", "-1", "12.5", "1e9", "-0.0E+3", "01", "1.", "-", "2e", "true", "false", "null", "nul"}[r.IntN(13)]...)
+	case k == 3:
+		b = append(b, jsonish(r, 6)...)
+	default:
+		s, _ := json.Marshal(string(jsonish(r, 6)))
+		if r.IntN(2) == 0 { // not HTML-escaped: < > & as they are
+			var buf bytes.Buffer
+			e := json.NewEncoder(&buf)
+			e.SetEscapeHTML(false)
+			e.Encode(string(jsonish(r, 6)))
+			s = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+		}
+		b = append(b, s...)
+	}
+	return ws(b)
+}
+
+func TestValidJSONIsValid(t *testing.T) {
+	r := rand.New(rand.NewPCG(testSeed(t), 2))
+	check := func(b []byte) {
+		t.Helper()
+		valid, clean := validJSON(b)
+		if want := json.Valid(b); valid != want {
+			t.Fatalf("validJSON(%q) = %v, json.Valid %v", b, valid, want)
+		}
+		if !valid || !clean {
+			return
+		}
+		out, err := json.Marshal(json.RawMessage(b))
+		if err != nil || !bytes.Equal(out, b) {
+			t.Fatalf("validJSON(%q) is clean, but json.Marshal writes %q, %v", b, out, err)
+		}
+	}
+	for range 100000 {
+		b := jsonValue(r, 0, r.IntN(2) == 0)
+		check(b)
+		if len(b) > 0 { // and cut, or with a byte changed
+			check(b[:r.IntN(len(b))])
+			c := bytes.Clone(b)
+			const bytesOf = "{}[],:\"\\ x0-.e"
+			c[r.IntN(len(c))] = bytesOf[r.IntN(len(bytesOf))]
+			check(c)
+		}
+	}
+	for _, n := range []int{maxJSONDepth - 1, maxJSONDepth, maxJSONDepth + 1} {
+		check([]byte(strings.Repeat("[", n) + strings.Repeat("]", n)))
+		check([]byte(strings.Repeat(`{"a":`, n) + "1" + strings.Repeat("}", n)))
+	}
+	check(nil)
+	check([]byte(" "))
+}
+
+func TestPartJSONIsEncodingJSON(t *testing.T) {
+	r := rand.New(rand.NewPCG(testSeed(t), 3))
+	str := func() string {
+		if r.IntN(3) == 0 {
+			return ""
+		}
+		return string(jsonish(r, 6))
+	}
+	raw := func() json.RawMessage {
+		if r.IntN(3) == 0 {
+			return nil
+		}
+		return jsonValue(r, 0, r.IntN(4) == 0)
+	}
+	tm := func() *time.Time {
+		if r.IntN(2) == 0 {
+			return nil
+		}
+		t := time.Unix(r.Int64N(4e9), r.Int64N(1e9)).In(time.FixedZone("x", 3600*r.IntN(12)))
+		return &t
+	}
+	fast := 0
+	for range 100000 {
+		p := Part{ID: str(), Type: str(), Text: str(), CallID: str(), Name: str(), Status: str(), Input: raw(), Output: raw(),
+			Error: str(), Title: str(), Metadata: raw(), StartedAt: tm(), EndedAt: tm(), Mime: str(), Filename: str(), URL: str(), SessionID: str()}
+		switch r.IntN(20) {
+		case 0:
+			p.Source = &FileSource{Path: str(), Start: r.IntN(3)}
+		case 1:
+			p.Usage = &Usage{InputTokens: r.Int64N(100)}
+		}
+		got, gerr := p.MarshalJSON()
+		want, werr := p.marshalSlow()
+		if (gerr == nil) != (werr == nil) || !bytes.Equal(got, want) {
+			t.Fatalf("MarshalJSON of %#v:\n got %s (%v)\nwant %s (%v)", p, got, gerr, want, werr)
+		}
+		if _, ok := appendPartJSON(nil, &p); ok {
+			fast++
+		}
+	}
+	if fast < 1000 {
+		t.Fatalf("only %d parts of 100000 took the direct path", fast)
+	}
+	t.Logf("%d parts of 100000 took the direct path", fast)
 }

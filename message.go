@@ -235,16 +235,16 @@ func (p *Part) Validate() error {
 		default:
 			return Errorf(EINVALID, "tool part %s has unknown status %q", p.CallID, p.Status)
 		}
-		if len(p.Input) > 0 && !json.Valid(p.Input) {
+		if len(p.Input) > 0 && !isJSON(p.Input) {
 			return Errorf(EINVALID, "tool part %s input is not JSON", p.CallID)
 		}
-		if len(p.Output) > 0 && !json.Valid(p.Output) {
+		if len(p.Output) > 0 && !isJSON(p.Output) {
 			return Errorf(EINVALID, "tool part %s output is not JSON", p.CallID)
 		}
 	default:
 		return Errorf(EINVALID, "unknown part type %q", p.Type)
 	}
-	if len(p.Metadata) > 0 && !json.Valid(p.Metadata) {
+	if len(p.Metadata) > 0 && !isJSON(p.Metadata) {
 		return Errorf(EINVALID, "part metadata is not JSON")
 	}
 	return nil
