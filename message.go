@@ -128,29 +128,77 @@ func JSONText(r json.RawMessage) string {
 
 // JSONString is the string r holds, as json.Unmarshal into a string
 // gives it, and false when that fails (r is not a JSON string; null
-// is the empty one, as it is to json.Unmarshal). A string without
-// escapes, control characters or invalid UTF-8 (nearly every one an
-// agent writes) is taken as it is, without the decoder's passes over
-// it; any other goes through json.Unmarshal.
+// is the empty one, as it is to json.Unmarshal). A string in valid UTF-8
+// without control characters or \u escapes (nearly every one an agent
+// writes) is decoded here in one pass, without the decoder's check of
+// the whole value first; any other goes through json.Unmarshal.
 func JSONString(r []byte) (string, bool) {
-	if n := len(r); n >= 2 && r[0] == '"' && r[n-1] == '"' {
-		in := r[1 : n-1]
-		plain := true
-		for _, c := range in {
-			if c < ' ' || c == '"' || c == '\\' {
-				plain = false
-				break
-			}
-		}
-		if plain && utf8.Valid(in) {
-			return string(in), true
-		}
+	if s, ok := plainJSONString(r); ok {
+		return s, true
 	}
 	var s string
 	if json.Unmarshal(r, &s) != nil {
 		return "", false
 	}
 	return s, true
+}
+
+// plainJSONString decodes r when it is one JSON string in valid UTF-8,
+// without control characters or \u escapes; false otherwise.
+func plainJSONString(r []byte) (string, bool) {
+	n := len(r)
+	if n < 2 || r[0] != '"' || r[n-1] != '"' {
+		return "", false
+	}
+	in := r[1 : n-1]
+	escapes := false
+	for i := 0; i < len(in); i++ {
+		switch c := in[i]; {
+		case c < ' ' || c == '"':
+			return "", false
+		case c == '\\':
+			if i+1 >= len(in) {
+				return "", false // it escapes the closing quote
+			}
+			switch in[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				escapes = true
+				i++
+			default:
+				return "", false
+			}
+		}
+	}
+	if !utf8.Valid(in) {
+		return "", false
+	}
+	if !escapes {
+		return string(in), true
+	}
+	out := make([]byte, 0, len(in))
+	for i := 0; i < len(in); i++ {
+		c := in[i]
+		if c != '\\' {
+			out = append(out, c)
+			continue
+		}
+		i++
+		switch e := in[i]; e {
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		default: // " \ /
+			out = append(out, e)
+		}
+	}
+	return string(out), true
 }
 
 // Part types.
