@@ -49,6 +49,9 @@ func TestJSONStringIsUnmarshal(t *testing.T) {
 	r := rand.New(rand.NewPCG(testSeed(t), 1))
 	for range 200000 {
 		b := jsonish(r, 12)
+		if r.IntN(2) == 0 {
+			b = jsonValue(r, 0, r.IntN(2) == 0)
+		}
 		got, ok := JSONString(b)
 		var want string
 		err := json.Unmarshal(b, &want)

@@ -1,6 +1,7 @@
 package loom
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"time"
@@ -135,6 +136,11 @@ func JSONText(r json.RawMessage) string {
 func JSONString(r []byte) (string, bool) {
 	if s, ok := plainJSONString(r); ok {
 		return s, true
+	}
+	if v := bytes.TrimLeft(r, " \t\r\n"); len(v) == 0 || v[0] != '"' && v[0] != 'n' {
+		// An object, array, number or boolean, or not JSON: no string,
+		// which json.Unmarshal would say after checking all of r.
+		return "", false
 	}
 	var s string
 	if json.Unmarshal(r, &s) != nil {
