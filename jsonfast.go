@@ -10,7 +10,7 @@ import (
 // message: the raw JSON of a tool call (its input, output, metadata) is
 // checked by validJSON in one pass, without encoding/json's scanner and
 // its call a byte, and written as it is when encoding/json would write
-// it unchanged. Each falls back to encoding/json for anything else, so
+// it unchanged, else compacted in one pass. Each falls back to encoding/json for anything else, so
 // that the bytes are encoding/json's (TestValidJSONIsValid,
 // TestPartJSONIsEncodingJSON).
 
@@ -240,6 +240,39 @@ func (s *jsonScan) array(depth int) bool {
 	}
 }
 
+// appendCompactJSON appends b, valid JSON, as json.Marshal writes it as
+// a json.RawMessage: without white space outside its strings, with <, >,
+// &, U+2028 and U+2029 in them escaped as \u sequences.
+func appendCompactJSON(dst, b []byte) []byte {
+	const hex = "0123456789abcdef"
+	in, esc := false, false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case in && esc:
+			esc = false
+		case in && c == '\\':
+			esc = true
+		case in && c == '"':
+			in = false
+		case in && (c == '<' || c == '>' || c == '&'):
+			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			continue
+		case in && c == 0xe2 && i+2 < len(b) && b[i+1] == 0x80 && b[i+2]&^1 == 0xa8:
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[b[i+2]&0xF])
+			i += 2
+			continue
+		case in:
+		case c == '"':
+			in = true
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			continue
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
 // appendJSONString appends s as encoding/json writes a string: as it is
 // between quotes when nothing in it is escaped, else by json.Marshal.
 func appendJSONString(dst []byte, s string) []byte {
@@ -272,19 +305,21 @@ func appendJSONString(dst []byte, s string) []byte {
 
 // appendPartJSON appends p's JSON as Part.MarshalJSON's encoding/json
 // path writes it, false when p is not one it writes (a file source,
-// usage, raw JSON that is not valid or not clean): then the caller
-// takes that path.
+// usage, raw JSON that is not valid): then the caller takes that path.
 func appendPartJSON(dst []byte, p *Part) ([]byte, bool) {
 	if p.Source != nil || p.Usage != nil {
 		return dst, false
 	}
-	for _, r := range [...]json.RawMessage{p.Input, p.Output, p.Metadata} {
+	var clean [3]bool
+	for i, r := range [...]json.RawMessage{p.Input, p.Output, p.Metadata} {
 		if len(r) == 0 {
 			continue
 		}
-		if valid, clean := validJSON(r); !valid || !clean {
+		valid, c := validJSON(r)
+		if !valid {
 			return dst, false
 		}
+		clean[i] = c
 	}
 	str := func(name, v string) {
 		if v == "" {
@@ -295,14 +330,18 @@ func appendPartJSON(dst []byte, p *Part) ([]byte, bool) {
 		dst = append(dst, '"', ':')
 		dst = appendJSONString(dst, v)
 	}
-	raw := func(name string, v json.RawMessage) {
+	raw := func(name string, v json.RawMessage, clean bool) {
 		if len(v) == 0 {
 			return
 		}
 		dst = append(dst, ',', '"')
 		dst = append(dst, name...)
 		dst = append(dst, '"', ':')
-		dst = append(dst, v...)
+		if clean {
+			dst = append(dst, v...)
+		} else {
+			dst = appendCompactJSON(dst, v)
+		}
 	}
 	tm := func(name string, t *time.Time) {
 		if t == nil {
@@ -322,11 +361,11 @@ func appendPartJSON(dst []byte, p *Part) ([]byte, bool) {
 	str("call_id", p.CallID)
 	str("name", p.Name)
 	str("status", p.Status)
-	raw("input", p.Input)
-	raw("output", p.Output)
+	raw("input", p.Input, clean[0])
+	raw("output", p.Output, clean[1])
 	str("error", p.Error)
 	str("title", p.Title)
-	raw("metadata", p.Metadata)
+	raw("metadata", p.Metadata, clean[2])
 	str("mime", p.Mime)
 	str("filename", p.Filename)
 	str("url", p.URL)

@@ -101,6 +101,13 @@ func jsonValue(r *rand.Rand, depth int, spaced bool) []byte {
 		b = append(b, []string{"0", "-1", "12.5", "1e9", "-0.0E+3", "01", "1.", "-", "2e", "true", "false", "null", "nul"}[r.IntN(13)]...)
 	case k == 3:
 		b = append(b, jsonish(r, 6)...)
+	case k == 4: // a string with what encoding/json escapes, as it is
+		safe := []string{"a", " ", "<", ">", "&", "\u2028", "\u2029", "é", "\\n"}
+		b = append(b, '"')
+		for range r.IntN(6) {
+			b = append(b, safe[r.IntN(len(safe))]...)
+		}
+		b = append(b, '"')
 	default:
 		s, _ := json.Marshal(string(jsonish(r, 6)))
 		if r.IntN(2) == 0 { // not HTML-escaped: < > & as they are
