@@ -39,8 +39,8 @@ func validJSON(b []byte) (valid, clean bool) {
 	return s.i == len(s.b), s.clean
 }
 
-// isJSON is json.Valid(b).
-func isJSON(b []byte) bool {
+// ValidJSON is json.Valid(b), in one pass over b.
+func ValidJSON(b []byte) bool {
 	valid, _ := validJSON(b)
 	return valid
 }
@@ -240,10 +240,10 @@ func (s *jsonScan) array(depth int) bool {
 	}
 }
 
-// appendCompactJSON appends b, valid JSON, as json.Marshal writes it as
-// a json.RawMessage: without white space outside its strings, with <, >,
+// AppendCompactJSON appends b, valid JSON (ValidJSON), as json.Marshal
+// writes it as a json.RawMessage: without white space outside its strings, with <, >,
 // &, U+2028 and U+2029 in them escaped as \u sequences.
-func appendCompactJSON(dst, b []byte) []byte {
+func AppendCompactJSON(dst, b []byte) []byte {
 	const hex = "0123456789abcdef"
 	in, esc := false, false
 	for i := 0; i < len(b); i++ {
@@ -340,7 +340,7 @@ func appendPartJSON(dst []byte, p *Part) ([]byte, bool) {
 		if clean {
 			dst = append(dst, v...)
 		} else {
-			dst = appendCompactJSON(dst, v)
+			dst = AppendCompactJSON(dst, v)
 		}
 	}
 	tm := func(name string, t *time.Time) {

@@ -30,7 +30,7 @@ func testSeed(t *testing.T) uint64 {
 // and of the ones it must not hold: quotes, escapes, control
 // characters, invalid and multi-byte UTF-8, HTML's characters.
 func jsonish(r *rand.Rand, n int) []byte {
-	pieces := []string{"a", "Z", " ", "\t", "\n", "\"", "\\", "\\n", "\\b", "\\f", "\\r", "\\t", "\\/", "\\\\", "\\\"", "\\u00e9", "\\ud83d\\ude00", "\\x", "\x01", "\x7f",
+	pieces := []string{"a", "Z", " ", "\t", "\n", "\"", "\\", "\\n", "\\b", "\\f", "\\r", "\\t", "\\/", "\\\\", "\\\"", "\\u00e9", "\\ud83d\\ude00", "\\ud83d", "\\uDE00", "\\uD83D\\u0041", "\\u12", "\\u2028", "\\uffFD", "\\x", "\x01", "\x7f",
 		"é", "€", "\u2028", "\xff", "\xe2\x82", "\xef\xbf\xbd", "<", ">", "&", "{", "}", "[", "]", ":", ",", "1", "-", ".", "e", "true", "null"}
 	var b []byte
 	if r.IntN(4) > 0 {

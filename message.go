@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -130,8 +132,8 @@ func JSONText(r json.RawMessage) string {
 // JSONString is the string r holds, as json.Unmarshal into a string
 // gives it, and false when that fails (r is not a JSON string; null
 // is the empty one, as it is to json.Unmarshal). A string in valid UTF-8
-// without control characters or \u escapes (nearly every one an agent
-// writes) is decoded here in one pass, without the decoder's check of
+// without control characters (nearly every one an agent writes) is
+// decoded here in one pass, without the decoder's check of
 // the whole value first; any other goes through json.Unmarshal.
 func JSONString(r []byte) (string, bool) {
 	if s, ok := plainJSONString(r); ok {
@@ -149,8 +151,9 @@ func JSONString(r []byte) (string, bool) {
 	return s, true
 }
 
-// plainJSONString decodes r when it is one JSON string in valid UTF-8,
-// without control characters or \u escapes; false otherwise.
+// plainJSONString decodes r when it is one JSON string in valid UTF-8
+// without control characters, as encoding/json decodes it; false
+// otherwise.
 func plainJSONString(r []byte) (string, bool) {
 	n := len(r)
 	if n < 2 || r[0] != '"' || r[n-1] != '"' {
@@ -168,11 +171,16 @@ func plainJSONString(r []byte) (string, bool) {
 			}
 			switch in[i+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				escapes = true
 				i++
+			case 'u':
+				if hex4(in[i:]) < 0 {
+					return "", false
+				}
+				i += 5
 			default:
 				return "", false
 			}
+			escapes = true
 		}
 	}
 	if !utf8.Valid(in) {
@@ -188,8 +196,7 @@ func plainJSONString(r []byte) (string, bool) {
 			out = append(out, c)
 			continue
 		}
-		i++
-		switch e := in[i]; e {
+		switch e := in[i+1]; e {
 		case 'b':
 			out = append(out, '\b')
 		case 'f':
@@ -200,11 +207,51 @@ func plainJSONString(r []byte) (string, bool) {
 			out = append(out, '\r')
 		case 't':
 			out = append(out, '\t')
-		default: // " \ /
+		case 'u':
+			// As encoding/json: a surrogate followed by the escape of
+			// the other of its pair is one rune, else U+FFFD.
+			rr := hex4(in[i:])
+			i += 6
+			if utf16.IsSurrogate(rr) {
+				if dec := utf16.DecodeRune(rr, hex4(in[i:])); dec != unicode.ReplacementChar {
+					rr = dec
+					i += 6
+				} else {
+					rr = unicode.ReplacementChar
+				}
+			}
+			out = utf8.AppendRune(out, rr)
+			i-- // the loop's i++
+			continue
+		default: // " \\ /
 			out = append(out, e)
 		}
+		i++
 	}
 	return string(out), true
+}
+
+// hex4 is the rune of the \uXXXX escape b starts with, -1 when it does
+// not start with one.
+func hex4(b []byte) rune {
+	if len(b) < 6 || b[0] != '\\' || b[1] != 'u' {
+		return -1
+	}
+	var r rune
+	for _, c := range b[2:6] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r*16 + rune(c)
+	}
+	return r
 }
 
 // Part types.
@@ -289,16 +336,16 @@ func (p *Part) Validate() error {
 		default:
 			return Errorf(EINVALID, "tool part %s has unknown status %q", p.CallID, p.Status)
 		}
-		if len(p.Input) > 0 && !isJSON(p.Input) {
+		if len(p.Input) > 0 && !ValidJSON(p.Input) {
 			return Errorf(EINVALID, "tool part %s input is not JSON", p.CallID)
 		}
-		if len(p.Output) > 0 && !isJSON(p.Output) {
+		if len(p.Output) > 0 && !ValidJSON(p.Output) {
 			return Errorf(EINVALID, "tool part %s output is not JSON", p.CallID)
 		}
 	default:
 		return Errorf(EINVALID, "unknown part type %q", p.Type)
 	}
-	if len(p.Metadata) > 0 && !isJSON(p.Metadata) {
+	if len(p.Metadata) > 0 && !ValidJSON(p.Metadata) {
 		return Errorf(EINVALID, "part metadata is not JSON")
 	}
 	return nil

@@ -1,10 +1,12 @@
 package claudecode
 
 import (
+	"bytes"
 	"encoding/json"
 	"math/rand/v2"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -52,5 +54,64 @@ func TestMayNameMissesNoAgent(t *testing.T) {
 	}
 	if passed == 0 {
 		t.Fatal("mayName passed over none")
+	}
+}
+
+// toolMetadata writes a small toolUseResult as json.Marshal writes it in
+// {"toolUseResult": …}: generated results, indented or not, with what
+// encoding/json escapes in their strings.
+func TestToolMetadataIsMarshal(t *testing.T) {
+	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("LOOM_TEST_SEED"); s != "" {
+		var err error
+		if seed, err = strconv.ParseUint(s, 10, 64); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("seed %d (LOOM_TEST_SEED=%d replays it)", seed, seed)
+	r := rand.New(rand.NewPCG(seed, 8))
+	words := []string{"a", " ", "<b>", "&", "\u2028", "é", "\n", "\"", `\`, "exit", "0"}
+	word := func() string {
+		var s string
+		for range r.IntN(5) {
+			s += words[r.IntN(len(words))]
+		}
+		return s
+	}
+	for range 5000 {
+		v := map[string]any{}
+		for range r.IntN(5) {
+			switch r.IntN(3) {
+			case 0:
+				v[word()] = word()
+			case 1:
+				v[word()] = r.IntN(1000)
+			default:
+				v[word()] = []any{word(), true, nil, map[string]any{word(): word()}}
+			}
+		}
+		var raw []byte
+		var err error
+		if r.IntN(2) == 0 {
+			raw, err = json.MarshalIndent(v, " ", "\t")
+		} else {
+			var b strings.Builder
+			e := json.NewEncoder(&b)
+			e.SetEscapeHTML(false)
+			err = e.Encode(v)
+			raw = []byte(b.String())
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := json.Marshal(struct {
+			ToolUseResult json.RawMessage `json:"toolUseResult"`
+		}{bytes.TrimSpace(raw)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := toolMetadata(raw); string(got) != string(want) {
+			t.Fatalf("toolMetadata(%s)\n got %s\nwant %s", raw, got, want)
+		}
 	}
 }
