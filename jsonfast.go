@@ -130,10 +130,28 @@ func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
+// inString marks the bytes str looks at in a string: the rest are
+// passed over in a loop of their own.
+var inString = func() (t [256]bool) {
+	for c := range ' ' {
+		t[c] = true
+	}
+	for _, c := range []byte{'"', '\\', '<', '>', '&', 0xe2} {
+		t[c] = true
+	}
+	return t
+}()
+
 // str checks the string at s.i, its opening quote.
 func (s *jsonScan) str() bool {
 	s.i++
 	for s.i < len(s.b) {
+		for s.i < len(s.b) && !inString[s.b[s.i]] {
+			s.i++
+		}
+		if s.i >= len(s.b) {
+			return false
+		}
 		c := s.b[s.i]
 		switch {
 		case c == '"':

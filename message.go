@@ -162,6 +162,9 @@ func plainJSONString(r []byte) (string, bool) {
 	in := r[1 : n-1]
 	escapes := false
 	for i := 0; i < len(in); i++ {
+		if c := in[i]; c >= ' ' && c != '"' && c != '\\' {
+			continue
+		}
 		switch c := in[i]; {
 		case c < ' ' || c == '"':
 			return "", false
