@@ -210,21 +210,29 @@ func (s *jsonScan) object(depth int) bool {
 		if !s.value(depth) {
 			return false
 		}
-		s.space()
-		if s.i >= len(s.b) {
-			return false
-		}
-		switch s.b[s.i] {
-		case ',':
-			s.i++
-			s.space()
-		case '}':
-			s.i++
-			return true
-		default:
-			return false
+		if more, ok := s.next('}'); !more {
+			return ok
 		}
 	}
+}
+
+// next passes the separator after a member or an element: more when it
+// is a comma, else whether it is end, which closes the value.
+func (s *jsonScan) next(end byte) (more, ok bool) {
+	s.space()
+	if s.i >= len(s.b) {
+		return false, false
+	}
+	switch s.b[s.i] {
+	case ',':
+		s.i++
+		s.space()
+		return true, true
+	case end:
+		s.i++
+		return false, true
+	}
+	return false, false
 }
 
 func (s *jsonScan) array(depth int) bool {
@@ -241,19 +249,8 @@ func (s *jsonScan) array(depth int) bool {
 		if !s.value(depth) {
 			return false
 		}
-		s.space()
-		if s.i >= len(s.b) {
-			return false
-		}
-		switch s.b[s.i] {
-		case ',':
-			s.i++
-			s.space()
-		case ']':
-			s.i++
-			return true
-		default:
-			return false
+		if more, ok := s.next(']'); !more {
+			return ok
 		}
 	}
 }

@@ -4,25 +4,18 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/rand/v2"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/loomhq/loom/internal/testkit/seedtest"
 )
 
 // A tool result that mayName passes over is one whose decoding names
 // no agent: generated objects with keys spelled in every case, escaped
 // or not, and other keys.
 func TestMayNameMissesNoAgent(t *testing.T) {
-	seed := uint64(time.Now().UnixNano())
-	if s := os.Getenv("LOOM_TEST_SEED"); s != "" {
-		var err error
-		if seed, err = strconv.ParseUint(s, 10, 64); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Logf("seed %d (LOOM_TEST_SEED=%d replays it)", seed, seed)
+	seed := seedtest.Seed(t)
 	r := rand.New(rand.NewPCG(seed, 7))
 	keys := []string{"agentId", "agentid", "AGENTID", "aGeNtId", `agent\u0049d`, `\u0061gentId`, "agent", "agentIds", "id", "agent_id", "content"}
 	passed := 0
@@ -61,14 +54,7 @@ func TestMayNameMissesNoAgent(t *testing.T) {
 // {"toolUseResult": …}: generated results, indented or not, with what
 // encoding/json escapes in their strings.
 func TestToolMetadataIsMarshal(t *testing.T) {
-	seed := uint64(time.Now().UnixNano())
-	if s := os.Getenv("LOOM_TEST_SEED"); s != "" {
-		var err error
-		if seed, err = strconv.ParseUint(s, 10, 64); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Logf("seed %d (LOOM_TEST_SEED=%d replays it)", seed, seed)
+	seed := seedtest.Seed(t)
 	r := rand.New(rand.NewPCG(seed, 8))
 	words := []string{"a", " ", "<b>", "&", "\u2028", "é", "\n", "\"", `\`, "exit", "0"}
 	word := func() string {
