@@ -108,7 +108,7 @@ func (im *Importer) readAhead(ctx context.Context, f Format, bundles []Bundle, k
 				res, err := read(ctx, f, Bundle{Files: j.files})
 				p := &parsed{files: j.files, stats: j.stats, res: res, err: err, weight: j.weight}
 				if err == nil && keep {
-					p.kept = keepAhead(ctx, j.stats)
+					p.kept = keepAhead(ctx, j.stats, known)
 				}
 				a.slots[j.i] <- p
 			}
@@ -170,11 +170,16 @@ func (im *Importer) worthReading(f Format, b Bundle, known map[string]loom.Impor
 }
 
 // keepAhead compresses the files of stats from their start, as keepFile
-// does when the store holds nothing of them; a file it could not read
-// whole is left out, for the writer to keep.
-func keepAhead(ctx context.Context, stats []loom.ImportedFile) map[string]*keptAhead {
+// does when the store holds nothing of them: those not recorded in
+// known, or recorded bigger than they are (written again). A file
+// recorded as it is or smaller (grown since) is kept by the writer,
+// its new end only, as is one it could not read whole.
+func keepAhead(ctx context.Context, stats []loom.ImportedFile, known map[string]loom.ImportedFile) map[string]*keptAhead {
 	out := make(map[string]*keptAhead, len(stats))
 	for _, rec := range stats {
+		if k, ok := known[rec.Path]; ok && k.Size <= rec.Size {
+			continue
+		}
 		k := &keptAhead{size: rec.Size, modTime: rec.ModTime}
 		kf, err := keepFile(ctx, func(c loom.OriginalChunk) error {
 			k.chunks = append(k.chunks, c)
