@@ -57,8 +57,18 @@ func (m Message) MarshalJSON() ([]byte, error) {
 	}{plain(m), parts, jsonTime(m.CreatedAt), optTime(m.CompletedAt)})
 }
 
-// MarshalJSON writes times with milliseconds.
+// MarshalJSON writes times with milliseconds. A part without a file
+// source or usage, whose raw JSON is compact, is written directly
+// (appendPartJSON), with the bytes encoding/json writes.
 func (p Part) MarshalJSON() ([]byte, error) {
+	if b, ok := appendPartJSON(make([]byte, 0, 64+len(p.Text)+len(p.Input)+len(p.Output)+len(p.Metadata)), &p); ok {
+		return b, nil
+	}
+	return p.marshalSlow()
+}
+
+// marshalSlow is MarshalJSON through encoding/json.
+func (p Part) marshalSlow() ([]byte, error) {
 	type plain Part
 	return json.Marshal(struct {
 		plain

@@ -1,9 +1,13 @@
 package loom
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // Message roles.
@@ -119,11 +123,138 @@ func JSONText(r json.RawMessage) string {
 	if len(r) == 0 || string(r) == "null" {
 		return ""
 	}
-	var s string
-	if json.Unmarshal(r, &s) == nil {
+	if s, ok := JSONString(r); ok {
 		return s
 	}
 	return string(r)
+}
+
+// JSONString is the string r holds, as json.Unmarshal into a string
+// gives it, and false when that fails (r is not a JSON string; null
+// is the empty one, as it is to json.Unmarshal). A string in valid UTF-8
+// without control characters (nearly every one an agent writes) is
+// decoded here in one pass, without the decoder's check of
+// the whole value first; any other goes through json.Unmarshal.
+func JSONString(r []byte) (string, bool) {
+	if s, ok := plainJSONString(r); ok {
+		return s, true
+	}
+	if v := bytes.TrimLeft(r, " \t\r\n"); len(v) == 0 || v[0] != '"' && v[0] != 'n' {
+		// An object, array, number or boolean, or not JSON: no string,
+		// which json.Unmarshal would say after checking all of r.
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(r, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// plainJSONString decodes r when it is one JSON string in valid UTF-8
+// without control characters, as encoding/json decodes it; false
+// otherwise.
+func plainJSONString(r []byte) (string, bool) {
+	n := len(r)
+	if n < 2 || r[0] != '"' || r[n-1] != '"' {
+		return "", false
+	}
+	in := r[1 : n-1]
+	escapes := false
+	for i := 0; i < len(in); i++ {
+		if c := in[i]; c >= ' ' && c != '"' && c != '\\' {
+			continue
+		}
+		switch c := in[i]; {
+		case c < ' ' || c == '"':
+			return "", false
+		case c == '\\':
+			if i+1 >= len(in) {
+				return "", false // it escapes the closing quote
+			}
+			switch in[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i++
+			case 'u':
+				if hex4(in[i:]) < 0 {
+					return "", false
+				}
+				i += 5
+			default:
+				return "", false
+			}
+			escapes = true
+		}
+	}
+	if !utf8.Valid(in) {
+		return "", false
+	}
+	if !escapes {
+		return string(in), true
+	}
+	out := make([]byte, 0, len(in))
+	for i := 0; i < len(in); i++ {
+		c := in[i]
+		if c != '\\' {
+			out = append(out, c)
+			continue
+		}
+		switch e := in[i+1]; e {
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			// As encoding/json: a surrogate followed by the escape of
+			// the other of its pair is one rune, else U+FFFD.
+			rr := hex4(in[i:])
+			i += 6
+			if utf16.IsSurrogate(rr) {
+				if dec := utf16.DecodeRune(rr, hex4(in[i:])); dec != unicode.ReplacementChar {
+					rr = dec
+					i += 6
+				} else {
+					rr = unicode.ReplacementChar
+				}
+			}
+			out = utf8.AppendRune(out, rr)
+			i-- // the loop's i++
+			continue
+		default: // " \\ /
+			out = append(out, e)
+		}
+		i++
+	}
+	return string(out), true
+}
+
+// hex4 is the rune of the \uXXXX escape b starts with, -1 when it does
+// not start with one.
+func hex4(b []byte) rune {
+	if len(b) < 6 || b[0] != '\\' || b[1] != 'u' {
+		return -1
+	}
+	var r rune
+	for _, c := range b[2:6] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r*16 + rune(c)
+	}
+	return r
 }
 
 // Part types.
@@ -208,16 +339,16 @@ func (p *Part) Validate() error {
 		default:
 			return Errorf(EINVALID, "tool part %s has unknown status %q", p.CallID, p.Status)
 		}
-		if len(p.Input) > 0 && !json.Valid(p.Input) {
+		if len(p.Input) > 0 && !ValidJSON(p.Input) {
 			return Errorf(EINVALID, "tool part %s input is not JSON", p.CallID)
 		}
-		if len(p.Output) > 0 && !json.Valid(p.Output) {
+		if len(p.Output) > 0 && !ValidJSON(p.Output) {
 			return Errorf(EINVALID, "tool part %s output is not JSON", p.CallID)
 		}
 	default:
 		return Errorf(EINVALID, "unknown part type %q", p.Type)
 	}
-	if len(p.Metadata) > 0 && !json.Valid(p.Metadata) {
+	if len(p.Metadata) > 0 && !ValidJSON(p.Metadata) {
 		return Errorf(EINVALID, "part metadata is not JSON")
 	}
 	return nil

@@ -27,6 +27,10 @@ import (
 // 2×workers bundles and aheadBytes of their files at once; a bundle
 // whose files are bigger than SegmentSize is left to the writer, as are
 // bundles read a segment at a time.
+//
+// A worker also compresses the originals of the files it read
+// (keptAhead), the chunks the writer would make of them when the store
+// holds nothing of them yet, so that the writer only writes them.
 
 // aheadBytes bounds the size of the files read ahead and not yet
 // written.
@@ -40,6 +44,17 @@ type parsed struct {
 	res    *Result
 	err    error
 	weight int64
+	// kept are the files' originals compressed from their start, by
+	// path; a file missing here is kept by the writer as before.
+	kept map[string]*keptAhead
+}
+
+// keptAhead is one file's original as keepFile cuts and compresses it
+// from its start, read when the file had size and modTime.
+type keptAhead struct {
+	size    int64
+	modTime time.Time
+	chunks  []loom.OriginalChunk
 }
 
 // ahead reads the bundles of one root ahead of the writer.
@@ -82,12 +97,20 @@ func (im *Importer) readAhead(ctx context.Context, f Format, bundles []Bundle, k
 	}
 	known = im.knownBefore
 	minWeight := int64(aheadBytes / (2 * workers))
+	// Originals are compressed ahead unless the run keeps none, or the
+	// format keeps a copy it makes rather than its files (Filtered).
+	_, filtered := f.(Filtered)
+	keep := im.keeper() != nil && !filtered
 	jobs := make(chan aheadJob)
 	for range workers {
 		a.wg.Go(func() {
 			for j := range jobs {
 				res, err := read(ctx, f, Bundle{Files: j.files})
-				a.slots[j.i] <- &parsed{files: j.files, stats: j.stats, res: res, err: err, weight: j.weight}
+				p := &parsed{files: j.files, stats: j.stats, res: res, err: err, weight: j.weight}
+				if err == nil && keep {
+					p.kept = keepAhead(ctx, j.stats, known)
+				}
+				a.slots[j.i] <- p
 			}
 		})
 	}
@@ -144,6 +167,43 @@ func (im *Importer) worthReading(f Format, b Bundle, known map[string]loom.Impor
 		return nil, nil, 0, false
 	}
 	return files, stats, size, true
+}
+
+// keepAhead compresses the files of stats from their start, as keepFile
+// does when the store holds nothing of them: those not recorded in
+// known, or recorded bigger than they are (written again). A file
+// recorded as it is or smaller (grown since) is kept by the writer,
+// its new end only, as is one it could not read whole.
+func keepAhead(ctx context.Context, stats []loom.ImportedFile, known map[string]loom.ImportedFile) map[string]*keptAhead {
+	out := make(map[string]*keptAhead, len(stats))
+	for _, rec := range stats {
+		if k, ok := known[rec.Path]; ok && k.Size <= rec.Size {
+			continue
+		}
+		k := &keptAhead{size: rec.Size, modTime: rec.ModTime}
+		kf, err := keepFile(ctx, func(c loom.OriginalChunk) error {
+			k.chunks = append(k.chunks, c)
+			return nil
+		}, loom.OriginalFile{}, rec, rec.Path, "", nil)
+		if err != nil || kf.Size != rec.Size {
+			continue
+		}
+		out[rec.Path] = k
+	}
+	return out
+}
+
+// keptFor is what a worker compressed of the file of rec, nil when it
+// did not, or read it at another size or time.
+func (p *parsed) keptFor(rec loom.ImportedFile) *keptAhead {
+	if p == nil {
+		return nil
+	}
+	k := p.kept[rec.Path]
+	if k == nil || k.size != rec.Size || !k.modTime.Equal(rec.ModTime) {
+		return nil
+	}
+	return k
 }
 
 // take is the reading of the writer's next bundle, nil when it was not

@@ -68,7 +68,7 @@ func (im *Importer) keepOriginals(ctx context.Context, tool string, stats []loom
 		return im.keepCopy(ctx, put, fl, stats, sessionID)
 	}
 	for _, rec := range stats {
-		kf, err := keepFile(ctx, put, im.kept[rec.Path], rec, rec.Path, sessionID)
+		kf, err := keepFile(ctx, put, im.kept[rec.Path], rec, rec.Path, sessionID, im.ahead.keptFor(rec))
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 				// Gone or cut short since it was read (an agent that
@@ -171,7 +171,7 @@ func (im *Importer) keepCopy(ctx context.Context, put func(loom.OriginalChunk) e
 	}
 	rec := main
 	rec.Size = fi.Size()
-	kf, err := keepFile(ctx, put, im.kept[rec.Path], rec, cp, sessionID)
+	kf, err := keepFile(ctx, put, im.kept[rec.Path], rec, cp, sessionID, nil)
 	if err != nil {
 		return fmt.Errorf("keeping the original of %s: %w", main.Path, err)
 	}
@@ -181,8 +181,10 @@ func (im *Importer) keepCopy(ctx context.Context, put func(loom.OriginalChunk) e
 
 // keepFile keeps what file rec holds beyond kept, what the store has of
 // it, reading it at src (rec's path, or a copy made of it), and
-// returns what the store has then.
-func keepFile(ctx context.Context, put func(loom.OriginalChunk) error, kept loom.OriginalFile, rec loom.ImportedFile, src, sessionID string) (loom.OriginalFile, error) {
+// returns what the store has then. ahead, when not nil, is the file
+// compressed from its start by a worker (ahead.go): when the whole file
+// is to be kept, its chunks are kept instead of reading it again.
+func keepFile(ctx context.Context, put func(loom.OriginalChunk) error, kept loom.OriginalFile, rec loom.ImportedFile, src, sessionID string, ahead *keptAhead) (loom.OriginalFile, error) {
 	f, err := os.Open(src)
 	if err != nil {
 		return kept, err
@@ -203,6 +205,17 @@ func keepFile(ctx context.Context, put func(loom.OriginalChunk) error, kept loom
 	}
 	if from == 0 {
 		kept = loom.OriginalFile{UserID: rec.UserID, Tool: rec.Tool, Path: rec.Path, Bundle: rec.Bundle}
+		if ahead != nil {
+			for _, c := range ahead.chunks {
+				c.UserID, c.Tool, c.Path, c.Bundle, c.SessionID, c.ModTime = rec.UserID, rec.Tool, rec.Path, rec.Bundle, sessionID, rec.ModTime
+				if err := put(c); err != nil {
+					return kept, err
+				}
+				kept.Size, kept.Stored, kept.Chunks, kept.Tail = c.Offset+c.Size, kept.Stored+int64(len(c.Data)), kept.Chunks+1, c.Tail
+				kept.SessionID = pick(sessionID, kept.SessionID)
+			}
+			return kept, nil
+		}
 	}
 	// The window of the file's last bytes, for each chunk's tail.
 	var window []byte

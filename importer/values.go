@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/loomhq/loom"
 )
 
 // What the JSON-lines readers share to read the values of a record.
@@ -24,8 +26,7 @@ func JSONText(raw json.RawMessage) string {
 		return ""
 	}
 	raw = bytes.TrimSpace(raw)
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
+	if s, ok := loom.JSONString(raw); ok {
 		return s
 	}
 	return string(raw)

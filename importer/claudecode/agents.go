@@ -1,6 +1,7 @@
 package claudecode
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -82,7 +83,7 @@ func linkAgents(sid string, t *tree, b *builder, calls map[string]*call, titles 
 		}
 	}
 	for callID, res := range b.results {
-		if raw := res.rec.ToolUseResult; len(raw) > 0 && raw[0] == '{' {
+		if raw := res.rec.ToolUseResult; len(raw) > 0 && raw[0] == '{' && mayName(raw, "agentid") {
 			var v struct {
 				AgentID string `json:"agentId"`
 			}
@@ -96,6 +97,27 @@ func linkAgents(sid string, t *tree, b *builder, calls map[string]*call, titles 
 			link(r.ParentToolUseID, r.Data.AgentID, r.order)
 		}
 	}
+}
+
+// mayName says whether the JSON object raw may have a key that
+// encoding/json matches to key (lower case ASCII letters, which it
+// matches in any case): one spelled so in any case, or any \u escape,
+// which could spell it. Most tool results name no agent, and are
+// then not decoded.
+func mayName(raw []byte, key string) bool {
+	if bytes.Contains(raw, []byte(`\u`)) {
+		return true
+	}
+	for i := 0; i+len(key) <= len(raw); i++ {
+		j := 0
+		for j < len(key) && raw[i+j]|0x20 == key[j] {
+			j++
+		}
+		if j == len(key) {
+			return true
+		}
+	}
+	return false
 }
 
 // linkSidechains links each inline sub-agent transcript (Claude Code 1.x

@@ -97,9 +97,10 @@ func resultContent(raw json.RawMessage) (string, []block) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return "", nil
 	}
-	var s string
-	if raw[0] == '"' && json.Unmarshal(raw, &s) == nil {
-		return s, nil
+	if raw[0] == '"' {
+		if s, ok := loom.JSONString(raw); ok {
+			return s, nil
+		}
 	}
 	var items []block
 	if raw[0] == '[' && json.Unmarshal(raw, &items) == nil {
@@ -151,31 +152,33 @@ const (
 // "omitted".
 func toolMetadata(raw json.RawMessage) json.RawMessage {
 	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" || !json.Valid(raw) {
+	if len(raw) == 0 || string(raw) == "null" || !loom.ValidJSON(raw) {
 		return nil
+	}
+	if len(raw) <= maxMetadata {
+		// What json.Marshal writes of it in the struct below, in one
+		// pass.
+		b := append(make([]byte, 0, len(raw)+20), `{"toolUseResult":`...)
+		return append(loom.AppendCompactJSON(b, raw), '}')
 	}
 	var out struct {
 		ToolUseResult json.RawMessage `json:"toolUseResult"`
 		Omitted       []string        `json:"omitted,omitempty"`
 	}
-	if len(raw) <= maxMetadata {
-		out.ToolUseResult = raw
-	} else {
-		var obj map[string]json.RawMessage
-		if raw[0] != '{' || json.Unmarshal(raw, &obj) != nil {
-			return nil // a long text: the output has it
-		}
-		kept := map[string]json.RawMessage{}
-		for k, v := range obj {
-			if len(v) <= maxMember {
-				kept[k] = v
-			} else {
-				out.Omitted = append(out.Omitted, k)
-			}
-		}
-		slices.Sort(out.Omitted)
-		out.ToolUseResult, _ = json.Marshal(kept)
+	var obj map[string]json.RawMessage
+	if raw[0] != '{' || json.Unmarshal(raw, &obj) != nil {
+		return nil // a long text: the output has it
 	}
+	kept := map[string]json.RawMessage{}
+	for k, v := range obj {
+		if len(v) <= maxMember {
+			kept[k] = v
+		} else {
+			out.Omitted = append(out.Omitted, k)
+		}
+	}
+	slices.Sort(out.Omitted)
+	out.ToolUseResult, _ = json.Marshal(kept)
 	b, err := json.Marshal(out)
 	if err != nil {
 		return nil

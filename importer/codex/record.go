@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loomhq/loom"
 	"github.com/loomhq/loom/handoff"
 )
 
@@ -163,10 +164,7 @@ func str(r json.RawMessage) string {
 	if len(r) == 0 || r[0] != '"' {
 		return ""
 	}
-	var s string
-	if json.Unmarshal(r, &s) != nil {
-		return ""
-	}
+	s, _ := loom.JSONString(r)
 	return s
 }
 

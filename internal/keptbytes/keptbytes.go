@@ -6,6 +6,7 @@ package keptbytes
 
 import (
 	"fmt"
+	"runtime"
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
@@ -16,8 +17,10 @@ import (
 var encoder = sync.OnceValues(func() (*zstd.Encoder, error) {
 	// One frame per chunk, of at most 8 MB: a window of 1 MB finds
 	// nearly all a session file repeats (its lines' metadata) and keeps
-	// the encoder small.
-	return zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1),
+	// the encoder small. One encoder a core: an import compresses on
+	// its parse workers, one file each (EncodeAll waits for a free
+	// encoder, and what it writes does not depend on which).
+	return zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)),
 		zstd.WithWindowSize(1<<20), zstd.WithLowerEncoderMem(true))
 })
 

@@ -9,9 +9,9 @@ import (
 	"testing"
 )
 
-// Rand returns a generator seeded from LOOM_TEST_SEED when it is set,
-// else from a seed of its own, and logs the seed and how to replay it.
-func Rand(t testing.TB) *rand.Rand {
+// Seed returns LOOM_TEST_SEED's seed when it is set, else a seed of its
+// own, and logs it and how to replay it.
+func Seed(t testing.TB) uint64 {
 	t.Helper()
 	seed := rand.Uint64()
 	if s := os.Getenv("LOOM_TEST_SEED"); s != "" {
@@ -22,5 +22,12 @@ func Rand(t testing.TB) *rand.Rand {
 		seed = v
 	}
 	t.Logf("seed %d (LOOM_TEST_SEED=%d replays it)", seed, seed)
+	return seed
+}
+
+// Rand returns a generator seeded by Seed.
+func Rand(t testing.TB) *rand.Rand {
+	t.Helper()
+	seed := Seed(t)
 	return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 }
