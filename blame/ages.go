@@ -69,6 +69,9 @@ const (
 	// agePruneCount is the file that counts them (no entry's suffix, no
 	// leading dot: pruning leaves it).
 	agePruneCount = "prune-count"
+	// agePruneWidth is the width the count is written at (padded with
+	// spaces), so that each write covers the one before.
+	agePruneWidth = 7
 	// ageTouchAfter is how old an entry's time must be before a read
 	// makes it recent again (the order pruning follows).
 	ageTouchAfter = time.Hour
@@ -215,17 +218,31 @@ func (c *ageCache) write(name string, b []byte) error {
 // count at once may count one, which only makes the next look later by
 // one.
 func (c *ageCache) pruneDue() bool {
-	name := filepath.Join(c.dir, agePruneCount)
-	b, err := os.ReadFile(name)
-	n, perr := strconv.Atoi(strings.TrimSpace(string(b)))
+	// One open for the read and the write, and the count written over
+	// itself at a fixed width: a file truncated and written again each
+	// time cost each first blame's process more than the rest of its
+	// cache writes (the file system freeing and taking a block).
+	f, err := os.OpenFile(filepath.Join(c.dir, agePruneCount), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return true
+	}
+	defer f.Close()
+	b := make([]byte, 64)
+	k, _ := io.ReadFull(f, b)
+	n, perr := strconv.Atoi(strings.TrimSpace(string(b[:k])))
 	// No count (a directory new, or an older loom's) is a look too.
-	due := err != nil || perr != nil || n+1 >= agePruneProcesses
+	due := perr != nil || n+1 >= agePruneProcesses
 	if due {
 		n = 0
 	} else {
 		n++
 	}
-	_ = os.WriteFile(name, []byte(strconv.Itoa(n)+"\n"), 0o600)
+	w := fmt.Appendf(nil, "%*d\n", agePruneWidth, n)
+	if k > len(w) {
+		// Longer than a count written here: what is past it would stay.
+		_ = f.Truncate(0)
+	}
+	_, _ = f.WriteAt(w, 0)
 	return due
 }
 

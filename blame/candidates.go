@@ -137,7 +137,12 @@ func (b *Blamer) candidates(ctx context.Context, g Git, sh *shared, roots []stri
 	if sh != nil {
 		filesOf = sh.lineFiles(roots, repo)
 	} else {
-		filesOf = lineFiles(roots, repo)
+		// One file's: only its own lines are looked up.
+		only := make(map[uint64]bool, len(lines))
+		for _, l := range lines {
+			only[fileedit.Hash(l.Text)] = true
+		}
+		filesOf = lineFiles(roots, repo, only)
 	}
 	common = map[string]bool{}
 	for _, l := range lines {
@@ -328,8 +333,9 @@ func globRegexp(g string) *regexp.Regexp {
 }
 
 // lineFiles are the files of the repository (seen at roots) each line
-// hash of its edits was put in by, up to commonFiles of them.
-func lineFiles(roots []string, repo []loom.FileEdit) map[uint64]map[string]bool {
+// hash of its edits was put in by, up to commonFiles of them: of the
+// hashes in only, or of all when only is nil.
+func lineFiles(roots []string, repo []loom.FileEdit, only map[uint64]bool) map[uint64]map[string]bool {
 	filesOf := map[uint64]map[string]bool{}
 	for _, e := range repo {
 		r, ok := relTo(roots, e.Path)
@@ -337,7 +343,7 @@ func lineFiles(roots []string, repo []loom.FileEdit) map[uint64]map[string]bool 
 			continue
 		}
 		for _, h := range e.Lines {
-			if h == 0 {
+			if h == 0 || only != nil && !only[h] {
 				continue
 			}
 			if filesOf[h] == nil {

@@ -338,15 +338,17 @@ func parsePorcelain(out []byte) ([]blamed, error) {
 // index file read directly (a git process fewer in a first blame), git
 // ls-files where it is one only git reads.
 func (g Git) trackedFiles(ctx context.Context) map[string]bool {
-	fs := map[string]bool{}
 	ps, ok := g.indexPaths()
 	if !ok {
 		out, err := g.run(ctx, "ls-files", "-z")
 		if err != nil {
-			return fs
+			return map[string]bool{}
 		}
 		ps = zPaths(out)
 	}
+	// Sized at once: grown as it filled, the map of a repository's
+	// thousands of files was rebuilt a dozen times.
+	fs := make(map[string]bool, len(ps))
 	for _, f := range ps {
 		fs[f] = true
 	}

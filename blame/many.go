@@ -396,7 +396,7 @@ func (s *shared) lineFiles(roots []string, repo []loom.FileEdit) map[uint64]map[
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.filesOf == nil {
-		s.filesOf = lineFiles(roots, repo)
+		s.filesOf = lineFiles(roots, repo, nil)
 	}
 	return s.filesOf
 }

@@ -70,8 +70,9 @@ func Main(f *command.Factory, args []string) (code int) {
 			cancel()
 		}
 	}()
-	root := NewRootCmd(inv)
-	root.SetArgs(inv.TeamValues(args))
+	args = inv.TeamValues(args)
+	root := newRootCmd(inv, nil, commandNamed(args))
+	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if jerr := inv.FinishOutput(); err == nil && jerr != nil {
 		err = jerr
@@ -167,13 +168,13 @@ func printError(ios *term.IOStreams, err error) {
 
 // NewRootCmd builds the loom command tree for the run inv.
 func NewRootCmd(inv *command.Invocation) *cobra.Command {
-	return newRootCmd(inv, nil)
+	return newRootCmd(inv, nil, "")
 }
 
 // newRootCmd builds the command tree; chatRunF, when not nil, is called
 // with the options bare loom would chat with instead of chatting (for
-// tests).
-func newRootCmd(inv *command.Invocation, chatRunF func(*chat.Options) error) *cobra.Command {
+// tests); only, when not "", is the one subcommand built.
+func newRootCmd(inv *command.Invocation, chatRunF func(*chat.Options) error, only string) *cobra.Command {
 	// Bare loom is loom chat, on options of its own filled from the
 	// same flags.
 	chatOpts := chat.NewOptions(inv)
@@ -221,31 +222,62 @@ search, resume, fork, move, export and import.`,
 
 	chat.AddFlags(root, chatOpts)
 	root.Flags().BoolVar(&showVersion, "version", false, "print loom's version, as loom version does")
-	root.AddCommand(
-		chat.NewCmdChat(inv, nil),
-		chat.NewCmdRun(inv, nil),
-		session.NewCmdSession(inv),
-		search.NewCmdSearch(inv, nil),
-		blamecmd.NewCmdBlame(inv, nil),
-		secretscmd.NewCmdSecrets(inv),
-		recallcmd.NewCmdRecall(inv, nil),
-		hooks.NewCmdHooks(inv, nil),
-		capturecmd.NewCmdCapture(inv),
-		doctor.NewCmdDoctor(inv, nil),
-		embed.NewCmdEmbed(inv, nil),
-		newCmdReplay(inv, nil),
-		usage.NewCmdUsage(inv, nil),
-		newCmdLog(inv),
-		serve.NewCmdServe(inv, nil),
-		mcpcmd.NewCmdMCP(inv, nil),
-		token.NewCmdToken(inv),
-		synccmd.NewCmdSync(inv, nil),
-		sharecmd.NewCmdShare(inv, nil),
-		teamcmd.NewCmdTeam(inv),
-		newCmdPaths(inv, nil),
-		newCmdVersion(inv, nil),
-	)
+	for _, c := range subcommands {
+		if only == "" || c.name == only {
+			root.AddCommand(c.new(inv))
+		}
+	}
+	if only != "" {
+		command.Partial(root, func() *cobra.Command { return newRootCmd(inv, chatRunF, "") })
+	}
 	return root
+}
+
+// subcommands are loom's commands by name. TestSubcommandsNamed checks
+// each name against its command's.
+var subcommands = []struct {
+	name string
+	new  func(*command.Invocation) *cobra.Command
+}{
+	{"chat", func(inv *command.Invocation) *cobra.Command { return chat.NewCmdChat(inv, nil) }},
+	{"run", func(inv *command.Invocation) *cobra.Command { return chat.NewCmdRun(inv, nil) }},
+	{"session", session.NewCmdSession},
+	{"search", func(inv *command.Invocation) *cobra.Command { return search.NewCmdSearch(inv, nil) }},
+	{"blame", func(inv *command.Invocation) *cobra.Command { return blamecmd.NewCmdBlame(inv, nil) }},
+	{"secrets", secretscmd.NewCmdSecrets},
+	{"recall", func(inv *command.Invocation) *cobra.Command { return recallcmd.NewCmdRecall(inv, nil) }},
+	{"hooks", func(inv *command.Invocation) *cobra.Command { return hooks.NewCmdHooks(inv, nil) }},
+	{"capture", capturecmd.NewCmdCapture},
+	{"doctor", func(inv *command.Invocation) *cobra.Command { return doctor.NewCmdDoctor(inv, nil) }},
+	{"embed", func(inv *command.Invocation) *cobra.Command { return embed.NewCmdEmbed(inv, nil) }},
+	{"replay", func(inv *command.Invocation) *cobra.Command { return newCmdReplay(inv, nil) }},
+	{"usage", func(inv *command.Invocation) *cobra.Command { return usage.NewCmdUsage(inv, nil) }},
+	{"log", newCmdLog},
+	{"serve", func(inv *command.Invocation) *cobra.Command { return serve.NewCmdServe(inv, nil) }},
+	{"mcp", func(inv *command.Invocation) *cobra.Command { return mcpcmd.NewCmdMCP(inv, nil) }},
+	{"token", token.NewCmdToken},
+	{"sync", func(inv *command.Invocation) *cobra.Command { return synccmd.NewCmdSync(inv, nil) }},
+	{"share", func(inv *command.Invocation) *cobra.Command { return sharecmd.NewCmdShare(inv, nil) }},
+	{"team", teamcmd.NewCmdTeam},
+	{"paths", func(inv *command.Invocation) *cobra.Command { return newCmdPaths(inv, nil) }},
+	{"version", func(inv *command.Invocation) *cobra.Command { return newCmdVersion(inv, nil) }},
+}
+
+// commandNamed is the subcommand args run when their first is its
+// name exactly (not an alias, a flag or a prefix), "" otherwise: a
+// process builds that command alone, not the whole tree (a twentieth
+// of a short command's own work, loom blame of a file's), and the
+// command it runs is the same.
+func commandNamed(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	for _, c := range subcommands {
+		if c.name == args[0] {
+			return c.name
+		}
+	}
+	return ""
 }
 
 // flagValueError matches pflag's message for a value that does not parse.

@@ -87,9 +87,23 @@ func UnknownCommand(cmd *cobra.Command, name string) error {
 	return UsageErrorf("unknown command %q for %q%s (see '%s --help')", name, cmd.CommandPath(), hint, cmd.CommandPath())
 }
 
+// wholeTrees are the roots built with one subcommand (Partial), each
+// with what builds its whole tree.
+var wholeTrees sync.Map // *cobra.Command → func() *cobra.Command
+
+// Partial records that root was built with one subcommand alone, and
+// whole builds the whole tree: Elsewhere looks there.
+func Partial(root *cobra.Command, whole func() *cobra.Command) {
+	wholeTrees.Store(root, whole)
+}
+
 // Elsewhere returns the paths of the visible commands under root named
-// name (or with it as an alias).
+// name (or with it as an alias), in the whole tree when root was built
+// with one command (Partial).
 func Elsewhere(root *cobra.Command, name string) []string {
+	if whole, ok := wholeTrees.Load(root); ok {
+		root = whole.(func() *cobra.Command)()
+	}
 	var out []string
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
