@@ -49,6 +49,7 @@ func TestSchema5Migration(t *testing.T) {
 	}
 
 	st := open(t, dsn)
+	st.Now = f.Clock(t)
 	f.CheckReads(t, st)
 	storetest.Schema5GoesOn(t, st, f)
 	for _, table := range []string{"messages", "bodies", "spans"} {

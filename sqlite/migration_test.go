@@ -46,6 +46,7 @@ func TestSchema5Migration(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
+	st.Now = f.Clock(t)
 	f.CheckReads(t, st)
 	// Migration 7 left the text of text-only messages out of their parts.
 	var once int

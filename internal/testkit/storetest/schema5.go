@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loomhq/loom"
 )
@@ -52,6 +54,30 @@ func LoadSchema5(t testing.TB, engine string) *Schema5 {
 		t.Fatal(err)
 	}
 	return &f
+}
+
+// Clock is the time of a store that goes on from the fixture's day: the
+// time the fixture was made (its newest session id's), plus the time
+// since Clock was called. A store read at the real time would purge
+// the fixture's trashed session once loom.TrashTTL had passed since
+// the fixture was made, and the fixture's reads would change with the
+// calendar.
+func (f *Schema5) Clock(t testing.TB) func() time.Time {
+	t.Helper()
+	var made int64
+	for _, id := range f.IDs {
+		b, err := hex.DecodeString(strings.ReplaceAll(id, "-", "")[:12])
+		if err != nil {
+			t.Fatalf("fixture id %q: %v", id, err)
+		}
+		var ms int64
+		for _, c := range b {
+			ms = ms<<8 | int64(c)
+		}
+		made = max(made, ms)
+	}
+	base, start := time.UnixMilli(made).Add(time.Minute), time.Now()
+	return func() time.Time { return base.Add(time.Since(start)).UTC() }
 }
 
 // Schema5Migrations returns the SQL of an engine's migrations 1 to 5,
