@@ -29,6 +29,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -74,6 +75,12 @@ type Store struct {
 	// readOnly is set when the file was opened read-only (ModeRead on a
 	// file this process cannot write): every write fails at once.
 	readOnly bool
+
+	// ckpt copies imports' commits into the database file beside the
+	// writer (checkpoint.go); bulk says the writer's transaction is an
+	// import's.
+	ckpt checkpointer
+	bulk atomic.Bool
 }
 
 // The compiler checks that a Store is all three.
@@ -276,7 +283,7 @@ func (s *Store) DB() *sql.DB { return s.writer }
 
 // Close closes both pools.
 func (s *Store) Close() error {
-	var errs []error
+	errs := []error{s.ckpt.stop()}
 	for _, m := range []*sync.Map{&s.stmts, &s.wstmts} {
 		m.Range(func(_, v any) bool {
 			v.(*sql.Stmt).Close()
@@ -303,6 +310,13 @@ func (s *Store) begin(ctx context.Context) (*sql.Tx, error) {
 	if err != nil {
 		return nil, s.full(fmt.Errorf("begin: %w", err))
 	}
+	if s.autocheckpointAgain() {
+		if _, err := tx.ExecContext(ctx, `PRAGMA wal_autocheckpoint = `+strconv.Itoa(walAutocheckpoint)); err != nil {
+			tx.Rollback()
+			s.checkpointBehind()
+			return nil, s.full(fmt.Errorf("begin: %w", err))
+		}
+	}
 	return tx, nil
 }
 
@@ -318,6 +332,9 @@ func (s *Store) withTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 
 // End implements sessionstore.Ender: a full disk is ENOSPACE.
 func (w writes) End(err error) error {
+	if w.s.bulk.Swap(false) {
+		defer w.s.checkpointBehind()
+	}
 	if err != nil {
 		w.tx.Rollback()
 		return w.s.full(err)
