@@ -24,9 +24,13 @@ import (
 // with the writer.
 //
 // Memory is bounded by what is read ahead and not written yet: at most
-// 2×workers bundles and aheadBytes of their files at once; a bundle
-// whose files are bigger than SegmentSize is left to the writer, as are
-// bundles read a segment at a time.
+// aheadBytes of their files at once, a bundle counting as aheadFloor at
+// least (so at most aheadBytes/aheadFloor bundles); a bundle whose files
+// are bigger than SegmentSize is left to the writer, as are bundles read
+// a segment at a time. The window is wide so that the workers go on
+// reading while the writer commits a batch (a second or more of the
+// store's work): with a window of 2×workers bundles they stopped after
+// four small files, and the writer then waited for them.
 //
 // A worker also compresses the originals of the files it read
 // (keptAhead), the chunks the writer would make of them when the store
@@ -35,6 +39,10 @@ import (
 // aheadBytes bounds the size of the files read ahead and not yet
 // written.
 const aheadBytes = 64 << 20
+
+// aheadFloor is the least a bundle counts for in aheadBytes: what its
+// reading holds besides its files' bytes.
+const aheadFloor = 256 << 10
 
 // parsed is a bundle read ahead: its files, their sizes and times
 // before the reading, and what the reading returned.
@@ -96,7 +104,6 @@ func (im *Importer) readAhead(ctx context.Context, f Format, bundles []Bundle, k
 		im.knownBefore = cloneKnown(known) // known is the writer's, and changes as it writes
 	}
 	known = im.knownBefore
-	minWeight := int64(aheadBytes / (2 * workers))
 	// Originals are compressed ahead unless the run keeps none, or the
 	// format keeps a copy it makes rather than its files (Filtered).
 	_, filtered := f.(Filtered)
@@ -122,7 +129,7 @@ func (im *Importer) readAhead(ctx context.Context, f Format, bundles []Bundle, k
 				a.slots[i] <- nil
 				continue
 			}
-			w := min(max(size, minWeight), aheadBytes)
+			w := min(max(size, aheadFloor), aheadBytes)
 			if err := a.sem.Acquire(ctx, w); err != nil {
 				return
 			}
