@@ -26,13 +26,22 @@ type batch struct {
 	calls map[string]string
 	// originals is the size of the compressed chunks of w.Originals.
 	originals int
+	// bytes is about what the messages of the batch hold (msgBytes).
+	bytes int
 }
 
 // Batch bounds: a batch is written once it holds this many sessions or
-// changes, or messages.
+// changes, or messages, or about this many bytes of messages. The bytes
+// bound keeps a batch within what the SQLite writer holds in memory
+// (its cache_size of 16 MB): a batch of tool output several times that
+// made SQLite write pages to the WAL in the middle of the transaction,
+// read them back and write them again at its commit, most of a
+// second of the writer's time on a history of 327 MB
+// (docs/performance.md); a commit costs one sync.
 const (
 	batchSessions = 500
 	batchMessages = 20000
+	batchBytes    = 8 << 20
 )
 
 // add adds a new session.
@@ -40,6 +49,7 @@ func (b *batch) add(d *loom.SessionData) {
 	b.w.Sessions = append(b.w.Sessions, d)
 	b.touch(d.Session.Key)
 	b.msgs += len(d.Messages)
+	b.bytes += msgBytes(d.Messages)
 }
 
 // change adds a change to session key, imported before.
@@ -47,6 +57,7 @@ func (b *batch) change(key string, c loom.ImportChange) {
 	b.w.Changes = append(b.w.Changes, c)
 	b.touch(key)
 	b.msgs += len(c.Messages)
+	b.bytes += msgBytes(c.Messages)
 }
 
 // touch notes that the batch writes the session with key, which a later
@@ -59,7 +70,20 @@ func (b *batch) touch(key string) {
 }
 
 func (b *batch) full() bool {
-	return len(b.w.Sessions)+len(b.w.Changes) >= batchSessions || b.msgs >= batchMessages
+	return len(b.w.Sessions)+len(b.w.Changes) >= batchSessions || b.msgs >= batchMessages || b.bytes >= batchBytes
+}
+
+// msgBytes is about the bytes msgs take in the store: their parts' text
+// and raw JSON.
+func msgBytes(msgs []*loom.Message) int {
+	n := 0
+	for _, m := range msgs {
+		for i := range m.Parts {
+			p := &m.Parts[i]
+			n += len(p.Text) + len(p.Input) + len(p.Output) + len(p.Metadata) + len(p.Error)
+		}
+	}
+	return n
 }
 
 // flush writes the batch: its sessions, the changes to sessions
