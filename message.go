@@ -85,6 +85,18 @@ func (m *Message) Text() string {
 	return b.String()
 }
 
+// Size is about the bytes the message's parts take in a store: their
+// text, raw JSON and errors, without the fields of fixed size. Writers
+// bound their batches by it.
+func (m *Message) Size() int {
+	n := 0
+	for i := range m.Parts {
+		p := &m.Parts[i]
+		n += len(p.Text) + len(p.Input) + len(p.Output) + len(p.Metadata) + len(p.Error)
+	}
+	return n
+}
+
 // SearchText returns what full-text search indexes for the message: text,
 // reasoning, and tool inputs, outputs and errors.
 func (m *Message) SearchText() string {

@@ -26,7 +26,7 @@ type batch struct {
 	calls map[string]string
 	// originals is the size of the compressed chunks of w.Originals.
 	originals int
-	// bytes is about what the messages of the batch hold (msgBytes).
+	// bytes is about what the messages of the batch hold (Message.Size).
 	bytes int
 }
 
@@ -49,7 +49,9 @@ func (b *batch) add(d *loom.SessionData) {
 	b.w.Sessions = append(b.w.Sessions, d)
 	b.touch(d.Session.Key)
 	b.msgs += len(d.Messages)
-	b.bytes += msgBytes(d.Messages)
+	for _, m := range d.Messages {
+		b.bytes += m.Size()
+	}
 }
 
 // change adds a change to session key, imported before.
@@ -57,7 +59,9 @@ func (b *batch) change(key string, c loom.ImportChange) {
 	b.w.Changes = append(b.w.Changes, c)
 	b.touch(key)
 	b.msgs += len(c.Messages)
-	b.bytes += msgBytes(c.Messages)
+	for _, m := range c.Messages {
+		b.bytes += m.Size()
+	}
 }
 
 // touch notes that the batch writes the session with key, which a later
@@ -71,19 +75,6 @@ func (b *batch) touch(key string) {
 
 func (b *batch) full() bool {
 	return len(b.w.Sessions)+len(b.w.Changes) >= batchSessions || b.msgs >= batchMessages || b.bytes >= batchBytes
-}
-
-// msgBytes is about the bytes msgs take in the store: their parts' text
-// and raw JSON.
-func msgBytes(msgs []*loom.Message) int {
-	n := 0
-	for _, m := range msgs {
-		for i := range m.Parts {
-			p := &m.Parts[i]
-			n += len(p.Text) + len(p.Input) + len(p.Output) + len(p.Metadata) + len(p.Error)
-		}
-	}
-	return n
 }
 
 // flush writes the batch: its sessions, the changes to sessions

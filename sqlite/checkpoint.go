@@ -13,9 +13,10 @@ import (
 // holds tens of megabytes, the writer copied the whole batch again
 // (reading it back from the WAL, writing it, syncing the file) before it
 // could begin the next one — the import's one writer, on its one core,
-// doing a second write of everything. An import's transaction commits
-// without that copy (ImportRows sets wal_autocheckpoint to 0 on the
-// writer), and a checkpointer of the store's own, on a connection of
+// doing a second write of everything. A big import's transaction (its
+// messages bigImport or more) commits without that copy (ImportRows
+// sets wal_autocheckpoint to 0 on the writer), and a checkpointer of
+// the store's own, on a connection of
 // its own, copies it beside the writer while the writer goes on
 // (PRAGMA wal_checkpoint(PASSIVE): it copies what is committed, and
 // neither waits for nor holds up the writer or the readers). The next
@@ -35,6 +36,15 @@ type checkpointer struct {
 
 // walAutocheckpoint is SQLite's default, which the writer goes back to.
 const walAutocheckpoint = 1000
+
+// bigImport is the size of an import (loom.Message.Size of its
+// messages) whose commit is checkpointed behind the writer: about the
+// 1000 pages past which its own commit would checkpoint. A smaller one,
+// such as a hook's or a watcher's import of a grown file, commits as
+// any write, so that a watcher's many small imports do not each make a
+// checkpoint (and its sync of the database file) of their own: such
+// syncs beside appends' made their tail worse (docs/performance.md).
+const bigImport = 4 << 20
 
 // behind asks for a checkpoint after an import's commit, starting the
 // checkpointer on the first.

@@ -41,12 +41,20 @@ const (
 
 // ImportRows implements sessionstore.ImportSteps.
 func (w writes) ImportRows(ctx context.Context, data []*loom.SessionData) error {
-	// Its commit leaves the copy into the database file to the
-	// checkpointer (checkpoint.go).
-	if _, err := w.tx.ExecContext(ctx, `PRAGMA wal_autocheckpoint = 0`); err != nil {
-		return fmt.Errorf("import: %w", err)
+	// A big import's commit leaves the copy into the database file to
+	// the checkpointer (checkpoint.go); a small one's is as any write's.
+	size := 0
+	for _, d := range data {
+		for _, m := range d.Messages {
+			size += m.Size()
+		}
 	}
-	w.s.bulk.Store(true)
+	if size >= bigImport {
+		if _, err := w.tx.ExecContext(ctx, `PRAGMA wal_autocheckpoint = 0`); err != nil {
+			return fmt.Errorf("import: %w", err)
+		}
+		w.s.bulk.Store(true)
+	}
 	return w.s.importTx(ctx, w.tx, data)
 }
 
