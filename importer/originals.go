@@ -242,7 +242,13 @@ func keepFile(ctx context.Context, put func(loom.OriginalChunk) error, kept loom
 			return kept, err
 		}
 		b := buf[:got]
-		window = append(window, b...)
+		if len(b) >= loom.OriginalTail {
+			// Only the chunk's end is the window's: copying the whole
+			// chunk first moved every byte of the file once more.
+			window = append(window[:0], b[len(b)-loom.OriginalTail:]...)
+		} else {
+			window = append(window, b...)
+		}
 		if len(window) > loom.OriginalTail {
 			window = append(window[:0], window[len(window)-loom.OriginalTail:]...)
 		}
