@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 )
 
 // Checkpoints behind an import. In WAL mode the connection that commits
@@ -32,7 +33,18 @@ type checkpointer struct {
 	closed  bool
 	db      *sql.DB
 	pending bool // the writer commits without checkpointing (begin puts it back)
+	// frames is how many frames the WAL held at the last checkpoint.
+	frames atomic.Int64
 }
+
+// walBound bounds the WAL behind imports, in frames (pages): the WAL
+// starts again from its beginning only when a write begins after a
+// checkpoint has copied all of it, so a checkpointer that never catches
+// up with a writer committing batch after batch would let it grow with
+// the import. Once a checkpoint finds it this long, the import's next
+// commit waits for a checkpoint of all of it (RESTART) before it
+// returns, as SQLite's own does.
+const walBound = 16384
 
 // walAutocheckpoint is SQLite's default, which the writer goes back to.
 const walAutocheckpoint = 1000
@@ -46,8 +58,24 @@ const walAutocheckpoint = 1000
 // syncs beside appends' made their tail worse (docs/performance.md).
 const bigImport = 4 << 20
 
-// behind asks for a checkpoint after an import's commit, starting the
-// checkpointer on the first.
+// caughtUp makes a checkpoint of the whole WAL on the writer, waiting
+// for the checkpointer, when the WAL has grown past walBound.
+func (s *Store) caughtUp() {
+	if s.ckpt.frames.Load() < walBound {
+		return
+	}
+	var busy, log, done int
+	if err := s.writer.QueryRowContext(context.Background(), `PRAGMA wal_checkpoint(RESTART)`).Scan(&busy, &log, &done); err != nil {
+		slog.Debug("sqlite: checkpoint", "err", err)
+		return
+	}
+	if busy == 0 {
+		s.ckpt.frames.Store(0)
+	}
+}
+
+// checkpointBehind asks for a checkpoint after an import's commit,
+// starting the checkpointer on the first.
 func (s *Store) checkpointBehind() {
 	c := &s.ckpt
 	c.mu.Lock()
@@ -79,7 +107,9 @@ func (c *checkpointer) run() {
 		err := c.db.QueryRowContext(context.Background(), `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &log, &done)
 		if err != nil {
 			slog.Debug("sqlite: checkpoint", "err", err)
+			continue
 		}
+		c.frames.Store(int64(log))
 	}
 }
 

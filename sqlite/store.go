@@ -333,7 +333,10 @@ func (s *Store) withTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 // End implements sessionstore.Ender: a full disk is ENOSPACE.
 func (w writes) End(err error) error {
 	if w.s.bulk.Swap(false) {
-		defer w.s.checkpointBehind()
+		defer func() {
+			w.s.caughtUp()
+			w.s.checkpointBehind()
+		}()
 	}
 	if err != nil {
 		w.tx.Rollback()
