@@ -125,7 +125,9 @@ func growthMain(ctx context.Context, w io.Writer, o growthOptions) error {
 func growthChild(ctx context.Context, self, engine, corpus string, o growthOptions, n int) (growthRow, error) {
 	store := filepath.Join(o.dir, fmt.Sprintf("growth-%d-%d.db", n, time.Now().UnixNano()))
 	if engine == "postgres" {
-		store = fmt.Sprintf("loombench_growth_%d", n)
+		// Of this process too: another run on the same server (the
+		// machine is shared) drops and makes a schema of its own.
+		store = fmt.Sprintf("loombench_growth_%d_%d", n, os.Getpid())
 	}
 	defer func() {
 		if engine == "sqlite" {
@@ -155,7 +157,7 @@ func growthChild(ctx context.Context, self, engine, corpus string, o growthOptio
 // growthImport is the child: it imports corpus into a fresh store of
 // engine at store (a file, or a schema of server), and writes its row
 // as JSON to stdout.
-func growthImport(ctx context.Context, engine, corpus, store, server string) error {
+func growthImport(ctx context.Context, engine, corpus, store, server string, keep bool) error {
 	var st interface {
 		loom.Engine
 		Close() error
@@ -187,7 +189,9 @@ func growthImport(ctx context.Context, engine, corpus, store, server string) err
 		if _, err := conn.Exec(ctx, `DROP SCHEMA IF EXISTS `+schema+` CASCADE; CREATE SCHEMA `+schema); err != nil {
 			return err
 		}
-		defer conn.Exec(context.Background(), `DROP SCHEMA IF EXISTS `+schema+` CASCADE`)
+		if !keep {
+			defer conn.Exec(context.Background(), `DROP SCHEMA IF EXISTS `+schema+` CASCADE`)
+		}
 		u, err := schemaURL(server, store)
 		if err != nil {
 			return err
