@@ -151,7 +151,7 @@ func (s *Store) RecordedRoots(ctx context.Context, userID string) ([]loom.Record
 // migration 0017 set anew at each change blame's answer rests on.
 func (s *Store) EditVersion(ctx context.Context) (string, error) {
 	var n int64
-	if err := s.pool.QueryRow(ctx, `SELECT n FROM edits_version`).Scan(&n); err != nil {
+	if err := s.pool.QueryRow(ctx, `SELECT n FROM edits_version WHERE id = 1`).Scan(&n); err != nil {
 		return "", fmt.Errorf("edit index: version: %w", serverError(err))
 	}
 	return strconv.FormatInt(n, 36), nil

@@ -168,9 +168,16 @@ func (s *Store) analyzeImported(ctx context.Context, n int) {
 	// off, or in its first minute) the planner walked every session of
 	// the user for a listing by parent, and read spans whole for one by
 	// text (TestHotQueriesPlannedOnKeys).
+	// Originals likewise: without their statistics, the planner of a
+	// statement prepared on an empty table took originals_tool (user_id,
+	// tool) for the look-up of a file's chunks by path that an import
+	// makes for each file it keeps, and kept that plan for the pool's
+	// connection, walking every chunk of the user for each file; with
+	// them it reads the primary key (an ANALYZE makes the prepared
+	// statements plan again).
 	// Without track_counts the counters read nothing, and every import
 	// would analyze.
-	rows, err := s.pool.Query(ctx, `SELECT t FROM unnest(ARRAY['sessions', 'spans', 'messages', 'bodies']) t
+	rows, err := s.pool.Query(ctx, `SELECT t FROM unnest(ARRAY['sessions', 'spans', 'messages', 'bodies', 'originals']) t
 		WHERE current_setting('track_counts')::bool AND (coalesce(pg_stat_get_last_analyze_time(t::regclass), pg_stat_get_last_autoanalyze_time(t::regclass)) IS NULL
 			OR pg_stat_get_mod_since_analyze(t::regclass) > greatest(pg_stat_get_live_tuples(t::regclass) - pg_stat_get_mod_since_analyze(t::regclass), 1000))`)
 	if err != nil {

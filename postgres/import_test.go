@@ -9,6 +9,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/loomhq/loom"
+	"github.com/loomhq/loom/importer"
+	"github.com/loomhq/loom/importer/claudecode"
+	"github.com/loomhq/loom/internal/testkit/plantest"
 	"github.com/loomhq/loom/internal/testkit/storetest"
 	"github.com/loomhq/loom/postgres"
 )
@@ -224,6 +227,36 @@ func TestImportAnalyzes(t *testing.T) {
 	if err := st.Pool().QueryRow(ctx, `SELECT coalesce(array_length(most_common_elems::text::text[], 1), 0) FROM pg_stats
 		WHERE schemaname = current_schema() AND tablename = 'bodies' AND attname = 'search'`).Scan(&common); err != nil || common == 0 {
 		t.Errorf("the search column's most common words: %d, %v", common, err)
+	}
+}
+
+// An import that keeps the originals of the files it read analyzes
+// originals too. Without its statistics the look-ups of a file's chunks
+// by path that an import makes for each file were planned on an empty
+// table through originals_tool (user_id, tool), and the pool's
+// connections kept that plan, each look-up walking every chunk of the
+// user: the analysis has them planned again, on the primary key
+// (TestHotQueriesPlannedOnKeys checks the plans).
+func TestImportAnalyzesOriginals(t *testing.T) {
+	t.Parallel()
+	st := open(t, freshSchema(t))
+	ctx := context.Background()
+	dir := t.TempDir()
+	for i := range 3 {
+		plantest.WriteClaudeSession(t, dir, i, 2)
+	}
+	im := &importer.Importer{Store: st, UserID: plantest.User}
+	if _, err := im.Run(ctx, []importer.Target{{Format: claudecode.Format{}, Roots: []string{dir}, Explicit: true}}); err != nil {
+		t.Fatal(err)
+	}
+	var kept int
+	var analyzed bool
+	if err := st.Pool().QueryRow(ctx, `SELECT (SELECT count(*) FROM originals), last_analyze IS NOT NULL
+		FROM pg_stat_user_tables WHERE relid = 'originals'::regclass`).Scan(&kept, &analyzed); err != nil {
+		t.Fatal(err)
+	}
+	if kept != 3 || !analyzed {
+		t.Errorf("%d chunks kept, originals analyzed: %v; want 3, true", kept, analyzed)
 	}
 }
 

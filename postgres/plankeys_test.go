@@ -64,6 +64,13 @@ func TestHotQueriesPlannedOnKeys(t *testing.T) {
 			SELECT m.session_id || '-' || k, m.seq, m.id || '-' || k, m.role, m.turn, m.body_id + k * o.off, m.model, m.provider,
 				m.input_tokens, m.output_tokens, m.cache_read_tokens, m.created_at, m.completed_at
 			FROM messages m JOIN t ON t.id = m.session_id CROSS JOIN o CROSS JOIN generate_series(1, %d) k`, copies-1),
+		// The kept originals too, one file in four without a session (as
+		// a file of several sessions, a database, is kept), so that a
+		// chunk's look-up meets a table of the store's size.
+		fmt.Sprintf(`INSERT INTO originals (user_id, path, off, size, tool, bundle, session_id, tail, mtime_ns, kept_at, data)
+			SELECT o.user_id, o.path || '-' || k, o.off, o.size, o.tool, o.bundle || '-' || k,
+				CASE WHEN k %% 4 = 0 THEN '' ELSE o.session_id || '-' || k END, o.tail, o.mtime_ns, o.kept_at, o.data
+			FROM originals o CROSS JOIN generate_series(1, %d) k`, copies-1),
 	)
 	var nSessions, nMessages int
 	if err := conn.QueryRow(ctx, `SELECT (SELECT count(*) FROM sessions), (SELECT count(*) FROM messages)`).Scan(&nSessions, &nMessages); err != nil {
@@ -90,7 +97,7 @@ func TestHotQueriesPlannedOnKeys(t *testing.T) {
 		}
 		return cols
 	}
-	explained := 0
+	explained, generic := 0, 0
 	var bad []string
 	for _, q := range ran {
 		plan, err := explainRan(ctx, conn, q)
@@ -102,6 +109,23 @@ func TestHotQueriesPlannedOnKeys(t *testing.T) {
 			out, _ := json.Marshal(plan)
 			bad = append(bad, fmt.Sprintf("%s\n\t%s\n\tplan: %s", why, plantest.OneLine(q.SQL), out))
 		}
+		// A statement the pool prepares runs on a generic plan after a
+		// few runs, kept for the connection: the kept originals' look-ups
+		// ran for a whole import on one made on an empty table.
+		if !originalsRE.MatchString(q.SQL) {
+			continue
+		}
+		if plan, err = explainGeneric(ctx, conn, q); err != nil {
+			t.Fatalf("generic plan of %s: %v", plantest.OneLine(q.SQL), err)
+		}
+		generic++
+		if why := pgGrowing(q.SQL, plan, columns); why != "" {
+			out, _ := json.Marshal(plan)
+			bad = append(bad, fmt.Sprintf("%s (generic plan)\n\t%s\n\tplan: %s", why, plantest.OneLine(q.SQL), out))
+		}
+	}
+	if generic < 3 {
+		t.Fatalf("only %d statements of the kept originals explained: the recording missed the import's", generic)
 	}
 	t.Logf("%d statements run, %d explained", len(ran), explained)
 	if explained < 30 {
@@ -124,6 +148,66 @@ func TestHotQueriesPlannedOnKeys(t *testing.T) {
 	if !caught {
 		t.Fatal("without sessions_key_recent, no look-up by key was caught")
 	}
+
+	// And without originals_unowned, the chunks' session given to those
+	// of their bundle kept before it without one.
+	execAll(t, conn, `DROP INDEX originals_unowned`, analyzeOwn)
+	caught = false
+	for _, q := range ran {
+		if !bundleEqualRE.MatchString(q.SQL) {
+			continue
+		}
+		if plan, err := explainGeneric(ctx, conn, q); err == nil && pgGrowing(q.SQL, plan, columns) != "" {
+			caught = true
+		}
+	}
+	if !caught {
+		t.Fatal("without originals_unowned, no look-up of a bundle's chunks was caught")
+	}
+}
+
+// explainGeneric returns the generic plan of q: the plan a statement
+// prepared by the pool is run with once the server prefers one plan
+// for every argument, as the pool's connections do after a few runs.
+func explainGeneric(ctx context.Context, conn *pgx.Conn, q plantest.Statement) (planNode, error) {
+	if _, err := conn.Exec(ctx, `PREPARE loom_generic AS `+q.SQL); err != nil {
+		return planNode{}, err
+	}
+	defer conn.Exec(ctx, `DEALLOCATE loom_generic`)
+	if _, err := conn.Exec(ctx, `SET plan_cache_mode = force_generic_plan`); err != nil {
+		return planNode{}, err
+	}
+	defer conn.Exec(ctx, `RESET plan_cache_mode`)
+	// EXECUTE takes no parameters: each argument is written as a
+	// literal of the type the statement gives it.
+	var types []string
+	if err := conn.QueryRow(ctx, `SELECT parameter_types::text[] FROM pg_prepared_statements WHERE name = 'loom_generic'`).Scan(&types); err != nil {
+		return planNode{}, err
+	}
+	if len(types) != len(q.Args) {
+		return planNode{}, fmt.Errorf("%d parameters, %d arguments", len(types), len(q.Args))
+	}
+	literals := make([]string, len(types))
+	for i, typ := range types {
+		if err := conn.QueryRow(ctx, `SELECT quote_nullable($1::`+typ+`) || '::`+typ+`'`, q.Args[i]).Scan(&literals[i]); err != nil {
+			return planNode{}, err
+		}
+	}
+	execute := `EXECUTE loom_generic`
+	if len(literals) > 0 {
+		execute += `(` + strings.Join(literals, ", ") + `)`
+	}
+	var out []byte
+	if err := conn.QueryRow(ctx, `EXPLAIN (FORMAT JSON) `+execute).Scan(&out); err != nil {
+		return planNode{}, err
+	}
+	var plans []struct {
+		Plan planNode `json:"Plan"`
+	}
+	if err := json.Unmarshal(out, &plans); err != nil || len(plans) != 1 {
+		return planNode{}, fmt.Errorf("explain output %s: %v", out, err)
+	}
+	return plans[0].Plan, nil
 }
 
 // planCopyColumns are the columns of sessions the copies of the
@@ -159,6 +243,12 @@ var (
 	// a parent given as an argument.
 	keyEqualRE    = regexp.MustCompile(`\b(?:\w+\.)?key = \$\d`)
 	parentEqualRE = regexp.MustCompile(`\b(?:\w+\.)?parent_id = \$\d`)
+	// originalsRE is a statement of the kept originals; pathEqualRE and
+	// bundleEqualRE one looking for a file's chunks, or a bundle's, given
+	// as an argument.
+	originalsRE   = regexp.MustCompile(`\b(?:FROM|UPDATE|INTO) originals\b`)
+	pathEqualRE   = regexp.MustCompile(`\bpath = \$\d`)
+	bundleEqualRE = regexp.MustCompile(`\bbundle = \$\d`)
 	// growingTables are those that grow with sessions and messages.
 	growingTables = map[string]bool{"sessions": true, "messages": true, "bodies": true, "spans": true, "usage_slices": true, "originals": true}
 )
@@ -194,7 +284,13 @@ func pgGrowing(q string, plan planNode, columns func(index string) []string) str
 		if n.NodeType == "Seq Scan" && growingTables[n.Relation] && why == "" && !allowed(n.Relation) {
 			why = "a sequential scan of " + n.Relation
 		}
-		if n.Index == "" || !(n.Relation == "sessions" || strings.HasPrefix(n.Index, "sessions_")) {
+		table := n.Relation
+		if strings.HasPrefix(n.Index, "sessions_") {
+			table = "sessions"
+		} else if strings.HasPrefix(n.Index, "originals_") {
+			table = "originals"
+		}
+		if n.Index == "" || (table != "sessions" && table != "originals") {
 			return
 		}
 		// A probe for col: the index's columns up to col are all
@@ -204,16 +300,21 @@ func pgGrowing(q string, plan planNode, columns func(index string) []string) str
 			if !regexp.MustCompile(`\(` + col + ` = `).MatchString(n.IndexCond) {
 				break
 			}
-			conds[col] = true
+			conds[table+"."+col] = true
 		}
 	})
+	onOriginals := originalsRE.MatchString(q)
 	switch {
 	case why != "":
 		return why
-	case keyEqualRE.MatchString(q) && !conds["key"]:
+	case keyEqualRE.MatchString(q) && !conds["sessions.key"]:
 		return "sessions walked to find a key"
-	case parentEqualRE.MatchString(q) && !conds["parent_id"]:
+	case parentEqualRE.MatchString(q) && !conds["sessions.parent_id"]:
 		return "sessions walked to find a parent"
+	case onOriginals && pathEqualRE.MatchString(q) && !conds["originals.path"]:
+		return "the kept originals walked to find a file's chunks"
+	case onOriginals && bundleEqualRE.MatchString(q) && !conds["originals.bundle"]:
+		return "the kept originals walked to find a bundle's chunks"
 	}
 	return ""
 }

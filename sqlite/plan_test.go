@@ -62,6 +62,12 @@ func TestHotQueriesPlannedOnKeys(t *testing.T) {
 			m.input_tokens, m.output_tokens, m.reasoning_tokens, m.cache_read_tokens, m.cache_write_tokens, m.cost_usd, m.api_calls,
 			m.compactions, m.error, m.created_at, m.completed_at, m.cache_write_1h_tokens
 			FROM messages m JOIN temp.t t ON t.id = m.session_id CROSS JOIN temp.k`,
+		// The kept originals too, one file in four without a session (as
+		// a file of several sessions, a database, is kept).
+		`INSERT INTO originals (user_id, path, off, size, tool, bundle, session_id, tail, mtime_ns, kept_at, data)
+			SELECT o.user_id, o.path || '-' || k.k, o.off, o.size, o.tool, o.bundle || '-' || k.k,
+				CASE WHEN k.k % 4 = 0 THEN '' ELSE o.session_id || '-' || k.k END, o.tail, o.mtime_ns, o.kept_at, o.data
+			FROM originals o CROSS JOIN temp.k`,
 	} {
 		if _, err := raw.ExecContext(ctx, stmt); err != nil {
 			t.Fatalf("%.80s…: %v", stmt, err)
@@ -131,6 +137,24 @@ func TestHotQueriesPlannedOnKeys(t *testing.T) {
 	if !caught {
 		t.Fatal("without sessions_key_recent, no look-up by key was caught")
 	}
+
+	// Nor, without originals_unowned, the chunks of a bundle kept before
+	// its session was known, looked for to give them that session.
+	if _, err := raw.ExecContext(ctx, `DROP INDEX originals_unowned`); err != nil {
+		t.Fatal(err)
+	}
+	caught = false
+	for _, q := range ran {
+		if !strings.Contains(q.SQL, "bundle = ?") {
+			continue
+		}
+		if steps, err := explain(ctx, raw, q); err == nil && growing(q.SQL, steps) != "" {
+			caught = true
+		}
+	}
+	if !caught {
+		t.Fatal("without originals_unowned, no look-up of a bundle's chunks was caught")
+	}
 }
 
 // planCopyColumns are the columns of sessions the template's copies
@@ -177,6 +201,13 @@ func growing(q string, steps []string) string {
 		if m := scanRE.FindStringSubmatch(step); m != nil && !smallTables[m[1]] && !inner[m[1]] {
 			return "a scan of " + m[1]
 		}
+		if m := originalsRE.FindStringSubmatch(step); m != nil {
+			for _, col := range []string{"path", "bundle"} {
+				if strings.Contains(q, " "+col+" = ?") && !strings.Contains(m[1], col+"=?") {
+					return "the kept originals walked to find a " + col
+				}
+			}
+		}
 		if m := userOnlyRE.FindStringSubmatch(step); m != nil {
 			for _, col := range []string{"key", "parent_id", "id"} {
 				if regexp.MustCompile(`\b` + m[1] + `\.` + col + ` = (?:CAST\()?\?`).MatchString(q) {
@@ -195,6 +226,9 @@ var (
 	// userOnlyRE is a step that reads the sessions of a user (and
 	// project) whole.
 	userOnlyRE = regexp.MustCompile(`^SEARCH (\w+) USING (?:COVERING )?INDEX \w+ \(user_id=\?(?: AND project_id=\?)?\)$`)
+	// originalsRE is a step that reads the kept originals through an
+	// index, with the columns it probes.
+	originalsRE = regexp.MustCompile(`^SEARCH originals USING (?:COVERING )?INDEX \w+ \((.*)\)$`)
 	// innerRE names a subquery or a view the plan makes.
 	innerRE = regexp.MustCompile(`^(?:CO-ROUTINE|MATERIALIZE) (\w+)$`)
 	// smallTables are tables that do not grow with sessions or

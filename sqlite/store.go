@@ -208,14 +208,23 @@ func (s *Store) openReadWrite() error {
 	var err error
 	// busy_timeout comes first so that the pragmas after it wait for a
 	// busy database instead of failing.
-	common := "_pragma=busy_timeout(30000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(ON)&_pragma=cache_size(-16000)"
+	common := "_pragma=busy_timeout(30000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(ON)"
 	// The writer keeps its temporary files in memory (temp_store): the
 	// statement journals of a write transaction's statements (each insert
 	// that fires the search index's triggers has one) went to a file in
 	// /var/tmp, a write system call for each page, as many writes as the
 	// WAL's own in an import (docs/performance.md). A journal lasts one
 	// statement, so what it holds is bounded by one statement's pages.
-	if s.writer, err = sql.Open(driverName, dsn(s.path, common+"&_pragma=temp_store(MEMORY)&_txlock=immediate")); err != nil {
+	// Its page cache (64 MB, a reader's 16 MB) holds the pages a batch of
+	// an import changes: a batch of 500 sessions adds its rows to a dozen
+	// indexes whose keys come in no order (sessions by key, by project,
+	// by title; the model calls), a page each in a large store. With
+	// 16 MB, in a store of 24,000 sessions a batch's changed pages no
+	// longer fitted: SQLite wrote them to the WAL in the middle of the
+	// transaction and read them back, and the import's CPU grew 4.6 times
+	// for 4 times the sessions (docs/performance.md, "Import growth").
+	// The cache fills only as a process reads and writes that many pages.
+	if s.writer, err = sql.Open(driverName, dsn(s.path, common+"&_pragma=cache_size(-65536)&_pragma=temp_store(MEMORY)&_txlock=immediate")); err != nil {
 		return fmt.Errorf("open %s: %w", s.path, err)
 	}
 	s.writer.SetMaxOpenConns(1)

@@ -125,7 +125,9 @@ func growthMain(ctx context.Context, w io.Writer, o growthOptions) error {
 func growthChild(ctx context.Context, self, engine, corpus string, o growthOptions, n int) (growthRow, error) {
 	store := filepath.Join(o.dir, fmt.Sprintf("growth-%d-%d.db", n, time.Now().UnixNano()))
 	if engine == "postgres" {
-		store = fmt.Sprintf("loombench_growth_%d", n)
+		// Of this process too: another run on the same server (the
+		// machine is shared) drops and makes a schema of its own.
+		store = fmt.Sprintf("loombench_growth_%d_%d", n, os.Getpid())
 	}
 	defer func() {
 		if engine == "sqlite" {
@@ -155,7 +157,7 @@ func growthChild(ctx context.Context, self, engine, corpus string, o growthOptio
 // growthImport is the child: it imports corpus into a fresh store of
 // engine at store (a file, or a schema of server), and writes its row
 // as JSON to stdout.
-func growthImport(ctx context.Context, engine, corpus, store, server string) error {
+func growthImport(ctx context.Context, engine, corpus, store, server string, keep bool) error {
 	// The wall time is the store's opening and closing too (a closing
 	// SQLite store copies what its WAL holds into its file), as a user
 	// timing the command would see it.
@@ -191,7 +193,9 @@ func growthImport(ctx context.Context, engine, corpus, store, server string) err
 		if _, err := conn.Exec(ctx, `DROP SCHEMA IF EXISTS `+schema+` CASCADE; CREATE SCHEMA `+schema); err != nil {
 			return err
 		}
-		defer conn.Exec(context.Background(), `DROP SCHEMA IF EXISTS `+schema+` CASCADE`)
+		if !keep {
+			defer conn.Exec(context.Background(), `DROP SCHEMA IF EXISTS `+schema+` CASCADE`)
+		}
 		t0 = time.Now() // the schema's making is the benchmark's, not the import's
 		u, err := schemaURL(server, store)
 		if err != nil {

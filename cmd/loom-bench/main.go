@@ -194,6 +194,7 @@ func main() {
 	growthChildCorpus := flag.String("import-growth-child", "", "(internal) import this corpus and print its row as JSON")
 	growthEngine := flag.String("import-growth-engine", "sqlite", "(internal) the engine of -import-growth-child")
 	growthStore := flag.String("import-growth-store", "", "(internal) the store of -import-growth-child: a file, or a PostgreSQL schema")
+	growthKeep := flag.Bool("import-growth-keep", false, "-import-growth-child keeps the PostgreSQL schema it imported into, to look at its plans")
 	importPeers := flag.String("import-peers", "", "-import-growth and -import-history also import the same files with these peers, name=binary pairs: agentsview=PATH (wesm/agentsview: its server's sync, timed to \"Sync complete\"), deja=PATH (vshulcz/deja-vu: deja index)")
 	history := flag.Bool("import-history", false, "instead: import a history of -import-history-mb MB of real-format Claude Code and Codex files, made from -samples with fresh ids, into a fresh SQLite store (a process of its own), in turns with -import-peers, -import-runs times")
 	historyMB := flag.Int("import-history-mb", 327, "the size of -import-history's history, in MB")
@@ -222,7 +223,7 @@ func main() {
 				defer pprof.StopCPUProfile()
 			}
 		}
-		if err := growthImport(context.Background(), *growthEngine, *growthChildCorpus, *growthStore, *pg); err != nil {
+		if err := growthImport(context.Background(), *growthEngine, *growthChildCorpus, *growthStore, *pg, *growthKeep); err != nil {
 			pprof.StopCPUProfile()
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
