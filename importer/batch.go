@@ -34,7 +34,7 @@ type batch struct {
 // changes, or messages, or about this many bytes of messages. The bytes
 // bound keeps a batch's pages (its bodies twice over, as parts and as
 // search text, with the search index's) within what the SQLite writer
-// holds in memory (its page cache, 64 MB): a batch of tool output
+// holds in memory (its page cache, 16 MB): a batch of tool output
 // several times that made SQLite write pages to the WAL in the middle
 // of the transaction, read them back and write them again at its
 // commit, most of a second of the writer's time on a history of 327 MB

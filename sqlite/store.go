@@ -215,16 +215,14 @@ func (s *Store) openReadWrite() error {
 	// /var/tmp, a write system call for each page, as many writes as the
 	// WAL's own in an import (docs/performance.md). A journal lasts one
 	// statement, so what it holds is bounded by one statement's pages.
-	// Its page cache (64 MB, a reader's 16 MB) holds the pages a batch of
-	// an import changes: a batch of 500 sessions adds its rows to a dozen
-	// indexes whose keys come in no order (sessions by key, by project,
-	// by title; the model calls), a page each in a large store. With
-	// 16 MB, in a store of 24,000 sessions a batch's changed pages no
-	// longer fitted: SQLite wrote them to the WAL in the middle of the
-	// transaction and read them back, and the import's CPU grew 4.6 times
-	// for 4 times the sessions (docs/performance.md, "Import growth").
-	// The cache fills only as a process reads and writes that many pages.
-	if s.writer, err = sql.Open(driverName, dsn(s.path, common+"&_pragma=cache_size(-65536)&_pragma=temp_store(MEMORY)&_txlock=immediate")); err != nil {
+	// Its page cache is 16 MB, a reader's too. A writer's cache of 64 MB
+	// kept the pages a batch of 500 sessions changes in a store of 24,000
+	// (a page of each of a dozen indexes whose keys come in no order, for
+	// each session) and made the import's growth linear, but raised the
+	// peak memory of a process holding several stores past what the
+	// search's memory bound allows (docs/performance.md, "Import
+	// growth"): not kept.
+	if s.writer, err = sql.Open(driverName, dsn(s.path, common+"&_pragma=cache_size(-16000)&_pragma=temp_store(MEMORY)&_txlock=immediate")); err != nil {
 		return fmt.Errorf("open %s: %w", s.path, err)
 	}
 	s.writer.SetMaxOpenConns(1)

@@ -301,11 +301,9 @@ func sameMemory(t *testing.T, rss map[string]map[int64]int64) {
 	t.Helper()
 	const mb = 1 << 20
 	// The margin holds what fills as the store grows and then stops
-	// (SQLite's page caches, 64 MB for the writer and 16 MB for each of
-	// up to four readers, and the rest: the import 100 → 198 MB from 8 to
-	// 64 MB since the writer's cache is 64 MB, 65 → 90 MB before with
-	// 16 MB; 215–224 MB at 1 GB in 16 MB segments in
-	// docs/performance.md); a whole reading of 56 MB
+	// (SQLite's page caches, 16 MB for each of up to five connections,
+	// and the rest: 65 → 90 MB from 8 to 64 MB, 215–224 MB at 1 GB in
+	// 16 MB segments in docs/performance.md); a whole reading of 56 MB
 	// more would take some 210 MB more on top of it. (Follows and
 	// reimports that seemed to take up to 275 MB here were this test's
 	// own memory, counted in its children's until run measured them
